@@ -1,0 +1,79 @@
+"""Shared plumbing for `msd` subcommands: one error boundary, one JSON printer, one console."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from typing import Any, Callable
+
+import typer
+
+from msd_core.errors import EXIT_FAILED, MsdError
+from msd_core.result import OperationResult
+
+
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
+
+
+def render(result: OperationResult, as_json: bool, human: Callable[[OperationResult], None] | None = None) -> None:
+    """One renderer: the versioned JSON envelope, or the command's human view."""
+    if as_json:
+        print_json(result.envelope())
+    else:
+        if human is not None:
+            human(result)
+        err = console(stderr=True)
+        for w in result.warnings:
+            err.print(f"[yellow]warning:[/yellow] {w}", soft_wrap=True)
+        for e in result.errors:
+            err.print(f"[red]error:[/red] {e}", soft_wrap=True)
+    if result.exit_code:
+        raise typer.Exit(result.exit_code)
+
+
+def fail(exc: MsdError, as_json: bool = False) -> None:
+    if as_json:
+        sys.stderr.write(json.dumps(exc.to_json(), ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write(f"msd: error: {exc.one_line()}\n")
+    raise typer.Exit(exc.exit_code)
+
+
+def errors_to_exit(fn: Callable) -> Callable:
+    """Decorator: map MsdError to its exit code with one clear line; never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        as_json = bool(kwargs.get("json_output") or kwargs.get("as_json") or kwargs.get("json_errors"))
+        try:
+            return fn(*args, **kwargs)
+        except MsdError as exc:
+            fail(exc, as_json)
+        except (typer.Exit, typer.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            sys.stderr.write("msd: interrupted\n")
+            raise typer.Exit(130)
+        except Exception as exc:  # pragma: no cover - defensive boundary
+            if os.environ.get("MSD_DEBUG"):
+                raise
+            sys.stderr.write(f"msd: internal error: {type(exc).__name__}: {exc} (set MSD_DEBUG=1 for a traceback)\n")
+            raise typer.Exit(EXIT_FAILED)
+
+    return wrapper
+
+
+def stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False

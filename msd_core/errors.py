@@ -1,0 +1,82 @@
+"""The error hierarchy and the exit codes, defined once for `msd` and `msd_run`.
+
+Exit codes (DESIGN.md):
+  0 ok
+  1 operation failed
+  2 bad usage or invalid value
+  3 integrity failure (installed file tampered or missing: run `msd install` to repair)
+  4 lock not acquired in time
+
+Standard library only: imported on `msd_run`'s hot path.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTEGRITY = 3
+EXIT_LOCKED = 4
+
+EXIT_CODES_HELP = (
+    "exit codes: 0 ok; 1 operation failed; 2 bad usage or invalid value; "
+    "3 integrity failure (installed file tampered or missing: run `msd install` to repair); "
+    "4 lock not acquired in time"
+)
+
+
+class MsdError(Exception):
+    """Base class: a user-facing failure with a one-line message and an exit code."""
+
+    exit_code = EXIT_FAILED
+    kind = "failed"
+
+    def __init__(self, message: str, *, hint: str | None = None, details: dict | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.details = details or {}
+
+    def one_line(self) -> str:
+        text = self.message
+        if self.hint:
+            text = f"{text} ({self.hint})"
+        return " ".join(text.split())
+
+    def to_json(self) -> dict:
+        out = {"error": self.kind, "exit_code": self.exit_code, "message": self.message}
+        if self.hint:
+            out["hint"] = self.hint
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+class OperationFailed(MsdError):
+    exit_code = EXIT_FAILED
+    kind = "failed"
+
+
+class UsageError(MsdError):
+    exit_code = EXIT_USAGE
+    kind = "usage"
+
+
+class IntegrityError(MsdError):
+    exit_code = EXIT_INTEGRITY
+    kind = "integrity"
+
+    def __init__(self, message: str, *, hint: str | None = "run `msd install` to repair", details: dict | None = None):
+        super().__init__(message, hint=hint, details=details)
+
+
+class NotInstalledError(IntegrityError):
+    """No install found where one was looked for."""
+
+    def __init__(self, message: str, *, hint: str | None = "run `msd install --global` or `msd install --local` first", details: dict | None = None):
+        super().__init__(message, hint=hint, details=details)
+
+
+class LockTimeout(MsdError):
+    exit_code = EXIT_LOCKED
+    kind = "locked"

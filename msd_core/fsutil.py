@@ -1,0 +1,92 @@
+"""Atomic writes and locks: every write of a user-visible file goes through here.
+
+Standard library at import time; filelock is imported when a lock is taken.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+from msd_core.errors import LockTimeout
+
+DEFAULT_LOCK_TIMEOUT = 30.0
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 16), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Write `data` to `path` via a temp file in the same folder and `os.replace`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        elif path.exists():
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            with contextlib.suppress(OSError):
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None:
+    """Write text without newline translation (callers keep the file's own line endings)."""
+    atomic_write_bytes(path, text.encode(encoding))
+
+
+@contextlib.contextmanager
+def locked(lock_path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, what: str | None = None) -> Iterator[None]:
+    """Hold an exclusive inter-process lock; exit code 4 (LockTimeout) when not acquired in time."""
+    import filelock  # lazy: keeps msd_run's read-only hot path light
+
+    lock_path = Path(lock_path)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(str(lock_path), timeout=timeout)
+    try:
+        lock.acquire()
+    except filelock.Timeout as exc:
+        raise LockTimeout(
+            f"could not lock {what or lock_path} within {timeout:g}s",
+            hint="another msd process holds it; retry when it finishes",
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def lock_timeout_from_env(default: float = DEFAULT_LOCK_TIMEOUT) -> float:
+    raw = os.environ.get("MSD_LOCK_TIMEOUT")
+    if not raw:
+        return default
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        return default

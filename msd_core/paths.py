@@ -1,0 +1,132 @@
+"""The one place that decides every location msd reads or writes.
+
+Nothing else in the package computes `~/.claude`, the user config folder or the
+project's `.planning/` folder. Standard library only at import time (platformdirs is
+imported lazily): this module is on `msd_run`'s hot path.
+
+Environment overrides:
+  CLAUDE_CONFIG_DIR     the global Claude config folder (default ~/.claude)
+  MSD_USER_CONFIG_DIR   msd's per-user config folder (default: platformdirs user config dir "msd")
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+INSTALL_DIRNAME = "msd-core"  # <config>/msd-core
+MANIFEST_NAME = "manifest.json"  # <config>/msd-core/manifest.json
+BOOKKEEPING_DIRNAME = ".msd"  # <config>/msd-core/.msd/ (pristine copies, backups, lock)
+PLANNING_DIRNAME = ".planning"
+PROJECT_STATE_DIRNAME = ".msd"  # <project>/.planning/.msd/ (traces, memory db, locks)
+SOURCE_HOME_TOKEN = "~/.claude/"  # how shipped content spells the install target
+
+
+def home() -> Path:
+    return Path(os.path.expanduser("~"))
+
+
+def default_global_config_dir() -> Path:
+    """`~/.claude`, the default global target before any override."""
+    return home() / ".claude"
+
+
+def global_config_dir(config_dir: str | os.PathLike | None = None) -> Path:
+    """Global target: `--config-dir`, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
+    if config_dir:
+        return Path(os.path.expanduser(os.fspath(config_dir))).absolute()
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    if env:
+        return Path(os.path.expanduser(env)).absolute()
+    return default_global_config_dir()
+
+
+def local_config_dir(project_dir: str | os.PathLike | None = None) -> Path:
+    """Local target: `./.claude` under the project root (the current directory)."""
+    base = Path(project_dir) if project_dir else Path.cwd()
+    return base.absolute() / ".claude"
+
+
+def install_root(config: Path) -> Path:
+    """`<config>/msd-core`: the installed content tree and its manifest."""
+    return config / INSTALL_DIRNAME
+
+
+def manifest_path(config: Path) -> Path:
+    return install_root(config) / MANIFEST_NAME
+
+
+def bookkeeping_dir(config: Path) -> Path:
+    return install_root(config) / BOOKKEEPING_DIRNAME
+
+
+def user_config_dir() -> Path:
+    """msd's per-user config folder (holds defaults.json)."""
+    env = os.environ.get("MSD_USER_CONFIG_DIR")
+    if env:
+        return Path(os.path.expanduser(env)).absolute()
+    import platformdirs  # lazy: only the user-defaults lookup needs it
+
+    return Path(platformdirs.user_config_dir("msd", appauthor=False))
+
+
+def user_defaults_path() -> Path:
+    return user_config_dir() / "defaults.json"
+
+
+def find_project_root(start: str | os.PathLike | None = None) -> Path | None:
+    """Walk up from `start` (default: cwd) to the first folder holding `.planning/`."""
+    here = Path(start).absolute() if start else Path.cwd()
+    for candidate in (here, *here.parents):
+        if (candidate / PLANNING_DIRNAME).is_dir():
+            return candidate
+    return None
+
+
+def planning_dir(project_root: Path) -> Path:
+    return project_root / PLANNING_DIRNAME
+
+
+def project_state_dir(project_root: Path) -> Path:
+    """`<project>/.planning/.msd/`: msd's private per-project files (git-ignored)."""
+    return planning_dir(project_root) / PROJECT_STATE_DIRNAME
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where an install lives: its scope and its Claude config folder."""
+
+    scope: str  # "global" | "local"
+    config: Path
+
+    @property
+    def root(self) -> Path:
+        return install_root(self.config)
+
+    @property
+    def manifest(self) -> Path:
+        return manifest_path(self.config)
+
+    @property
+    def is_default_global(self) -> bool:
+        return self.scope == "global" and self.config == default_global_config_dir()
+
+    def rewrite_token(self) -> str:
+        """What `~/.claude/` in shipped content becomes in this install."""
+        return str(self.config).rstrip("/") + "/"
+
+
+def resolve_target(scope: str, config_dir: str | os.PathLike | None = None, project_dir: str | os.PathLike | None = None) -> Target:
+    if scope == "global":
+        return Target("global", global_config_dir(config_dir))
+    if scope == "local":
+        if config_dir:
+            return Target("local", Path(os.path.expanduser(os.fspath(config_dir))).absolute())
+        return Target("local", local_config_dir(project_dir))
+    raise ValueError(f"unknown scope {scope!r}")
+
+
+def default_resolve_root() -> Path:
+    """The installed tree `msd_run resolve` uses when no `--root` is given: the global install."""
+    return install_root(global_config_dir())

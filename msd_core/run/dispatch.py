@@ -1,0 +1,173 @@
+"""Argument parsing and dispatch for `msd_run`.
+
+Each command lives in its own module named in COMMANDS. A module provides
+`configure(parser)` (adds its arguments to an argparse parser) and `run(args)`, which
+returns a dict/list (printed as JSON), a str (printed as is), or an int exit code (it
+printed its own output). Failures are raised as `msd_core.errors.MsdError`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+
+from msd_core.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, MsdError
+
+# name -> (module, one-line help). Only the chosen module is imported.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "config": ("msd_core.run.cmd_config", "read and write the project's .planning/config.json"),
+    "resolve": ("msd_core.run.cmd_resolve", "list (or --emit) a workflow's verified detail parts"),
+    "agent-skills": ("msd_core.run.cmd_agent_skills", "print the skill payload for a subagent"),
+    "extensions": ("msd_core.run.cmd_extensions", "list the agent extensions a plan needs"),
+    "state": ("msd_core.run.cmd_state", "read or patch .planning/STATE.md"),
+    "history-digest": ("msd_core.run.cmd_history", "compact digest of the project's SUMMARY files"),
+    "template": ("msd_core.run.cmd_template", "choose the summary template for a plan"),
+    "compile-plan": ("msd_core.run.cmd_compile_plan", "inline a plan's references into <plan>.compiled.md"),
+    "next-step": ("msd_core.run.cmd_flow", "the next step of a workflow flow"),
+    "step-done": ("msd_core.run.cmd_flow", "record a flow step's result and advance"),
+    "next": ("msd_core.run.cmd_next", "what the project should do next, and why"),
+    "memory": ("msd_core.run.cmd_memory", "index and query the project's recorded summaries"),
+}
+
+PLACEHOLDER_HELP = "placeholders in content such as <phase> or <stem> stand for a value supplied at run time"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line (or JSON) and exit code 2."""
+
+    json_errors = False
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        _report_error(self.prog, "usage", message, EXIT_USAGE, hint=f"see `{self.prog} --help`")
+        raise SystemExit(EXIT_USAGE)
+
+
+def _report_error(prog: str, kind: str, message: str, code: int, hint: str | None = None) -> None:
+    if OneLineParser.json_errors:
+        payload = {"error": kind, "exit_code": code, "message": message}
+        if hint:
+            payload["hint"] = hint
+        sys.stderr.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    else:
+        line = f"{prog}: error: {message}"
+        if hint:
+            line += f" ({hint})"
+        sys.stderr.write(" ".join(line.split()) + "\n")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json-errors", action="store_true", help="print errors as one JSON object on stderr")
+
+
+def _load(module_name: str):
+    return importlib.import_module(module_name)
+
+
+def build_command_parser(name: str, prog: str = "msd_run") -> argparse.ArgumentParser:
+    module_name, help_text = COMMANDS[name]
+    parser = OneLineParser(prog=f"{prog} {name}", description=help_text, epilog=EXIT_CODES_HELP)
+    _common(parser)
+    module = _load(module_name)
+    configure = getattr(module, f"configure_{name.replace('-', '_')}", None) or module.configure
+    configure(parser)
+    return parser
+
+
+def build_full_parser(prog: str = "msd_run") -> argparse.ArgumentParser:
+    """Every command's parser (imports every command module): for checks and docs, not the hot path."""
+    parser = OneLineParser(prog=prog, description=__doc__, epilog=EXIT_CODES_HELP)
+    _common(parser)
+    subs = parser.add_subparsers(dest="command", parser_class=OneLineParser)
+    for name, (module_name, help_text) in COMMANDS.items():
+        sub = subs.add_parser(name, help=help_text, description=help_text, epilog=EXIT_CODES_HELP)
+        _common(sub)
+        module = _load(module_name)
+        configure = getattr(module, f"configure_{name.replace('-', '_')}", None) or module.configure
+        configure(sub)
+    return parser
+
+
+def _top_help() -> str:
+    width = max(len(n) for n in COMMANDS)
+    lines = [
+        "usage: msd_run [--json-errors] <command> [options]",
+        "",
+        "msd-core's runtime for agents: JSON on stdout, one-line errors on stderr, never prompts.",
+        "",
+        "commands:",
+    ]
+    for name, (_, help_text) in COMMANDS.items():
+        lines.append(f"  {name.ljust(width)}  {help_text}")
+    lines += [
+        "",
+        f"`msd_run <command> --help` shows a command's options. {PLACEHOLDER_HELP}.",
+        "",
+        EXIT_CODES_HELP,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def emit(result) -> int:
+    """Print a command's result: dict/list as compact JSON, str as is; ints are exit codes."""
+    if result is None:
+        return EXIT_OK
+    if isinstance(result, bool):
+        return EXIT_OK if result else EXIT_FAILED
+    if isinstance(result, int):
+        return result
+    if isinstance(result, str):
+        out = result if result.endswith("\n") or result == "" else result + "\n"
+        sys.stdout.write(out)
+        return EXIT_OK
+    sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    OneLineParser.json_errors = "--json-errors" in argv
+    while argv and argv[0] == "--json-errors":
+        argv.pop(0)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        sys.stdout.write(_top_help())
+        return EXIT_OK if argv else EXIT_USAGE
+    if argv[0] == "--version":
+        from msd_core import __version__
+
+        sys.stdout.write(__version__ + "\n")
+        return EXIT_OK
+    name = argv[0]
+    if name not in COMMANDS:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        hint = f"did you mean `{close[0]}`?" if close else "see `msd_run --help`"
+        _report_error("msd_run", "usage", f"unknown command {name!r}", EXIT_USAGE, hint=hint)
+        return EXIT_USAGE
+    try:
+        parser = build_command_parser(name)
+        args = parser.parse_args(argv[1:])
+        args.command = name
+        module = _load(COMMANDS[name][0])
+        runner = getattr(module, f"run_{name.replace('-', '_')}", None) or module.run
+        return emit(runner(args))
+    except SystemExit as exc:  # argparse --help / usage errors
+        code = exc.code
+        return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_USAGE)
+    except MsdError as exc:
+        _report_error(f"msd_run {name}", exc.kind, exc.message, exc.exit_code, hint=exc.hint)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _report_error(f"msd_run {name}", "failed", "interrupted", EXIT_FAILED)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # never a traceback for the agent; MSD_DEBUG=1 shows it
+        if os.environ.get("MSD_DEBUG"):
+            raise
+        _report_error(f"msd_run {name}", "failed", f"internal error: {type(exc).__name__}: {exc}", EXIT_FAILED,
+                      hint="set MSD_DEBUG=1 for a traceback and report it")
+        return EXIT_FAILED
