@@ -1,0 +1,154 @@
+"""The install manifest: the single record of what msd owns in a config folder.
+
+<config>/msd-core/manifest.json
+  {"manifest_version": 1, "package": "msd-core", "version": "0.1.0",
+   "scope": "global" | "local", "target": "/abs/config", "runtime": "claude",
+   "files": {relpath-under-config: sha256-of-installed-bytes},
+   "created_dirs": [relpath, ...],          # folders msd created (removed when empty)
+   "registry": {...},                        # see msd_core.registry
+   "settings_permission": "Bash(msd_run *)" | null}
+
+Reading is standard library only (the resolver reads this on msd_run's hot path).
+Every path taken from a manifest is checked to stay inside the config folder, and no
+symlink on the way is followed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from msd_core.errors import IntegrityError, NotInstalledError
+from msd_core.fsutil import atomic_write_bytes, sha256_bytes
+from msd_core.paths import MANIFEST_NAME, install_root
+
+MANIFEST_VERSION = 1
+
+
+@dataclass
+class Manifest:
+    version: str
+    scope: str
+    target: str
+    files: dict[str, str] = field(default_factory=dict)
+    registry: dict = field(default_factory=dict)
+    created_dirs: list[str] = field(default_factory=list)
+    runtime: str = "claude"
+    settings_permission: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        out = {
+            "manifest_version": MANIFEST_VERSION,
+            "package": "msd-core",
+            "version": self.version,
+            "scope": self.scope,
+            "target": self.target,
+            "runtime": self.runtime,
+            "files": dict(sorted(self.files.items())),
+            "created_dirs": sorted(set(self.created_dirs)),
+            "registry": self.registry,
+            "settings_permission": self.settings_permission,
+        }
+        out.update(self.extra)
+        return out
+
+    def dumps(self) -> bytes:
+        return (json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+    def save(self, config: Path) -> None:
+        atomic_write_bytes(install_root(Path(config)) / MANIFEST_NAME, self.dumps())
+
+
+def _valid_relpath(rel: object) -> bool:
+    if not isinstance(rel, str) or not rel or "\x00" in rel or "\\" in rel:
+        return False
+    p = PurePosixPath(rel)
+    return not p.is_absolute() and all(part not in ("", ".", "..") for part in p.parts)
+
+
+def parse_manifest(data: bytes, where: str = "manifest.json") -> Manifest:
+    """Parse and validate manifest bytes; IntegrityError (exit 3) with a clear message if corrupt."""
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise IntegrityError(f"install manifest {where} is corrupt ({exc})") from None
+    if not isinstance(raw, dict):
+        raise IntegrityError(f"install manifest {where} is not a JSON object")
+    files = raw.get("files")
+    if not isinstance(files, dict) or not all(
+        _valid_relpath(k) and isinstance(v, str) and len(v) == 64 for k, v in files.items()
+    ):
+        raise IntegrityError(f"install manifest {where} has an invalid 'files' table")
+    registry = raw.get("registry", {})
+    if not isinstance(registry, dict):
+        raise IntegrityError(f"install manifest {where} has an invalid 'registry'")
+    created = raw.get("created_dirs", [])
+    if not isinstance(created, list) or not all(_valid_relpath(d) for d in created):
+        raise IntegrityError(f"install manifest {where} has an invalid 'created_dirs' list")
+    known = {"manifest_version", "package", "version", "scope", "target", "runtime", "files",
+             "created_dirs", "registry", "settings_permission"}
+    return Manifest(
+        version=str(raw.get("version", "")),
+        scope=str(raw.get("scope", "")),
+        target=str(raw.get("target", "")),
+        files=dict(files),
+        registry=registry,
+        created_dirs=list(created),
+        runtime=str(raw.get("runtime", "claude")),
+        settings_permission=raw.get("settings_permission") if isinstance(raw.get("settings_permission"), str) else None,
+        extra={k: v for k, v in raw.items() if k not in known},
+    )
+
+
+def load_manifest(config: Path) -> Manifest:
+    """Load <config>/msd-core/manifest.json. NotInstalledError if absent, IntegrityError if corrupt."""
+    path = install_root(Path(config)) / MANIFEST_NAME
+    try:
+        if path.is_symlink():
+            raise IntegrityError(f"install manifest {path} is a symlink; refusing to follow it")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise NotInstalledError(f"no msd-core install at {Path(config)}") from None
+    except IsADirectoryError:
+        raise IntegrityError(f"install manifest {path} is not a file") from None
+    return parse_manifest(data, str(path))
+
+
+def safe_path(config: Path, relpath: str) -> Path:
+    """The absolute path of `relpath` under `config`, refusing escapes and symlinked components."""
+    if not _valid_relpath(relpath):
+        raise IntegrityError(f"refusing unsafe path {relpath!r} from the manifest")
+    base = Path(config)
+    current = base
+    for part in PurePosixPath(relpath).parts:
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            return base.joinpath(*PurePosixPath(relpath).parts)
+        if stat.S_ISLNK(st.st_mode):
+            raise IntegrityError(f"{current} is a symlink; refusing to follow it")
+    return current
+
+
+def read_verified(config: Path, manifest: Manifest, relpath: str) -> bytes:
+    """Read an installed file and check its hash against the manifest (IntegrityError otherwise)."""
+    expected = manifest.files.get(relpath)
+    if expected is None:
+        raise IntegrityError(f"{relpath} is not recorded in the install manifest")
+    path = safe_path(config, relpath)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        raise IntegrityError(f"installed file {path} is missing") from None
+    except OSError as exc:
+        raise IntegrityError(f"installed file {path} cannot be read safely ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read()
+    if sha256_bytes(data) != expected:
+        raise IntegrityError(f"installed file {path} was modified (hash mismatch)")
+    return data
