@@ -1,0 +1,3 @@
+"""Project configuration: the schema (schema.json + schema.py), coercion of typed values
+(coerce.py) and the layered store (store.py: project config.json > user defaults > schema
+default). Standard library only: `msd_run config get` runs on the hot path."""

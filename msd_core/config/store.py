@@ -1,0 +1,406 @@
+"""The layered config store: where a value comes from, and how a file is changed safely.
+
+Lookup of a dotted key (`workflow.research`), first hit wins:
+  1. the project's `.planning/config.json` (project found by walking up from `cwd`)
+  2. the user defaults, `paths.user_defaults_path()` (same JSON shape)
+  3. the schema default (`msd_core/config/schema.json`)
+
+Public API (import lazily from other modules):
+  get_value(key, cwd=None)        effective value (UsageError exit 2 for an unknown key)
+  load_effective(cwd=None)        the whole effective config as a nested dict
+  load_layers(cwd=None)           Layers: project root/path/data and user data, read once
+  list_entries(cwd=None)          every key with value, source and any problem
+  set_value(key, text, cwd=None, create=False) / unset_value(key, cwd=None)
+
+Files that do not parse are reported with line and column (exit 2) and never rewritten.
+Writes keep the file's other keys, their order and its indent; they are atomic and made
+under a lock in `<project>/.planning/.msd/config.lock`. A failed set/unset leaves the file
+byte-identical. Standard library only on the read path (filelock is loaded by a write).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from msd_core import paths
+from msd_core.config import coerce, schema
+from msd_core.errors import UsageError
+
+CONFIG_NAME = "config.json"
+LOCK_NAME = "config.lock"
+MAX_CONFIG_BYTES = 1 << 20  # 1 MiB: a config.json larger than this is refused, not parsed
+_MISSING = object()
+
+
+@dataclass
+class Layers:
+    project_root: Path | None
+    project_path: Path | None  # <root>/.planning/config.json (may not exist)
+    project: dict | None  # parsed project config, None when absent
+    user_path: Path | None
+    user: dict | None
+
+    def lookup(self, key: str):
+        """(value, source) for `key`; value is _MISSING when no layer and no schema has it."""
+        parts = key.split(".")
+        for data, source in ((self.project, "project"), (self.user, "user")):
+            if data is None:
+                continue
+            found = _walk(data, parts, key)
+            if found is not _MISSING:
+                return coerce.normalize(key, found), source
+        if key in schema.keys():
+            return schema.default(key), "default"
+        if schema.is_prefix(key):
+            return _effective_subtree(self, key), "merged"
+        return _MISSING, None
+
+
+def _walk(data: dict, parts: list[str], key: str):
+    node = data
+    for i, part in enumerate(parts):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+            continue
+        # parallelization: true is the bool form of parallelization.enabled
+        if isinstance(node, bool) and i == len(parts) - 1 and part == "enabled":
+            parent = ".".join(parts[:i])
+            if schema.spec(parent) and schema.spec(parent)["type"] == "bool_or_object":
+                return node
+        return _MISSING
+    return node
+
+
+def read_config_file(path: Path, what: str = "config") -> tuple[dict | None, bytes | None]:
+    """(parsed object, raw bytes) of a JSON config file; (None, None) when absent.
+
+    UsageError (exit 2) naming line and column when it does not parse; too large,
+    not UTF-8 or not a JSON object are refused the same way.
+    """
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return None, None
+    except IsADirectoryError:
+        raise UsageError(f"{what} {path} is a folder, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {exc.strerror}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise UsageError(f"{what} {path} is larger than {MAX_CONFIG_BYTES} bytes; refusing to parse it")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{what} {path} is not UTF-8 (byte {exc.start})", hint="fix the file by hand") from None
+    if not text.strip():
+        raise UsageError(f"{what} {path} is empty; it must hold a JSON object", hint="write {} into it or delete it")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            hint="fix the file by hand; msd will not rewrite it",
+        ) from None
+    except RecursionError:
+        raise UsageError(f"{what} {path} is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{what} {path} must hold a JSON object, found {type(data).__name__}")
+    return data, raw
+
+
+def _user_layer() -> tuple[Path | None, dict | None]:
+    try:
+        up = paths.user_defaults_path()
+    except Exception:  # platformdirs missing or unusable: no user layer
+        return None, None
+    data, _ = read_config_file(up, "user defaults")
+    return up, data
+
+
+def load_layers(cwd: str | os.PathLike | None = None) -> Layers:
+    root = paths.find_project_root(cwd)
+    ppath = paths.planning_dir(root) / CONFIG_NAME if root else None
+    project = read_config_file(ppath, "project config")[0] if ppath else None
+    upath, user = _user_layer()
+    return Layers(root, ppath, project, upath, user)
+
+
+def _effective_subtree(layers: Layers, prefix: str) -> dict:
+    eff = _effective(layers)
+    node = eff
+    for part in prefix.split("."):
+        node = node.get(part, {}) if isinstance(node, dict) else {}
+    return node if isinstance(node, dict) else {}
+
+
+def _set_nested(tree: dict, parts: list[str], value) -> None:
+    node = tree
+    for part in parts[:-1]:
+        nxt = node.get(part)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            node[part] = nxt
+        node = nxt
+    node[parts[-1]] = value
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = json.loads(json.dumps(v)) if isinstance(v, (dict, list)) else v
+    return out
+
+
+def _effective(layers: Layers) -> dict:
+    base: dict = {}
+    for key in schema.keys():
+        if schema.object_parent(key):
+            continue  # fields of parallelization: the parent's default (a bool) stands for them
+        _set_nested(base, key.split("."), schema.default(key))
+    if layers.user:
+        base = _merge(base, layers.user)
+    if layers.project:
+        base = _merge(base, layers.project)
+    for key in schema.keys():
+        found = _walk(base, key.split("."), key)
+        if found is not _MISSING and isinstance(found, str):
+            norm = coerce.normalize(key, found)
+            if norm != found:
+                _set_nested(base, key.split("."), norm)
+    return base
+
+
+def load_effective(cwd: str | os.PathLike | None = None) -> dict:
+    """The effective config (schema defaults < user defaults < project) as a nested dict."""
+    return _effective(load_layers(cwd))
+
+
+def _unknown_key(key: str, layers: Layers | None = None) -> UsageError:
+    known = _file_keys(layers) if layers else []
+    close = schema.suggest(key, known)
+    hint = f"did you mean {close}?" if close else "see `msd_run config list`"
+    return UsageError(f"unknown config key {key!r}", hint=hint)
+
+
+def check_key_shape(key: str) -> None:
+    if not isinstance(key, str) or not key or len(key) > 200 or any(p == "" for p in key.split(".")) or "\x00" in key:
+        raise UsageError(f"invalid config key {key[:60]!r}: use dotted names like workflow.research")
+
+
+def get_value(key: str, cwd: str | os.PathLike | None = None, layers: Layers | None = None):
+    """The effective value of `key`. UsageError (exit 2) if no layer and no schema knows it."""
+    check_key_shape(key)
+    layers = layers or load_layers(cwd)
+    value, _ = layers.lookup(key)
+    if value is _MISSING:
+        raise _unknown_key(key, layers)
+    return value
+
+
+def get_with_source(key: str, cwd: str | os.PathLike | None = None, layers: Layers | None = None):
+    """(value, source) with source project | user | default | merged; (_MISSING, None) if unknown."""
+    check_key_shape(key)
+    layers = layers or load_layers(cwd)
+    return layers.lookup(key)
+
+
+def get_bool(key: str, cwd: str | os.PathLike | None = None, layers: Layers | None = None) -> bool:
+    """A bool key's value; UsageError if the stored value is not a bool (or a bool word)."""
+    value = get_value(key, cwd, layers)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in schema.TRUE_WORDS + schema.FALSE_WORDS:
+        return value.strip().lower() in schema.TRUE_WORDS
+    raise UsageError(f"config key {key} must be true or false, found {json.dumps(value)}")
+
+
+def _flatten(data: dict, prefix: str = "") -> list[tuple[str, object]]:
+    out = []
+    for k, v in data.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict) and v and not (key in schema.keys() and schema.spec(key)["type"] == "bool_or_object"):
+            out.extend(_flatten(v, key + "."))
+        else:
+            out.append((key, v))
+    return out
+
+
+def _file_keys(layers: Layers) -> list[str]:
+    seen: list[str] = []
+    for data in (layers.project, layers.user):
+        if data:
+            for k, _ in _flatten(data):
+                if k not in seen:
+                    seen.append(k)
+    return seen
+
+
+def list_entries(cwd: str | os.PathLike | None = None, layers: Layers | None = None) -> list[dict]:
+    """Every schema key, then every key found only in the files, with value, source and problem."""
+    layers = layers or load_layers(cwd)
+    out = []
+    for key, s in schema.keys().items():
+        value, source = layers.lookup(key)
+        entry = {"key": key, "value": value, "source": source, "known": True, "description": s.get("description", "")}
+        if source in ("project", "user"):
+            msg = coerce.problem(key, value)
+            if msg:
+                entry["problem"] = msg
+        out.append(entry)
+    known = set(schema.keys())
+    for key in _file_keys(layers):
+        if key in known or any(key.startswith(k + ".") for k in known if schema.spec(k)["type"] == "bool_or_object"):
+            continue
+        value, source = layers.lookup(key)
+        out.append({"key": key, "value": value, "source": source, "known": False, "description": ""})
+    return out
+
+
+# ---------------------------------------------------------------- writes
+
+
+def _detect_format(raw: bytes | None) -> tuple[object, bool, bool]:
+    """(indent, trailing newline, BOM) of an existing file, for a faithful rewrite."""
+    if raw is None:
+        return 2, True, False
+    bom = raw.startswith(b"\xef\xbb\xbf")
+    text = raw.decode("utf-8-sig")
+    indent: object = 2
+    if "\n" not in text.strip():
+        indent = None
+    else:
+        for line in text.splitlines()[1:]:
+            stripped = line.lstrip(" \t")
+            if stripped and len(stripped) < len(line):
+                ws = line[: len(line) - len(stripped)]
+                indent = "\t" if ws.startswith("\t") else len(ws)
+                break
+    return indent, text.endswith("\n"), bom
+
+
+def _dump(data: dict, raw: bytes | None) -> bytes:
+    indent, newline, bom = _detect_format(raw)
+    if indent is None:
+        text = json.dumps(data, ensure_ascii=False)
+    else:
+        text = json.dumps(data, ensure_ascii=False, indent=indent)
+    if newline:
+        text += "\n"
+    return (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+
+
+def _target_for_write(cwd, create: bool) -> tuple[Path, Path]:
+    """(project root, config.json path) to write; UsageError with a hint when there is no project."""
+    root = paths.find_project_root(cwd)
+    if root is None:
+        base = Path(cwd).absolute() if cwd else Path.cwd()
+        if not create:
+            raise UsageError(
+                f"no project here: no .planning/ folder in {base} or above",
+                hint="run inside a project, or pass --create to make .planning/config.json here",
+            )
+        root = base
+    return root, paths.planning_dir(root) / CONFIG_NAME
+
+
+def _resolve_set_key(key: str, data: dict | None) -> str | None:
+    """The schema key for `key`, None when the key is unknown but present in the file."""
+    if key in schema.keys():
+        return key
+    if schema.is_prefix(key):
+        sub = ", ".join(schema.children(key)[:6])
+        raise UsageError(f"{key} is a group of keys; set one of them ({sub}, ...)")
+    if data is not None and _walk(data, key.split("."), key) is not _MISSING:
+        return None
+    close = schema.suggest(key, [k for k, _ in _flatten(data)] if data else [])
+    raise UsageError(f"unknown config key {key!r}", hint=f"did you mean {close}?" if close else "see `msd_run config list`")
+
+
+def _apply_set(data: dict, key: str, value) -> None:
+    parts = key.split(".")
+    node = data
+    for i, part in enumerate(parts[:-1]):
+        here = ".".join(parts[: i + 1])
+        nxt = node.get(part, _MISSING)
+        if nxt is _MISSING:
+            nxt = {}
+            node[part] = nxt
+        elif isinstance(nxt, bool) and schema.spec(here) and schema.spec(here)["type"] == "bool_or_object":
+            if parts[i + 1:] == ["enabled"]:
+                node[part] = value
+                return
+            nxt = {"enabled": nxt}
+            node[part] = nxt
+        elif not isinstance(nxt, dict):
+            raise UsageError(f"cannot set {key}: {here} holds {json.dumps(nxt)}, not an object")
+        node = nxt
+    node[parts[-1]] = value
+
+
+def _mutate(cwd, create: bool, change) -> dict:
+    """Read-modify-write of the project config under its lock; write only when it changed."""
+    from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
+
+    root, cfg = _target_for_write(cwd, create)
+    lock = paths.project_state_dir(root) / LOCK_NAME
+    if not create or cfg.parent.is_dir():
+        read_config_file(cfg, "project config")  # refuse a corrupt file before taking the lock
+    with locked(lock, lock_timeout_from_env(), what=f"{cfg}"):
+        data, raw = read_config_file(cfg, "project config")
+        before = json.loads(json.dumps(data)) if data is not None else None
+        work = data if data is not None else {}
+        result = change(work)
+        changed = before != work or (data is None and result.get("create_file"))
+        if changed:
+            atomic_write_bytes(cfg, _dump(work, raw))
+    result.pop("create_file", None)
+    result.update({"path": str(cfg), "changed": bool(changed)})
+    return result
+
+
+def set_value(key: str, text: str, cwd: str | os.PathLike | None = None, create: bool = False) -> dict:
+    """Set `key` to the typed value of `text` in the project's config.json."""
+    check_key_shape(key)
+
+    def change(data: dict) -> dict:
+        skey = _resolve_set_key(key, data)
+        previous = _walk(data, key.split("."), key)
+        if skey is None:
+            value = coerce.coerce_unknown(text, previous)
+        else:
+            value = coerce.coerce(skey, text)
+        _apply_set(data, key, value)
+        return {"key": key, "value": value, "previous": None if previous is _MISSING else previous, "create_file": True}
+
+    return _mutate(cwd, create, change)
+
+
+def unset_value(key: str, cwd: str | os.PathLike | None = None) -> dict:
+    """Remove `key` from the project's config.json (a no-op, file untouched, when absent)."""
+    check_key_shape(key)
+    root, cfg = _target_for_write(cwd, False)
+    data, _ = read_config_file(cfg, "project config")
+    if key not in schema.keys() and (data is None or _walk(data, key.split("."), key) is _MISSING):
+        if schema.is_prefix(key):
+            raise UsageError(f"{key} is a group of keys; unset one of them")
+        raise _unknown_key(key, Layers(root, cfg, data, None, None))
+    if data is None:
+        return {"key": key, "removed": False, "previous": None, "path": str(cfg), "changed": False}
+
+    def change(work: dict) -> dict:
+        parts = key.split(".")
+        node = work
+        for part in parts[:-1]:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and parts[-1] in node:
+            previous = node.pop(parts[-1])
+            return {"key": key, "removed": True, "previous": previous}
+        return {"key": key, "removed": False, "previous": None}
+
+    return _mutate(cwd, False, change)
