@@ -1,0 +1,57 @@
+"""Open an installed msd-core tree: `<root>/manifest.json`, relpaths relative to `<root>/..`.
+
+The manifest (and its registry) is the only thing the resolver trusts. Every file it
+hands out is read with manifest.read_verified: hash-checked, inside the config folder,
+no symlink followed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from msd_core import paths
+from msd_core.errors import IntegrityError, NotInstalledError
+from msd_core.manifest import Manifest, load_manifest, read_verified
+
+
+@dataclass
+class Install:
+    root: Path  # <config>/msd-core
+    config: Path  # <config>
+    manifest: Manifest
+
+    def read(self, relpath: str) -> bytes:
+        return read_verified(self.config, self.manifest, relpath)
+
+    def abspath(self, relpath: str) -> str:
+        return str(self.config.joinpath(*relpath.split("/")))
+
+    def section(self, name: str) -> dict:
+        reg = self.manifest.registry.get(name, {})
+        if not isinstance(reg, dict):
+            raise IntegrityError(f"install manifest at {self.root} has an invalid registry '{name}' table")
+        return reg
+
+
+def root_path(root: str | os.PathLike | None) -> Path:
+    """`--root` as an absolute path (`~` expanded); default: the global install."""
+    if root is None or str(root) == "":
+        return paths.default_resolve_root()
+    return Path(os.path.expanduser(os.fspath(root))).absolute()
+
+
+def open_install(root: str | os.PathLike | None) -> Install:
+    """Load the install at `root`. NotInstalledError (exit 3) names `msd install` when absent."""
+    rp = root_path(root)
+    if rp.name != paths.INSTALL_DIRNAME:
+        raise NotInstalledError(f"{rp} is not an installed {paths.INSTALL_DIRNAME} folder")
+    return Install(rp, rp.parent, load_manifest(rp.parent))
+
+
+def registered_relpath(rel: object, prefix: str, where: str) -> str:
+    """A registry path, checked to be a string under `prefix` (IntegrityError otherwise)."""
+    if not isinstance(rel, str) or not rel.startswith(prefix) or ".." in rel.split("/"):
+        raise IntegrityError(f"install manifest registry has an invalid path for {where}")
+    return rel

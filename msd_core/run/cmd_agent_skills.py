@@ -1,0 +1,26 @@
+"""`msd_run agent-skills AGENT [--root DIR] [--raw] [--cwd DIR]`.
+
+The skill payload an orchestrator appends when it spawns AGENT. Default JSON
+{"agent", "compact", "variant", "path", "text"}; --raw prints the payload text.
+"""
+
+from __future__ import annotations
+
+
+def configure(parser) -> None:
+    parser.add_argument("agent", help="a shipped agent name, e.g. executor")
+    parser.add_argument("--root", default=None, help="installed msd-core folder (default: the global install)")
+    parser.add_argument("--raw", action="store_true", help="print the payload text only")
+    parser.add_argument("--cwd", default=None, help="project folder (default: the current folder)")
+
+
+def run(args):
+    from msd_core import trace
+    from msd_core.resolve.agent_skills import agent_skills
+
+    payload = agent_skills(args.agent, args.root, args.cwd)
+    trace.record(payload.layers, "agent-skills", "agent", payload.agent, payload.compact,
+                 [payload.path] if payload.path else [])
+    if args.raw:
+        return payload.text
+    return payload.to_json()

@@ -1,0 +1,84 @@
+"""`msd_run config get|set|unset|list`: the project's config for agents.
+
+  config get KEY [--default V] [--raw]   JSON value (bare text with --raw)
+  config set KEY VALUE [--create]         {"key","value","previous","path","changed"}
+  config unset KEY                        {"key","removed","previous","path","changed"}
+  config list [--json]                    one `key = value  (source)` line each; --json: list of entries
+
+`--default V` answers for a key no file sets (instead of the schema default), and for a
+key the schema does not know. `--create` lets `set` make .planning/config.json in the
+current folder when no project is found above it. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def configure(parser) -> None:
+    parser.add_argument("verb", choices=["get", "set", "unset", "list"], help="what to do")
+    parser.add_argument("key", nargs="?", help="dotted key, e.g. workflow.research")
+    parser.add_argument("value", nargs="?", help="value for set (coerced by the key's type)")
+    parser.add_argument("--default", dest="default", default=None, help="get: value when no file sets the key")
+    parser.add_argument("--raw", action="store_true", help="get: print the bare value")
+    parser.add_argument("--json", dest="as_json", action="store_true", help="list: print JSON")
+    parser.add_argument("--create", action="store_true", help="set: create .planning/config.json here if no project is found")
+    parser.add_argument("--cwd", default=None, help="project folder (default: the current folder)")
+
+
+def _parse_default(text: str):
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return text
+
+
+def raw_text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return str(value)
+
+
+def _need(args, n: int) -> None:
+    from msd_core.errors import UsageError
+
+    given = [a for a in (args.key, args.value) if a is not None]
+    if len(given) != n:
+        want = {0: "no key", 1: "a KEY", 2: "a KEY and a VALUE"}[n]
+        raise UsageError(f"config {args.verb} takes {want}", hint=f"see `msd_run config --help`")
+
+
+def run(args):
+    from msd_core.config import store
+
+    if args.verb == "get":
+        _need(args, 1)
+        value, source = store.get_with_source(args.key, args.cwd)
+        if args.default is not None and source in ("default", None):
+            value = _parse_default(args.default)
+        elif source is None:
+            raise store._unknown_key(args.key, store.load_layers(args.cwd))
+        if args.raw:
+            return raw_text(value)
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if args.verb == "set":
+        _need(args, 2)
+        return store.set_value(args.key, args.value, args.cwd, create=args.create)
+    if args.verb == "unset":
+        _need(args, 1)
+        return store.unset_value(args.key, args.cwd)
+    _need(args, 0)
+    entries = store.list_entries(args.cwd)
+    if args.as_json:
+        return entries
+    lines = []
+    for e in entries:
+        mark = "" if e["known"] else "  [not in schema, kept]"
+        if e.get("problem"):
+            mark += f"  [invalid: {e['problem']}]"
+        lines.append(f"{e['key']} = {raw_text(e['value'])}  ({e['source']}){mark}")
+    return "\n".join(lines)
