@@ -27,7 +27,7 @@ MAX_NAME_LEN = 64
 
 def is_static_name(name: str) -> bool:
     """A name that may appear as a stem/agent/command: ASCII lower-case, digits, single hyphens."""
-    return isinstance(name, str) and 0 < len(name) <= MAX_NAME_LEN and bool(NAME_RE.match(name))
+    return isinstance(name, str) and 0 < len(name) <= MAX_NAME_LEN and bool(NAME_RE.fullmatch(name))
 
 
 def installed_relpath(source_relpath: str) -> str | None:
