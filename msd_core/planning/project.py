@@ -1,0 +1,61 @@
+"""Which project a planning command works on, and safe reads of its files.
+
+`project_root(cwd)`: `--cwd` (default: the current directory) must exist; the project is
+the nearest folder at or above it that holds `.planning/` (paths.find_project_root).
+No project → OperationFailed (exit 1). A `--cwd` that is not a folder → UsageError (exit 2).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from msd_core.errors import OperationFailed, UsageError
+from msd_core.paths import find_project_root, planning_dir, project_state_dir
+
+MAX_STATE_BYTES = 4 * 1024 * 1024
+
+
+def project_root(cwd: str | None) -> Path:
+    base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
+    if not base.is_dir():
+        raise UsageError(f"--cwd {cwd} is not a directory")
+    root = find_project_root(base)
+    if root is None:
+        raise OperationFailed(f"no .planning/ folder at or above {base}", hint="run inside a project or pass --cwd")
+    return root
+
+
+def state_file(root: Path) -> Path:
+    return planning_dir(root) / "STATE.md"
+
+
+def state_lock(root: Path) -> Path:
+    return project_state_dir(root) / "state.lock"
+
+
+def read_text_file(path: Path, what: str, max_bytes: int = MAX_STATE_BYTES) -> tuple[bytes, str]:
+    """(raw bytes, text) of a user file; OperationFailed with one clear line otherwise."""
+    try:
+        if path.is_symlink():
+            raise OperationFailed(f"{what} {path} is a symlink; refusing to follow it")
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise OperationFailed(f"{what} {path} is larger than {max_bytes} bytes; not read")
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise OperationFailed(f"no {what} at {path}") from None
+    except IsADirectoryError:
+        raise OperationFailed(f"{what} {path} is a folder, not a file") from None
+    except OSError as exc:
+        raise OperationFailed(f"cannot read {what} {path} ({exc.strerror or exc})") from None
+    try:
+        return raw, raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise OperationFailed(f"{what} {path} is not UTF-8 text (byte {exc.start}); not changed") from None
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(" ".join(message.split()) + "\n")

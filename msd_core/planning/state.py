@@ -1,0 +1,371 @@
+"""STATE.md: read a section or field, and patch exactly the lines asked for.
+
+Reading accepts every shape seen in real projects: with or without YAML frontmatter,
+`Field: value`, `**Field:** value` and `**Field**: value` lines (optionally as list
+items), headings of any level, missing sections, CRLF or LF, a BOM. Headings and
+fields inside fenced code blocks are ignored.
+
+Patch operations (docs/CONTRACTS.md `msd_run state patch`), applied in the order given:
+
+  position TEXT       value of the `Phase:` line under "Current Position"
+  status TEXT         value of the `Status:` line under "Current Position", and the
+                      frontmatter `status` key when the file has one
+  add-decision TEXT   `- TEXT` appended to the "Decisions" section (after its last
+                      line of text); a lone placeholder (`None yet.`, `None.`, `- None`)
+                      is replaced instead
+  add-blocker TEXT    the same under "Blockers/Concerns" (any heading starting "Blockers")
+  resolve-blocker T   removes the one line of the Blockers section that contains T
+                      (case-insensitive); when no text is left, `None yet.` is written;
+                      more than one matching line is refused as ambiguous (exit 2)
+  set-session TEXT    `Stopped at:` = TEXT and `Last session:` = now (UTC, `YYYY-MM-DD HH:MM`)
+                      under "Session Continuity"; frontmatter `stopped_at` too when present
+  field NAME VALUE    an existing top-level frontmatter key's value (scalars only)
+
+A section, line or key that does not exist is reported in `not_found` and nothing is
+invented. Every other byte of the file is kept: new lines use the line ending of the
+file (CRLF stays CRLF), values are replaced in place with the line's own prefix.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+
+from msd_core.errors import UsageError
+from msd_core.planning.frontmatter import locate, split_frontmatter
+
+_HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*\r?\n?$")
+_FENCE_RE = re.compile(r"^[ \t]*(```|~~~)")
+_GENERIC_FIELD_RE = re.compile(
+    r"^[ \t]*(?:[-*][ \t]+)?(?:\*\*(?P<bname>[^*\n:]{1,60}?)(?::\*\*|\*\*:)|(?P<name>[A-Za-z][\w /()-]{0,40}?):)[ \t]*(?P<val>.*?)\r?\n?$"
+)
+PLACEHOLDERS = {"none yet.", "none yet", "none.", "none", "- none", "- none.", "- none yet.", "(none)", "n/a", "_none_", "- (none)"}
+MAX_VALUE_CHARS = 2000
+
+
+@dataclass
+class Section:
+    title: str
+    level: int
+    start: int  # index of the heading line
+    end: int  # index one past the last line of the section (sub-sections included)
+
+
+class StateDoc:
+    def __init__(self, text: str):
+        self.text = text
+        self.lines: list[str] = re.findall(r"[^\n]*\n|[^\n]+$", text)
+        self.newline = "\r\n" if "\r\n" in text else "\n"
+        self.fm_lines: tuple[int, int] | None = None  # [first, last) content lines of the frontmatter
+        loc = locate(text)
+        body_start_line = 0
+        if loc and loc[1] >= 0:
+            first = text.count("\n", 0, loc[0])
+            last = text.count("\n", 0, loc[1])
+            self.fm_lines = (first, last)
+            body_start_line = text.count("\n", 0, loc[2]) if loc[2] < len(text) else len(self.lines)
+        self.body_start = body_start_line
+        self.sections: list[Section] = []
+        self._code = set()
+        fenced = None
+        for i in range(body_start_line, len(self.lines)):
+            line = self.lines[i]
+            m = _FENCE_RE.match(line)
+            if fenced:
+                self._code.add(i)
+                if m and m.group(1) == fenced:
+                    fenced = None
+                continue
+            if m:
+                fenced = m.group(1)
+                self._code.add(i)
+                continue
+            h = _HEADING_RE.match(line)
+            if h:
+                self.sections.append(Section(h.group(2).strip(), len(h.group(1)), i, len(self.lines)))
+        for idx, sec in enumerate(self.sections):
+            for later in self.sections[idx + 1:]:
+                if later.level <= sec.level:
+                    sec.end = later.start
+                    break
+
+    # ------------------------------------------------------------- reading
+    def frontmatter(self) -> tuple[dict | None, str | None]:
+        data, _body, err = split_frontmatter(self.text)
+        return data, err
+
+    def find_section(self, name: str) -> Section | None:
+        want = _norm_title(name)
+        if not want:
+            return None
+        for test in (lambda t: t == want, lambda t: t.startswith(want), lambda t: want in t):
+            for sec in self.sections:
+                if test(_norm_title(sec.title)):
+                    return sec
+        return None
+
+    def section_text(self, sec: Section) -> str:
+        return "".join(self.lines[sec.start + 1: sec.end])
+
+    def own_end(self, sec: Section) -> int:
+        """End of the section's own lines (before its first sub-heading)."""
+        for other in self.sections:
+            if sec.start < other.start < sec.end:
+                return other.start
+        return sec.end
+
+    def fields(self, sec: Section) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for i in range(sec.start + 1, self.own_end(sec)):
+            if i in self._code:
+                continue
+            m = _GENERIC_FIELD_RE.match(self.lines[i])
+            if m:
+                name = (m.group("bname") or m.group("name")).strip()
+                out.setdefault(name, m.group("val").strip())
+        return out
+
+    def field_line(self, sec: Section, name: str) -> tuple[int, re.Match] | None:
+        rx = _field_re(name)
+        for i in range(sec.start + 1, self.own_end(sec)):
+            if i in self._code:
+                continue
+            m = rx.match(self.lines[i])
+            if m:
+                return i, m
+        return None
+
+    def fm_key_line(self, key: str) -> tuple[int, re.Match] | None:
+        if not self.fm_lines:
+            return None
+        rx = re.compile(rf"^(?P<pre>{re.escape(key)}[ \t]*:[ \t]*)(?P<val>.*?)(?P<eol>\r?\n)?$")
+        for i in range(*self.fm_lines):
+            m = rx.match(self.lines[i])
+            if m:
+                return i, m
+        return None
+
+
+def _norm_title(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", title.lower().replace("*", "")).strip()
+
+
+def _field_re(name: str) -> re.Pattern:
+    n = re.escape(name)
+    return re.compile(
+        rf"^(?P<pre>[ \t]*(?:[-*][ \t]+)?(?:\*\*{n}(?::\*\*|\*\*:)|{n}:)[ \t]*)(?P<val>.*?)(?P<eol>\r?\n)?$",
+        re.I,
+    )
+
+
+# ------------------------------------------------------------------ get
+
+
+def state_summary(text: str) -> dict:
+    """`state get` without a section: frontmatter, section titles, Current Position fields."""
+    doc = StateDoc(text)
+    fm, err = doc.frontmatter()
+    pos = doc.find_section("Current Position")
+    out = {
+        "frontmatter": fm,
+        "sections": [("#" * s.level) + " " + s.title for s in doc.sections],
+        "position": doc.fields(pos) if pos else None,
+    }
+    if err:
+        out["frontmatter_error"] = err
+    return out
+
+
+def state_get(text: str, name: str) -> dict | None:
+    """One section (text + its fields), else a field of any section, else a frontmatter key."""
+    doc = StateDoc(text)
+    sec = doc.find_section(name)
+    if sec:
+        return {"section": sec.title, "level": sec.level, "fields": doc.fields(sec), "content": doc.section_text(sec).strip("\r\n")}
+    for sec in doc.sections:
+        hit = doc.field_line(sec, name)
+        if hit:
+            return {"field": name, "section": sec.title, "value": hit[1].group("val").strip()}
+    fm, _ = doc.frontmatter()
+    if isinstance(fm, dict) and name in fm:
+        return {"field": name, "section": None, "value": fm[name]}
+    return None
+
+
+# ------------------------------------------------------------------ patch
+
+
+def _clean(value: str, what: str) -> str:
+    if not isinstance(value, str):
+        raise UsageError(f"{what}: value must be text")
+    if "\n" in value or "\r" in value:
+        raise UsageError(f"{what}: value must be a single line")
+    if any(ord(c) < 32 and c != "\t" for c in value):
+        raise UsageError(f"{what}: value contains control characters")
+    if len(value) > MAX_VALUE_CHARS:
+        raise UsageError(f"{what}: value longer than {MAX_VALUE_CHARS} characters")
+    return value.strip()
+
+
+def _yaml_scalar(value: str) -> str:
+    if re.fullmatch(r"[A-Za-z][\w .,/()+-]*", value) and value.lower() not in (
+        "true", "false", "yes", "no", "on", "off", "null", "none", "y", "n"
+    ) and not value.endswith((" ", ":")):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+class Patcher:
+    def __init__(self, text: str):
+        self.text = text
+        self.changed: list[dict] = []
+        self.not_found: list[dict] = []
+
+    def _doc(self) -> StateDoc:
+        return StateDoc(self.text)
+
+    def _replace_line(self, doc: StateDoc, i: int, new_line: str) -> None:
+        lines = list(doc.lines)
+        lines[i] = new_line
+        self.text = "".join(lines)
+
+    def _insert(self, doc: StateDoc, i: int, new_lines: list[str]) -> None:
+        lines = list(doc.lines)
+        if i > 0 and not lines[i - 1].endswith("\n"):
+            lines[i - 1] += doc.newline
+        lines[i:i] = new_lines
+        self.text = "".join(lines)
+
+    def _set_field(self, what: str, section: str, field: str, value: str) -> bool:
+        doc = self._doc()
+        sec = doc.find_section(section)
+        if not sec:
+            self.not_found.append({"op": what, "section": section})
+            return False
+        hit = doc.field_line(sec, field)
+        if not hit:
+            self.not_found.append({"op": what, "section": sec.title, "field": field})
+            return False
+        i, m = hit
+        pre = m.group("pre")
+        if not pre.endswith((" ", "\t")):
+            pre += " "
+        old = m.group("val")
+        self._replace_line(doc, i, pre + value + (m.group("eol") or ""))
+        self.changed.append({"op": what, "line": i + 1, "old": old, "new": value})
+        return True
+
+    def _set_fm(self, what: str, key: str, value: str, *, required: bool) -> bool:
+        doc = self._doc()
+        hit = doc.fm_key_line(key)
+        if not hit:
+            if required:
+                self.not_found.append({"op": what, "frontmatter": key} if doc.fm_lines else {"op": what, "frontmatter": None})
+            return False
+        i, m = hit
+        old = m.group("val")
+        nxt = doc.lines[i + 1] if i + 1 < doc.fm_lines[1] else ""
+        if old.strip() in ("", "|", ">", "|-", ">-") and nxt[:1] in (" ", "\t", "-"):
+            self.not_found.append({"op": what, "frontmatter": key, "reason": "not a scalar; not changed"})
+            return False
+        self._replace_line(doc, i, m.group("pre") + _yaml_scalar(value) + (m.group("eol") or ""))
+        self.changed.append({"op": what, "line": i + 1, "frontmatter": key, "old": old, "new": value})
+        return True
+
+    def _append_item(self, what: str, section: str, text: str) -> None:
+        doc = self._doc()
+        sec = doc.find_section(section)
+        if not sec:
+            self.not_found.append({"op": what, "section": section})
+            return
+        end = doc.own_end(sec)
+        body = [i for i in range(sec.start + 1, end) if doc.lines[i].strip()]
+        new = f"- {text}{doc.newline}"
+        if len(body) == 1 and doc.lines[body[0]].strip().lower() in PLACEHOLDERS:
+            i = body[0]
+            old = doc.lines[i].rstrip("\r\n")
+            self._replace_line(doc, i, new)
+            self.changed.append({"op": what, "line": i + 1, "old": old, "new": new.rstrip("\r\n")})
+            return
+        if body:
+            at = body[-1] + 1
+            self._insert(doc, at, [new])
+        else:  # empty section: the item goes after one blank line, followed by one
+            at = sec.start + 1
+            block = [doc.newline, new]
+            if at < len(doc.lines) and doc.lines[at].strip() == "" and at + 1 <= end:
+                at += 1
+                block = [new]
+            if at >= len(doc.lines) or doc.lines[at].strip():
+                block.append(doc.newline)
+            self._insert(doc, at, block)
+            at += block.index(new)
+        self.changed.append({"op": what, "line": at + 1, "new": new.rstrip("\r\n")})
+
+    def position(self, text: str) -> None:
+        self._set_field("position", "Current Position", "Phase", _clean(text, "--position"))
+
+    def status(self, text: str) -> None:
+        value = _clean(text, "--status")
+        body = self._set_field("status", "Current Position", "Status", value)
+        fm = self._set_fm("status", "status", value, required=False)
+        if fm and not body:  # the frontmatter carried it: not a miss
+            self.not_found = [n for n in self.not_found if n.get("op") != "status"]
+
+    def add_decision(self, text: str) -> None:
+        self._append_item("add-decision", "Decisions", _clean(text, "--add-decision"))
+
+    def add_blocker(self, text: str) -> None:
+        self._append_item("add-blocker", "Blockers", _clean(text, "--add-blocker"))
+
+    def resolve_blocker(self, text: str) -> None:
+        needle = _clean(text, "--resolve-blocker").lower()
+        if not needle:
+            raise UsageError("--resolve-blocker: give part of the blocker's text")
+        doc = self._doc()
+        sec = doc.find_section("Blockers")
+        if not sec:
+            self.not_found.append({"op": "resolve-blocker", "section": "Blockers"})
+            return
+        end = doc.own_end(sec)
+        hits = [i for i in range(sec.start + 1, end) if needle in doc.lines[i].lower() and i not in doc._code]
+        if not hits:
+            self.not_found.append({"op": "resolve-blocker", "section": sec.title, "text": text})
+            return
+        if len(hits) > 1:
+            raise UsageError(f"--resolve-blocker: {len(hits)} lines of {sec.title!r} match {text!r}; give more of the text")
+        i = hits[0]
+        old = doc.lines[i].rstrip("\r\n")
+        remaining = [j for j in range(sec.start + 1, end) if j != i and doc.lines[j].strip()]
+        lines = list(doc.lines)
+        if remaining:
+            del lines[i]
+        else:
+            lines[i] = "None yet." + (doc.newline if lines[i].endswith("\n") else "")
+        self.text = "".join(lines)
+        self.changed.append({"op": "resolve-blocker", "line": i + 1, "old": old, "new": None if remaining else "None yet."})
+
+    def set_session(self, text: str, now: str | None = None) -> None:
+        value = _clean(text, "--set-session")
+        stamp = now or time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+        self._set_field("set-session", "Session Continuity", "Last session", stamp)
+        self._set_field("set-session", "Session Continuity", "Stopped at", value)
+        self._set_fm("set-session", "stopped_at", value, required=False)
+
+    def field(self, name: str, value: str) -> None:
+        key = _clean(name, "--field")
+        if not re.fullmatch(r"[A-Za-z_][\w-]*", key):
+            raise UsageError(f"--field: {name!r} is not a frontmatter key name")
+        self._set_fm("field", key, _clean(value, "--field"), required=True)
+
+
+def apply_patch(text: str, ops: list[tuple]) -> tuple[str, list[dict], list[dict]]:
+    """Apply ops [(name, *args)] in order; returns (new_text, changed, not_found)."""
+    p = Patcher(text)
+    for op, *args in ops:
+        getattr(p, op.replace("-", "_"))(*args)
+    return p.text, p.changed, p.not_found

@@ -1,0 +1,90 @@
+"""`msd_run state get [<section>]` and `msd_run state patch [...]` (rules in msd_core.planning.state).
+
+get            {"file", "frontmatter", "sections", "position"}
+get SECTION    {"file", "section", "level", "fields", "content"}; a name that is no section
+               is looked up as a field (`Status`) or frontmatter key; unknown → exit 1
+patch          {"file", "written", "changed": [...], "not_found": [...]}; exit 0 when every
+               requested change was made, 1 when something was not found (the rest is
+               still written; the JSON is printed either way), 2 bad value, 4 lock timeout
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+class _OrderedOp(argparse.Action):
+    """Keeps patch operations in command-line order."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        ops = getattr(namespace, "ops", None) or []
+        name = self.dest.replace("_", "-")
+        ops.append((name, *values) if isinstance(values, list) else (name, values))
+        namespace.ops = ops
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    sub = parser.add_subparsers(dest="action", metavar="get|patch", parser_class=type(parser))
+    sub.required = True
+    g = sub.add_parser("get", help="print STATE.md's outline, one section, or one field")
+    g.add_argument("section", nargs="?", help="section title (or a prefix of it), or a field name")
+    g.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+    p = sub.add_parser("patch", help="change only the targeted lines of STATE.md")
+    p.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+    p.add_argument("--position", action=_OrderedOp, metavar="TEXT", help="the Phase: line of Current Position")
+    p.add_argument("--status", action=_OrderedOp, metavar="TEXT", help="the Status: line (and frontmatter status)")
+    p.add_argument("--add-decision", action=_OrderedOp, metavar="TEXT", help="append to Decisions")
+    p.add_argument("--add-blocker", action=_OrderedOp, metavar="TEXT", help="append to Blockers/Concerns")
+    p.add_argument("--resolve-blocker", action=_OrderedOp, metavar="TEXT", help="remove the blocker line containing TEXT")
+    p.add_argument("--set-session", action=_OrderedOp, metavar="TEXT", help="Stopped at: TEXT, Last session: now")
+    p.add_argument("--field", action=_OrderedOp, nargs=2, metavar=("NAME", "VALUE"), help="an existing frontmatter key")
+
+
+def _rel(path, root) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def run(args: argparse.Namespace):
+    from msd_core.errors import OperationFailed, UsageError
+    from msd_core.planning import project
+    from msd_core.planning import state as st
+
+    root = project.project_root(getattr(args, "cwd", None))
+    path = project.state_file(root)
+    if args.action == "get":
+        _raw, text = project.read_text_file(path, "STATE.md")
+        if args.section is None:
+            return {"file": _rel(path, root), **st.state_summary(text)}
+        got = st.state_get(text, args.section)
+        if got is None:
+            titles = ", ".join(s.title for s in st.StateDoc(text).sections) or "none"
+            raise OperationFailed(f"no section or field {args.section!r} in {_rel(path, root)} (sections: {titles})")
+        return {"file": _rel(path, root), **got}
+
+    ops = getattr(args, "ops", None) or []
+    if not ops:
+        raise UsageError("state patch: nothing to change", hint="give --position, --status, --add-decision, ... ")
+    from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
+
+    with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md"):
+        raw, text = project.read_text_file(path, "STATE.md")
+        new_text, changed, not_found = st.apply_patch(text, ops)
+        new_raw = new_text.encode("utf-8")
+        written = new_raw != raw
+        if written:
+            atomic_write_bytes(path, new_raw)
+    result = {"file": _rel(path, root), "written": written, "changed": changed, "not_found": not_found}
+    sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
+    if not_found:
+        missing = "; ".join(
+            f"{n['op']}: " + ", ".join(f"{k} {v!r}" for k, v in n.items() if k != "op") for n in not_found
+        )
+        sys.stderr.write(f"msd_run state patch: not found (nothing invented): {missing}\n")
+        return 1
+    return 0
