@@ -1,0 +1,153 @@
+"""`next-step` and `step-done` as functions: flow source + state file + engine.
+
+Used by msd_core.run.cmd_flow (agents) and msd_core.chain (the outer loop).
+
+Project root: the first folder at or above `cwd` that holds `.planning/`, else `cwd`
+itself (a new project). Config values come from msd_core.config.store (project config,
+user defaults, schema defaults); a key the store does not know reads as null.
+
+Standard library only on this path (filelock is loaded when a write takes the lock).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from msd_core import paths
+from msd_core.errors import UsageError
+from msd_core.flows import engine, source, state_file
+from msd_core.flows.model import Flow
+from msd_core.flows.schema import VAR_NAME_RE
+
+MAX_VARS = 20
+
+
+@dataclass
+class FlowContext:
+    workflow: str
+    cwd: Path
+    project_root: Path
+    state_path: Path
+    src: source.FlowSource
+    env: engine.Env
+
+    @property
+    def flow(self) -> Flow:
+        return self.src.flow
+
+
+def _config_getter(cwd: Path):
+    cache: dict = {}
+
+    def get(key: str) -> Any:
+        if "layers" not in cache:
+            from msd_core.config import store
+
+            cache["store"] = store
+            cache["layers"] = store.load_layers(cwd)
+        store = cache["store"]
+        try:
+            return store.get_value(key, cwd, cache["layers"])
+        except UsageError:
+            return None
+
+    return get
+
+
+def open_flow(workflow: str, cwd: str | os.PathLike | None = None, state_file_arg: str | None = None,
+              root: str | None = None, flows_dir: str | None = None) -> FlowContext:
+    here = Path(cwd).absolute() if cwd else Path.cwd()
+    if not here.is_dir():
+        raise UsageError(f"--cwd {here} is not a folder")
+    src = source.load(workflow, root=root, flows_dir=flows_dir)
+    project_root = paths.find_project_root(here) or here
+    env = engine.Env(project_root=project_root, config_get=_config_getter(here), resolve_installed=src.resolve_installed)
+    spath = state_file.state_path(project_root, state_file_arg, here)
+    return FlowContext(workflow, here, project_root, spath, src, env)
+
+
+def parse_vars(flow: Flow, pairs: list[str] | None) -> dict:
+    """`--var k=v` pairs as a dict; each name must be one of the flow's inputs."""
+    out: dict = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise UsageError(f"--var {pair[:60]!r} must look like name=value")
+        name, value = pair.split("=", 1)
+        if not VAR_NAME_RE.match(name):
+            raise UsageError(f"--var name {name[:60]!r} must be lower case (letters, digits, _ and -)")
+        if name not in flow.inputs:
+            accepted = ", ".join(sorted(flow.inputs)) or "none"
+            raise UsageError(f"{flow.workflow} takes no variable {name!r}", hint=f"it accepts: {accepted}")
+        if len(value) > engine.MAX_VAR_CHARS or any(c in value for c in "\n\r\x00"):
+            raise UsageError(f"--var {name}: value must be one line of at most {engine.MAX_VAR_CHARS} characters")
+        out[name] = value
+    if len(out) > MAX_VARS:
+        raise UsageError(f"at most {MAX_VARS} variables")
+    return out
+
+
+def _conflicts(run: dict, vars: dict) -> list[str]:
+    have = run.get("vars", {})
+    return [k for k, v in vars.items() if k in have and engine._var_text(have[k]) != v]
+
+
+def next_step(ctx: FlowContext, var_pairs: list[str] | None = None, restart: bool = False) -> dict:
+    flow = ctx.flow
+    vars = parse_vars(flow, var_pairs)
+    doc = state_file.read_state(ctx.state_path)
+    run = state_file.get_run(doc, flow.workflow)
+    write = False
+    if restart or run is None or (run.get("status") == "done" and vars and _conflicts(run, vars)):
+        run = engine.new_run(flow, vars, ctx.env)
+        write = bool(vars) or restart
+    elif vars:
+        clash = _conflicts(run, vars)
+        if clash:
+            shown = ", ".join(f"{k}={engine._var_text(run['vars'][k])}" for k in clash)
+            raise UsageError(
+                f"a {flow.workflow} run with {shown} is at step {run['current']}",
+                hint="finish it, or start over with --restart",
+            )
+        if any(k not in run.get("vars", {}) for k in vars):
+            run = dict(run)
+            run["vars"] = {**run.get("vars", {}), **vars}
+            write = True
+    payload = engine.step_payload(flow, run, ctx.env)
+    if write:
+        with state_file.state_lock(ctx.project_root, ctx.state_path):
+            doc = state_file.read_state(ctx.state_path)
+            doc["workflows"][flow.workflow] = run
+            state_file.write_state(ctx.state_path, doc)
+    return payload
+
+
+def step_done(ctx: FlowContext, step_id: str, result_text: str | None, var_pairs: list[str] | None = None) -> dict:
+    flow = ctx.flow
+    result = engine.parse_result(result_text)
+    vars = parse_vars(flow, var_pairs)
+    with state_file.state_lock(ctx.project_root, ctx.state_path):
+        doc = state_file.read_state(ctx.state_path)
+        run = state_file.get_run(doc, flow.workflow)
+        if run is None:
+            run = engine.new_run(flow, vars, ctx.env)
+        elif vars:
+            clash = _conflicts(run, vars)
+            if clash:
+                raise UsageError(f"--var {', '.join(clash)} differs from the run in progress", hint="start over with next-step --restart")
+            run = {**run, "vars": {**run.get("vars", {}), **vars}}
+        new_run, report = engine.complete_step(flow, run, step_id, result, ctx.env)
+        if not report["repeated"]:
+            doc["workflows"][flow.workflow] = new_run
+            state_file.write_state(ctx.state_path, doc)
+    report["workflow"] = flow.workflow
+    report["next"] = engine.step_payload(flow, new_run, ctx.env)
+    return report
+
+
+def show(ctx: FlowContext) -> dict:
+    """The stored run (or None) without changing anything: for chain's report and tests."""
+    doc = state_file.read_state(ctx.state_path)
+    return state_file.get_run(doc, ctx.flow.workflow) or {}
