@@ -1,0 +1,41 @@
+"""The installer: copy the shipped content into a Claude Code config folder and keep it healthy.
+
+Public API (everything else in this package is private detail):
+
+  install(target, source=None, force=False, dry_run=False, allow_symlink=False)   -> OperationResult
+  uninstall(target, force=False, dry_run=False, allow_symlink=False)             -> OperationResult
+  status(cwd=None, config_dir=None)                                               -> OperationResult
+
+Modules, one decision each:
+  source.py     where the content comes from (packaged tree or a given folder)
+  transform.py  what an installed file's bytes are (skill frontmatter, ~/.claude/ rewrite)
+  plan.py       one verdict per file (create/identical/update/merged/conflict/removed/kept)
+  merge.py      the three-way merge of a user's edit with a new version
+  settings.py   the settings.json permission entry
+  txn.py        staging + journal + swap, and crash recovery
+  lock.py       one installer at a time per config folder
+  target.py     refuse targets that are files, symlinks or unwritable
+  installer.py  install / update orchestration
+  uninstaller.py  uninstall orchestration
+  health.py     what is installed where, and is msd_run on PATH
+"""
+
+from __future__ import annotations
+
+__all__ = ["install", "uninstall", "status"]
+
+
+def __getattr__(name: str):  # lazy: importing a submodule does not pull in the others
+    if name == "install":
+        from msd_core.install.installer import install
+
+        return install
+    if name == "uninstall":
+        from msd_core.install.uninstaller import uninstall
+
+        return uninstall
+    if name == "status":
+        from msd_core.install.health import status
+
+        return status
+    raise AttributeError(name)

@@ -1,0 +1,113 @@
+"""`msd status`: which installs exist (global, and local to the current folder), how they compare
+with the package version, which files were modified, are missing or unexpected, and whether
+`msd_run` is on PATH (with the exact fix when it is not). Read-only.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from msd_core import __version__
+from msd_core.errors import IntegrityError, NotInstalledError
+from msd_core.fsutil import sha256_bytes
+from msd_core.install import txn
+from msd_core.install.installer import MANIFEST_REL
+from msd_core.install.target import read_installed
+from msd_core.manifest import load_manifest
+from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target, resolve_target
+from msd_core.result import OperationResult
+
+
+def _owned_area_files(config: Path) -> list[str]:
+    """Files in the places msd installs to: msd-core/** (not bookkeeping), skills/msd-*/**, agents/msd-*.md."""
+    out: list[str] = []
+    core = config / INSTALL_DIRNAME
+    if core.is_dir() and not core.is_symlink():
+        for dirpath, dirs, names in os.walk(core):
+            rel_dir = os.path.relpath(dirpath, config).replace(os.sep, "/")
+            if rel_dir == INSTALL_DIRNAME:
+                dirs[:] = [d for d in dirs if d != BOOKKEEPING_DIRNAME]
+            out.extend(f"{rel_dir}/{n}" for n in names)
+    skills = config / "skills"
+    if skills.is_dir() and not skills.is_symlink():
+        for d in skills.iterdir():
+            if d.name.startswith("msd-") and d.is_dir() and not d.is_symlink():
+                for dirpath, _dirs, names in os.walk(d):
+                    rel_dir = os.path.relpath(dirpath, config).replace(os.sep, "/")
+                    out.extend(f"{rel_dir}/{n}" for n in names)
+    agents = config / "agents"
+    if agents.is_dir() and not agents.is_symlink():
+        out.extend(f"agents/{p.name}" for p in agents.iterdir() if p.name.startswith("msd-") and p.name.endswith(".md"))
+    return sorted(set(out) - {MANIFEST_REL})
+
+
+def inspect(target: Target) -> dict:
+    info: dict = {"scope": target.scope, "path": str(target.config), "installed": False}
+    if txn.pending(target.config):
+        info["interrupted"] = True
+        info["fix"] = f"run `msd install --{target.scope}` to roll back the interrupted run and install again"
+    try:
+        manifest = load_manifest(target.config)
+    except NotInstalledError:
+        return info
+    except IntegrityError as exc:
+        info.update(installed=True, error=exc.message,
+                    fix=f"run `msd install --{target.scope} --force` to rebuild it")
+        return info
+    modified, missing = [], []
+    for rel, h in sorted(manifest.files.items()):
+        try:
+            disk = read_installed(target.config, rel)
+        except Exception as exc:  # a symlink or unreadable file counts as modified, with the reason
+            modified.append(f"{rel} ({exc})")
+            continue
+        if disk is None:
+            missing.append(rel)
+        elif sha256_bytes(disk) != h:
+            modified.append(rel)
+    unexpected = [p for p in _owned_area_files(target.config) if p not in manifest.files]
+    info.update(
+        installed=True,
+        version=manifest.version,
+        up_to_date=manifest.version == __version__,
+        files=len(manifest.files),
+        modified=modified,
+        missing=missing,
+        unexpected=unexpected,
+        conflicts=manifest.extra.get("conflicts", []),
+    )
+    if missing or not info["up_to_date"]:
+        info["fix"] = f"run `msd install --{target.scope}`" + (" to update" if not info["up_to_date"] else " to restore missing files")
+    return info
+
+
+def msd_run_on_path() -> dict:
+    found = shutil.which("msd_run")
+    if found:
+        return {"on_path": True, "path": found}
+    bindir = Path(sys.executable).parent
+    exe = bindir / ("msd_run.exe" if os.name == "nt" else "msd_run")
+    if "pipx" in str(bindir).lower():
+        fix = "run `pipx ensurepath`, then open a new terminal"
+    elif exe.exists():
+        fix = f'add {bindir} to PATH: export PATH="{bindir}:$PATH" (put it in your shell profile)'
+    else:
+        fix = "install msd-core with `pipx install msd-core` (or pip install into an environment whose bin folder is on PATH)"
+    return {"on_path": False, "path": None, "fix": fix}
+
+
+def status(cwd: str | Path | None = None, config_dir: str | Path | None = None) -> OperationResult:
+    base = Path(cwd) if cwd else Path.cwd()
+    targets = [resolve_target("global", config_dir), resolve_target("local", project_dir=base)]
+    if targets[0].config == targets[1].config:
+        targets = targets[:1]
+    installs = [inspect(t) for t in targets]
+    runner = msd_run_on_path()
+    result = OperationResult("status")
+    result.data = {"package_version": __version__, "installs": installs, "msd_run": runner}
+    if not runner["on_path"]:
+        result.warnings.append(f"msd_run is not on PATH: {runner['fix']}")
+    return result

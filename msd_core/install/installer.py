@@ -1,0 +1,192 @@
+"""`msd install` / `msd update`: plan every file, then apply the plan in one transaction.
+
+Order: check the target -> take the lock -> recover an interrupted run -> read the manifest
+-> build the installed bytes from the content -> plan verdicts -> plan settings.json ->
+stage + journal + swap (manifest last). `dry_run` stops after planning and writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Callable
+
+from msd_core import __version__
+from msd_core.errors import IntegrityError, NotInstalledError
+from msd_core.install import settings as settings_mod
+from msd_core.install import txn
+from msd_core.install.lock import install_lock
+from msd_core.install.plan import Plan, plan_install, pristine_rel
+from msd_core.install.source import ContentSource
+from msd_core.install.target import check_target, nearest_existing, read_installed
+from msd_core.install.transform import installed_files
+from msd_core.manifest import Manifest, load_manifest
+from msd_core.paths import INSTALL_DIRNAME, MANIFEST_NAME, Target
+from msd_core.result import OperationResult
+
+MANIFEST_REL = f"{INSTALL_DIRNAME}/{MANIFEST_NAME}"
+BACKUPS_PREFIX = "msd-core/.msd/backups/"
+
+
+def repair_hint(target: Target) -> str:
+    flag = "--global" if target.scope == "global" else "--local"
+    return (f"run `msd install {flag} --force` to rebuild the install: files you edited are saved to a backup "
+            "folder first and files you created are kept")
+
+
+def load_old_manifest(target: Target, *, force: bool, warnings: list[str]) -> Manifest | None:
+    try:
+        return load_manifest(target.config)
+    except NotInstalledError:
+        return None
+    except IntegrityError as exc:
+        if force:
+            warnings.append(f"{exc.message}; rebuilding it (--force)")
+            return None
+        raise IntegrityError(exc.message, hint=repair_hint(target)) from None
+
+
+def _ensure_config(target: Target) -> list[str]:
+    """Create the config folder if needed; return the absolute folders created."""
+    config = target.config
+    if config.is_dir():
+        return []
+    missing = []
+    for candidate in (config, *config.parents):
+        if os.path.lexists(candidate):
+            break
+        missing.append(str(candidate))
+    config.mkdir(parents=True, exist_ok=True)
+    return missing
+
+
+def _timestamp() -> str:
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{os.getpid()}"
+
+
+def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str) -> tuple[txn.Changes, Manifest]:
+    changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
+    for rel, data in plan.pristine_puts.items():
+        changes.puts[pristine_rel(rel)] = data
+    changes.deletes.extend(pristine_rel(r) for r in plan.pristine_deletes)
+    for rel, data in plan.backups.items():
+        changes.puts[f"{BACKUPS_PREFIX}{backup_stamp}/{rel}"] = data
+    if settings_change.new_bytes is not None:
+        changes.puts[settings_mod.SETTINGS_REL] = settings_change.new_bytes
+        if settings_change.before is not None:
+            changes.puts[settings_mod.BEFORE_REL] = settings_change.before
+        elif read_installed(target.config, settings_mod.BEFORE_REL) is not None:
+            changes.deletes.append(settings_mod.BEFORE_REL)
+
+    created_before = set(old.created_dirs) if old else set()
+    new_dirs = txn.dirs_to_create(target.config, [*changes.puts, MANIFEST_REL])
+    # Folders msd created that the removals empty: drop them too (deepest first).
+    removed = set(changes.deletes)
+    rmdirs = []
+    for d in sorted(created_before, key=lambda d: -d.count("/")):
+        path = target.config / d
+        if not path.is_dir():
+            continue
+        remaining = [p for p in _list_files(path, d) if p not in removed]
+        if not remaining and not any(k.startswith(d + "/") for k in changes.puts):
+            rmdirs.append(d)
+    changes.rmdirs = rmdirs
+    created_dirs = sorted((created_before - set(rmdirs)) | set(new_dirs))
+    extra = dict(old.extra) if old else {}
+    extra["conflicts"] = sorted(plan.conflicts)
+    if created_config:
+        extra["created_config_dirs"] = created_config
+    if settings_change.record is not None:
+        extra["settings"] = settings_change.record
+    else:
+        extra.pop("settings", None)
+    manifest = Manifest(
+        version=__version__, scope=target.scope, target=str(target.config), files=plan.files,
+        registry=registry, created_dirs=created_dirs, settings_permission=settings_change.permission, extra=extra,
+    )
+    changes.puts[MANIFEST_REL] = manifest.dumps()
+    changes.last = MANIFEST_REL
+    return changes, manifest
+
+
+def _list_files(path: Path, rel: str) -> list[str]:
+    out = []
+    for dirpath, _dirs, names in os.walk(path):
+        sub = os.path.relpath(dirpath, path)
+        for n in names:
+            out.append(f"{rel}/{n}" if sub == "." else f"{rel}/{sub}/{n}".replace(os.sep, "/"))
+    return out
+
+
+def install(target: Target, *, source: ContentSource | None = None, force: bool = False, dry_run: bool = False,
+            allow_symlink: bool = False, lock_timeout: float | None = None,
+            progress: Callable[[str, int, int], None] | None = None) -> OperationResult:
+    """Install or update msd-core in `target`. Returns the per-file verdicts (OperationResult)."""
+    check_target(target, allow_symlink=allow_symlink, writing=not dry_run)
+    source = source or ContentSource.packaged()
+    result = OperationResult("install")
+    if dry_run:
+        if txn.pending(target.config):
+            result.warnings.append("an interrupted install is pending; the next install rolls it back first")
+        return _run(target, source, force, True, result, [], progress)
+    created_config = _ensure_config(target)
+    with install_lock(target.config, lock_timeout):
+        note = txn.recover(target.config)
+        if note:
+            result.warnings.append(note)
+        return _run(target, source, force, False, result, created_config, progress)
+
+
+def _run(target, source, force, dry_run, result, created_config, progress) -> OperationResult:
+    warnings = result.warnings
+    old = load_old_manifest(target, force=force, warnings=warnings) if target.config.is_dir() else None
+    if old and old.extra.get("created_config_dirs"):
+        created_config = old.extra["created_config_dirs"]
+    src_files = source.files()
+    desired, warns, skipped = installed_files(src_files, target, __version__)
+    warnings.extend(warns)
+    registry = source.registry(src_files)
+    if progress:
+        progress("plan", 0, len(desired))
+    plan = plan_install(target.config, desired, old, force=force)
+    old_settings = old.extra.get("settings") if old else None
+    settings_change = settings_mod.plan_add(target.config, old_settings, old.settings_permission if old else None)
+    warnings.extend(settings_change.warnings)
+    stamp = _timestamp()
+    changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp)
+    backup_dir = str(target.config / BACKUPS_PREFIX / stamp) if plan.backups else None
+    for fv in plan.verdicts:
+        if fv.backup:
+            fv.backup = str(target.config / BACKUPS_PREFIX / stamp / fv.backup)
+    current = read_installed(target.config, MANIFEST_REL) if target.config.is_dir() else None
+    if current == changes.puts[MANIFEST_REL] and len(changes.puts) == 1 and not changes.deletes and not changes.rmdirs:
+        changes = txn.Changes()  # nothing to do: a no-op reinstall writes nothing
+    if not dry_run and not changes.empty():
+        total = changes.count()
+        done = [0]
+
+        def tick(n: int) -> None:
+            done[0] += n
+            if progress:
+                progress("write", done[0], total)
+
+        txn.apply(target.config, changes, tick)
+    result.data = {
+        "scope": target.scope,
+        "target": str(target.config),
+        "version": __version__,
+        "previous_version": old.version if old else None,
+        "source": source.label,
+        "dry_run": dry_run,
+        "changed": not changes.empty(),
+        "counts": plan.counts(),
+        "files": [fv.to_json() for fv in plan.verdicts],
+        "conflicts": [{"path": r, "new_version": r + ".msd-new"} for r in plan.conflicts],
+        "backup_dir": backup_dir,
+        "settings": {"path": str(target.config / settings_mod.SETTINGS_REL), "permission": settings_mod.PERMISSION, "action": settings_change.note},
+        "skipped": skipped,
+    }
+    if plan.conflicts:
+        warnings.append(f"{len(plan.conflicts)} file(s) conflict with your edits: the new versions are beside them as <file>.msd-new")
+    return result

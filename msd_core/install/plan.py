@@ -1,0 +1,169 @@
+"""One verdict per file for an install over whatever is in the config folder now.
+
+  create     not there: written
+  identical  already has the new bytes
+  update     unchanged since msd wrote it (or --force, after a backup): replaced
+  merged     edited by the user and changed upstream: merged three-way against the pristine copy
+  conflict   edited and the merge does not apply cleanly, or a file msd did not write sits where
+             msd installs one: left in place, the new version written beside it as <file>.msd-new
+  removed    no longer shipped and unchanged: deleted
+  kept       edited by the user and either unchanged upstream or no longer shipped: left as is
+
+The manifest records, per file, the hash of the pristine version msd shipped; a merged or
+kept file therefore still reads as modified (so uninstall keeps it and the next update merges
+again against the right base). Pure: reads the disk, writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from msd_core.fsutil import sha256_bytes
+from msd_core.install.merge import merge3
+from msd_core.install.target import read_installed
+from msd_core.manifest import Manifest, safe_path
+
+VERDICTS = ("create", "identical", "update", "merged", "conflict", "removed", "kept")
+PRISTINE_PREFIX = "msd-core/.msd/pristine/"
+NEW_SUFFIX = ".msd-new"
+
+
+@dataclass
+class FileVerdict:
+    path: str
+    verdict: str
+    detail: str = ""
+    new_version: str | None = None  # conflict: where the new version was written
+    backup: str | None = None       # --force: where the replaced file was saved
+
+    def to_json(self) -> dict:
+        out = {"path": self.path, "verdict": self.verdict}
+        if self.detail:
+            out["detail"] = self.detail
+        if self.new_version:
+            out["new_version"] = self.new_version
+        if self.backup:
+            out["backup"] = self.backup
+        return out
+
+
+@dataclass
+class Plan:
+    verdicts: list[FileVerdict] = field(default_factory=list)
+    puts: dict[str, bytes] = field(default_factory=dict)
+    deletes: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)       # the new manifest's files table
+    pristine_puts: dict[str, bytes] = field(default_factory=dict)
+    pristine_deletes: list[str] = field(default_factory=list)
+    backups: dict[str, bytes] = field(default_factory=dict)   # relpath -> bytes to save before replacing
+    conflicts: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        out = {v: 0 for v in VERDICTS}
+        for fv in self.verdicts:
+            out[fv.verdict] += 1
+        return out
+
+
+def pristine_rel(rel: str) -> str:
+    return PRISTINE_PREFIX + rel
+
+
+def _pristine_ok(config: Path, rel: str, data: bytes) -> bool:
+    """Cheap check for the no-op path: the pristine copy exists with the right size."""
+    try:
+        st = os.lstat(safe_path(config, pristine_rel(rel)))
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return st.st_size == len(data)
+
+
+def plan_install(config: Path, desired: dict[str, bytes], old: Manifest | None, *, force: bool = False) -> Plan:
+    config = Path(config)
+    plan = Plan()
+    old_files = old.files if old else {}
+    side: dict[str, bytes] = {}
+
+    def record(rel: str, data: bytes, *, write: bool) -> None:
+        plan.files[rel] = sha256_bytes(data)
+        if write:
+            plan.puts[rel] = data
+        if write or not _pristine_ok(config, rel, data):
+            plan.pristine_puts[rel] = data
+
+    for rel in sorted(desired):
+        new = desired[rel]
+        nh = sha256_bytes(new)
+        disk = read_installed(config, rel)
+        old_h = old_files.get(rel)
+        if disk is None:
+            plan.verdicts.append(FileVerdict(rel, "create", "restored (was missing)" if old_h else ""))
+            record(rel, new, write=True)
+            continue
+        dh = sha256_bytes(disk)
+        if dh == nh:
+            plan.verdicts.append(FileVerdict(rel, "identical"))
+            record(rel, new, write=False)
+            continue
+        if old_h is not None and dh == old_h:
+            plan.verdicts.append(FileVerdict(rel, "update"))
+            record(rel, new, write=True)
+            continue
+        # The file on disk is not what msd wrote: an edit, or a file msd never wrote.
+        if force:
+            plan.backups[rel] = disk
+            plan.verdicts.append(FileVerdict(rel, "update", "replaced your version (--force)", backup=rel))
+            record(rel, new, write=True)
+            continue
+        base = read_installed(config, pristine_rel(rel)) if old_h is not None else None
+        if base is not None and sha256_bytes(base) != old_h:
+            base = None  # a tampered pristine copy is no base to merge against
+        if base is not None and base == new:
+            plan.verdicts.append(FileVerdict(rel, "kept", "your edit kept (unchanged upstream)"))
+            plan.files[rel] = old_h
+            continue
+        if base is not None:
+            merged = merge3(base, disk, new)
+            if merged.clean:
+                plan.verdicts.append(FileVerdict(rel, "merged", "your edit merged into the new version"))
+                plan.files[rel] = nh
+                plan.puts[rel] = merged.data
+                plan.pristine_puts[rel] = new
+                continue
+        why = "your edit conflicts with the new version" if base is not None else (
+            "a file msd did not write is in the way" if old_h is None else "edited, and no pristine copy to merge against")
+        side_rel = rel + NEW_SUFFIX
+        side[side_rel] = new
+        plan.conflicts.append(rel)
+        plan.verdicts.append(FileVerdict(rel, "conflict", why, new_version=side_rel))
+        if old_h is not None:
+            plan.files[rel] = old_h  # keep the old base: the next update merges against it
+
+    for side_rel, data in side.items():
+        plan.files[side_rel] = sha256_bytes(data)
+        if read_installed(config, side_rel) != data:
+            disk = read_installed(config, side_rel)
+            if disk is not None and old_files.get(side_rel) != sha256_bytes(disk):
+                plan.backups[side_rel] = disk
+            plan.puts[side_rel] = data
+
+    for rel in sorted(old_files):
+        if rel in desired or rel in side:
+            continue
+        if read_installed(config, pristine_rel(rel)) is not None:
+            plan.pristine_deletes.append(rel)
+        disk = read_installed(config, rel)
+        if disk is None:
+            plan.verdicts.append(FileVerdict(rel, "removed", "already gone"))
+        elif sha256_bytes(disk) == old_files[rel]:
+            plan.verdicts.append(FileVerdict(rel, "removed"))
+            plan.deletes.append(rel)
+        elif force:
+            plan.backups[rel] = disk
+            plan.verdicts.append(FileVerdict(rel, "removed", "no longer shipped; your edit saved (--force)", backup=rel))
+            plan.deletes.append(rel)
+        else:
+            plan.verdicts.append(FileVerdict(rel, "kept", "no longer shipped; your edit left in place (now yours)"))
+    return plan

@@ -1,0 +1,188 @@
+"""Apply a set of file changes to a config folder all-or-nothing, and recover after a crash.
+
+<config>/.msd-core.txn/
+  new/<n>         staged bytes of every file to put (same filesystem as the targets)
+  old/<n>         hard links (or copies) of every file replaced or deleted
+  journal.json    written after staging, before the first change; state prepared|committed
+
+Protocol: stage everything -> write the journal -> for each op: keep the old file in old/,
+move the staged file into place (or delete) -> mark the journal committed -> drop the folder.
+A process killed at any moment leaves either no journal (nothing touched yet: the staging
+folder is discarded) or a journal: `recover()` rolls a prepared one back (old files return,
+created files and folders go) and finishes a committed one. Every installer entry point calls
+`recover()` under the install lock before it reads anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Callable
+
+from msd_core.errors import OperationFailed
+from msd_core.fsutil import atomic_write_bytes
+from msd_core.manifest import safe_path
+
+TXN_DIRNAME = ".msd-core.txn"
+JOURNAL_VERSION = 1
+SLOW_ENV = "MSD_TEST_SLOW_INSTALL"  # milliseconds to sleep per file step (crash tests)
+
+
+@dataclass
+class Changes:
+    """What a transaction does: puts (relpath -> bytes), deletes, then empty-folder removals."""
+
+    puts: dict[str, bytes] = field(default_factory=dict)
+    deletes: list[str] = field(default_factory=list)
+    rmdirs: list[str] = field(default_factory=list)
+    last: str | None = None  # relpath put after every other op (the manifest)
+
+    def empty(self) -> bool:
+        return not (self.puts or self.deletes or self.rmdirs)
+
+    def count(self) -> int:
+        return len(self.puts) + len(self.deletes) + len(self.rmdirs)
+
+
+def txn_dir(config: Path) -> Path:
+    return Path(config) / TXN_DIRNAME
+
+
+def dirs_to_create(config: Path, relpaths) -> list[str]:
+    """Folders (relative to config) that putting `relpaths` would create, shallowest first."""
+    out: set[str] = set()
+    for rel in relpaths:
+        parts = PurePosixPath(rel).parts[:-1]
+        for i in range(1, len(parts) + 1):
+            sub = "/".join(parts[:i])
+            if sub in out:
+                continue
+            if not os.path.lexists(Path(config, *parts[:i])):
+                out.add(sub)
+    return sorted(out, key=lambda d: (d.count("/"), d))
+
+
+def _slow() -> float:
+    raw = os.environ.get(SLOW_ENV)
+    try:
+        return max(0.0, float(raw) / 1000.0) if raw else 0.0
+    except ValueError:
+        return 0.0
+
+
+def _write_journal(tdir: Path, journal: dict) -> None:
+    atomic_write_bytes(tdir / "journal.json", json.dumps(journal, indent=1).encode("utf-8"))
+
+
+def _keep_old(src: Path, dest: Path) -> None:
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copy2(src, dest)
+
+
+def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None = None) -> list[str]:
+    """Apply `changes` atomically (see module doc). Returns the folders it created."""
+    config = Path(config)
+    tdir = txn_dir(config)
+    delay = _slow()
+    tick = progress or (lambda n: None)
+    if tdir.exists():
+        recover(config)
+    order = [r for r in sorted(changes.puts) if r != changes.last]
+    if changes.last is not None and changes.last in changes.puts:
+        order.append(changes.last)
+    created = dirs_to_create(config, order)
+    try:
+        (tdir / "new").mkdir(parents=True)
+        (tdir / "old").mkdir()
+        ops: list[dict] = []
+        for i, rel in enumerate(order):
+            staged = tdir / "new" / str(i)
+            with open(staged, "wb") as fh:
+                fh.write(changes.puts[rel])
+            ops.append({"op": "put", "rel": rel, "n": i})
+            tick(1)
+            if delay:
+                time.sleep(delay)
+        base = len(ops)
+        for j, rel in enumerate(changes.deletes):
+            ops.append({"op": "del", "rel": rel, "n": base + j})
+        for rel in changes.rmdirs:
+            ops.append({"op": "rmdir", "rel": rel})
+        for op in ops:
+            if op["op"] != "rmdir":
+                op["had_old"] = os.path.lexists(safe_path(config, op["rel"]))
+        journal = {"journal_version": JOURNAL_VERSION, "state": "prepared", "created_dirs": created, "ops": ops}
+        _write_journal(tdir, journal)
+        for op in ops:
+            target = safe_path(config, op["rel"])
+            if op["op"] == "rmdir":
+                with contextlib.suppress(OSError):
+                    os.rmdir(target)
+                continue
+            if op["had_old"]:
+                _keep_old(target, tdir / "old" / str(op["n"]))
+            if op["op"] == "put":
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(tdir / "new" / str(op["n"]), target)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(target)
+                tick(1)
+            if delay:
+                time.sleep(delay)
+        journal["state"] = "committed"
+        _write_journal(tdir, journal)
+    except OSError as exc:
+        recover(config)
+        raise OperationFailed(f"could not write the install in {config} ({exc.strerror or exc}: {exc.filename or ''}); nothing was changed") from None
+    except BaseException:
+        recover(config)
+        raise
+    shutil.rmtree(tdir, ignore_errors=True)
+    return created
+
+
+def pending(config: Path) -> bool:
+    return txn_dir(config).exists()
+
+
+def recover(config: Path) -> str | None:
+    """Finish or roll back an interrupted transaction. Returns what was done, or None."""
+    config = Path(config)
+    tdir = txn_dir(config)
+    if not tdir.exists():
+        return None
+    try:
+        journal = json.loads((tdir / "journal.json").read_bytes())
+    except (OSError, ValueError):
+        journal = None  # never got to the journal: nothing outside the staging folder changed
+    if journal is None:
+        shutil.rmtree(tdir, ignore_errors=True)
+        return "discarded an unfinished staging folder"
+    if journal.get("state") == "committed":
+        shutil.rmtree(tdir, ignore_errors=True)
+        return "finished an interrupted install"
+    for op in reversed(journal.get("ops", [])):
+        target = safe_path(config, op["rel"])
+        if op["op"] == "rmdir":
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        old = tdir / "old" / str(op["n"])
+        if old.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(old, target)
+        elif not op.get("had_old") and op["op"] == "put":
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(target)
+    for rel in sorted(journal.get("created_dirs", []), key=lambda d: -d.count("/")):
+        with contextlib.suppress(OSError):
+            os.rmdir(safe_path(config, rel))
+    shutil.rmtree(tdir, ignore_errors=True)
+    return "rolled back an interrupted install"
