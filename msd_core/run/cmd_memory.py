@@ -1,0 +1,64 @@
+"""`msd_run memory`: index the project's recorded summaries and query them precisely."""
+
+from __future__ import annotations
+
+import argparse
+
+QUERIES = ("search", "what-uses", "pattern-for", "decisions-affecting")
+TYPES = ("any", "model", "file", "api", "lib")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    subs = parser.add_subparsers(dest="verb", required=True, metavar="{index,search,what-uses,pattern-for,decisions-affecting}")
+
+    def common(p):
+        p.add_argument("--cwd", help="project directory (default: walk up from the current one)")
+        p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
+
+    common(subs.add_parser("index", help="index SUMMARY/CONTEXT/RESEARCH/VERIFICATION files (incremental)"))
+    p = subs.add_parser("search", help="full-text search, ranked with bm25")
+    p.add_argument("text")
+    p.add_argument("--limit", type=int, default=10)
+    common(p)
+    p = subs.add_parser("what-uses", help="what declares or uses SYMBOL (whole word; case-sensitive when it has capitals)")
+    p.add_argument("symbol")
+    p.add_argument("--type", choices=TYPES, default="any", help="which facts to look in")
+    p.add_argument("--limit", type=int, default=10)
+    common(p)
+    p = subs.add_parser("pattern-for", help="patterns and conventions recorded for DOMAIN")
+    p.add_argument("domain")
+    p.add_argument("--limit", type=int, default=10)
+    common(p)
+    p = subs.add_parser("decisions-affecting", help="decisions recorded for SUBSYSTEM")
+    p.add_argument("subsystem")
+    p.add_argument("--limit", type=int, default=20)
+    common(p)
+
+
+def run(args: argparse.Namespace):
+    from msd_core.errors import UsageError
+    from msd_core.memory import query
+    from msd_core.memory.store import project_root, refresh
+
+    if getattr(args, "limit", 1) < 1:
+        raise UsageError("--limit must be at least 1")
+    project = project_root(args.cwd)
+    conn, report = refresh(project)
+    try:
+        if args.verb == "index":
+            return {"project": str(project), **report.to_json()}
+        if args.verb == "search":
+            hits = query.search(conn, args.text, args.limit)
+            term = args.text
+        elif args.verb == "what-uses":
+            hits = query.what_uses(conn, args.symbol, args.type, args.limit)
+            term = args.symbol
+        elif args.verb == "pattern-for":
+            hits = query.pattern_for(conn, args.domain, args.limit)
+            term = args.domain
+        else:
+            hits = query.decisions_affecting(conn, args.subsystem, args.limit)
+            term = args.subsystem
+        return {"query": args.verb, "term": term, "reindexed": len(report.indexed), "hits": hits}
+    finally:
+        conn.close()
