@@ -1,10 +1,200 @@
-"""`msd` subcommands for this concern (placeholder until implemented)."""
+"""`msd install`, `msd update`, `msd uninstall`, `msd status`: thin adapters over msd_core.install."""
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
+
+from msd_core.cli.common import console, errors_to_exit, render, stdin_is_tty
+from msd_core.errors import UsageError
+from msd_core.result import OperationResult
+
+VERDICT_STYLE = {
+    "create": "green", "identical": "dim", "update": "cyan", "merged": "magenta",
+    "conflict": "bold red", "removed": "yellow", "kept": "bold yellow", "missing": "yellow",
+}
+NOTEWORTHY = ("merged", "conflict", "kept")
+
+
+def _scope(global_: bool, local: bool, verb: str) -> str:
+    if global_ and local:
+        raise UsageError("choose one of --global and --local, not both")
+    if global_:
+        return "global"
+    if local:
+        return "local"
+    if not stdin_is_tty():
+        raise UsageError(f"no scope given: run `msd {verb} --global` (~/.claude) or `msd {verb} --local` (./.claude)")
+    answer = typer.prompt("Install where? global (~/.claude) or local (./.claude)", default="global")
+    answer = answer.strip().lower()
+    if answer in ("g", "global"):
+        return "global"
+    if answer in ("l", "local"):
+        return "local"
+    raise UsageError(f"unknown scope {answer!r}: answer global or local")
+
+
+def _target(scope: str, config_dir: Optional[str]):
+    from msd_core.paths import resolve_target
+
+    return resolve_target(scope, config_dir)
+
+
+def _progress_cb(as_json: bool):
+    """A rich progress bar on stderr when it is a terminal; None otherwise."""
+    if as_json:
+        return None, None
+    err = console(stderr=True)
+    if not err.is_terminal:
+        return None, None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err, transient=True)
+    task = progress.add_task("planning", total=None)
+
+    def cb(phase: str, done: int, total: int) -> None:
+        progress.update(task, description="writing" if phase == "write" else "planning", completed=done, total=total or None)
+
+    return progress, cb
+
+
+def _human_install(result: OperationResult) -> None:
+    from rich.table import Table
+
+    out = console()
+    d = result.data
+    head = "Would install" if d.get("dry_run") else "Installed"
+    if not d.get("changed") and not d.get("dry_run"):
+        head = "Up to date:"
+    out.print(f"{head} msd-core {d['version']} ({d['scope']}) in {d['target']}", soft_wrap=True)
+    table = Table(show_header=True, header_style="bold", box=None)
+    table.add_column("verdict")
+    table.add_column("files", justify="right")
+    for verdict, n in d["counts"].items():
+        if n:
+            table.add_row(f"[{VERDICT_STYLE.get(verdict, '')}]{verdict}[/]", str(n))
+    out.print(table)
+    for f in d["files"]:
+        if f["verdict"] in NOTEWORTHY or f.get("backup"):
+            extra = f" -> new version in {f['new_version']}" if f.get("new_version") else ""
+            extra += f" (backup: {f['backup']})" if f.get("backup") else ""
+            out.print(f"  [{VERDICT_STYLE[f['verdict']]}]{f['verdict']:<9}[/] {f['path']}  {f.get('detail', '')}{extra}", soft_wrap=True)
+    if d.get("backup_dir"):
+        out.print(f"Replaced files were saved in {d['backup_dir']}", soft_wrap=True)
+    out.print(f"settings.json: {d['settings']['action']} ({d['settings']['permission']})", soft_wrap=True)
+
+
+def _human_uninstall(result: OperationResult) -> None:
+    out = console()
+    d = result.data
+    verb = "Would remove" if d.get("dry_run") else "Removed"
+    c = d["counts"]
+    out.print(f"{verb} msd-core {d['version']} ({d['scope']}) from {d['target']}: "
+              f"{c['removed']} removed, {c['kept']} kept, {c['missing']} already missing", soft_wrap=True)
+    for f in d["files"]:
+        if f["verdict"] == "kept":
+            out.print(f"  [bold yellow]kept[/] {f['path']}  {f.get('detail', '')}", soft_wrap=True)
+    out.print(f"settings.json: {d['settings']['action']}", soft_wrap=True)
+    if d.get("folders_left"):
+        out.print(f"Folders left because they hold files: {', '.join(d['folders_left'])}", soft_wrap=True)
+
+
+def _human_status(result: OperationResult) -> None:
+    out = console()
+    d = result.data
+    out.print(f"msd-core package {d['package_version']}")
+    for inst in d["installs"]:
+        if not inst.get("installed"):
+            line = f"  {inst['scope']:<6} {inst['path']}: not installed"
+        elif inst.get("error"):
+            line = f"  {inst['scope']:<6} {inst['path']}: [red]{inst['error']}[/]"
+        else:
+            state = "up to date" if inst["up_to_date"] else f"[yellow]version {inst['version']} (package is {d['package_version']})[/]"
+            line = (f"  {inst['scope']:<6} {inst['path']}: {inst['files']} files, {state}; "
+                    f"{len(inst['modified'])} modified, {len(inst['missing'])} missing, {len(inst['unexpected'])} unexpected")
+        out.print(line, soft_wrap=True)
+        for key in ("modified", "missing", "unexpected"):
+            for rel in inst.get(key, []):
+                out.print(f"      {key}: {rel}", soft_wrap=True)
+        if inst.get("interrupted"):
+            out.print("      [red]an install was interrupted here[/]", soft_wrap=True)
+        if inst.get("fix"):
+            out.print(f"      fix: {inst['fix']}", soft_wrap=True)
+    runner = d["msd_run"]
+    if runner["on_path"]:
+        out.print(f"msd_run: {runner['path']}", soft_wrap=True)
+    else:
+        out.print(f"msd_run: [red]not on PATH[/] - {runner['fix']}", soft_wrap=True)
+
+
+def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir):
+    from msd_core.install.installer import install
+    from msd_core.install.source import resolve_source
+
+    target = _target(_scope(global_, local, verb), config_dir)
+    progress, cb = _progress_cb(json_output)
+    if progress is not None:
+        with progress:
+            result = install(target, source=resolve_source(content_dir), force=force, dry_run=dry_run, allow_symlink=allow_symlink, progress=cb)
+    else:
+        result = install(target, source=resolve_source(content_dir), force=force, dry_run=dry_run, allow_symlink=allow_symlink)
+    result.command = verb
+    render(result, json_output, _human_install)
+
+
+GLOBAL_HELP = "Install into the global Claude config folder (--config-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude)."
+LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the `msd` app."""
-    return None
+    """Add install, update, uninstall and status to the `msd` app."""
+
+    def make_install(verb: str, doc: str):
+        @errors_to_exit
+        def command(
+            global_: bool = typer.Option(False, "--global", "-g", help=GLOBAL_HELP),
+            local: bool = typer.Option(False, "--local", "-l", help=LOCAL_HELP),
+            config_dir: Optional[str] = typer.Option(None, "--config-dir", help="Use this Claude config folder."),
+            dry_run: bool = typer.Option(False, "--dry-run", help="Report the verdicts; write nothing."),
+            force: bool = typer.Option(False, "--force", help="Replace files you edited (saved to a backup folder first); rebuild a corrupt manifest."),
+            json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result with every per-file verdict."),
+            allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Install through a config folder that is a symlink."),
+            content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
+        ) -> None:
+            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir)
+
+        command.__doc__ = doc
+        return command
+
+    app.command("install")(make_install("install", "Install msd-core's skills, agents and workflows (or update an install, keeping your edits)."))
+    app.command("update")(make_install("update", "Update an install: same as `msd install`; your edits are merged or kept."))
+
+    @app.command("uninstall")
+    @errors_to_exit
+    def uninstall_cmd(
+        global_: bool = typer.Option(False, "--global", "-g", help="Remove the global install."),
+        local: bool = typer.Option(False, "--local", "-l", help="Remove ./.claude's install."),
+        config_dir: Optional[str] = typer.Option(None, "--config-dir", help="Use this Claude config folder."),
+        force: bool = typer.Option(False, "--force", help="Also remove files you edited."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Report what would be removed; change nothing."),
+        json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
+        allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Work through a config folder that is a symlink."),
+    ) -> None:
+        """Remove exactly the files msd installed; keep (and list) the ones you edited."""
+        from msd_core.install.uninstaller import uninstall
+
+        target = _target(_scope(global_, local, "uninstall"), config_dir)
+        result = uninstall(target, force=force, dry_run=dry_run, allow_symlink=allow_symlink)
+        render(result, json_output, _human_uninstall)
+
+    @app.command("status")
+    @errors_to_exit
+    def status_cmd(
+        config_dir: Optional[str] = typer.Option(None, "--config-dir", help="Global Claude config folder to inspect."),
+        json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
+    ) -> None:
+        """Show installs (global and ./.claude), modified/missing/unexpected files, and whether msd_run is on PATH."""
+        from msd_core.install.health import status
+
+        render(status(config_dir=config_dir), json_output, _human_status)
