@@ -152,3 +152,16 @@ def make_project(base: Path, config: dict | None = None, raw: str | None = None)
     elif config is not None:
         (base / ".planning" / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     return base
+
+
+def run_inproc(argv: list[str]) -> tuple[int, str, str]:
+    """Run msd_run's dispatcher in this process: (exit code, stdout, stderr). Fast path for tests."""
+    import contextlib
+    import io
+
+    from msd_core.run.dispatch import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()

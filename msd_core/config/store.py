@@ -46,6 +46,8 @@ class Layers:
     def lookup(self, key: str):
         """(value, source) for `key`; value is _MISSING when no layer and no schema has it."""
         parts = key.split(".")
+        if key not in schema.keys() and schema.is_prefix(key):
+            return _effective_subtree(self, key), "merged"
         for data, source in ((self.project, "project"), (self.user, "user")):
             if data is None:
                 continue
@@ -54,8 +56,6 @@ class Layers:
                 return coerce.normalize(key, found), source
         if key in schema.keys():
             return schema.default(key), "default"
-        if schema.is_prefix(key):
-            return _effective_subtree(self, key), "merged"
         return _MISSING, None
 
 
