@@ -1,0 +1,25 @@
+"""Content guards: `msd check content` and scripts/check_content.py.
+
+Every rule family has its own module and one entry point, `check(ctx) -> list[Violation]`:
+
+  sizes.py       size tiers (size_tiers.toml) and the 32,768-byte hard cap
+  partition.py   spine/detail partition: completeness, disjointness, registration, boundary moves
+  protected.py   `msd:protected` sentinels (partition rule d)
+  includes.py    `@` include lines resolve to shipped files; none in detail parts
+  commits.py     instructions that commit name their files
+  contract.py    every `msd_run ...` invocation parses with msd_run's real parser
+  shell.py       host-rendered shell context: only the `msd_run resolve <stem> --emit` line
+  flows.py       flows/*.toml validate (delegates to msd_core.flows.schema)
+  generated.py   registry.json and docs/INVENTORY.md are up to date (`--write` regenerates)
+
+Shared pieces: model.py (Violation, the content tree), textlines.py (line normalisation,
+code spans), tiers.py (the tier file), gitbase.py (the tree at `--base REV`), report.py
+(rendering), runner.py (runs them all).
+"""
+
+from __future__ import annotations
+
+from msd_core.checks.model import Violation
+from msd_core.checks.runner import CheckReport, run_checks
+
+__all__ = ["CheckReport", "Violation", "run_checks"]

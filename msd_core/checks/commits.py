@@ -1,0 +1,87 @@
+"""Rule `commit-scope`: every instruction that commits names its files.
+
+Fails, anywhere in a markdown content file (prose or code):
+  - `git add -A`, `git add --all`, `git add .`, `git add -u` / `--update` (stage everything);
+  - `git commit -a`, `--all`, or a short-option cluster holding `a` before any value option
+    (`-am`, `-av`); `-ma` is message "a" and passes;
+  - a commit helper call without its files argument: `msd_run commit` without `--files <path>`.
+A match preceded on its line, within 40 characters, by a negation (never, not, n't, avoid,
+instead of, forbidden) is a prohibition, not an instruction, and passes:
+"Never run `git add -A`" is fine.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from msd_core.checks.model import CheckContext, Violation
+
+RULE = "commit-scope"
+FIX = "stage the files by name: git add <file> <file> ... then git commit -m '...'"
+_END = r"(?=$|[\s;&|)`'\"])"
+_ADD = re.compile(r"\bgit\s+add\s+(?:-[-\w]*\s+)*?(-A|--all|-u|--update|\.)" + _END)
+_COMMIT = re.compile(r"\bgit\s+commit\b([^\n]*)")
+_HELPERS = {"msd_run commit": "--files"}  # helper -> the option that names the files
+_HELPER_RE = re.compile(r"\b(msd_run\s+commit)\b([^\n]*)")
+_NEGATION = re.compile(r"\b(never|not|avoid|instead of|forbidden|prohibited)\b|n't\b", re.IGNORECASE)
+_CUT = re.compile(r";|&&|\|\||\||`|\)")
+_VALUE_OPTS = set("mFCcS")  # short options of git commit that take a value
+
+
+def _negated(line: str, start: int) -> bool:
+    return bool(_NEGATION.search(line[max(0, start - 40):start]))
+
+
+def _tokens(rest: str) -> list[str]:
+    rest = _CUT.split(rest, 1)[0]
+    try:
+        return shlex.split(rest)
+    except ValueError:
+        return rest.split()
+
+
+def commit_all_flag(rest: str) -> str | None:
+    """The option that makes `git commit <rest>` commit every tracked change, if any."""
+    toks = _tokens(rest)
+    skip = False
+    for tok in toks:
+        if skip:
+            skip = False
+            continue
+        if tok == "--all":
+            return tok
+        if tok in ("--message", "--file", "--author", "--date", "--reuse-message", "--reedit-message"):
+            skip = True
+            continue
+        if tok.startswith("-") and not tok.startswith("--") and len(tok) > 1:
+            for ch in tok[1:]:
+                if ch == "a":
+                    return tok
+                if ch in _VALUE_OPTS:
+                    if tok.endswith(ch):
+                        skip = True
+                    break
+    return None
+
+
+def check(ctx: CheckContext) -> list[Violation]:
+    tree = ctx.tree
+    out: list[Violation] = []
+    for rel in tree.markdown_files():
+        for i, line in enumerate(tree.lines(rel), 1):
+            for m in _ADD.finditer(line):
+                if not _negated(line, m.start()):
+                    out.append(Violation(rel, i, RULE, f"`git add {m.group(1)}` stages every change, not named files", FIX))
+            for m in _COMMIT.finditer(line):
+                flag = commit_all_flag(m.group(1))
+                if flag and not _negated(line, m.start()):
+                    out.append(Violation(rel, i, RULE, f"`git commit {flag}` commits every tracked change, not named files", FIX))
+            for m in _HELPER_RE.finditer(line):
+                helper = " ".join(m.group(1).split())
+                opt = _HELPERS[helper]
+                toks = _tokens(m.group(2))
+                named = opt in toks and toks.index(opt) + 1 < len(toks) and not toks[toks.index(opt) + 1].startswith("-")
+                if not named and not _negated(line, m.start()):
+                    out.append(Violation(rel, i, RULE, f"`{helper}` without `{opt} <file>...` commits whatever is staged", f"pass the files: {helper} ... {opt} <file> <file>"))
+    return out

@@ -1,0 +1,58 @@
+"""Rule `flows`: every msd-core/flows/*.toml is a valid flow, and the content it names ships.
+
+Validation is msd_core.flows.schema's (`validate_flow_text(text, name) -> [(line, message)]`,
+name = the file's stem); this module only reports. When that module is absent (an older
+checkout) the file is only required to parse as TOML. Each `msd-core/...` path a valid flow
+names in `context_files` (schema.content_paths) must exist in this tree.
+"""
+
+from __future__ import annotations
+
+import tomllib
+
+from msd_core.checks.model import FLOW_RE, CheckContext, Violation
+
+RULE = "flows"
+FIX = "fix the flow file (see msd_core/flows/schema.py for the format)"
+
+
+def _validate(text: str, name: str) -> tuple[list[tuple[int, str]], list[str]]:
+    """(problems, content paths named) for one flow file."""
+    try:
+        from msd_core.flows import schema
+    except ImportError:
+        try:
+            tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            return [(getattr(exc, "lineno", 1) or 1, f"not valid TOML: {exc}")], []
+        return [], []
+    problems = list(schema.validate_flow_text(text, name))
+    paths: list[str] = []
+    if not problems and hasattr(schema, "content_paths"):
+        flow, _ = schema.parse_flow(text, name)
+        if flow is not None:
+            paths = schema.content_paths(flow)
+    return problems, paths
+
+
+def check(ctx: CheckContext) -> list[Violation]:
+    tree = ctx.tree
+    out: list[Violation] = []
+    existing = set(tree.files)
+    for rel in tree.files:
+        m = FLOW_RE.match(rel)
+        if not m:
+            continue
+        text = tree.text(rel)
+        if text is None:
+            out.append(Violation(rel, 0, RULE, "flow file is not UTF-8 text", FIX))
+            continue
+        problems, paths = _validate(text, m.group(1))
+        for line, message in problems:
+            out.append(Violation(rel, int(line or 0), RULE, message, FIX))
+        for path in paths:
+            target = path.rstrip("/")
+            if target not in existing and not any(f.startswith(target + "/") for f in existing):
+                line = next((i for i, ln in enumerate(text.splitlines(), 1) if path in ln), 0)
+                out.append(Violation(rel, line, RULE, f"context file {path!r} is not shipped in this tree", "name a shipped file or add it"))
+    return out
