@@ -1,0 +1,251 @@
+"""Structure of the eleven non-railroad commands, their workflows and the shared references.
+
+What a reviewer following the workflows on paper would check, mechanically: every include
+resolves to a shipped file, every `msd_run` line parses with the real parser, every
+`/msd-<name>` command, template and agent named exists, commits name their files, the
+budgets hold, and the guardrail sentinels are balanced.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+CONTENT = Path(__file__).resolve().parents[1] / "msd_core" / "content"
+CORE = CONTENT / "msd-core"
+STEMS = [
+    "discuss-phase", "verify-work", "progress", "quick", "pause-work", "resume-work",
+    "settings", "help", "map-codebase", "add-phase", "complete-milestone",
+]
+MY_REFERENCES = ["spawning-agents.md", "untrusted-input.md", "planning-files.md"]
+AGENTS = {"planner", "executor", "verifier", "phase-researcher", "project-researcher",
+          "plan-checker", "roadmapper", "codebase-mapper", "debugger"}
+TEMPLATES = {"project.md", "requirements.md", "roadmap.md", "state.md", "plan.md", "context.md",
+             "summary-minimal.md", "summary-standard.md", "summary-complex.md", "config.json"}
+# Commands of the whole suite (issue 4); the railroad three are written by another helper.
+ALL_COMMANDS = set(STEMS) | {"new-project", "plan-phase", "execute-phase"}
+INCLUDE_RE = re.compile(r"^@(\S+)\s*$")
+PLACEHOLDER_RE = re.compile(r"<[a-zA-Z][a-zA-Z0-9_-]*>")
+
+
+def _command(stem: str) -> Path:
+    return CONTENT / "commands" / "msd" / f"{stem}.md"
+
+
+def _workflow(stem: str) -> Path:
+    return CORE / "workflows" / f"{stem}.md"
+
+
+def my_files() -> list[Path]:
+    files = [_command(s) for s in STEMS] + [_workflow(s) for s in STEMS]
+    return files + [CORE / "references" / r for r in MY_REFERENCES]
+
+
+def _resolve_include(target: str, core: Path = CORE) -> Path | None:
+    if not target.startswith("~/.claude/msd-core/"):
+        return None
+    return core / target[len("~/.claude/msd-core/"):]
+
+
+def eager_window(path: Path, core: Path = CORE, seen: set | None = None) -> int:
+    """Bytes of a file plus everything it @-includes, recursively (each file once)."""
+    seen = set() if seen is None else seen
+    if path in seen:
+        return 0
+    seen.add(path)
+    total = len(path.read_bytes())
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = INCLUDE_RE.match(line)
+        if m and (inc := _resolve_include(m.group(1), core)) is not None and inc.is_file():
+            total += eager_window(inc, core, seen)
+    return total
+
+
+def msd_run_invocations(text: str) -> list[str]:
+    """`msd_run ...` command lines from inline code spans and fenced code blocks."""
+    found: list[str] = []
+    in_fence = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        chunks = [line] if in_fence else re.findall(r"`([^`]+)`", line)
+        for chunk in chunks:
+            idx = chunk.find("msd_run ")
+            if idx < 0:
+                continue
+            cmd = chunk[idx:]
+            cmd = re.split(r"\s(?:\|\||\||&&|;|>)\s", cmd)[0].strip()
+            found.append(cmd)
+    return found
+
+
+def parse_error(cmd: str) -> str | None:
+    """None when `cmd` parses with msd_run's real parser; else the reason."""
+    from msd_core.run import dispatch
+
+    tokens = shlex.split(PLACEHOLDER_RE.sub("1", cmd))
+    assert tokens[0] == "msd_run"
+    name, rest = tokens[1], tokens[2:]
+    if name not in dispatch.COMMANDS:
+        return f"unknown msd_run command {name!r}"
+    module = dispatch.COMMANDS[name][0]
+    try:
+        parser = dispatch.build_command_parser(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module:
+            return f"SKIP: {module} not written yet"
+        raise
+    try:
+        parser.parse_args(rest)
+    except SystemExit as exc:
+        return None if exc.code == 0 else f"argparse exit {exc.code}"
+    return None
+
+
+# --- the checker helpers can fail -------------------------------------------------------------
+
+def test_invocation_extractor_and_parser_catch_bad_lines(capsys):
+    text = "Run `msd_run state patch --no-such-flag x` then\n```\nmsd_run config get mode --raw || true\n```\n"
+    cmds = msd_run_invocations(text)
+    assert cmds == ["msd_run state patch --no-such-flag x", "msd_run config get mode --raw"]
+    assert parse_error(cmds[0]) is not None
+    assert parse_error(cmds[1]) is None
+    assert parse_error("msd_run frobnicate") == "unknown msd_run command 'frobnicate'"
+
+
+def test_eager_window_counts_includes_once(tmp_path):
+    core = tmp_path / "msd-core"
+    (core / "workflows").mkdir(parents=True)
+    (core / "workflows" / "w.md").write_text("x" * 100 + "\n@~/.claude/msd-core/workflows/w.md\n")
+    cmd = tmp_path / "c.md"
+    cmd.write_text("@~/.claude/msd-core/workflows/w.md\n@~/.claude/msd-core/workflows/w.md\n")
+    inc = len((core / "workflows" / "w.md").read_bytes())
+    assert eager_window(cmd, core) == len(cmd.read_bytes()) + inc
+
+
+# --- commands ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_command_frontmatter_and_includes(stem):
+    text = _command(stem).read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    _, fm, body = text.split("---\n", 2)
+    meta = yaml.safe_load(fm)
+    desc = meta["description"]
+    assert isinstance(desc, str) and 20 < len(desc) < 200 and desc.endswith(".")
+    assert set(meta) <= {"description", "argument-hint", "allowed-tools"}
+    lines = body.splitlines()
+    assert lines[0] == f"@~/.claude/msd-core/workflows/{stem}.md"
+    includes = [ln for ln in lines if ln.startswith("@")]
+    for inc in includes:
+        m = INCLUDE_RE.match(inc)
+        assert m, inc
+        target = _resolve_include(m.group(1))
+        assert target is not None and target.is_file(), f"{stem}: include {inc} names no shipped file"
+    # includes come first, as one block
+    assert lines[: len(includes)] == includes
+    assert "$ARGUMENTS" in body
+    # an unsplit workflow carries no shell-context line and no allowed-tools rule
+    assert not (CORE / "workflows" / stem / "detail").exists()
+    assert "allowed-tools" not in meta and "!`" not in text
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_eager_window_budget(stem):
+    assert eager_window(_command(stem)) <= 24 * 1024
+
+
+# --- every file ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", my_files(), ids=lambda p: p.name if "references" in p.parts else f"{p.parent.name}/{p.name}")
+def test_file_rules(path):
+    raw = path.read_bytes()
+    text = raw.decode("utf-8")
+    assert len(raw) <= 40_000
+    if path.parent.name == "workflows":
+        # partition rule for these workflows: whole (unsplit) while under ~12 KB
+        assert len(raw) <= 12 * 1024
+    assert "\r" not in text
+    assert "!`" not in text and "```!" not in text, "no shell context outside split skills"
+    # commits name their files
+    assert not re.search(r"git add (-A|--all|\.(\s|$|`))|git commit -a|git commit -am", text)
+    for line in text.splitlines():
+        if "git commit" in line and "`" in line:
+            assert re.search(r"git add \S+", line) or "git mv" in line, f"commit without named files: {line}"
+    # guardrail sentinels balanced
+    assert text.count("<!-- msd:protected:start -->") == text.count("<!-- msd:protected:end -->")
+    # no @ line in a workflow other than real includes
+    if path.parent.name in ("workflows", "references"):
+        assert not [ln for ln in text.splitlines() if ln.startswith("@")]
+
+
+@pytest.mark.parametrize("path", my_files(), ids=lambda p: p.name if "references" in p.parts else f"{p.parent.name}/{p.name}")
+def test_msd_run_lines_parse(path):
+    cmds = msd_run_invocations(path.read_text(encoding="utf-8"))
+    results = [(c, parse_error(c)) for c in cmds]
+    bad = [(c, err) for c, err in results if err and not err.startswith("SKIP")]
+    assert not bad, bad
+    pending = sorted({err for _, err in results if err and err.startswith("SKIP")})
+    if pending:
+        pytest.skip("; ".join(pending))
+
+
+@pytest.mark.parametrize("path", my_files(), ids=lambda p: p.name if "references" in p.parts else f"{p.parent.name}/{p.name}")
+def test_named_commands_templates_agents_exist(path):
+    text = path.read_text(encoding="utf-8")
+    for name in re.findall(r"(?<![\w.~-])/msd-([a-z][a-z-]*[a-z])", text):
+        assert name in ALL_COMMANDS, f"{path.name} names /msd-{name}"
+    for tpl in re.findall(r"msd-core/templates/([\w.-]+\w)", text):
+        assert tpl in TEMPLATES and (CORE / "templates" / tpl).is_file(), tpl
+    for agent in re.findall(r"\bmsd-([a-z][a-z-]*[a-z])\b", text):
+        if agent == "core":
+            continue
+        assert agent in AGENTS or agent in ALL_COMMANDS, f"{path.name} names msd-{agent}"
+    for agent in re.findall(r"msd_run agent-skills ([a-z-]+)", text):
+        assert agent in AGENTS
+
+
+def test_named_command_files_exist_for_whole_suite():
+    """Every command this content routes to is shipped (fails until the railroad three land)."""
+    missing = [c for c in sorted(ALL_COMMANDS) if not _command(c).is_file()]
+    assert not missing, f"commands named in content but not shipped: {missing}"
+
+
+# --- behaviour the brief asks each workflow to carry ----------------------------------------------
+
+REQUIRED = {
+    "discuss-phase": ["templates/context.md", "<NN>-CONTEXT.md", "Deferred", "Claude's Discretion", "/msd-plan-phase"],
+    "verify-work": ["<NN>-UAT.md", "/msd-plan-phase <n> --gaps", "One test at a time", "msd-debugger"],
+    "progress": ["msd_run state get", "msd_run history-digest --phase <n>", "msd_run next", "--next"],
+    "quick": [".planning/quick/<NNN>-<slug>", "msd-executor", "msd_run state patch", "git add <dir>/<NNN>-PLAN.md",
+              "--research", "--check"],
+    "pause-work": [".planning/phases/<NN>-<slug>/.continue-here.md", ".planning/.continue-here.md",
+                   'msd_run state patch --set-session "'],
+    "resume-work": ["msd_run state get", "msd_run next", ".continue-here.md"],
+    "settings": ["msd_run config list", "msd_run config set <key> <value>",
+                 "msd_run config set workflow.compact_content true", "less context is used up front"],
+    "help": ["/msd-new-project", "/msd-complete-milestone", "Typical path"],
+    "map-codebase": ["msd-codebase-mapper", "STACK.md", "ARCHITECTURE.md", "CONVENTIONS.md", "CONCERNS.md",
+                     "in ONE message"],
+    "add-phase": ["### Phase <n>: <Name>", "**Success Criteria**", ".planning/phases/<NN>-<slug>",
+                  "msd_run state patch"],
+    "complete-milestone": [".planning/milestones/<version>-ROADMAP.md", ".planning/milestones/<version>-REQUIREMENTS.md",
+                           ".planning/milestones/<version>-phases/", "PROJECT.md", "git tag -a <version>"],
+}
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_workflow_carries_its_job(stem):
+    text = _workflow(stem).read_text(encoding="utf-8")
+    missing = [s for s in REQUIRED[stem] if s not in text]
+    assert not missing, missing
+
+
+def test_help_lists_every_command():
+    text = _workflow("help").read_text(encoding="utf-8")
+    assert {c for c in ALL_COMMANDS if f"/msd-{c}" not in text} == set()
