@@ -1,0 +1,34 @@
+"""Helpers shared by the installer tests (imported by test_install_*.py; holds no tests)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "install" / "basic"
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every file (bytes) and folder (None) under root, by relative path; symlinks as 'L:<target>'."""
+    out: dict[str, bytes | None] = {}
+    root = Path(root)
+    if not root.exists():
+        return out
+    for dirpath, dirs, names in os.walk(root):
+        for d in dirs:
+            p = Path(dirpath, d)
+            out[str(p.relative_to(root)) + "/"] = ("L:" + os.readlink(p)).encode() if p.is_symlink() else None
+        for n in names:
+            p = Path(dirpath, n)
+            out[str(p.relative_to(root))] = ("L:" + os.readlink(p)).encode() if p.is_symlink() else p.read_bytes()
+    return out
+
+
+def copy_fixture(dest: Path, src: Path = FIXTURE) -> Path:
+    shutil.copytree(src, dest)
+    return dest
+
+
+def files_of(root: Path) -> list[str]:
+    return sorted(k for k, v in snapshot(root).items() if not k.endswith("/"))
