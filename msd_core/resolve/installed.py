@@ -23,7 +23,10 @@ class Install:
     manifest: Manifest
 
     def read(self, relpath: str) -> bytes:
-        return read_verified(self.config, self.manifest, relpath)
+        try:
+            return read_verified(self.config, self.manifest, relpath)
+        except OSError as exc:  # e.g. a folder where the part should be
+            raise IntegrityError(f"installed file {self.abspath(relpath)} cannot be read ({exc.strerror})") from None
 
     def abspath(self, relpath: str) -> str:
         return str(self.config.joinpath(*relpath.split("/")))
