@@ -96,6 +96,7 @@ class FakeInstall:
         data = {"manifest_version": 1, "package": "msd-core", "version": "0.0.0-test", "scope": "global",
                 "target": str(self.config), "runtime": "claude", "files": dict(sorted(self.files.items())),
                 "created_dirs": [], "registry": self.registry, "settings_permission": None}
+        self.root.mkdir(parents=True, exist_ok=True)
         self.manifest_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
