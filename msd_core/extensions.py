@@ -164,7 +164,7 @@ _INSTALL_CMD_RE = re.compile(
 )
 _OPTS_WITH_VALUE = {"-e", "--editable", "-r", "--requirement", "-c", "--constraint", "--filter", "-w",
                     "--workspace", "--index-url", "-i", "--target", "-t", "--prefix", "--registry"}
-_PKG_RE = re.compile(r"^@?[A-Za-z0-9][\w.@/+-]*(?:\[[\w,.-]+\])?(?:[=<>~^!]=?[\w.*+-]+)?$")
+_PKG_RE = re.compile(r"^@?[A-Za-z0-9][\w.@/+-]*(?:\[[\w,.-]+\])?(?:[=<>~^!:][\w.*+,<>=!~^ -]*)?$")
 
 
 def install_commands(text: str) -> list[str]:

@@ -374,6 +374,8 @@ def test_install_commands_reader():
     assert install_commands("uv add --dev pytest ruff") == ["uv add pytest"]
     assert install_commands("pnpm add react-markdown --filter @web/app") == ["pnpm add react-markdown"]
     assert install_commands('uv add "fastapi[standard]" pydantic') == ["uv add fastapi[standard]"]
+    assert install_commands('    uv add "pyjwt>=2.9,<3" bcrypt') == ['uv add pyjwt>=2.9,<3']
+    assert install_commands("npm install zod@^3") == ["npm install zod@^3"]
     assert install_commands("we ran pip install earlier") == []
     assert install_commands("npm install # nothing new") == []
 
