@@ -94,7 +94,7 @@ def _emit(args) -> int:
         else:
             reason = f"internal error: {type(exc).__name__}"
         out = emit.notice(reason) + "\n"
-    if not out.endswith("\n"):
+    if out and not out.endswith("\n"):
         out += "\n"
     try:
         sys.stdout.write(out)
