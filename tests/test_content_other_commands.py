@@ -249,3 +249,37 @@ def test_workflow_carries_its_job(stem):
 def test_help_lists_every_command():
     text = _workflow("help").read_text(encoding="utf-8")
     assert {c for c in ALL_COMMANDS if f"/msd-{c}" not in text} == set()
+
+
+# --- formats other workflows and code parse ---------------------------------------------------------
+
+def _fenced_markdown(stem: str) -> str:
+    text = _workflow(stem).read_text(encoding="utf-8")
+    m = re.search(r"```markdown\n(.*?)\n```", text, re.S)
+    assert m, f"{stem} has no ```markdown example"
+    return m.group(1)
+
+
+def test_uat_example_parses():
+    example = _fenced_markdown("verify-work")
+    fm = yaml.safe_load(example.split("---\n")[1])
+    assert fm["status"] == "testing" and fm["phase"] == "03-payments"
+    gaps = yaml.safe_load(example.split("## Gaps\n", 1)[1])
+    assert isinstance(gaps, list) and gaps
+    issue_tests = {int(n) for n, r in re.findall(r"^### (\d+)\.[^\n]*\n(?:[^\n]*\n)*?result: (\w+)", example, re.M)
+                   if r == "issue"}
+    assert issue_tests == {g["test"] for g in gaps} == {2}
+    for gap in gaps:
+        assert gap["id"] == f"U{gap['test']}"
+        assert {"truth", "status", "reason", "severity", "root_cause", "artifacts", "missing"} <= set(gap)
+    summary = yaml.safe_load(example.split("## Summary\n", 1)[1].split("\n## ", 1)[0])
+    assert set(summary) == {"total", "passed", "issues", "skipped", "pending"}
+
+
+def test_handoff_example_parses():
+    example = _fenced_markdown("pause-work")
+    fm = yaml.safe_load(example.split("---\n")[1])
+    assert set(fm) == {"phase", "plan", "task", "total_tasks", "status", "last_updated"}
+    for heading in ("## Current State", "## Completed", "## Remaining", "## Decisions", "## Blockers",
+                    "## Next Action"):
+        assert f"\n{heading}\n" in example
