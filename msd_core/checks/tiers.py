@@ -33,9 +33,12 @@ class Tiers:
         return None if t == CAP_TIER else KINDS[kind][t]
 
 
-def _line_of(text: str, needle: str) -> int:
+def _line_of(text: str, needle: str, nth: int = 1) -> int:
+    """Line of the nth occurrence of needle (1 when not found)."""
+    seen = 0
     for i, line in enumerate(text.splitlines(), 1):
-        if needle in line:
+        seen += line.count(needle)
+        if seen >= nth:
             return i
     return 1
 
@@ -56,6 +59,7 @@ def parse_tiers(text: str) -> Tiers:
         if not isinstance(section, dict):
             tiers.problems.append((_line_of(text, kind), f"`{kind}` must be a table"))
             continue
+        listed: list[list[str]] = []
         for tier, names in section.items():
             if tier not in limits:
                 tiers.problems.append((_line_of(text, f"{tier} ="), f"unknown {kind} tier {tier!r} (known: {', '.join(limits)})"))
@@ -63,9 +67,12 @@ def parse_tiers(text: str) -> Tiers:
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
                 tiers.problems.append((_line_of(text, f"{tier} ="), f"[{kind}] {tier} must be a list of names"))
                 continue
+            listed.append([])
             for name in names:
                 if name in tiers.members[kind]:
-                    tiers.problems.append((_line_of(text, f'"{name}"'), f"{name!r} is listed in two {kind} tiers"))
+                    nth = sum(name in ns for ns in listed) + 1
+                    tiers.problems.append((_line_of(text, f'"{name}"', nth), f"{name!r} is listed in two {kind} tiers"))
                     continue
                 tiers.members[kind][name] = tier
+                listed[-1].append(name)
     return tiers
