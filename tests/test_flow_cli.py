@@ -119,7 +119,7 @@ def test_state_keeps_other_workflows_and_custom_state_file(msd_run, install, pro
 def test_held_lock_is_exit_4(msd_run, install, project):
     import filelock
 
-    lock = filelock.FileLock(str(project / ".planning" / ".msd" / "state.lock"))
+    lock = filelock.FileLock(str(project / ".planning" / ".msd" / "flow-state.lock"))
     (project / ".planning" / ".msd").mkdir(parents=True, exist_ok=True)
     with lock.acquire(timeout=1):
         r = msd_run(["step-done", "--workflow", "plan-phase", "--root", str(install), "--step", "load-context",

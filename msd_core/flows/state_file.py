@@ -7,7 +7,7 @@
 
 Other workflows' entries and unknown top-level keys are kept as they are. A file that does
 not parse is reported (exit 2) and never rewritten. Writes are atomic and made under a lock
-(`<project>/.planning/.msd/state.lock` for the default file, `<file>.lock` beside a custom one).
+(`<project>/.planning/.msd/flow-state.lock` for the default file, `<file>.lock` beside a custom one).
 
 Standard library only (filelock is loaded when a write takes the lock).
 """
@@ -41,7 +41,7 @@ def state_path(project_root: Path, state_file: str | os.PathLike | None, cwd: Pa
 
 def lock_path(project_root: Path, state: Path) -> Path:
     if state == default_state_path(project_root):
-        return paths.project_state_dir(project_root) / "state.lock"
+        return paths.project_state_dir(project_root) / "flow-state.lock"
     return state.with_name(state.name + ".lock")
 
 

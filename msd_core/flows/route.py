@@ -1,0 +1,292 @@
+"""`msd_run next`: what the project should do next, decided from its `.planning/` files.
+
+Rules, first match wins:
+
+ 1. no `.planning/` at or above cwd, or neither PROJECT.md nor ROADMAP.md in it
+                                                   -> new-project
+ 2. a paused session: `.planning/.continue-here*.md`, a `.continue-here*.md` in the
+    current phase's folder, or STATE.md with both `Stopped at:` and a `Resume file:`
+    naming an existing file inside the project that is not a finished output
+    (*-SUMMARY.md, *-VERIFICATION.md, *-UAT.md)     -> resume-work
+ 3. PROJECT.md without ROADMAP.md                   -> new-project (finish the roadmap)
+ 4. the current phase = the first phase, in number order, of ROADMAP.md's phase list
+    and the current `phases/` folders that is not done:
+      no PLAN and no CONTEXT.md                    -> discuss-phase
+      no PLAN (CONTEXT.md present)                 -> plan-phase
+      a PLAN without its SUMMARY                   -> execute-phase
+      all summarised, no VERIFICATION/UAT (and workflow.verifier on)
+                                                   -> verify-work
+      verification reports gaps (status gaps_found / diagnosed) and no SUMMARY is newer
+      than it                                      -> plan-gaps (plan-phase --gaps)
+      gaps, but SUMMARYs written after it          -> verify-work (verify the fixes)
+    A phase is done when ROADMAP.md checks it, or when it is summarised and verified
+    without gaps (or the verifier is off). A phase that is not done but lies before the
+    last phase holding a SUMMARY was passed over (the project moved on): it is listed in
+    `passed_over`, not routed to.
+ 5. every phase done: STATE.md says the milestone is archived / between milestones
+                                                   -> new-milestone
+                     otherwise                     -> complete-milestone
+
+Every answer has `route`, `command`, `reason`; phase answers add `phase`. Files that cannot
+be read are skipped and named in `skipped`. Nothing is written. Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from msd_core import paths
+
+MAX_READ = 2 * 1024 * 1024
+FINISHED_SUFFIXES = ("-SUMMARY.md", "-VERIFICATION.md", "-UAT.md", "SUMMARY.md", "VERIFICATION.md", "UAT.md")
+NONE_WORDS = {"", "none", "n/a", "na", "-", "—", "null", "tbd", "nothing"}
+GAP_STATUSES = {"gaps_found", "gaps", "diagnosed", "failed", "issues_found"}
+ARCHIVED_RE = re.compile(r"archived|between milestones|new[-_ ]milestone|next milestone|no active milestone|milestone[^.\n]{0,40}(shipped|complete)", re.I)
+_STATUS_RE = re.compile(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
+
+
+@dataclass
+class PhaseInfo:
+    number: str
+    name: str = ""
+    folder: Path | None = None
+    roadmap_done: bool = False
+    plans: list[str] = field(default_factory=list)
+    unsummarised: list[str] = field(default_factory=list)
+    summaries: int = 0
+    has_context: bool = False
+    verification: Path | None = None
+    verification_status: str | None = None
+    newest_summary_mtime: float = 0.0
+
+    def to_json(self, root: Path) -> dict:
+        out = {"number": self.number, "name": self.name, "plans": len(self.plans), "summaries": self.summaries}
+        if self.folder is not None:
+            out["folder"] = str(self.folder.relative_to(root))
+        if self.unsummarised:
+            out["unsummarised"] = self.unsummarised
+        if self.verification is not None:
+            out["verification"] = str(self.verification.relative_to(root))
+            if self.verification_status:
+                out["verification_status"] = self.verification_status
+        return out
+
+
+def _read(path: Path, skipped: list[dict], root: Path) -> str | None:
+    try:
+        if path.is_symlink():
+            skipped.append({"file": str(path.relative_to(root)), "reason": "symlink not followed"})
+            return None
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_READ + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        skipped.append({"file": str(path.relative_to(root)), "reason": exc.strerror or str(exc)})
+        return None
+    if len(raw) > MAX_READ:
+        skipped.append({"file": str(path.relative_to(root)), "reason": f"larger than {MAX_READ} bytes"})
+        return None
+    return raw.decode("utf-8", errors="replace")
+
+
+def _files(folder: Path) -> list[os.DirEntry]:
+    try:
+        return sorted((e for e in os.scandir(folder) if e.is_file(follow_symlinks=False)), key=lambda e: e.name)
+    except OSError:
+        return []
+
+
+def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path) -> None:
+    from msd_core.planning.discovery import plan_id
+
+    entries = _files(info.folder)
+    names = {e.name for e in entries}
+    summaries = [e for e in entries if e.name.endswith("-SUMMARY.md") or e.name == "SUMMARY.md"]
+    info.summaries = len(summaries)
+    summarised = {plan_id(Path(e.name)) for e in summaries}
+    for e in entries:
+        if e.name.endswith("-PLAN.md") or e.name == "PLAN.md":
+            pid = plan_id(Path(e.name)) if e.name != "PLAN.md" else "PLAN"
+            info.plans.append(e.name)
+            if pid not in summarised and not (e.name == "PLAN.md" and "SUMMARY.md" in names):
+                info.unsummarised.append(e.name)
+    info.has_context = any(e.name.endswith("CONTEXT.md") for e in entries)
+    if summaries:
+        info.newest_summary_mtime = max(e.stat(follow_symlinks=False).st_mtime for e in summaries)
+    checks = [e for e in entries if e.name.endswith("VERIFICATION.md")] or [e for e in entries if e.name.endswith("UAT.md")]
+    if checks:
+        newest = max(checks, key=lambda e: e.stat(follow_symlinks=False).st_mtime)
+        info.verification = Path(newest.path)
+        text = _read(info.verification, skipped, root)
+        if text is not None:
+            m = _STATUS_RE.search(text[:4000])
+            info.verification_status = m.group(1).lower() if m else None
+
+
+def _verifier_on(cwd: Path, notes: list[str]) -> bool:
+    try:
+        from msd_core.config import store
+
+        return bool(store.get_value("workflow.verifier", cwd))
+    except Exception as exc:  # corrupt config: route on the default and say so
+        message = getattr(exc, "message", str(exc))
+        notes.append(f"config not read ({message}); assuming workflow.verifier = true")
+        return True
+
+
+def _phase_state(info: PhaseInfo, verifier: bool) -> str:
+    if info.roadmap_done:
+        return "done"
+    if not info.plans:
+        return "plan" if info.has_context else "discuss"
+    if info.unsummarised:
+        return "execute"
+    if info.verification is None:
+        return "verify" if verifier else "done"
+    if info.verification_status in GAP_STATUSES:
+        if info.newest_summary_mtime > info.verification.stat().st_mtime:
+            return "reverify"
+        return "gaps"
+    return "done"
+
+
+def _field(text: str, name: str) -> str | None:
+    from msd_core.planning.state import state_get
+
+    hit = state_get(text, name)
+    if not hit or "value" not in hit:
+        return None
+    value = hit["value"]
+    return str(value).strip() if value is not None else None
+
+
+def _resume_target(value: str | None, root: Path) -> Path | None:
+    if value is None:
+        return None
+    cleaned = value.strip().strip("`'\"*").strip()
+    if cleaned.lower() in NONE_WORDS or " " in cleaned or len(cleaned) > 300:
+        return None
+    try:
+        target = (root / cleaned).resolve()
+    except (OSError, ValueError):
+        return None
+    base = root.resolve()
+    if target != base and base not in target.parents:
+        return None
+    if not target.exists() or target.name.endswith(FINISHED_SUFFIXES):
+        return None
+    return target
+
+
+def _answer(route: str, command: str, reason: str, **extra) -> dict:
+    out = {"route": route, "command": command, "reason": reason}
+    out.update({k: v for k, v in extra.items() if v is not None})
+    return out
+
+
+def decide(cwd: str | os.PathLike | None = None) -> dict:
+    from msd_core.flows.roadmap import phase_sort_key, roadmap_phases
+    from msd_core.planning.discovery import phase_dirs
+
+    base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
+    root = paths.find_project_root(base)
+    if root is None:
+        return _answer("new-project", "/msd-new-project", f"no .planning/ folder at or above {base}")
+    planning = paths.planning_dir(root)
+    skipped: list[dict] = []
+    notes: list[str] = []
+    has_project = (planning / "PROJECT.md").is_file()
+    has_roadmap = (planning / "ROADMAP.md").is_file()
+    common = {"project_root": str(root)}
+    if not has_project and not has_roadmap:
+        return _answer("new-project", "/msd-new-project", ".planning/ holds neither PROJECT.md nor ROADMAP.md", **common)
+
+    # phases: the roadmap's list plus the current phase folders
+    roadmap_text = _read(planning / "ROADMAP.md", skipped, root) if has_roadmap else None
+    phases: dict[str, PhaseInfo] = {}
+    for rp in roadmap_phases(roadmap_text or ""):
+        phases[rp.number] = PhaseInfo(rp.number, rp.name, roadmap_done=rp.done)
+    for pd in phase_dirs(planning):
+        if pd.milestone is not None or pd.number is None:
+            continue
+        info = phases.setdefault(pd.number, PhaseInfo(pd.number, pd.slug))
+        if info.folder is None:
+            info.folder = pd.path
+            info.name = info.name or pd.slug
+    for info in phases.values():
+        if info.folder is not None:
+            _scan_phase(info, skipped, root)
+    ordered = sorted(phases.values(), key=lambda p: phase_sort_key(p.number))
+    verifier = _verifier_on(base, notes)
+    states = [(p, _phase_state(p, verifier)) for p in ordered]
+    last_active = max((i for i, p in enumerate(ordered) if p.summaries), default=-1)
+    passed_over = [p.number for i, (p, s) in enumerate(states) if s != "done" and i < last_active]
+    current = next(((p, s) for i, (p, s) in enumerate(states) if s != "done" and i >= last_active), None)
+    done_count = sum(1 for _, s in states if s == "done")
+    common.update({"phases_total": len(ordered), "phases_done": done_count})
+    if passed_over:
+        common["passed_over"] = passed_over
+    if skipped:
+        common["skipped"] = skipped
+    if notes:
+        common["notes"] = notes
+
+    # paused sessions
+    handoffs = [e for e in _files(planning) if e.name.startswith(".continue-here") and e.name.endswith(".md")]
+    if current is not None and current[0].folder is not None:
+        handoffs += [e for e in _files(current[0].folder) if e.name.startswith(".continue-here") and e.name.endswith(".md")]
+    if handoffs:
+        rel = str(Path(handoffs[0].path).relative_to(root))
+        return _answer("resume-work", "/msd-resume-work", f"a paused session left {rel}", resume_file=rel, **common)
+    state_text = _read(planning / "STATE.md", skipped, root)
+    if state_text is not None:
+        stopped = _field(state_text, "Stopped at")
+        target = _resume_target(_field(state_text, "Resume file"), root)
+        if stopped and stopped.lower() not in NONE_WORDS and target is not None:
+            rel = str(target.relative_to(root.resolve()))
+            return _answer("resume-work", "/msd-resume-work",
+                           f"STATE.md stopped at \"{stopped[:120]}\" with resume file {rel}", resume_file=rel, **common)
+
+    if not has_roadmap:
+        return _answer("new-project", "/msd-new-project", "PROJECT.md exists but ROADMAP.md does not: finish the project setup", **common)
+
+    if current is None:
+        status = (_field(state_text, "Status") or "") if state_text else ""
+        fm = re.search(r"^status:\s*(.+)$", state_text or "", re.M)
+        signal = " ".join(x for x in (status, fm.group(1) if fm else "") if x)
+        if not ordered:
+            return _answer("new-milestone", "/msd-add-phase", "ROADMAP.md lists no phases: add the first phase", **common)
+        tally = f"{done_count} of {len(ordered)} phases done" + (f", {len(passed_over)} passed over" if passed_over else "")
+        if signal and ARCHIVED_RE.search(signal):
+            return _answer("new-milestone", "/msd-add-phase",
+                           f"no phase is left to do ({tally}) and STATE.md says \"{signal[:100]}\": start the next milestone", **common)
+        return _answer("complete-milestone", "/msd-complete-milestone",
+                       f"no phase is left to do ({tally}): complete the milestone", **common)
+
+    info, state = current
+    n = info.number
+    label = f"phase {n}" + (f" ({info.name})" if info.name else "")
+    previous = [p for p, s in states if s == "done" and phase_sort_key(p.number) < phase_sort_key(n)]
+    after = f"; phase {previous[-1].number} is done" if previous and state in ("discuss", "plan") else ""
+    extra = {"phase": info.to_json(root), **common}
+    if state == "discuss":
+        return _answer("discuss-phase", f"/msd-discuss-phase {n}", f"{label} has no CONTEXT.md and no plans yet{after}", **extra)
+    if state == "plan":
+        return _answer("plan-phase", f"/msd-plan-phase {n}", f"{label} has a CONTEXT.md but no PLAN files{after}", **extra)
+    if state == "execute":
+        left = len(info.unsummarised)
+        return _answer("execute-phase", f"/msd-execute-phase {n}",
+                       f"{label}: {left} of {len(info.plans)} plans have no SUMMARY ({', '.join(info.unsummarised[:3])}"
+                       + (", ..." if left > 3 else "") + ")", **extra)
+    if state == "verify":
+        return _answer("verify-work", f"/msd-verify-work {n}",
+                       f"{label}: all {len(info.plans)} plans are summarised but there is no VERIFICATION or UAT file", **extra)
+    if state == "reverify":
+        return _answer("verify-work", f"/msd-verify-work {n}",
+                       f"{label}: summaries were written after its verification reported {info.verification_status}: verify the fixes", **extra)
+    return _answer("plan-gaps", f"/msd-plan-phase {n} --gaps",
+                   f"{label}: verification reports {info.verification_status}: plan the gap fixes", **extra)

@@ -1,0 +1,28 @@
+"""`msd_run next [--cwd DIR]`: what the project should do next, and why.
+
+    -> {"route": "execute-phase", "command": "/msd-execute-phase 3", "reason": "...", "phase": {...}}
+
+Routes: new-project, resume-work, discuss-phase, plan-phase, execute-phase, verify-work,
+plan-gaps, complete-milestone, new-milestone. The rules live in msd_core.flows.route.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
+    parser.add_argument("--raw", action="store_true", help="print only the command")
+
+
+def run(args):
+    from pathlib import Path
+
+    from msd_core.errors import UsageError
+    from msd_core.flows.route import decide
+
+    if args.cwd and not Path(args.cwd).expanduser().is_dir():
+        raise UsageError(f"--cwd {args.cwd} is not a folder")
+    answer = decide(args.cwd)
+    return answer["command"] if args.raw else answer
