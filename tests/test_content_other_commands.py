@@ -8,7 +8,9 @@ budgets hold, and the guardrail sentinels are balanced.
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import shlex
 from pathlib import Path
 
@@ -283,3 +285,52 @@ def test_handoff_example_parses():
     for heading in ("## Current State", "## Completed", "## Remaining", "## Decisions", "## Blockers",
                     "## Next Action"):
         assert f"\n{heading}\n" in example
+
+
+def _project_from_templates(root: Path) -> Path:
+    """A two-phase project rendered from the shipped templates, phase 1 planned and summarised."""
+
+    tpl = CORE / "templates"
+    values = {"Name": "Auth", "n": "1", "total_phases": "2", "phase_name": "Auth", "project_name": "Demo"}
+
+    def fill(text: str) -> str:
+        return re.sub(r"\{\{([^{}]*)\}\}", lambda m: values.get(m.group(1).strip(), "filled"), text)
+
+    planning = root / ".planning"
+    planning.mkdir(parents=True)
+    for src, dst in [("project.md", "PROJECT.md"), ("requirements.md", "REQUIREMENTS.md"),
+                     ("roadmap.md", "ROADMAP.md"), ("state.md", "STATE.md")]:
+        (planning / dst).write_text(fill((tpl / src).read_text(encoding="utf-8")))
+    shutil.copy(tpl / "config.json", planning / "config.json")
+    phase = planning / "phases" / "01-auth"
+    phase.mkdir(parents=True)
+    (phase / "01-01-PLAN.md").write_text("---\nphase: 01-auth\nplan: 01\n---\n<tasks></tasks>\n")
+    (phase / "01-01-SUMMARY.md").write_text("---\nphase: 01-auth\nplan: 01\n---\n# Summary\n")
+    return phase
+
+
+@pytest.mark.parametrize("status, route", [("issues_found", "plan-gaps"), ("diagnosed", "plan-gaps"),
+                                           ("complete", "discuss-phase")])
+def test_router_reads_the_uat_status_this_workflow_writes(tmp_path, msd_run, status, route):
+    pytest.importorskip("msd_core.run.cmd_next", reason="msd_run next not written yet")
+    phase = _project_from_templates(tmp_path)
+    example = _fenced_markdown("verify-work")
+    example = re.sub(r"^status: testing.*$", f"status: {status}", example, count=1, flags=re.M)
+    (phase / "01-UAT.md").write_text(example + "\n")
+    res = msd_run(["next", "--cwd", str(tmp_path)])
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["route"] == route, out
+    if route == "plan-gaps":
+        assert out["command"] == "/msd-plan-phase 1 --gaps"
+
+
+@pytest.mark.parametrize("where", [".planning/.continue-here.md", ".planning/phases/01-auth/.continue-here.md"])
+def test_router_resumes_from_the_handoff_pause_work_writes(tmp_path, msd_run, where):
+    pytest.importorskip("msd_core.run.cmd_next", reason="msd_run next not written yet")
+    _project_from_templates(tmp_path)
+    (tmp_path / where).write_text(_fenced_markdown("pause-work") + "\n")
+    res = msd_run(["next", "--cwd", str(tmp_path)])
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["route"] == "resume-work" and out["command"] == "/msd-resume-work", out
