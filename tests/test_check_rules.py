@@ -270,6 +270,8 @@ def test_commit_scope_patterns(tree, text, bad):
     ("`msd_run no-such-command`", True),
     ("`msd_run <command> get`", True),
     ("`msd_run config get 'unterminated`", True),
+    ("`msd_run state patch --set-session \"plan <NN>-<PP> at task <n>\"`", False),
+    ("`msd_run config get <key> <value> <extra>`", True),
 ])
 def test_contract_invocations(tree, text, bad):
     ref = tree / "msd-core/references/gate.md"

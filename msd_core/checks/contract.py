@@ -6,8 +6,9 @@ command (at the start, or after whitespace, `;&|(`$!"'/`) begins an invocation, 
 follows `command -v`, `which` or `type` (a PATH probe). A bare `msd_run` with nothing after it
 names the tool and is skipped.
 
-Placeholder convention (docs/CONTRACTS.md): `<like-this>` (lower-case, digits, hyphens in
-angle brackets) stands for a run-time value, and so does a whole-token shell expansion
+Placeholder convention (docs/CONTRACTS.md): `<like-this>` (a word of letters, digits,
+hyphens in angle brackets; lower-case by convention, `<NN>`/`<PP>` as in project file names
+are accepted too) stands for a run-time value, and so does a whole-token shell expansion
 (`$PHASE`, `"${PLAN}"`, `$(...)`, `$ARGUMENTS`, `$1`). Each is replaced by a neutral value
 before parsing: first "1" (valid for numbers and text), then "x" when that fails.
 
@@ -28,7 +29,7 @@ from msd_core.checks.model import CheckContext, Violation
 from msd_core.checks.textlines import code_segments, short
 
 RULE = "contract"
-PLACEHOLDER = re.compile(r"<[a-z][a-z0-9-]*>")
+PLACEHOLDER = re.compile(r"<[A-Za-z][A-Za-z0-9_-]*>")
 MARK = "__msd_placeholder__"
 NEUTRALS = ("1", "x")
 _START = re.compile(r"(?:^|(?<=[\s;&|(`$!\"'/]))msd_run(?![\w-])")
