@@ -20,7 +20,8 @@ Rules, first match wins:
       than it                                      -> plan-gaps (plan-phase --gaps)
       gaps, but SUMMARYs written after it          -> verify-work (verify the fixes)
     A phase is done when ROADMAP.md checks it, or when it is summarised and verified
-    without gaps (or the verifier is off). A phase that is not done but lies before the
+    without gaps (or the verifier is off), or when it is fully summarised and a later
+    phase holds a SUMMARY. A phase that is still not done but lies before the
     last phase holding a SUMMARY was passed over (the project moved on): it is listed in
     `passed_over`, not routed to.
  5. every phase done: STATE.md says the milestone is archived / between milestones
@@ -224,6 +225,9 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     verifier = _verifier_on(base, notes)
     states = [(p, _phase_state(p, verifier)) for p in ordered]
     last_active = max((i for i, p in enumerate(ordered) if p.summaries), default=-1)
+    # before the last phase with a SUMMARY, a fully summarised phase counts as done
+    states = [(p, "done" if i < last_active and s in ("verify", "reverify", "gaps") else s)
+              for i, (p, s) in enumerate(states)]
     passed_over = [p.number for i, (p, s) in enumerate(states) if s != "done" and i < last_active]
     current = next(((p, s) for i, (p, s) in enumerate(states) if s != "done" and i >= last_active), None)
     done_count = sum(1 for _, s in states if s == "done")
