@@ -334,3 +334,13 @@ def test_router_resumes_from_the_handoff_pause_work_writes(tmp_path, msd_run, wh
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["route"] == "resume-work" and out["command"] == "/msd-resume-work", out
+
+
+def test_partition_rules_record_every_workflow_and_match_the_tree():
+    doc = (CONTENT.parents[1] / "docs" / "PARTITION-RULES.md").read_text(encoding="utf-8")
+    decisions = dict(re.findall(r"^\| ([a-z][a-z-]*) \| (whole|\*\*split\*\*)", doc, re.M))
+    shipped = sorted(p.stem for p in (CORE / "workflows").glob("*.md"))
+    assert sorted(decisions) == shipped
+    for stem, decision in decisions.items():
+        split_on_disk = (CORE / "workflows" / stem / "detail").is_dir()
+        assert split_on_disk == (decision != "whole"), stem
