@@ -359,3 +359,64 @@ def test_non_utf8_text_is_a_violation(tree):
     (tree / "msd-core/references/latin.md").write_bytes(b"caf\xe9\n")
     report = run_checks(tree, write=True)
     assert {(v.rule, v.file) for v in report.violations} == {("encoding", "msd-core/references/latin.md")}
+
+
+# --- guards on the checker's own inputs --------------------------------------------------------
+
+
+def test_command_whose_module_is_missing_is_unknown(tree, monkeypatch):
+    from msd_core.run import dispatch
+
+    monkeypatch.setitem(dispatch.COMMANDS, "ghost", ("msd_core.run.cmd_ghost_does_not_exist", "test"))
+    ref = tree / "msd-core/references/gate.md"
+    ref.write_text(ref.read_text() + "`msd_run ghost`\n")
+    report = run_checks(tree, write=True)
+    [v] = [v for v in report.violations if v.rule == "contract"]
+    assert (v.file, v.line) == ("msd-core/references/gate.md", 4)
+    assert "unknown msd_run command 'ghost'" in v.message
+
+
+def test_command_whose_module_fails_to_import_is_a_violation_not_a_crash(tree, tmp_path, monkeypatch):
+    from msd_core.run import dispatch
+
+    pkg = tmp_path / "mods"
+    pkg.mkdir()
+    (pkg / "broken_cmd_for_test.py").write_text("raise RuntimeError('half written')\n")
+    monkeypatch.syspath_prepend(str(pkg))
+    monkeypatch.setitem(dispatch.COMMANDS, "broken", ("broken_cmd_for_test", "test"))
+    ref = tree / "msd-core/references/gate.md"
+    ref.write_text(ref.read_text() + "`msd_run broken --x`\n")
+    [v] = [v for v in run_checks(tree, write=True).violations if v.rule == "contract"]
+    assert "failed to load" in v.message and "half written" in v.message
+
+
+def test_unclosed_frontmatter_fails_the_shell_context_check(tree):
+    cmd = tree / "commands/msd/plan.md"
+    cmd.write_text(cmd.read_text().replace("allowed-tools: Read, Write, Bash(msd_run resolve plan --emit *)\n---\n",
+                                           "allowed-tools: Read, Write, Bash(msd_run resolve plan --emit *)\n"))
+    assert check_rule(tree, "shell-context") == {("commands/msd/plan.md", 1)}
+
+
+def test_flows_fall_back_to_toml_parsing_without_the_schema_module(tree, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "msd_core.flows.schema", None)  # import now raises ImportError
+    flow = tree / "msd-core/flows/plan.toml"
+    assert check_rule(tree, "flows") == set()
+    flow.write_text(flow.read_text() + "\n[[steps]\n")
+    assert check_rule(tree, "flows") == {("msd-core/flows/plan.toml", 16)}  # 14 lines + blank + [[steps]
+
+
+def test_unreadable_generated_file_is_stale(tree):
+    (tree / "msd-core/registry.json").write_bytes(b"\xff\xfe{}")
+    report = run_checks(tree)
+    assert ("generated", "msd-core/registry.json", 0) in triples(report)
+
+
+def test_missing_tier_file_for_the_shipped_layout_is_a_usage_error(tmp_path):
+    from msd_core.errors import UsageError
+
+    root = tmp_path / "msd_core" / "content"
+    shutil.copytree(FIXTURES / "pass", root)
+    with pytest.raises(UsageError):
+        run_checks(root)

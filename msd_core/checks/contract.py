@@ -54,6 +54,11 @@ def cut_invocation(rest: str) -> str:
                 quote = None
             i += 1
             continue
+        if ch == "<":
+            ph = PLACEHOLDER.match(rest, i)
+            if ph:  # a placeholder, not a redirection
+                i = ph.end()
+                continue
         if ch in "'\"":
             quote = ch
         elif ch == "\\":
@@ -79,8 +84,7 @@ def cut_invocation(rest: str) -> str:
 
 
 def invocations(text: str) -> list[str]:
-    """Every msd_run invocation in a code segment, as the text after `msd_run` (placeholders marked)."""
-    text = PLACEHOLDER.sub(MARK, text)
+    """Every msd_run invocation in a code segment, as the text after `msd_run`."""
     out = []
     for m in _START.finditer(text):
         if _PROBE.search(text[: m.start()]):
@@ -95,7 +99,7 @@ def split_args(body: str) -> list[str] | str:
         toks = shlex.split(body)
     except ValueError as exc:
         return f"cannot split the command line: {exc}"
-    return [MARK if _EXPANSION.match(t) else t for t in toks]
+    return [MARK if _EXPANSION.match(t) else PLACEHOLDER.sub(MARK, t) for t in toks]
 
 
 class ParserCache:
@@ -176,7 +180,7 @@ def check(ctx: CheckContext) -> list[Violation]:
                     continue  # the bare name of the tool, not a call
                 err = check_invocation(body, parsers)
                 if err:
-                    shown = short("msd_run " + body.replace(MARK, "<…>"), 90)
+                    shown = short("msd_run " + body, 90)
                     out.append(Violation(rel, seg.line, RULE, f"`{shown}` does not match msd_run's parser: {err}",
                                          "write the call as docs/CONTRACTS.md lists it (placeholders as <like-this>); see `msd_run <command> --help`"))
     return out
