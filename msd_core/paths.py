@@ -12,7 +12,6 @@ Environment overrides:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 INSTALL_DIRNAME = "msd-core"  # <config>/msd-core
@@ -93,12 +92,37 @@ def project_state_dir(project_root: Path) -> Path:
     return planning_dir(project_root) / PROJECT_STATE_DIRNAME
 
 
-@dataclass(frozen=True)
 class Target:
-    """Where an install lives: its scope and its Claude config folder."""
+    """Where an install lives: its scope and its Claude config folder.
 
+    Immutable value object (hand-written rather than a frozen dataclass: importing
+    dataclasses pulls in `inspect`, ~7 ms on msd_run's hot path).
+    """
+
+    __slots__ = ("scope", "config")
     scope: str  # "global" | "local"
     config: Path
+
+    def __init__(self, scope: str, config: Path):
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "config", config)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Target is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"Target is immutable; cannot delete {name!r}")
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.scope, self.config) == (other.scope, other.config)
+
+    def __hash__(self):
+        return hash((self.scope, self.config))
+
+    def __repr__(self):
+        return f"Target(scope={self.scope!r}, config={self.config!r})"
 
     @property
     def root(self) -> Path:
