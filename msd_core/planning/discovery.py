@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 _NUM_RE = re.compile(r"^0*(\d+)((?:\.\d+)*)(?=$|[^\d.])")
@@ -51,13 +50,17 @@ def normalize_phase(value) -> str | None:
     return head or None
 
 
-@dataclass(frozen=True)
 class PhaseDir:
-    path: Path
-    name: str  # folder name, e.g. 02-auth
-    number: str | None  # normalised id from the folder name
-    slug: str  # words after the number: "auth"
-    milestone: str | None  # archive label, None for current phases
+    """A phase folder: path, name (`02-auth`), number (normalised id from the name, or None),
+    slug (the words after the number: `auth`), milestone (archive label; None when current)."""
+
+    __slots__ = ("path", "name", "number", "slug", "milestone")
+
+    def __init__(self, path: Path, name: str, number: str | None, slug: str, milestone: str | None):
+        self.path, self.name, self.number, self.slug, self.milestone = path, name, number, slug, milestone
+
+    def __repr__(self):
+        return f"PhaseDir({self.name!r}, milestone={self.milestone!r})"
 
 
 def _subdirs(path: Path) -> list[Path]:

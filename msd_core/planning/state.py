@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass
 
 from msd_core.errors import UsageError
 from msd_core.planning.frontmatter import locate, split_frontmatter
@@ -47,12 +46,14 @@ PLACEHOLDERS = {"none yet.", "none yet", "none.", "none", "- none", "- none.", "
 MAX_VALUE_CHARS = 2000
 
 
-@dataclass
 class Section:
-    title: str
-    level: int
-    start: int  # index of the heading line
-    end: int  # index one past the last line of the section (sub-sections included)
+    """A heading: title, level, start (index of the heading line), end (one past its last
+    line, sub-sections included)."""
+
+    __slots__ = ("title", "level", "start", "end")
+
+    def __init__(self, title: str, level: int, start: int, end: int):
+        self.title, self.level, self.start, self.end = title, level, start, end
 
 
 class StateDoc:

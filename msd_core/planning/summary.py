@@ -21,37 +21,56 @@ Standard library only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core.planning.discovery import normalize_phase, plan_id
-from msd_core.planning.frontmatter import split_frontmatter
+from msd_core.planning.frontmatter import locate, read_lenient, split_frontmatter
 
 MAX_SUMMARY_BYTES = 2 * 1024 * 1024  # a SUMMARY larger than this is skipped, not read
 
 
-@dataclass
 class Skip:
-    file: str
-    reason: str
+    """A summary that gave no facts, and why."""
+
+    __slots__ = ("file", "reason")
+
+    def __init__(self, file: str, reason: str):
+        self.file = file
+        self.reason = reason
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "reason": self.reason}
+
+    def __eq__(self, other):
+        return isinstance(other, Skip) and self.to_dict() == other.to_dict()
+
+    def __repr__(self):
+        return f"Skip({self.file!r}, {self.reason!r})"
 
 
-@dataclass
 class SummaryFacts:
-    file: str
-    phase: str | None
-    plan: str
-    subsystem: str | None = None
-    tags: list[str] = field(default_factory=list)
-    provides: list[str] = field(default_factory=list)
-    affects: list[str] = field(default_factory=list)
-    requires: list[str] = field(default_factory=list)
-    patterns: list[str] = field(default_factory=list)
-    decisions: list[str] = field(default_factory=list)
-    tech_stack: list[str] = field(default_factory=list)
-    key_files: list[str] = field(default_factory=list)
-    name: str | None = None
-    lenient: str | None = None
+    """Facts of one summary (plain class: no dataclasses import on msd_run's hot path)."""
+
+    LISTS = ("tags", "provides", "affects", "requires", "patterns", "decisions", "tech_stack", "key_files")
+    __slots__ = ("file", "phase", "plan", "subsystem", "name", "lenient") + LISTS
+
+    def __init__(self, file: str, phase: str | None, plan: str, subsystem: str | None = None,
+                 name: str | None = None, lenient: str | None = None, **lists):
+        self.file, self.phase, self.plan = file, phase, plan
+        self.subsystem, self.name, self.lenient = subsystem, name, lenient
+        for key in self.LISTS:
+            setattr(self, key, list(lists.pop(key, None) or []))
+        if lists:
+            raise TypeError(f"unknown fields {sorted(lists)}")
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __eq__(self, other):
+        return isinstance(other, SummaryFacts) and self.to_dict() == other.to_dict()
+
+    def __repr__(self):
+        return f"SummaryFacts({self.to_dict()!r})"
 
 
 def text_of(value) -> str | None:
@@ -211,4 +230,34 @@ def facts_from_text(text: str, file: str, folder_phase: str | None, plan: str) -
     except Exception as exc:  # defensive: odd shapes must not stop a digest
         return Skip(file, f"frontmatter has an unexpected shape ({type(exc).__name__})")
     facts.lenient = error
+    if error is None and " #" in text[: 64 * 1024]:
+        _restore_hash_text(text, facts, file, folder_phase, plan)
     return facts
+
+
+_LIST_FIELDS = SummaryFacts.LISTS
+
+
+def _restore_hash_text(text: str, facts: SummaryFacts, file: str, folder_phase: str | None, plan: str) -> None:
+    """YAML drops ` #…` from an unquoted value as a comment; authors mean text (`Bug #12`).
+
+    Where the line reader's item is the YAML item followed by ` #…`, the longer text wins.
+    """
+    loc = locate(text)
+    if not loc or loc[1] < 0:
+        return
+    data = read_lenient(text[loc[0]: loc[1]])
+    if not data:
+        return
+    try:
+        other = facts_from_frontmatter(data, file, folder_phase, plan)
+    except Exception:
+        return
+    for name in _LIST_FIELDS:
+        longer = getattr(other, name)
+        items = getattr(facts, name)
+        for idx, item in enumerate(items):
+            for cand in longer:
+                if len(cand) > len(item) and cand.startswith(item) and cand[len(item):].lstrip().startswith("#"):
+                    items[idx] = cand
+                    break

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Benchmark `msd_run history-digest` against the peer `gsd-tools.cjs history-digest`.
+
+For each corpus tree (copied to a temp dir first; the corpus is read-only):
+  - median wall time of N runs of each command, side by side in one run, as a ratio
+    ours/peer, for a cold start (`--no-cache`: every SUMMARY parsed) and a warm one
+    (the per-file fact cache in .planning/.msd/ is current);
+  - digest bytes as a share of the tree's SUMMARY bytes (the files the digest reads);
+  - fact coverage: every provides / affects / pattern / decision / tech_stack entry the
+    peer reports must be in ours. Entries are compared after collapsing whitespace and
+    removing surrounding quotes; a peer entry also counts as covered when one of ours
+    starts with it (the peer keeps only the first line of a multi-line YAML value).
+
+Usage:
+  scripts/bench_planning.py [--peer PATH/gsd-tools.cjs] [--runs 7] [--tree NAME]... [--json]
+Without --peer, get-shit-done-cc@1.42.3 is installed with `npm install --prefix <tmp>`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus" / "planning"
+PEER_PKG = "get-shit-done-cc@1.42.3"
+
+
+def find_peer(explicit: str | None) -> Path:
+    if explicit:
+        return Path(explicit)
+    prefix = Path(tempfile.mkdtemp(prefix="gsd-peer-"))
+    subprocess.run(["npm", "install", "--silent", "--prefix", str(prefix), PEER_PKG], check=True,
+                   stdout=subprocess.DEVNULL, timeout=600)
+    hits = sorted(prefix.rglob("gsd-tools.cjs"))
+    if not hits:
+        sys.exit(f"gsd-tools.cjs not found in {prefix}")
+    return hits[0]
+
+
+def timed(cmd: list[str], runs: int) -> tuple[float, bytes]:
+    times, out = [], b""
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+        times.append(time.perf_counter() - t0)
+        out = proc.stdout
+    return statistics.median(times), out
+
+
+def norm(value) -> str:
+    if isinstance(value, dict):
+        value = "; ".join(f"{k}: {v}" for k, v in value.items())
+    s = " ".join(str(value).split())
+    if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
+        s = s[1:-1]
+    return s
+
+
+def facts(digest: dict) -> dict[str, set[str]]:
+    out = {k: set() for k in ("provides", "affects", "patterns", "decisions", "tech_stack")}
+    for ph in (digest.get("phases") or {}).values():
+        for k in ("provides", "affects", "patterns"):
+            for v in ph.get(k) or []:
+                out[k].add(norm(v))
+    for d in digest.get("decisions") or []:
+        out["decisions"].add(norm(d.get("decision") if isinstance(d, dict) else d))
+    for t in digest.get("tech_stack") or []:
+        if t is not None:
+            out["tech_stack"].add(norm(t))
+    for k in out:
+        out[k].discard("")
+    return out
+
+
+def missing(peer: dict[str, set[str]], ours: dict[str, set[str]]) -> dict[str, list[str]]:
+    gone = {}
+    for k, values in peer.items():
+        mine = ours[k]
+        lost = [v for v in sorted(values) if v not in mine and not any(m.startswith(v) for m in mine)]
+        if lost:
+            gone[k] = lost
+    return gone
+
+
+def summary_bytes(root: Path) -> int:
+    sys.path.insert(0, str(REPO))
+    from msd_core.planning.discovery import project_summaries
+
+    return sum(f.stat().st_size for _, f in project_summaries(root / ".planning"))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--peer", help="path to gsd-tools.cjs (default: npm install " + PEER_PKG + ")")
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--tree", action="append", help="only this corpus tree (repeatable)")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    args = ap.parse_args()
+    if not CORPUS.is_dir():
+        sys.exit(f"corpus not found at {CORPUS}")
+    peer = find_peer(args.peer)
+    py = sys.executable
+    rows = []
+    trees = args.tree or sorted(p.name for p in CORPUS.iterdir() if (p / ".planning").is_dir())
+    with tempfile.TemporaryDirectory(prefix="bench-planning-") as tmp:
+        for name in trees:
+            root = Path(tmp) / name
+            shutil.copytree(CORPUS / name, root, symlinks=True)
+            ours_cmd = [py, "-m", "msd_core.run", "history-digest", "--cwd", str(root)]
+            peer_cmd = ["node", str(peer), "history-digest", "--cwd", str(root)]
+            t_peer, peer_out = timed(peer_cmd, args.runs)
+            t_cold, _ = timed(ours_cmd + ["--no-cache"], args.runs)
+            subprocess.run(ours_cmd, stdout=subprocess.DEVNULL, timeout=120)  # fill the cache
+            t_warm, ours_out = timed(ours_cmd, args.runs)
+            sbytes = summary_bytes(root)
+            try:
+                peer_json = json.loads(peer_out or b"{}")
+            except ValueError:
+                peer_json = {}
+            ours_json = json.loads(ours_out)
+            lost = missing(facts(peer_json), facts(ours_json))
+            pf = facts(peer_json)
+            rows.append({
+                "tree": name,
+                "summaries_bytes": sbytes,
+                "peer_ms": round(t_peer * 1000, 1),
+                "cold_ms": round(t_cold * 1000, 1),
+                "warm_ms": round(t_warm * 1000, 1),
+                "cold_ratio": round(t_cold / t_peer, 2),
+                "warm_ratio": round(t_warm / t_peer, 2),
+                "digest_bytes": len(ours_out),
+                "peer_bytes": len(peer_out),
+                "bytes_pct": round(100 * len(ours_out) / sbytes, 1) if sbytes else None,
+                "peer_facts": sum(len(v) for v in pf.values()),
+                "missing": lost,
+                "skipped": len(ours_json.get("skipped", [])),
+            })
+    if args.json:
+        print(json.dumps(rows, indent=1, ensure_ascii=False))
+        return 0
+    print(f"{'tree':38} {'sumKB':>6} {'peer ms':>8} {'cold':>6} {'warm':>6} {'c/p':>5} {'w/p':>5} {'dig%':>5} {'facts':>6} {'miss':>5} {'skip':>5}")
+    for r in rows:
+        miss = sum(len(v) for v in r["missing"].values())
+        print(f"{r['tree'][:38]:38} {r['summaries_bytes'] / 1024:6.0f} {r['peer_ms']:8.1f} {r['cold_ms']:6.1f} {r['warm_ms']:6.1f} "
+              f"{r['cold_ratio']:5.2f} {r['warm_ratio']:5.2f} {r['bytes_pct'] if r['bytes_pct'] is not None else '-':>5} {r['peer_facts']:6} {miss:5} {r['skipped']:5}")
+    tot_s = sum(r["summaries_bytes"] for r in rows)
+    tot_d = sum(r["digest_bytes"] for r in rows if r["summaries_bytes"])
+    med = lambda k: statistics.median(r[k] for r in rows)
+    facts_total = sum(r["peer_facts"] for r in rows)
+    miss_total = sum(sum(len(v) for v in r["missing"].values()) for r in rows)
+    print(f"\nmedian ratio ours/peer: cold {med('cold_ratio'):.2f}x, warm {med('warm_ratio'):.2f}x (goal <= 0.5x)")
+    print(f"digest bytes / summary bytes: {100 * tot_d / tot_s:.1f}% overall (goal <= 10%); "
+          f"median per tree {statistics.median(r['bytes_pct'] for r in rows if r['bytes_pct'] is not None):.1f}%")
+    print(f"peer facts covered: {facts_total - miss_total}/{facts_total} ({100 * (facts_total - miss_total) / max(1, facts_total):.2f}%)")
+    for r in rows:
+        for k, vals in r["missing"].items():
+            for v in vals:
+                print(f"  missing [{r['tree']}] {k}: {v[:140]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
