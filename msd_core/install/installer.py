@@ -19,7 +19,7 @@ from msd_core.install import txn
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import Plan, plan_install, pristine_rel
 from msd_core.install.source import ContentSource
-from msd_core.install.target import check_target, nearest_existing, read_installed
+from msd_core.install.target import cannot_write, check_target, read_installed
 from msd_core.install.transform import installed_files
 from msd_core.manifest import Manifest, load_manifest
 from msd_core.paths import INSTALL_DIRNAME, MANIFEST_NAME, Target
@@ -57,7 +57,10 @@ def _ensure_config(target: Target) -> list[str]:
         if os.path.lexists(candidate):
             break
         missing.append(str(candidate))
-    config.mkdir(parents=True, exist_ok=True)
+    try:
+        config.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(Path(missing[-1]).parent if missing else config, exc) from None
     return missing
 
 

@@ -39,7 +39,12 @@ def install_lock(config: Path, timeout: float | None = None) -> Iterator[None]:
         return
     deadline = time.monotonic() + timeout
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            from msd_core.install.target import cannot_write
+
+            raise cannot_write(Path(config), exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -7,7 +7,6 @@ folder without following a symlink on the way.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
@@ -39,18 +38,14 @@ def check_target(target: Target, *, allow_symlink: bool, writing: bool) -> None:
     base = nearest_existing(config)
     if not base.is_dir():
         raise UsageError(f"the install target {base} is a file, not a folder", hint="choose another --config-dir")
-    if writing:
-        probe_writable(base)
+    # Writability is proven by creating the config folder and the lock file (see
+    # cannot_write): os.access lies for root, ACLs and immutable folders, and a separate
+    # probe file could be left behind by a crash.
 
 
-def probe_writable(folder: Path) -> None:
-    """Create and remove a temp file: the only reliable test (os.access lies for root and ACLs)."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".msd-probe-", dir=str(folder))
-    except OSError as exc:
-        raise OperationFailed(f"cannot write to {folder} ({exc.strerror or exc})", hint="check the folder's permissions or choose another --config-dir") from None
-    os.close(fd)
-    os.unlink(tmp)
+def cannot_write(folder: Path, exc: OSError) -> OperationFailed:
+    return OperationFailed(f"cannot write to {folder} ({exc.strerror or exc})",
+                           hint="check the folder's permissions or choose another --config-dir")
 
 
 def read_installed(config: Path, relpath: str) -> bytes | None:
