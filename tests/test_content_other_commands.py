@@ -344,3 +344,24 @@ def test_partition_rules_record_every_workflow_and_match_the_tree():
     for stem, decision in decisions.items():
         split_on_disk = (CORE / "workflows" / stem / "detail").is_dir()
         assert split_on_disk == (decision != "whole"), stem
+
+
+def test_installed_skills_name_only_installed_files(tmp_path, msd):
+    """After a real `msd install --local`, every path my skills and workflows name exists."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    res = msd(["install", "--local"], cwd=project)
+    if res.returncode != 0 and "No such command" in (res.stderr + res.stdout):
+        pytest.skip("installer not available")
+    assert res.returncode == 0, res.stderr
+    config = project / ".claude"
+    root = str(config) + "/"
+    for stem in STEMS:
+        skill = config / "skills" / f"msd-{stem}" / "SKILL.md"
+        texts = [skill.read_text(encoding="utf-8"), (config / "msd-core" / "workflows" / f"{stem}.md").read_text(encoding="utf-8")]
+        for text in texts:
+            assert "~/.claude/" not in text
+            for ref in re.findall(re.escape(root) + r"[\w./-]+\w", text):
+                assert Path(ref).exists(), f"msd-{stem} names {ref}, which the install does not have"
+        includes = [ln[1:] for ln in texts[0].splitlines() if ln.startswith("@")]
+        assert includes and all(Path(p).is_file() for p in includes)
