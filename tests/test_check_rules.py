@@ -245,6 +245,8 @@ def test_at_lines_inside_fenced_code_are_not_includes(tree):
     ("git commit -m 'add a feature'", False), ("git commit -ma", False),
     ('git commit -m "fix -a flag"', False),
     ("Never use `git add -A`.", False), ("Do not run git commit -a here.", False),
+    ("Never `git add -A`, `git add --all`, `git add .`, `git add -u` or `git commit -a`.", False),
+    ("Do not stop here. Then run `git add -A`.", True),
 ])
 def test_commit_scope_patterns(tree, text, bad):
     part = tree / PART2

@@ -5,9 +5,9 @@ Fails, anywhere in a markdown content file (prose or code):
   - `git commit -a`, `--all`, or a short-option cluster holding `a` before any value option
     (`-am`, `-av`); `-ma` is message "a" and passes;
   - a commit helper call without its files argument: `msd_run commit` without `--files <path>`.
-A match preceded on its line, within 40 characters, by a negation (never, not, n't, avoid,
-instead of, forbidden) is a prohibition, not an instruction, and passes:
-"Never run `git add -A`" is fine.
+A match preceded, earlier in the same sentence of its line, by a negation (never, not, n't,
+avoid, instead of, forbidden, prohibited) is a prohibition, not an instruction, and passes:
+"Never run `git add -A`, `git add .` or `git commit -a`" is fine; "Done. Run `git add -A`" is not.
 """
 
 from __future__ import annotations
@@ -29,8 +29,14 @@ _CUT = re.compile(r";|&&|\|\||\||`|\)")
 _VALUE_OPTS = set("mFCcS")  # short options of git commit that take a value
 
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z*_`(\[])")
+
+
 def _negated(line: str, start: int) -> bool:
-    return bool(_NEGATION.search(line[max(0, start - 40):start]))
+    """A negation earlier in the same sentence of the line: the match is a prohibition."""
+    before = line[:start]
+    ends = [m.end() for m in _SENTENCE_END.finditer(before)]
+    return bool(_NEGATION.search(before[ends[-1] if ends else 0:]))
 
 
 def _tokens(rest: str) -> list[str]:

@@ -47,7 +47,10 @@ def check(ctx: CheckContext) -> list[Violation]:
         if text is None:
             out.append(Violation(rel, 0, RULE, "flow file is not UTF-8 text", FIX))
             continue
-        problems, paths = _validate(text, m.group(1))
+        try:
+            problems, paths = _validate(text, m.group(1))
+        except Exception as exc:  # a validator crash is reported, never raised
+            problems, paths = [(0, f"flow validator failed: {type(exc).__name__}: {exc}")], []
         for line, message in problems:
             out.append(Violation(rel, int(line or 0), RULE, message, FIX))
         for path in paths:
