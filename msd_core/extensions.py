@@ -72,9 +72,9 @@ _TDD_WORD_RE = re.compile(r"\bTDD\b|\btest[- ]driven\b|\btest[- ]first\b", re.IG
 
 # ---------------------------------------------------------------- plan reading
 
-_FENCE_RE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 _TASK_TAG_RE = re.compile(r"<task(\s[^<>]*)?/?>", re.IGNORECASE)
+_TASK_CLOSE_RE = re.compile(r"</task\s*>", re.IGNORECASE)
 _ATTR_RE = re.compile(r"""([A-Za-z_][\w:.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""")
 _FRONTMATTER_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
@@ -114,16 +114,46 @@ def _frontmatter_type(text: str) -> str:
     return ""
 
 
+def _tasks_section(body: str) -> str:
+    """The text between the first `<tasks>` and the last `</tasks>`; the whole body without them."""
+    start = re.search(r"<tasks\s*>", body, re.IGNORECASE)
+    if not start:
+        return body
+    ends = [m.start() for m in re.finditer(r"</tasks\s*>", body, re.IGNORECASE)]
+    end = ends[-1] if ends and ends[-1] > start.end() else len(body)
+    return body[start.end():end]
+
+
 def read_plan_facts(text: str) -> PlanFacts:
     """What the rules need from a PLAN.md: each `<task ...>` tag's type and TDD flag.
 
-    Tolerant: attributes in any order and quoting; task tags shown inside fenced code
-    blocks or HTML comments (examples, compile-plan markers) are not tasks.
+    Tolerant: attributes in any order and quoting. A task is a `<task ...>` tag inside
+    the `<tasks>` section (the whole body when there is none), not inside an HTML comment
+    and not nested in another task: an example task quoted in a task's `<action>` is not
+    a task. Code fences are not trusted for this (real plans nest them badly). When the
+    `<task>`/`</task>` tags do not balance, every tag in the section counts.
     """
     plan_type = _frontmatter_type(text)
-    body = _COMMENT_RE.sub("", _FENCE_RE.sub("", text))
+    section = _tasks_section(_COMMENT_RE.sub("", text))
+    events = sorted(
+        [(m.start(), "open", m) for m in _TASK_TAG_RE.finditer(section)]
+        + [(m.start(), "close", m) for m in _TASK_CLOSE_RE.finditer(section)],
+        key=lambda e: e[0],
+    )
+    opens = [m for _, kind, m in events if kind == "open" and not m.group(0).endswith("/>")]
+    balanced = len(opens) == sum(1 for _, kind, _m in events if kind == "close")
+    top_level = []
+    depth = 0
+    for _, kind, m in events:
+        if kind == "close":
+            depth = max(0, depth - 1)
+            continue
+        if not balanced or depth == 0:
+            top_level.append(m)
+        if not m.group(0).endswith("/>"):
+            depth += 1
     tasks = []
-    for m in _TASK_TAG_RE.finditer(body):
+    for m in top_level:
         attrs = {}
         for am in _ATTR_RE.finditer(m.group(1) or ""):
             value = next(v for v in am.group(2, 3, 4) if v is not None)

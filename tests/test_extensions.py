@@ -151,6 +151,32 @@ def test_task_tags_in_code_fences_and_comments_are_not_tasks(msd_run, root, tmp_
     assert names(r) == ["deviation-rules", "summary"]
 
 
+def test_example_task_quoted_inside_a_task_is_not_a_task(msd_run, root, tmp_path):
+    text = PLAN_PLAIN.replace(
+        "  <name>Task 2: b</name>\n",
+        "  <name>Task 2: b</name>\n  <action>Document the format:\n```xml\n"
+        "<task type=\"checkpoint:human-verify\" tdd=\"true\">x</task>\n```\n  </action>\n",
+    )
+    plan = write(tmp_path / "p" / "PLAN.md", text)
+    assert names(msd_run(["extensions", "executor", "--plan", str(plan), "--root", str(root)])) == \
+        ["deviation-rules", "summary"]
+
+
+def test_badly_nested_fences_do_not_hide_a_real_checkpoint(msd_run, root, tmp_path):
+    # a real-world shape: a ```markdown block quoting ```bash blocks, then a checkpoint task
+    text = ("<tasks>\n<task type=\"auto\">\n<action>\n```markdown\n```bash\nmake\n```\n```\n"
+            "```\nnotes\n```markdown\n</action>\n</task>\n"
+            "<task type=\"checkpoint:human-verify\" gate=\"blocking\">\n<name>look</name>\n</task>\n</tasks>\n")
+    plan = write(tmp_path / "p" / "PLAN.md", text)
+    assert "checkpoints" in names(msd_run(["extensions", "executor", "--plan", str(plan), "--root", str(root)]))
+
+
+def test_unclosed_task_tags_still_count(msd_run, root, tmp_path):
+    text = "<tasks>\n<task type=\"auto\">\n<name>a</name>\n<task type=\"checkpoint:decision\">\n</tasks>\n"
+    plan = write(tmp_path / "p" / "PLAN.md", text)
+    assert "checkpoints" in names(msd_run(["extensions", "executor", "--plan", str(plan), "--root", str(root)]))
+
+
 def test_corpus_variants_approach_tdd_and_type_tdd(msd_run, root, tmp_path):
     a = write(tmp_path / "a-PLAN.md", '<tasks>\n<task type="auto" approach="tdd">x</task>\n</tasks>\n')
     b = write(tmp_path / "b-PLAN.md", "---\nphase: 1\ntype: tdd\n---\n<tasks><task>x</task></tasks>\n")

@@ -52,3 +52,21 @@ def test_every_corpus_phase_folder_gets_a_decision(corpus_dir):
     assert seen > 100
     # discovery is decided from files, and it is neither always on nor never on
     assert 0 < counts["discovery"] < seen
+
+
+def test_task_flags_agree_with_the_plan_parser(corpus_dir):
+    """An independent reader (msd_core.planning.plan) finds the same TDD/checkpoint plans."""
+    plan_mod = pytest.importorskip("msd_core.planning.plan")
+    from msd_core.extensions import read_plan_facts
+
+    disagree = []
+    for plan in sorted(corpus_dir.glob("*/.planning/**/*-PLAN.md")):
+        text = plan.read_bytes().decode("utf-8", errors="replace")
+        ours = read_plan_facts(text)
+        theirs = plan_mod.parse_plan(text)
+        a = (bool(ours.tdd_tasks), bool(ours.checkpoint_tasks))
+        # approach="tdd" is a corpus spelling we accept on purpose
+        b = (any(t.tdd for t in theirs.tasks) or 'approach="tdd"' in text, any(t.is_checkpoint for t in theirs.tasks))
+        if a != b:
+            disagree.append(str(plan.relative_to(corpus_dir)))
+    assert disagree == []
