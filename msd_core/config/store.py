@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from msd_core import paths
@@ -35,13 +34,18 @@ MAX_CONFIG_BYTES = 1 << 20  # 1 MiB: a config.json larger than this is refused, 
 _MISSING = object()
 
 
-@dataclass
 class Layers:
-    project_root: Path | None
-    project_path: Path | None  # <root>/.planning/config.json (may not exist)
-    project: dict | None  # parsed project config, None when absent
-    user_path: Path | None
-    user: dict | None
+    """The config sources read for one call (a plain class: dataclasses costs import time)."""
+
+    __slots__ = ("project_root", "project_path", "project", "user_path", "user")
+
+    def __init__(self, project_root: Path | None, project_path: Path | None, project: dict | None,
+                 user_path: Path | None, user: dict | None):
+        self.project_root = project_root  # folder holding .planning/, or None
+        self.project_path = project_path  # <root>/.planning/config.json (may not exist)
+        self.project = project  # parsed project config, None when absent
+        self.user_path = user_path
+        self.user = user
 
     def lookup(self, key: str):
         """(value, source) for `key`; value is _MISSING when no layer and no schema has it."""

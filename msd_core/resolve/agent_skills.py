@@ -8,7 +8,6 @@ saying so (never empty, never an error). Every payload is hash-checked.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from msd_core.errors import IntegrityError, UsageError
 from msd_core.resolve.installed import open_install, registered_relpath
@@ -23,14 +22,16 @@ def no_compact_line(agent: str) -> str:
             "this is the canonical payload -->")
 
 
-@dataclass
 class Payload:
-    agent: str
-    compact: bool
-    variant: str | None  # "compact" | "canonical" | None (the agent has no payload)
-    path: str | None
-    text: str
-    layers: object = None
+    __slots__ = ("agent", "compact", "variant", "path", "text", "layers")
+
+    def __init__(self, agent: str, compact: bool, variant: str | None, path: str | None, text: str, layers=None):
+        self.agent = agent
+        self.compact = compact
+        self.variant = variant  # "compact" | "canonical" | None (the agent has no payload)
+        self.path = path
+        self.text = text
+        self.layers = layers
 
     def to_json(self) -> dict:
         return {"agent": self.agent, "compact": self.compact, "variant": self.variant, "path": self.path, "text": self.text}

@@ -8,7 +8,6 @@ no symlink followed.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from msd_core import paths
@@ -16,11 +15,13 @@ from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.manifest import Manifest, load_manifest, read_verified
 
 
-@dataclass
 class Install:
-    root: Path  # <config>/msd-core
-    config: Path  # <config>
-    manifest: Manifest
+    __slots__ = ("root", "config", "manifest")
+
+    def __init__(self, root: Path, config: Path, manifest: Manifest):
+        self.root = root  # <config>/msd-core
+        self.config = config  # <config>
+        self.manifest = manifest
 
     def read(self, relpath: str) -> bytes:
         try:

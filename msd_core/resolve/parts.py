@@ -8,27 +8,30 @@ none), never *which*: the list comes from the manifest registry of the install a
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
 from msd_core.errors import IntegrityError, UsageError
 from msd_core.resolve.installed import Install, open_install, registered_relpath
 from msd_core.resolve.names import check_name
 
 
-@dataclass
 class Part:
-    relpath: str  # relative to <config>
-    path: str  # absolute
-    data: bytes
+    __slots__ = ("relpath", "path", "data")
+
+    def __init__(self, relpath: str, path: str, data: bytes):
+        self.relpath = relpath  # relative to <config>
+        self.path = path  # absolute
+        self.data = data  # verified bytes
 
 
-@dataclass
 class Resolved:
-    stem: str
-    compact: bool
-    root: str
-    parts: list[Part] = field(default_factory=list)
-    layers: object = None  # the config Layers read for this call (trace reuses them)
+    __slots__ = ("stem", "compact", "root", "parts", "layers")
+
+    def __init__(self, stem: str, compact: bool, root: str, layers=None):
+        self.stem = stem
+        self.compact = compact
+        self.root = root
+        self.parts: list[Part] = []
+        self.layers = layers  # the config Layers read for this call (trace reuses them)
 
     def to_json(self) -> dict:
         return {"stem": self.stem, "compact": self.compact, "root": self.root, "parts": [p.path for p in self.parts]}

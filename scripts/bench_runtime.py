@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Benchmark msd_run's hot commands against bare Python and the npm peer, side by side.
+
+For each command: the median wall time of --runs (>= 20) fresh processes, measured in
+this run, as a ratio to `python -I -S -c pass` and (when node is present) to
+`node gsd-tools.cjs config-get <key>` from get-shit-done-cc@1.42.3. The commands run
+against a fake install in a temporary HOME, from a project with a .planning/config.json.
+
+    python scripts/bench_runtime.py [--runs 21] [--json] [--importtime] [--no-peer]
+                                    [--gsd-tools PATH] [--peer-prefix DIR]
+
+Goals (issue 3): <= 5x bare python, <= 0.4x the peer. `--importtime` adds the
+self/cumulative import times (python -X importtime) of the slowest imports per command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PEER_PACKAGE = "get-shit-done-cc@1.42.3"
+GOAL_VS_PYTHON = 5.0
+GOAL_VS_PEER = 0.4
+
+
+def fake_install(config: Path) -> Path:
+    """A small but realistic install: plan-phase with 4 parts of ~6 KB, executor payloads."""
+    files, parts = {}, []
+
+    def put(rel: str, text: str) -> None:
+        p = config / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        files[rel] = hashlib.sha256(text.encode()).hexdigest()
+
+    put("msd-core/workflows/plan-phase.md", "# plan-phase spine\n")
+    for i in range(1, 5):
+        rel = f"msd-core/workflows/plan-phase/detail/0{i}-part.md"
+        put(rel, f"# part {i}\n" + ("detail text line for the benchmark.\n" * 170))
+        parts.append(rel)
+    put("agents/msd-executor.md", "# executor\n")
+    put("msd-core/agent-skills/executor.md", "# executor skills\n" + "rule\n" * 200)
+    put("msd-core/agent-skills/executor.compact.md", "# executor skills (compact)\n" + "rule\n" * 40)
+    registry = {"registry_version": 1,
+                "workflows": {"plan-phase": {"spine": "msd-core/workflows/plan-phase.md", "parts": parts}},
+                "agents": {"executor": {"core": "agents/msd-executor.md", "extensions": {},
+                                        "skills": {"canonical": "msd-core/agent-skills/executor.md",
+                                                   "compact": "msd-core/agent-skills/executor.compact.md"}}}}
+    manifest = {"manifest_version": 1, "package": "msd-core", "version": "bench", "scope": "global",
+                "target": str(config), "runtime": "claude", "files": files, "created_dirs": [],
+                "registry": registry, "settings_permission": None}
+    (config / "msd-core" / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return config / "msd-core"
+
+
+def find_peer(args, env) -> Path | None:
+    if args.no_peer or not shutil.which("node"):
+        return None
+    if args.gsd_tools:
+        p = Path(args.gsd_tools)
+        return p if p.is_file() else None
+    prefix = Path(args.peer_prefix)
+    found = sorted(prefix.glob("node_modules/get-shit-done-cc/**/gsd-tools.cjs"))
+    if not found and shutil.which("npm"):
+        prefix.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--ignore-scripts",
+                        "--prefix", str(prefix), PEER_PACKAGE], env=env, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300, check=False)
+        found = sorted(prefix.glob("node_modules/get-shit-done-cc/**/gsd-tools.cjs"))
+    return found[0] if found else None
+
+
+def time_runs(cmd: list[str], cwd: Path, env: dict, runs: int) -> dict:
+    """Median/min wall time of `runs` runs (one warm-up first); the command must exit 0."""
+    samples = []
+    for i in range(runs + 1):
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        dt = time.perf_counter() - t0
+        if r.returncode != 0:
+            raise SystemExit(f"bench: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.decode()[:300]}")
+        if i:
+            samples.append(dt)
+    return {"median_ms": statistics.median(samples) * 1000, "min_ms": min(samples) * 1000, "runs": runs}
+
+
+def importtime(cmd_args: list[str], cwd: Path, env: dict, top: int = 8) -> list[dict]:
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "msd_core.run", *cmd_args], cwd=str(cwd), env=env,
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    rows = []
+    for line in r.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line or "self [us]" in line:
+            continue
+        _, rest = line.split(":", 1)
+        self_us, cum_us, name = (x.strip() for x in rest.split("|"))
+        rows.append({"module": name.strip(), "self_us": int(self_us), "cumulative_us": int(cum_us)})
+    total = sum(r["self_us"] for r in rows)
+    rows.sort(key=lambda r: r["self_us"], reverse=True)
+    return [{"module": "(all imports, self total)", "self_us": total, "cumulative_us": total}] + rows[:top]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--importtime", action="store_true", help="also report the slowest imports per command")
+    ap.add_argument("--no-peer", action="store_true", help="skip the node peer")
+    ap.add_argument("--gsd-tools", default=None, help="path to gsd-tools.cjs (default: npm install into --peer-prefix)")
+    ap.add_argument("--peer-prefix", default=os.path.join(tempfile.gettempdir(), "msd-bench-peer"))
+    args = ap.parse_args(argv)
+    runs = max(20, args.runs)
+
+    tmp = Path(tempfile.mkdtemp(prefix="msd-bench-"))
+    try:
+        home = tmp / "home"
+        home.mkdir()
+        root = fake_install(home / ".claude")
+        proj = tmp / "proj"
+        (proj / ".planning").mkdir(parents=True)
+        (proj / ".planning" / "config.json").write_text(json.dumps(
+            {"mode": "yolo", "model_profile": "balanced", "workflow": {"research": True, "compact_content": False}},
+            indent=2), encoding="utf-8")
+        env = dict(os.environ)
+        for var in ("CLAUDE_CONFIG_DIR", "MSD_TRACE", "MSD_COMPACT_DEFAULT", "PYTHONSTARTUP"):
+            env.pop(var, None)
+        env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                    "MSD_USER_CONFIG_DIR": str(home / ".config" / "msd")})
+        env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        npm_env = dict(os.environ)
+
+        py = sys.executable
+        console = shutil.which("msd_run", path=str(Path(py).parent)) or shutil.which("msd_run")
+        hot = {
+            "config get mode": ["config", "get", "mode"],
+            "resolve plan-phase": ["resolve", "plan-phase", "--root", str(root)],
+            "resolve plan-phase --emit": ["resolve", "plan-phase", "--emit", "--root", str(root)],
+            "agent-skills executor": ["agent-skills", "executor", "--root", str(root)],
+        }
+        rows = []
+        base = time_runs([py, "-I", "-S", "-c", "pass"], proj, env, runs)
+        rows.append({"command": "python -I -S -c pass", **base})
+        rows.append({"command": "python -c pass", **time_runs([py, "-c", "pass"], proj, env, runs)})
+        for label, a in hot.items():
+            rows.append({"command": f"python -m msd_core.run {label}", **time_runs([py, "-m", "msd_core.run", *a], proj, env, runs)})
+            if console:
+                rows.append({"command": f"msd_run {label}", **time_runs([console, *a], proj, env, runs)})
+        peer_path = find_peer(args, npm_env)
+        peer = None
+        if peer_path:
+            peer = time_runs(["node", str(peer_path), "config-get", "mode"], proj, env, runs)
+            rows.append({"command": "node gsd-tools.cjs config-get mode", **peer})
+        for row in rows:
+            row["x_python"] = row["median_ms"] / base["median_ms"]
+            row["x_peer"] = row["median_ms"] / peer["median_ms"] if peer else None
+        result = {"python": sys.version.split()[0], "runs": runs, "peer": str(peer_path) if peer_path else None,
+                  "goals": {"x_python": GOAL_VS_PYTHON, "x_peer": GOAL_VS_PEER}, "rows": rows}
+        if args.importtime:
+            result["importtime"] = {label: importtime(a, proj, env) for label, a in hot.items()}
+        if args.json:
+            print(json.dumps(result, indent=2))
+            return 0
+        print(f"msd_run hot-path benchmark: median of {runs} runs (python {result['python']})")
+        print(f"{'command':<50} {'median ms':>10} {'min ms':>8} {'x python -I -S':>15} {'x peer':>8}")
+        for row in rows:
+            xp = f"{row['x_peer']:.2f}" if row["x_peer"] is not None else "-"
+            print(f"{row['command']:<50} {row['median_ms']:>10.1f} {row['min_ms']:>8.1f} {row['x_python']:>15.2f} {xp:>8}")
+        print(f"goals: <= {GOAL_VS_PYTHON}x python -I -S -c pass, <= {GOAL_VS_PEER}x the peer"
+              + ("" if peer else " (peer not measured: node or the package unavailable)"))
+        if args.importtime:
+            for label, imps in result["importtime"].items():
+                print(f"\nimports of `{label}` (self us, cumulative us):")
+                for imp in imps:
+                    print(f"  {imp['self_us']:>7} {imp['cumulative_us']:>8}  {imp['module']}")
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
