@@ -464,3 +464,18 @@ def test_config_keys_named_are_real(tmp_path):
         assert code == 0, f"{k}: {err}"
     code, _, err = run_inproc(["config", "get", "workflow.compact_contnet", "--cwd", str(proj)])
     assert code == 2
+
+
+@pytest.mark.parametrize("skip, expected", [(True, "plan"), (False, "research")])
+def test_plan_phase_skip_research_reaches_the_flow(tmp_path, skip, expected):
+    """`--skip-research` (and `--gaps`) travel as load-context's `skip_research` result field."""
+    flow("plan-phase")
+    assert '"skip_research": false' in sections("plan-phase")["load-context"]
+    proj = make_project(tmp_path / "proj", config={"workflow": {"research": True}})
+    base = ["--flows-dir", str(FLOWS), "--cwd", str(proj)]
+    assert run_inproc(["next-step", "--workflow", "plan-phase", "--var", "phase=02", *base])[0] == 0
+    result = {"phase": "02", "phase_dir": "02-auth", "skip_research": skip}
+    code, out, err = run_inproc(["step-done", "--workflow", "plan-phase", "--step", "load-context",
+                                 "--result", json.dumps(result), *base])
+    assert code == 0, err
+    assert json.loads(out)["next_step"] == expected
