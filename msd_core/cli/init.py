@@ -1,10 +1,83 @@
-"""`msd` subcommands for this concern (placeholder until implemented)."""
+"""`msd init new-project`: the settings wizard that writes `.planning/config.json`.
+
+In a terminal it asks the eight questions (a flag answers its question in advance).
+Without a terminal it never asks: the flags (and `--defaults` for the rest) decide;
+with neither, it exits 2 at once and lists the flags. Logic: msd_core.flows.settings.
+"""
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
+
+from msd_core.cli.common import errors_to_exit, print_json, stdin_is_tty
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the `msd` app."""
-    return None
+    init_app = typer.Typer(help="Set up a project.", no_args_is_help=True, add_completion=False)
+    init_app.command("new-project")(new_project)
+    app.add_typer(init_app, name="init")
+
+
+@errors_to_exit
+def new_project(
+    mode: Optional[str] = typer.Option(None, "--mode", help="interactive | yolo"),
+    granularity: Optional[str] = typer.Option(None, "--granularity", help="coarse | standard | fine"),
+    parallelization: Optional[bool] = typer.Option(None, "--parallelization/--no-parallelization", help="run independent plans in parallel"),
+    compact: Optional[bool] = typer.Option(None, "--compact/--no-compact", help="workflow.compact_content: run on spines alone"),
+    research: Optional[bool] = typer.Option(None, "--research/--no-research", help="research before planning"),
+    plan_check: Optional[bool] = typer.Option(None, "--plan-check/--no-plan-check", help="check plans before executing"),
+    verifier: Optional[bool] = typer.Option(None, "--verifier/--no-verifier", help="verify each phase after executing"),
+    commit_docs: Optional[bool] = typer.Option(None, "--commit-docs/--no-commit-docs", help="commit .planning/ docs to git"),
+    use_defaults: bool = typer.Option(False, "--defaults", help="answer every question not given as a flag with its default"),
+    cwd: Optional[str] = typer.Option(None, "--cwd", help="the project folder (default: the current directory)"),
+    json_output: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Ask (or take from flags) the project settings and write .planning/config.json."""
+    import sys
+
+    from msd_core.errors import UsageError
+    from msd_core.flows import settings
+
+    flags = {
+        "mode": mode, "granularity": granularity, "parallelization": parallelization,
+        "workflow.compact_content": compact, "workflow.research": research, "workflow.plan_check": plan_check,
+        "workflow.verifier": verifier, "commit_docs": commit_docs,
+    }
+    given: dict[str, object] = {}
+    for q in settings.QUESTIONS:
+        value = flags[q.key]
+        if value is None:
+            continue
+        if q.choices:
+            value = value.strip().lower()
+            if value not in q.choices:
+                raise UsageError(f"--{q.flag} must be one of {', '.join(q.choices)}, got {value!r}")
+        given[q.key] = value
+    interactive = stdin_is_tty() and not use_defaults and len(given) < len(settings.QUESTIONS)
+    if not interactive and not given and not use_defaults:
+        raise UsageError("no terminal to ask in and no answers given", hint=f"pass flags: {settings.flag_list()}")
+    project = settings.project_dir(cwd)
+    base = settings.defaults(project)
+    if interactive:
+        def ask(prompt: str) -> str | None:
+            sys.stdout.write(prompt)
+            sys.stdout.flush()
+            line = sys.stdin.readline()
+            return None if line == "" else line
+
+        def say(text: str) -> None:
+            sys.stdout.write(text + "\n")
+
+        answers = settings.ask_all(given, base, ask, say)
+    else:
+        answers = {**base, **given}
+    result = settings.write(answers, project)
+    if json_output:
+        print_json(result)
+        return
+    sys.stdout.write(f"wrote {result['path']}\n")
+    for key, value in result["settings"].items():
+        shown = ("true" if value else "false") if isinstance(value, bool) else value
+        sys.stdout.write(f"  {key} = {shown}\n")
