@@ -67,8 +67,8 @@ CHECKPOINT_WORDS = (
     "checkpoint", "human-verify", "human-action", "manual verification", "manual testing",
     "manually verify", "visual check", "visually verify", "user setup", "user_setup",
 )
-_CHECKPOINT_RE = re.compile("|".join(re.escape(w) for w in CHECKPOINT_WORDS), re.IGNORECASE)
-_TDD_WORD_RE = re.compile(r"\bTDD\b|\btest[- ]driven\b|\btest[- ]first\b", re.IGNORECASE)
+_CHECKPOINT_PATTERN = "|".join(re.escape(w) for w in CHECKPOINT_WORDS)
+_TDD_WORD_PATTERN = r"\bTDD\b|\btest[- ]driven\b|\btest[- ]first\b"
 
 # ---------------------------------------------------------------- plan reading
 
@@ -183,24 +183,26 @@ def _read_text(path: Path, cap: int, what: str) -> str:
 
 # ---------------------------------------------------------------- phase folder reading
 
-_INSTALL_CMD_RE = re.compile(
+_INSTALL_CMD_PATTERN = (
     r"(?:^|`|\$\s)\s*(?:sudo\s+)?"
     r"(npm\s+(?:install|i|add)|pnpm\s+(?:add|install|i)|yarn\s+add|bun\s+add|"
     r"(?:python3?\s+-m\s+)?pip3?\s+install|uv\s+(?:add|pip\s+install)|poetry\s+add|pipenv\s+install|"
     r"cargo\s+add|go\s+get|(?:flutter|dart)\s+pub\s+add|gem\s+install|bundle\s+add|"
     r"composer\s+require|dotnet\s+add\s+package|conda\s+install|mix\s+deps\.get)"
-    r"[ \t]+([^`\n|]*)",
-    re.MULTILINE | re.IGNORECASE,
+    r"[ \t]+([^`\n|]*)"
 )
 _OPTS_WITH_VALUE = {"-e", "--editable", "-r", "--requirement", "-c", "--constraint", "--filter", "-w",
                     "--workspace", "--index-url", "-i", "--target", "-t", "--prefix", "--registry"}
-_PKG_RE = re.compile(r"^@?[A-Za-z0-9][\w.@/+-]*(?:\[[\w,.-]+\])?(?:[=<>~^!:][\w.*+,<>=!~^ -]*)?$")
+_PKG_PATTERN = r"^@?[A-Za-z0-9][\w.@/+-]*(?:\[[\w,.-]+\])?(?:[=<>~^!:][\w.*+,<>=!~^ -]*)?$"
 
 
 def install_commands(text: str) -> list[str]:
     """Package-install commands in `text` that name at least one package (returns 'cmd pkg' strings)."""
     found = []
-    for m in _INSTALL_CMD_RE.finditer(text):
+    # planner-only patterns: compiled on first use (re caches them), not at import
+    install_re = re.compile(_INSTALL_CMD_PATTERN, re.MULTILINE | re.IGNORECASE)
+    pkg_re = re.compile(_PKG_PATTERN)
+    for m in install_re.finditer(text):
         tokens = m.group(2).split()
         skip_next = False
         for tok in tokens:
@@ -217,7 +219,7 @@ def install_commands(text: str) -> list[str]:
             tok = tok.strip("\"'")
             if tok in (".", "..") or tok.startswith((".", "/", "~")) or tok.endswith((".txt", ".toml", ".whl")):
                 continue
-            if _PKG_RE.match(tok):
+            if pkg_re.match(tok):
                 found.append(f"{' '.join(m.group(1).split())} {tok}")
                 break
     return found
@@ -350,7 +352,7 @@ def planner_rules(phase_dir: Path, gaps: bool, revision: bool, new_deps: bool) -
             break
     if tdd_reason is None:
         for name, text in docs.context:
-            m = _TDD_WORD_RE.search(text)
+            m = re.search(_TDD_WORD_PATTERN, text, re.IGNORECASE)
             if m:
                 tdd_reason = f"{name} mentions {m.group(0)!r}"
                 break
@@ -369,7 +371,7 @@ def planner_rules(phase_dir: Path, gaps: bool, revision: bool, new_deps: bool) -
             break
     if cp_reason is None:
         for name, text in docs.context + docs.research:
-            m = _CHECKPOINT_RE.search(_COMMENT_RE.sub("", text))
+            m = re.search(_CHECKPOINT_PATTERN, _COMMENT_RE.sub("", text), re.IGNORECASE)
             if m:
                 cp_reason = f"{name} mentions {m.group(0)!r}"
                 break
