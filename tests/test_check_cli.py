@@ -78,3 +78,16 @@ def test_shipped_tree_passes():
     report = run_checks()
     assert report.files_checked > 0
     assert report.violations == [], "\n".join(violation_line(v) for v in report.violations)
+
+
+def test_write_waits_for_the_lock_and_exits_4(msd, tmp_path):
+    import filelock
+
+    from msd_core.checks.generated import _lock_path
+
+    tree = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "pass", tree)
+    with filelock.FileLock(str(_lock_path(tree))):
+        r = msd(["check", "content", "--root", str(tree), "--write"], env={"MSD_LOCK_TIMEOUT": "0.2"})
+    assert r.returncode == 4
+    assert r.stderr.count("\n") == 1 and "could not lock" in r.stderr

@@ -115,9 +115,12 @@ def test_tree_roles(tree):
 
 
 def test_locations_for_shipped_and_other_trees(tmp_path):
-    shipped = Locations.for_root(Path("/x/repo/msd_core/content"))
-    assert shipped.tiers == Path("/x/repo/msd_core/checks/size_tiers.toml")
-    assert shipped.inventory == Path("/x/repo/docs/INVENTORY.md")
+    repo = tmp_path / "repo"
+    (repo / "msd_core" / "content").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("")
+    shipped = Locations.for_root(repo / "msd_core" / "content")
+    assert shipped.tiers == repo / "msd_core/checks/size_tiers.toml"
+    assert shipped.inventory == repo / "docs/INVENTORY.md"
     other = Locations.for_root(tmp_path)
     assert other.inventory == tmp_path / "INVENTORY.md"
     assert other.tiers.name == "size_tiers.toml" and other.tiers.parent.name == "checks"  # packaged default
@@ -422,3 +425,16 @@ def test_missing_tier_file_for_the_shipped_layout_is_a_usage_error(tmp_path):
     shutil.copytree(FIXTURES / "pass", root)
     with pytest.raises(UsageError):
         run_checks(root)
+
+
+def test_installed_package_layout_has_no_inventory_to_check(tmp_path):
+    """site-packages/msd_core/content: no pyproject.toml beside it, so no docs/INVENTORY.md is expected."""
+    site = tmp_path / "site-packages"
+    root = site / "msd_core" / "content"
+    shutil.copytree(FIXTURES / "pass", root)
+    (site / "msd_core" / "checks").mkdir()
+    shutil.copy(FIXTURES / "pass" / "size_tiers.toml", site / "msd_core" / "checks" / "size_tiers.toml")
+    assert Locations.for_root(root).inventory is None
+    assert run_checks(root).violations == []
+    (site / "pyproject.toml").write_text("[project]\nname = 'x'\n")  # a source checkout: inventory expected
+    assert ("generated", "docs/INVENTORY.md", 0) in triples(run_checks(root))

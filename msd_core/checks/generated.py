@@ -3,6 +3,7 @@
   <root>/msd-core/registry.json   msd_core.registry.dumps(build_registry(<root>))
   inventory (model.Locations)     docs/INVENTORY.md for the shipped tree: every content file
                                   with its LF-normalised size, tier, byte limit and partition role
+                                  (not checked in an installed package, which has no docs/)
 
 The registry is written first: the inventory lists registry.json's own size.
 """
@@ -94,9 +95,10 @@ def check(ctx: CheckContext) -> list[Violation]:
     v = _compare(ctx.tree.root / REGISTRY_SOURCE, REGISTRY_SOURCE, reg)
     if v:
         out.append(v)
-    v = _compare(ctx.locations.inventory, ctx.locations.show(ctx.locations.inventory), inventory_text(ctx.tree, ctx.tiers, reg))
-    if v:
-        out.append(v)
+    if ctx.locations.inventory is not None:
+        v = _compare(ctx.locations.inventory, ctx.locations.show(ctx.locations.inventory), inventory_text(ctx.tree, ctx.tiers, reg))
+        if v:
+            out.append(v)
     return out
 
 
@@ -107,15 +109,14 @@ def _lock_path(root: Path) -> Path:
 
 def write(ctx: CheckContext) -> list[str]:
     """Regenerate both files (atomically, under a lock); return the ones whose bytes changed."""
-    from msd_core.fsutil import atomic_write_text, locked
+    from msd_core.fsutil import atomic_write_text, lock_timeout_from_env, locked
 
     wrote = []
-    with locked(_lock_path(ctx.tree.root), what="the content tree's generated files"):
+    with locked(_lock_path(ctx.tree.root), timeout=lock_timeout_from_env(), what="the content tree's generated files"):
         reg = registry_text(ctx.tree)
-        targets = [
-            (ctx.tree.root / REGISTRY_SOURCE, REGISTRY_SOURCE, reg),
-            (ctx.locations.inventory, ctx.locations.show(ctx.locations.inventory), inventory_text(ctx.tree, ctx.tiers, reg)),
-        ]
+        targets = [(ctx.tree.root / REGISTRY_SOURCE, REGISTRY_SOURCE, reg)]
+        if ctx.locations.inventory is not None:
+            targets.append((ctx.locations.inventory, ctx.locations.show(ctx.locations.inventory), inventory_text(ctx.tree, ctx.tiers, reg)))
         for path, shown, text in targets:
             try:
                 same = path.read_bytes() == text.encode("utf-8")

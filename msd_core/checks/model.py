@@ -128,10 +128,11 @@ class Locations:
     `<checkout>/msd_core/checks/size_tiers.toml` and the inventory `<checkout>/docs/INVENTORY.md`.
     For any other tree given with --root (fixtures, forks): `<root>/size_tiers.toml` when it
     exists (else the packaged tier file) and `<root>/INVENTORY.md`.
+    An installed package (no pyproject.toml beside msd_core/) has no inventory: None, not checked.
     """
 
     tiers: Path
-    inventory: Path
+    inventory: Path | None
     display_base: Path  # paths outside the root are shown relative to this folder
 
     @classmethod
@@ -140,7 +141,8 @@ class Locations:
         packaged = Path(__file__).resolve().parent / "size_tiers.toml"
         if root.name == "content" and root.parent.name == "msd_core":
             checkout = root.parent.parent
-            return cls(checkout / "msd_core" / "checks" / "size_tiers.toml", checkout / "docs" / "INVENTORY.md", checkout)
+            inventory = checkout / "docs" / "INVENTORY.md" if (checkout / "pyproject.toml").is_file() else None
+            return cls(checkout / "msd_core" / "checks" / "size_tiers.toml", inventory, checkout)
         local = root / "size_tiers.toml"
         return cls(local if local.is_file() else packaged, root / "INVENTORY.md", root)
 
