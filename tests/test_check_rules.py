@@ -307,6 +307,8 @@ def test_contract_reads_fenced_continuations(tree):
     ("!`msd_run resolve plan --emit --max-chars 1 --root ~/.claude/msd-core --max-chars 2 || true`", False),
     ("!`msd_run resolve plan --emit --max-chars many --root ~/.claude/msd-core || true`", False),
     ("!`msd_run config get mode`", False),
+    ("!`msd_run resolve plan$(id) --emit --root ~/.claude/msd-core || true`", False),
+    ("!`msd_run resolve plan;id --emit --root ~/.claude/msd-core || true`", False),
 ])
 def test_shell_context_forms(tree, line, ok):
     cmd = tree / "commands/msd/plan.md"
@@ -438,3 +440,17 @@ def test_installed_package_layout_has_no_inventory_to_check(tmp_path):
     assert run_checks(root).violations == []
     (site / "pyproject.toml").write_text("[project]\nname = 'x'\n")  # a source checkout: inventory expected
     assert ("generated", "docs/INVENTORY.md", 0) in triples(run_checks(root))
+
+
+def test_unreadable_file_is_a_violation_not_a_crash(tree, monkeypatch):
+    real = Path.read_bytes
+    target = (tree / "msd-core/references/gate.md").absolute()
+
+    def fake(self):
+        if self.absolute() == target:
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", fake)
+    report = run_checks(tree)
+    assert ("encoding", "msd-core/references/gate.md", 0) in triples(report)

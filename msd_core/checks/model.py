@@ -62,11 +62,17 @@ class ContentTree:
         self.files = sorted(files)
         self._data: dict[str, bytes] = {}
         self._text: dict[str, str | None] = {}
+        self.unreadable: dict[str, str] = {}  # relpath -> why it could not be read
         self.workflows = workflows_of(self.files)
 
     def data(self, rel: str) -> bytes:
+        """The file's bytes; b"" (and an entry in `unreadable`) when it cannot be read."""
         if rel not in self._data:
-            self._data[rel] = (self.root / rel).read_bytes()
+            try:
+                self._data[rel] = (self.root / rel).read_bytes()
+            except OSError as exc:
+                self.unreadable[rel] = exc.strerror or type(exc).__name__
+                self._data[rel] = b""
         return self._data[rel]
 
     def text(self, rel: str) -> str | None:

@@ -48,9 +48,13 @@ class CheckReport:
 
 
 def _encoding(tree: ContentTree) -> list[Violation]:
+    """Rule `encoding`: every content file can be read, and text files are UTF-8."""
     out = []
     for rel in tree.files:
-        if rel.endswith((".md", ".toml", ".json")) and tree.text(rel) is None:
+        tree.data(rel)
+        if rel in tree.unreadable:
+            out.append(Violation(rel, 0, "encoding", f"file cannot be read: {tree.unreadable[rel]}", "fix its permissions"))
+        elif rel.endswith((".md", ".toml", ".json")) and tree.text(rel) is None:
             out.append(Violation(rel, 0, "encoding", "text file is not valid UTF-8", "save it as UTF-8"))
     return out
 
