@@ -8,8 +8,12 @@ For each corpus tree (copied to a temp dir first; the corpus is read-only):
   - digest bytes as a share of the tree's SUMMARY bytes (the files the digest reads);
   - fact coverage: every provides / affects / pattern / decision / tech_stack entry the
     peer reports must be in ours. Entries are compared after collapsing whitespace and
-    removing surrounding quotes; a peer entry also counts as covered when one of ours
-    starts with it (the peer keeps only the first line of a multi-line YAML value).
+    removing quote characters and doubled backslashes (the peer keeps YAML quoting and
+    escapes as text; we decode them). A peer entry also counts as covered when
+      - one of ours starts with it (the peer keeps only the first line of a multi-line value),
+      - it reads `name: X` and X is ours (the peer prints a `{name: X}` tech item as text),
+      - it holds `a, b, c` and every part is ours (the peer does not split a flow list
+        containing an apostrophe, e.g. `[Let's Encrypt, certbot]`).
 
 Usage:
   scripts/bench_planning.py [--peer PATH/gsd-tools.cjs] [--runs 7] [--tree NAME]... [--json]
@@ -58,10 +62,8 @@ def timed(cmd: list[str], runs: int) -> tuple[float, bytes]:
 def norm(value) -> str:
     if isinstance(value, dict):
         value = "; ".join(f"{k}: {v}" for k, v in value.items())
-    s = " ".join(str(value).split())
-    if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
-        s = s[1:-1]
-    return s
+    s = str(value).replace('"', "").replace("'", "").replace("\\\\", "\\")
+    return " ".join(s.split())
 
 
 def facts(digest: dict) -> dict[str, set[str]]:
@@ -80,11 +82,20 @@ def facts(digest: dict) -> dict[str, set[str]]:
     return out
 
 
+def covered(v: str, mine: set[str]) -> bool:
+    if v in mine or any(m.startswith(v) for m in mine):
+        return True
+    if v.startswith("name: ") and v[6:] in mine:
+        return True
+    parts = [p.strip() for p in v.split(",")]
+    return len(parts) > 1 and all(p in mine for p in parts)
+
+
 def missing(peer: dict[str, set[str]], ours: dict[str, set[str]]) -> dict[str, list[str]]:
     gone = {}
     for k, values in peer.items():
         mine = ours[k]
-        lost = [v for v in sorted(values) if v not in mine and not any(m.startswith(v) for m in mine)]
+        lost = [v for v in sorted(values) if not covered(v, mine)]
         if lost:
             gone[k] = lost
     return gone
@@ -137,8 +148,9 @@ def main() -> int:
                 "cold_ratio": round(t_cold / t_peer, 2),
                 "warm_ratio": round(t_warm / t_peer, 2),
                 "digest_bytes": len(ours_out),
-                "peer_bytes": len(peer_out),
+                "peer_bytes": len(json.dumps(peer_json, ensure_ascii=False, separators=(",", ":")).encode()),
                 "bytes_pct": round(100 * len(ours_out) / sbytes, 1) if sbytes else None,
+                "peer_pct": round(100 * len(json.dumps(peer_json, ensure_ascii=False, separators=(",", ":")).encode()) / sbytes, 1) if sbytes else None,
                 "peer_facts": sum(len(v) for v in pf.values()),
                 "missing": lost,
                 "skipped": len(ours_json.get("skipped", [])),
@@ -146,19 +158,21 @@ def main() -> int:
     if args.json:
         print(json.dumps(rows, indent=1, ensure_ascii=False))
         return 0
-    print(f"{'tree':38} {'sumKB':>6} {'peer ms':>8} {'cold':>6} {'warm':>6} {'c/p':>5} {'w/p':>5} {'dig%':>5} {'facts':>6} {'miss':>5} {'skip':>5}")
+    print(f"{'tree':38} {'sumKB':>6} {'peer ms':>8} {'cold':>6} {'warm':>6} {'c/p':>5} {'w/p':>5} {'dig%':>5} {'peer%':>5} {'facts':>6} {'miss':>5} {'skip':>5}")
     for r in rows:
         miss = sum(len(v) for v in r["missing"].values())
         print(f"{r['tree'][:38]:38} {r['summaries_bytes'] / 1024:6.0f} {r['peer_ms']:8.1f} {r['cold_ms']:6.1f} {r['warm_ms']:6.1f} "
-              f"{r['cold_ratio']:5.2f} {r['warm_ratio']:5.2f} {r['bytes_pct'] if r['bytes_pct'] is not None else '-':>5} {r['peer_facts']:6} {miss:5} {r['skipped']:5}")
+              f"{r['cold_ratio']:5.2f} {r['warm_ratio']:5.2f} {r['bytes_pct'] if r['bytes_pct'] is not None else '-':>5} {r['peer_pct'] if r['peer_pct'] is not None else '-':>5} {r['peer_facts']:6} {miss:5} {r['skipped']:5}")
     tot_s = sum(r["summaries_bytes"] for r in rows)
     tot_d = sum(r["digest_bytes"] for r in rows if r["summaries_bytes"])
+    tot_p = sum(r["peer_bytes"] for r in rows if r["summaries_bytes"])
     med = lambda k: statistics.median(r[k] for r in rows)
     facts_total = sum(r["peer_facts"] for r in rows)
     miss_total = sum(sum(len(v) for v in r["missing"].values()) for r in rows)
     print(f"\nmedian ratio ours/peer: cold {med('cold_ratio'):.2f}x, warm {med('warm_ratio'):.2f}x (goal <= 0.5x)")
     print(f"digest bytes / summary bytes: {100 * tot_d / tot_s:.1f}% overall (goal <= 10%); "
-          f"median per tree {statistics.median(r['bytes_pct'] for r in rows if r['bytes_pct'] is not None):.1f}%")
+          f"median per tree {statistics.median(r['bytes_pct'] for r in rows if r['bytes_pct'] is not None):.1f}%; "
+          f"peer's output (compact JSON) {100 * tot_p / tot_s:.1f}%")
     print(f"peer facts covered: {facts_total - miss_total}/{facts_total} ({100 * (facts_total - miss_total) / max(1, facts_total):.2f}%)")
     for r in rows:
         for k, vals in r["missing"].items():
