@@ -1,0 +1,39 @@
+"""`msd_run template select <plan-path> [--root ~/.claude/msd-core]` (rules in msd_core.planning.template_select).
+
+JSON {"template", "path", "exists", "counts": {tasks, files, decisions, deviations}, "rule"}.
+The path is computed under --root (default: the global install), not verified here;
+`exists` says whether the file is there. A relative plan path is taken from --cwd.
+Exit 1 when the plan cannot be read, 2 for bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="select", parser_class=type(parser))
+    sub.required = True
+    s = sub.add_parser("select", help="choose the SUMMARY template for a plan")
+    s.add_argument("plan", help="the PLAN.md")
+    s.add_argument("--root", metavar="DIR", help="installed msd-core folder (default: the global install)")
+    s.add_argument("--cwd", metavar="DIR", help="folder a relative plan path is taken from")
+
+
+def run(args: argparse.Namespace):
+    from msd_core.errors import UsageError
+    from msd_core.paths import default_resolve_root
+    from msd_core.planning.plan import parse_plan
+    from msd_core.planning.project import read_text_file
+    from msd_core.planning.template_select import select
+
+    base = Path(args.cwd).expanduser().absolute() if args.cwd else Path.cwd()
+    if args.cwd and not base.is_dir():
+        raise UsageError(f"--cwd {args.cwd} is not a directory")
+    plan_path = Path(args.plan).expanduser()
+    plan_path = plan_path if plan_path.is_absolute() else base / plan_path
+    root = Path(args.root).expanduser() if args.root else default_resolve_root()
+    root = root if root.is_absolute() else base / root
+    _raw, text = read_text_file(plan_path, "plan")
+    return {"plan": str(plan_path), **select(parse_plan(text), root)}
