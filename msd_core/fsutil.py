@@ -8,9 +8,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 from pathlib import Path
-from typing import Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing/tempfile cost import time on msd_run's read-only hot path
+    from typing import Iterator
 
 from msd_core.errors import LockTimeout
 
@@ -31,6 +33,8 @@ def sha256_file(path: Path) -> str:
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write `data` to `path` via a temp file in the same folder and `os.replace`."""
+    import tempfile  # lazy: only writers need it
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from msd_core.errors import IntegrityError, NotInstalledError
@@ -28,17 +27,36 @@ from msd_core.paths import MANIFEST_NAME, install_root
 MANIFEST_VERSION = 1
 
 
-@dataclass
 class Manifest:
-    version: str
-    scope: str
-    target: str
-    files: dict[str, str] = field(default_factory=dict)
-    registry: dict = field(default_factory=dict)
-    created_dirs: list[str] = field(default_factory=list)
-    runtime: str = "claude"
-    settings_permission: str | None = None
-    extra: dict = field(default_factory=dict)
+    """The parsed manifest (hand-written rather than a dataclass: importing dataclasses pulls
+    in `inspect`, several ms on msd_run's hot path). Same constructor, equality and repr."""
+
+    _FIELDS = ("version", "scope", "target", "files", "registry", "created_dirs", "runtime",
+               "settings_permission", "extra")
+
+    def __init__(self, version: str, scope: str, target: str, files: dict[str, str] | None = None,
+                 registry: dict | None = None, created_dirs: list[str] | None = None, runtime: str = "claude",
+                 settings_permission: str | None = None, extra: dict | None = None):
+        self.version = version
+        self.scope = scope
+        self.target = target
+        self.files: dict[str, str] = {} if files is None else files
+        self.registry: dict = {} if registry is None else registry
+        self.created_dirs: list[str] = [] if created_dirs is None else created_dirs
+        self.runtime = runtime
+        self.settings_permission = settings_permission
+        self.extra: dict = {} if extra is None else extra
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"Manifest({inner})"
 
     def to_json(self) -> dict:
         out = {
