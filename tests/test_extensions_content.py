@@ -196,3 +196,22 @@ def test_shipped_planner_extensions_end_to_end(msd_run, shipped_install, tmp_pat
     data = json.loads(r.stdout)
     assert [e["name"] for e in data["extensions"]] == ["discovery", "gap-closure"]
     assert "pyjwt" in data["extensions"][0]["reason"]
+
+
+@pytest.mark.parametrize("compact", [False, True])
+@pytest.mark.parametrize("agent", ["executor", "roadmapper"])
+def test_shipped_payloads_served_by_agent_skills(msd_run, shipped_install, tmp_path, agent, compact):
+    """The runtime serves the shipped payload files: compact variant only where one exists."""
+    proj = tmp_path / "proj"
+    (proj / ".planning").mkdir(parents=True)
+    (proj / ".planning" / "config.json").write_text(json.dumps({"workflow": {"compact_content": compact}}))
+    r = msd_run(["agent-skills", agent, "--root", str(shipped_install), "--cwd", str(proj)])
+    if r.returncode == 2 and "unknown msd_run command" in r.stderr:  # pragma: no cover
+        pytest.skip("agent-skills not available yet")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    skills = CONTENT / "msd-core" / "agent-skills"
+    if compact and agent in WITH_COMPACT:
+        assert data["text"] == (skills / f"{agent}.compact.md").read_text()
+    else:
+        assert (skills / f"{agent}.md").read_text().strip() in data["text"]
