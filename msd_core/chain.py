@@ -1,0 +1,343 @@
+"""The outer loop of chained micro-agents: `msd chain WORKFLOW --agent-cmd CMD`.
+
+For each step of a flow, from where its run stands (`.planning/state.json`):
+
+- `spawn_agent`, `write_artifact`, `run`: start CMD once (a fresh agent per step) with the
+  step's brief on stdin, or with `--prompt-file` the path of a file holding it as CMD's
+  last argument. The brief names the step, its prompt, the context files (absolute paths),
+  the agent definition for spawn_agent steps, and what must exist afterwards. The agent
+  reports result fields by writing a JSON object to the file named in $MSD_STEP_RESULT.
+  Then: exit code 0, expected files present, result valid -> recorded with step-done.
+- `ask_user`: asked in the terminal (each expected field; files the user creates), or a
+  clear failure when there is no terminal.
+- `done`: the chain ends.
+
+The chain stops at the first failure with a report: step, exit code, what was missing.
+Nothing is recorded for a failed step, so running the chain again retries it.
+`dry_run` lists the plan from the current step and runs nothing.
+
+Agent output goes to stderr so stdout carries only the chain's report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from msd_core import paths
+from msd_core.errors import MsdError, OperationFailed, UsageError
+
+DEFAULT_TIMEOUT = 3600.0
+DEFAULT_MAX_STEPS = 200
+AGENT_ACTIONS = ("spawn_agent", "write_artifact", "run")
+
+
+@dataclass
+class ChainReport:
+    workflow: str
+    ok: bool = True
+    status: str = "running"
+    steps: list[dict] = field(default_factory=list)
+    failure: dict | None = None
+    plan: list[dict] | None = None
+
+    def to_json(self) -> dict:
+        out = {"workflow": self.workflow, "ok": self.ok, "status": self.status, "steps": self.steps}
+        if self.failure:
+            out["failure"] = self.failure
+        if self.plan is not None:
+            out["plan"] = self.plan
+        return out
+
+
+def parse_agent_cmd(cmd: str) -> list[str]:
+    try:
+        argv = shlex.split(cmd or "")
+    except ValueError as exc:
+        raise UsageError(f"--agent-cmd does not parse: {exc}") from None
+    if not argv:
+        raise UsageError("--agent-cmd is empty", hint='e.g. --agent-cmd "claude -p"')
+    return argv
+
+
+def _agent_definition(ctx, agent: str | None) -> str | None:
+    if not agent:
+        return None
+    rel = f"agents/{agent}.md"
+    if ctx.src.origin.endswith(".toml") and "/msd-core/flows/" in ctx.src.origin:
+        config = Path(ctx.src.origin).parents[2]
+        candidate = config / rel
+    else:
+        from msd_core.flows.source import package_content_root
+
+        candidate = package_content_root().parent / rel
+    return str(candidate) if candidate.is_file() else None
+
+
+def brief(ctx, step: dict, result_path: Path) -> str:
+    """The text an agent gets for one step."""
+    lines = [f"You are running step `{step['step']}` of the msd workflow `{step['workflow']}` (action: {step['action']})."]
+    agent_def = _agent_definition(ctx, step.get("agent"))
+    if step.get("agent"):
+        lines.append(f"Act as the {step['agent']} agent" + (f"; its definition: {agent_def}" if agent_def else "") + ".")
+    lines += ["", step["prompt"], ""]
+    if step["context_files"]:
+        lines.append("Read these files first:")
+        lines += [f"- {p}" for p in step["context_files"]]
+        lines.append("")
+    expects = step.get("expects", {})
+    if expects.get("files"):
+        lines.append("These files must exist when you finish (paths relative to the project):")
+        lines += [f"- {p}" for p in expects["files"]]
+        lines.append("")
+    if expects.get("fields"):
+        fields = ", ".join(f"{k} ({v})" for k, v in expects["fields"].items())
+        lines.append(f"When you finish, write one JSON object with the fields {fields} to the file {result_path}"
+                     " (also named in $MSD_STEP_RESULT).")
+        lines.append("")
+    lines.append(f"Project folder: {ctx.project_root}")
+    return "\n".join(lines) + "\n"
+
+
+def _chain_dir(ctx) -> Path:
+    return paths.project_state_dir(ctx.project_root) / "chain"
+
+
+def _read_result(path: Path) -> tuple[dict | None, str | None]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        return None, f"result file {path} cannot be read ({exc.strerror})"
+    if len(raw) > 64 * 1024:
+        return None, f"result file {path} is larger than 64 KiB"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, f"result file {path} is not JSON ({exc})"
+    if not isinstance(data, dict):
+        return None, f"result file {path} must hold a JSON object"
+    return data, None
+
+
+def plan(ctx, vars: list[str] | None = None) -> list[dict]:
+    """The steps from the current one, in flow order, with what the chain would do (nothing is written)."""
+    from msd_core.flows import engine, service, state_file
+
+    flow = ctx.flow
+    given = service.parse_vars(flow, vars)
+    run = state_file.get_run(state_file.read_state(ctx.state_path), flow.workflow)
+    if run is None or (run.get("status") == "done" and given):
+        run = engine.new_run(flow, given, ctx.env)
+    current = run["current"]
+    reach = {current}
+    todo = [current]
+    while todo:
+        for t in flow.step(todo.pop()).targets():
+            if t not in reach:
+                reach.add(t)
+                todo.append(t)
+    out = []
+    for s in flow.steps:
+        if s.id not in reach:
+            continue
+        does = {"ask_user": "ask in the terminal", "done": "stop"}.get(s.action, "start the agent command")
+        item = {"step": s.id, "action": s.action, "does": does, "current": s.id == current,
+                "next": s.next, "when": [{"if": w.condition.source, "goto": w.goto} for w in s.when]}
+        if s.agent:
+            item["agent"] = s.agent
+        if s.max_visits:
+            item["max_visits"] = s.max_visits
+        exp = s.expects_json()
+        if exp:
+            item["expects"] = exp
+        out.append(item)
+    return out
+
+
+def render_plan(workflow: str, items: list[dict]) -> str:
+    lines = [f"chain {workflow}: plan from the current step (dry run, nothing runs)"]
+    for it in items:
+        mark = "*" if it["current"] else " "
+        who = f" [{it['agent']}]" if it.get("agent") else ""
+        lines.append(f"{mark} {it['step']:<20} {it['action']:<15} {it['does']}{who}")
+        for w in it["when"]:
+            lines.append(f"      if {w['if']} -> {w['goto']}")
+        if it["next"]:
+            lines.append(f"      then -> {it['next']}")
+    return "\n".join(lines) + "\n"
+
+
+class Chain:
+    def __init__(self, ctx, argv: list[str], *, prompt_file: bool = False, timeout: float = DEFAULT_TIMEOUT,
+                 max_steps: int = DEFAULT_MAX_STEPS, ask: Callable[[str], str | None] | None = None,
+                 log: Callable[[str], None] | None = None):
+        self.ctx = ctx
+        self.argv = argv
+        self.prompt_file = prompt_file
+        self.timeout = timeout
+        self.max_steps = max_steps
+        self.ask = ask  # None: no terminal
+        self.log = log or (lambda text: sys.stderr.write(text + "\n"))
+
+    def _fail(self, report: ChainReport, step: dict, **info) -> ChainReport:
+        report.ok = False
+        report.status = "failed"
+        report.failure = {"step": step["step"], "action": step["action"], **info}
+        return report
+
+    def run(self, vars: list[str] | None = None) -> ChainReport:
+        from msd_core.flows import service
+
+        report = ChainReport(self.ctx.workflow)
+        step = service.next_step(self.ctx, vars)
+        for _ in range(self.max_steps):
+            if step["action"] == "done":
+                report.status = "done"
+                return report
+            self.log(f"msd chain: step {step['step']} ({step['action']})")
+            if step["action"] == "ask_user":
+                result, problem = self._ask_user(step)
+                if problem:
+                    return self._fail(report, step, exit_code=None, missing=problem)
+                entry = {"step": step["step"], "action": "ask_user"}
+            else:
+                outcome = self._run_agent(step)
+                if "problem" in outcome:
+                    return self._fail(report, step, exit_code=outcome.get("exit_code"), missing=outcome["problem"])
+                result = outcome["result"]
+                entry = {"step": step["step"], "action": step["action"], "exit_code": 0}
+            try:
+                done = service.step_done(self.ctx, step["step"], json.dumps(result))
+            except MsdError as exc:
+                return self._fail(report, step, exit_code=entry.get("exit_code"), missing=exc.message)
+            entry["next_step"] = done["next_step"]
+            report.steps.append(entry)
+            step = done["next"]
+        return self._fail(report, step, exit_code=None, missing=f"stopped after {self.max_steps} steps (--max-steps)")
+
+    def _run_agent(self, step: dict) -> dict:
+        folder = _chain_dir(self.ctx)
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = f"{self.ctx.workflow}-{step['step']}-{step.get('visit', 1)}"
+        result_path = folder / f"{stem}.result.json"
+        result_path.unlink(missing_ok=True)
+        text = brief(self.ctx, step, result_path)
+        argv = list(self.argv)
+        stdin_text: str | None = text
+        if self.prompt_file:
+            prompt_path = folder / f"{stem}.prompt.md"
+            from msd_core.fsutil import atomic_write_text
+
+            atomic_write_text(prompt_path, text)
+            argv.append(str(prompt_path))
+            stdin_text = None
+        env = dict(os.environ, MSD_STEP_RESULT=str(result_path), MSD_WORKFLOW=self.ctx.workflow,
+                   MSD_STEP=step["step"], MSD_PROJECT=str(self.ctx.project_root))
+        try:
+            proc = subprocess.run(argv, input=stdin_text, stdin=None if stdin_text is not None else subprocess.DEVNULL,
+                                  stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None,
+                                  cwd=str(self.ctx.project_root), env=env, text=True, timeout=self.timeout)
+        except FileNotFoundError:
+            return {"problem": f"agent command not found: {argv[0]}", "exit_code": None}
+        except PermissionError:
+            return {"problem": f"agent command not executable: {argv[0]}", "exit_code": None}
+        except subprocess.TimeoutExpired:
+            return {"problem": f"agent did not finish within {self.timeout:g}s (--timeout)", "exit_code": None}
+        if proc.returncode != 0:
+            return {"problem": f"agent exited with code {proc.returncode}", "exit_code": proc.returncode}
+        result, problem = _read_result(result_path)
+        if problem:
+            return {"problem": problem, "exit_code": 0}
+        return {"result": result}
+
+    def _ask_user(self, step: dict) -> tuple[dict, str | None]:
+        if self.ask is None:
+            return {}, (f"step {step['step']} asks the user and there is no terminal: run the chain in a terminal, "
+                        f"or answer it with `msd_run step-done --workflow {self.ctx.workflow} --step {step['step']} --result '<json>'`")
+        self.log("")
+        self.log(step["prompt"])
+        for p in step.get("context_files", []):
+            self.log(f"  context: {p}")
+        result: dict = {}
+        fields = step.get("expects", {}).get("fields", {})
+        for name, typ in fields.items():
+            optional = typ.endswith("?")
+            base = typ.rstrip("?")
+            for _ in range(5):
+                line = self.ask(f"{name} ({base}{', optional' if optional else ''}): ")
+                if line is None:
+                    return {}, "input ended"
+                line = line.strip()
+                if not line and optional:
+                    break
+                try:
+                    result[name] = _typed(base, line)
+                    break
+                except ValueError as exc:
+                    self.log(f"  {exc}")
+            else:
+                return {}, f"no valid answer for {name}"
+        files = step.get("expects", {}).get("files", [])
+        if files:
+            self.log("These files must exist: " + ", ".join(files))
+            if self.ask("Press Enter when they are written: ") is None:
+                return {}, "input ended"
+        return result, None
+
+
+def _typed(typ: str, text: str):
+    if typ == "string":
+        if not text:
+            raise ValueError("an answer is needed")
+        return text
+    if typ == "bool":
+        word = text.lower()
+        if word in ("y", "yes", "true", "1"):
+            return True
+        if word in ("n", "no", "false", "0"):
+            return False
+        raise ValueError("answer y or n")
+    if typ == "int":
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError("a whole number is needed") from None
+    if typ == "number":
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError("a number is needed") from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise ValueError(f"a JSON {typ} is needed") from None
+    if (typ == "list") != isinstance(value, list) or (typ == "object" and not isinstance(value, dict)):
+        raise ValueError(f"a JSON {typ} is needed")
+    return value
+
+
+def _has_fileno(stream) -> bool:
+    try:
+        stream.fileno()
+        return True
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def ensure_ok(report: ChainReport) -> None:
+    if not report.ok:
+        f = report.failure or {}
+        code = f.get("exit_code")
+        raise OperationFailed(
+            f"chain stopped at step {f.get('step')} ({f.get('action')})"
+            + (f", exit code {code}" if code is not None else "") + f": {f.get('missing')}",
+            hint="fix it and run the chain again: it resumes at this step",
+        )
