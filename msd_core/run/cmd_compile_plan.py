@@ -1,0 +1,78 @@
+"""`msd_run compile-plan <plan-path> [--check] [--root ~/.claude/msd-core]` (rules in msd_core.planning.compile_plan).
+
+Writes `<plan>.compiled.md` beside the plan, or reuses it when every recorded input is
+unchanged. JSON {"plan", "compiled", "status": "written"|"fresh", "inlined", "stripped",
+"refused", "warnings", "gitignore"}. With --check nothing is written:
+{"plan", "compiled", "fresh", "stale": [...]}, exit 0 when fresh, 1 when stale or absent.
+Exit 3 when an installed file is missing or fails its manifest hash (run `msd install`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("plan", help="the PLAN.md to compile")
+    parser.add_argument("--check", action="store_true", help="only say whether the compiled plan is fresh (exit 0) or stale (exit 1)")
+    parser.add_argument("--root", metavar="DIR", help="installed msd-core folder (default: the global install)")
+    parser.add_argument("--cwd", metavar="DIR", help="folder a relative plan path is taken from")
+
+
+def run(args: argparse.Namespace):
+    from msd_core.errors import OperationFailed, UsageError
+    from msd_core.paths import default_resolve_root, find_project_root, project_state_dir
+    from msd_core.planning import compile_plan as cp
+    from msd_core.planning.project import read_text_file
+
+    base = Path(args.cwd).expanduser().absolute() if args.cwd else Path.cwd()
+    if args.cwd and not base.is_dir():
+        raise UsageError(f"--cwd {args.cwd} is not a directory")
+    plan_path = Path(args.plan).expanduser()
+    plan_path = plan_path if plan_path.is_absolute() else base / plan_path
+    if plan_path.name.endswith(".compiled.md"):
+        raise UsageError(f"{plan_path.name} is a compiled plan; pass the source PLAN.md")
+    root = Path(args.root).expanduser() if args.root else default_resolve_root()
+    root = root if root.is_absolute() else base / root
+    project = find_project_root(plan_path.parent)
+    if project is None:
+        raise OperationFailed(f"{plan_path} is not inside a project (no .planning/ above it)")
+    raw, _text = read_text_file(plan_path, "plan", max_bytes=cp.MAX_PLAN_BYTES)
+    out = cp.compiled_path(plan_path)
+    if out.is_symlink():
+        raise OperationFailed(f"{out} is a symlink; refusing to write through it")
+    compiler = cp.Compiler(plan_path, project, root)
+
+    meta = None
+    if out.is_file():
+        try:
+            meta = cp.recorded_inputs(out.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            meta = None
+    stale = cp.stale_inputs(meta, compiler) if meta else ["no compiled plan" if not out.exists() else "no input record"]
+    result = {"plan": str(plan_path), "compiled": str(out)}
+    if args.check:
+        result.update({"fresh": not stale, "stale": stale})
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
+        return 0 if not stale else 1
+    if not stale:
+        result.update({"status": "fresh", "gitignore": cp.ensure_gitignore(project)})
+        return result
+
+    from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
+
+    with locked(project_state_dir(project) / "compile.lock", lock_timeout_from_env(), what="compile-plan"):
+        text = compiler.compile(raw)
+        atomic_write_bytes(out, text.encode("utf-8"))
+    result.update({
+        "status": "written",
+        "inlined": compiler.inlined,
+        "stripped": compiler.stripped,
+        "refused": compiler.refused,
+        "warnings": compiler.warnings,
+        "gitignore": cp.ensure_gitignore(project),
+    })
+    return result
