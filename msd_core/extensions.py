@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -166,9 +167,12 @@ def read_plan_facts(text: str) -> PlanFacts:
 def _read_text(path: Path, cap: int, what: str) -> str:
     """Read a user file for the rules; UsageError (exit 2) with one clear line when unreadable."""
     try:
-        if path.is_dir():
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
             raise UsageError(f"{what} {path} is a directory, not a file")
-        size = path.stat().st_size
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
+            raise UsageError(f"{what} {path} is not a regular file")
+        size = st.st_size
         if size > cap:
             raise UsageError(f"{what} {path} is too large ({size} bytes; limit {cap})")
         data = path.read_bytes()
@@ -285,7 +289,8 @@ def _project_config(phase_dir: Path) -> dict:
         if candidate.name == PLANNING_DIRNAME:
             path = candidate / "config.json"
             try:
-                if path.stat().st_size > MAX_DOC_BYTES:
+                st = path.stat()
+                if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_DOC_BYTES:
                     return {}
                 raw = json.loads(path.read_bytes().decode("utf-8"))
             except (OSError, ValueError):
@@ -387,8 +392,11 @@ def load_install(root: Path) -> tuple[Path, Manifest]:
     root = Path(root).absolute()
     path = root / MANIFEST_NAME
     try:
-        if path.is_symlink():
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
             raise IntegrityError(f"install manifest {path} is a symlink; refusing to follow it")
+        if not stat.S_ISREG(st.st_mode):
+            raise IntegrityError(f"install manifest {path} is not a regular file")
         data = path.read_bytes()
     except FileNotFoundError:
         raise NotInstalledError(f"no msd-core install at {root} (no {MANIFEST_NAME})") from None
@@ -460,6 +468,12 @@ def select_extensions(agent: str, root: Path, *, plan: Path | None = None, compl
             raise IntegrityError(f"the install has no {agent} extension {name!r} (needed: {reason})")
         if not rel.startswith(f"{AGENT_EXT_PREFIX}{agent}/"):
             raise IntegrityError(f"the install registry names {rel!r} for {agent} extension {name!r}; refusing it")
+        path = safe_path(config, rel)
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):  # opening a FIFO would block
+                raise IntegrityError(f"installed file {path} is not a regular file")
+        except FileNotFoundError:
+            pass  # read_verified reports it as missing
         read_verified(config, manifest, rel)
-        out.append({"name": name, "path": str(safe_path(config, rel)), "reason": reason})
+        out.append({"name": name, "path": str(path), "reason": reason})
     return Selection(agent=agent, extensions=out, notes=notes)

@@ -220,6 +220,24 @@ def test_unreadable_permission_plan_is_usage(msd_run, root, tmp_path):
     assert r.returncode == 2 and "permission" in r.stderr
 
 
+def test_fifo_plan_is_refused_without_blocking(msd_run, root, tmp_path):
+    fifo = tmp_path / "x-PLAN.md"
+    os.mkfifo(fifo)
+    r = msd_run(["extensions", "executor", "--plan", str(fifo), "--root", str(root)], timeout=20)
+    assert r.returncode == 2 and "not a regular file" in r.stderr
+
+
+def test_fifo_manifest_and_config_do_not_block(msd_run, root, tmp_path):
+    d = phase(tmp_path / "a")
+    os.mkfifo(d.parents[1] / "config.json")  # .planning/config.json
+    r = planner(msd_run, root, d)
+    assert r.returncode == 0 and names(r) == []
+    (root / "manifest.json").unlink()
+    os.mkfifo(root / "manifest.json")
+    r = planner(msd_run, root, d)
+    assert r.returncode == 3 and "not a regular file" in r.stderr
+
+
 def test_non_utf8_plan_is_read_tolerantly(msd_run, root, tmp_path):
     plan = tmp_path / "x-PLAN.md"
     plan.write_bytes(b"\xff\xfe<tasks><task type=\"auto\" tdd=\"true\">\xc3</task></tasks>")
@@ -285,6 +303,15 @@ def test_symlinked_extension_is_refused(msd_run, root, tmp_path):
     target.symlink_to(outside)
     r = msd_run(["extensions", "executor", "--plan", str(plan), "--root", str(root)])
     assert r.returncode == 3 and "symlink" in r.stderr
+
+
+def test_fifo_extension_is_integrity_error_without_blocking(msd_run, root, tmp_path):
+    plan = write(tmp_path / "x-PLAN.md", PLAN_PLAIN)
+    target = root / "agent-ext" / "executor" / "summary.md"
+    target.unlink()
+    os.mkfifo(target)
+    r = msd_run(["extensions", "executor", "--plan", str(plan), "--root", str(root)], timeout=20)
+    assert r.returncode == 3 and "not a regular file" in r.stderr
 
 
 def test_missing_extension_file_is_integrity_error(msd_run, root, tmp_path):
