@@ -454,3 +454,25 @@ def test_unreadable_file_is_a_violation_not_a_crash(tree, monkeypatch):
     monkeypatch.setattr(Path, "read_bytes", fake)
     report = run_checks(tree)
     assert ("encoding", "msd-core/references/gate.md", 0) in triples(report)
+
+
+def test_command_of_a_split_workflow_needs_its_resolve_line(tree):
+    cmd = tree / "commands/msd/plan.md"
+    line = "!`msd_run resolve plan --emit --root ~/.claude/msd-core || true`\n"
+    cmd.write_text(cmd.read_text().replace(line, ""))
+    assert check_rule(tree, "shell-context") == {("commands/msd/plan.md", 6)}  # the spine's @ line
+    cmd.write_text(cmd.read_text().replace("@~/.claude/msd-core/references/gate.md\n", "@~/.claude/msd-core/references/gate.md\n" + line))
+    assert check_rule(tree, "shell-context") == {("commands/msd/plan.md", 6)}  # present, but not right after the spine
+
+
+def test_command_of_a_whole_workflow_needs_no_resolve_line(tree):
+    cmd = tree / "commands/msd/notes.md"
+    assert "resolve" not in cmd.read_text()
+    assert check_rule(tree, "shell-context") == set()
+
+
+def test_resolve_line_for_another_workflow_after_a_spine_fails(tree):
+    cmd = tree / "commands/msd/plan.md"
+    cmd.write_text(cmd.read_text().replace("resolve plan --emit", "resolve notes --emit").replace(
+        "Bash(msd_run resolve plan --emit *)", "Bash(msd_run resolve notes --emit *)"))
+    assert check_rule(tree, "shell-context") == {("commands/msd/plan.md", 6)}

@@ -13,6 +13,10 @@ optionally with `--max-chars <digits>` right after `--emit` or right after the r
 `$1`, `${...}`; no other argument), and the command's frontmatter `allowed-tools` permits it
 with the literal rule `Bash(msd_run resolve <stem> --emit *)`. A ```! block holds exactly one
 such line. Anything else fails.
+
+And the other way round (docs/CONTRACTS.md): a command that includes the spine of a split
+workflow (`@~/.claude/msd-core/workflows/<stem>.md`, <stem> with detail parts) carries the
+resolve line for that stem on the next non-blank line, so the host loads the parts.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ RULE = "shell-context"
 ALLOWED = re.compile(
     r"^msd_run resolve (?P<stem>\S+) --emit(?P<a> --max-chars \d+)? --root ~/\.claude/msd-core(?P<b> --max-chars \d+)? \|\| true$"
 )
+SPINE_INCLUDE = re.compile(r"^@~/\.claude/msd-core/workflows/([a-z0-9-]+)\.md$")
 INLINE = re.compile(r"!(`+)(?!`)(.*?)(?<!`)\1(?!`)")
 FIX = "use exactly: !`msd_run resolve <stem> --emit --root ~/.claude/msd-core || true` with a literal shipped stem"
 
@@ -79,10 +84,57 @@ def _permits(tools, rule: str) -> bool:
     return False
 
 
+def _resolve_stem(line: str) -> str | None:
+    """The stem of an allowed resolve command line (the body of a shell context), else None."""
+    allowed = ALLOWED.match(normalise(line))
+    return allowed.group("stem") if allowed else None
+
+
+def _next_shell_context(lines: list[str], start: int) -> str | None:
+    """The shell-context command on the next non-blank line from `start` (inline or ```! block), else None."""
+    for j in range(start, len(lines)):
+        text = lines[j].strip()
+        if not text:
+            continue
+        inline = INLINE.fullmatch(text)
+        if inline:
+            return inline.group(2)
+        fence = FENCE_RE.match(lines[j])
+        if fence and fence.group(2).startswith("!"):
+            body = [x for x in lines[j + 1:j + 3] if not FENCE_RE.match(x)]
+            return body[0] if body else ""
+        return None
+    return None
+
+
+def _missing_resolve_lines(tree, rel: str, lines: list[str]) -> list[Violation]:
+    """Spine includes of split workflows not followed by their resolve line."""
+    out = []
+    for i, line in enumerate(lines):
+        m = SPINE_INCLUDE.match(line.strip())
+        if not m:
+            continue
+        wf = tree.workflows.get(m.group(1))
+        if not (wf and wf.spine and wf.parts):
+            continue
+        cmd = _next_shell_context(lines, i + 1)
+        stem = _resolve_stem(cmd) if cmd is not None else None
+        if cmd is not None and (stem is None or not is_static_name(stem) or stem not in tree.workflows):
+            continue  # a malformed shell context right there: the form check reports it
+        if stem != wf.stem:
+            want = f"!`msd_run resolve {wf.stem} --emit --root ~/.claude/msd-core || true`"
+            out.append(Violation(rel, i + 1, RULE, f"includes the spine of split workflow {wf.stem!r} without its resolve line right after",
+                                 f"add on the next line: {want}"))
+    return out
+
+
 def check(ctx: CheckContext) -> list[Violation]:
     tree = ctx.tree
     stems = {s for s, wf in tree.workflows.items() if wf.spine}
     out: list[Violation] = []
+    for rel in tree.markdown_files():
+        if is_command(rel):
+            out += _missing_resolve_lines(tree, rel, tree.lines(rel))
     for rel in tree.markdown_files():
         lines = tree.lines(rel)
         found = shell_contexts(lines)
