@@ -489,3 +489,21 @@ def test_planner_tampered_extension_is_exit_3(msd_run, root, tmp_path):
     d = phase(tmp_path)
     assert planner(msd_run, root, d, "--gaps").returncode == 3
     assert planner(msd_run, root, d, "--revision").returncode == 0
+
+
+def test_phase_folder_entry_cap(monkeypatch, tmp_path):
+    import msd_core.extensions as ext
+
+    d = phase(tmp_path, {f"{i:02d}-notes-PLAN.md": PLAN_PLAIN for i in range(4)})
+    write(d / "zz-RESEARCH.md", "npm install zod\n")  # sorts last
+    chosen, notes = ext.planner_rules(d, False, False, False)
+    assert [n for n, _ in chosen] == ["discovery"]
+    monkeypatch.setattr(ext, "MAX_PHASE_FILES", 3)
+    chosen, notes = ext.planner_rules(d, False, False, False)
+    assert chosen == [] and any("only the first 3" in n for n in notes)
+
+
+def test_cwd_must_be_a_directory(msd_run, root, tmp_path):
+    f = write(tmp_path / "file.txt", "x")
+    r = msd_run(["extensions", "verifier", "--cwd", str(f), "--root", str(root)])
+    assert r.returncode == 2 and "--cwd" in r.stderr
