@@ -80,19 +80,27 @@ def find_peer(args, env) -> Path | None:
     return found[0] if found else None
 
 
-def time_runs(cmd: list[str], cwd: Path, env: dict, runs: int) -> dict:
-    """Median/min wall time of `runs` runs (one warm-up first); the command must exit 0."""
-    samples = []
+def run_once(cmd: list[str], cwd: Path, env: dict) -> float:
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    dt = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.decode()[:300]}")
+    return dt
+
+
+def time_all(cmds: dict[str, list[str]], cwd: Path, env: dict, runs: int) -> dict[str, dict]:
+    """Round-robin: each round runs every command once (after one warm-up round), so a change
+    in machine load hits all commands alike. Median and min wall time per command."""
+    samples: dict[str, list[float]] = {k: [] for k in cmds}
     for i in range(runs + 1):
-        t0 = time.perf_counter()
-        r = subprocess.run(cmd, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=60)
-        dt = time.perf_counter() - t0
-        if r.returncode != 0:
-            raise SystemExit(f"bench: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.decode()[:300]}")
-        if i:
-            samples.append(dt)
-    return {"median_ms": statistics.median(samples) * 1000, "min_ms": min(samples) * 1000, "runs": runs}
+        for label, cmd in cmds.items():
+            dt = run_once(cmd, cwd, env)
+            if i:
+                samples[label].append(dt)
+    return {k: {"median_ms": statistics.median(v) * 1000, "min_ms": min(v) * 1000, "runs": runs}
+            for k, v in samples.items()}
 
 
 def importtime(cmd_args: list[str], cwd: Path, env: dict, top: int = 8) -> list[dict]:
@@ -132,10 +140,13 @@ def main(argv=None) -> int:
             {"mode": "yolo", "model_profile": "balanced", "workflow": {"research": True, "compact_content": False}},
             indent=2), encoding="utf-8")
         env = dict(os.environ)
-        for var in ("CLAUDE_CONFIG_DIR", "MSD_TRACE", "MSD_COMPACT_DEFAULT", "PYTHONSTARTUP"):
+        for var in ("CLAUDE_CONFIG_DIR", "MSD_TRACE", "MSD_COMPACT_DEFAULT", "PYTHONSTARTUP", "PYTHONDONTWRITEBYTECODE"):
             env.pop(var, None)
-        env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-                    "MSD_USER_CONFIG_DIR": str(home / ".config" / "msd")})
+        # an installed wheel has its bytecode compiled by pip; do the same for this checkout
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "msd_core")], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
+        env.pop("MSD_USER_CONFIG_DIR", None)  # the real lookup: $XDG_CONFIG_HOME/msd/defaults.json
         env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         npm_env = dict(os.environ)
 
@@ -147,22 +158,25 @@ def main(argv=None) -> int:
             "resolve plan-phase --emit": ["resolve", "plan-phase", "--emit", "--root", str(root)],
             "agent-skills executor": ["agent-skills", "executor", "--root", str(root)],
         }
-        rows = []
-        base = time_runs([py, "-I", "-S", "-c", "pass"], proj, env, runs)
-        rows.append({"command": "python -I -S -c pass", **base})
-        rows.append({"command": "python -c pass", **time_runs([py, "-c", "pass"], proj, env, runs)})
+        cmds = {"python -I -S -c pass": [py, "-I", "-S", "-c", "pass"], "python -c pass": [py, "-c", "pass"]}
         for label, a in hot.items():
-            rows.append({"command": f"python -m msd_core.run {label}", **time_runs([py, "-m", "msd_core.run", *a], proj, env, runs)})
+            cmds[f"python -m msd_core.run {label}"] = [py, "-m", "msd_core.run", *a]
             if console:
-                rows.append({"command": f"msd_run {label}", **time_runs([console, *a], proj, env, runs)})
+                cmds[f"msd_run {label}"] = [console, *a]
         peer_path = find_peer(args, npm_env)
-        peer = None
+        peer_label = "node gsd-tools.cjs config-get mode"
         if peer_path:
-            peer = time_runs(["node", str(peer_path), "config-get", "mode"], proj, env, runs)
-            rows.append({"command": "node gsd-tools.cjs config-get mode", **peer})
-        for row in rows:
-            row["x_python"] = row["median_ms"] / base["median_ms"]
-            row["x_peer"] = row["median_ms"] / peer["median_ms"] if peer else None
+            cmds[peer_label] = ["node", str(peer_path), "config-get", "mode"]
+        timed = time_all(cmds, proj, env, runs)
+        base = timed["python -I -S -c pass"]
+        peer = timed.get(peer_label)
+        rows = []
+        for label, t in timed.items():
+            rows.append({"command": label, **t,
+                         "x_python": t["median_ms"] / base["median_ms"],
+                         "x_python_min": t["min_ms"] / base["min_ms"],
+                         "x_peer": t["median_ms"] / peer["median_ms"] if peer else None,
+                         "x_peer_min": t["min_ms"] / peer["min_ms"] if peer else None})
         result = {"python": sys.version.split()[0], "runs": runs, "peer": str(peer_path) if peer_path else None,
                   "goals": {"x_python": GOAL_VS_PYTHON, "x_peer": GOAL_VS_PEER}, "rows": rows}
         if args.importtime:
@@ -171,10 +185,12 @@ def main(argv=None) -> int:
             print(json.dumps(result, indent=2))
             return 0
         print(f"msd_run hot-path benchmark: median of {runs} runs (python {result['python']})")
-        print(f"{'command':<50} {'median ms':>10} {'min ms':>8} {'x python -I -S':>15} {'x peer':>8}")
+        print("ratios: median/median (min/min) to `python -I -S -c pass` and to the peer")
+        print(f"{'command':<50} {'median ms':>9} {'min ms':>7} {'x python':>14} {'x peer':>12}")
         for row in rows:
-            xp = f"{row['x_peer']:.2f}" if row["x_peer"] is not None else "-"
-            print(f"{row['command']:<50} {row['median_ms']:>10.1f} {row['min_ms']:>8.1f} {row['x_python']:>15.2f} {xp:>8}")
+            xp = f"{row['x_peer']:.2f} ({row['x_peer_min']:.2f})" if row["x_peer"] is not None else "-"
+            xpy = f"{row['x_python']:.2f} ({row['x_python_min']:.2f})"
+            print(f"{row['command']:<50} {row['median_ms']:>9.1f} {row['min_ms']:>7.1f} {xpy:>14} {xp:>12}")
         print(f"goals: <= {GOAL_VS_PYTHON}x python -I -S -c pass, <= {GOAL_VS_PEER}x the peer"
               + ("" if peer else " (peer not measured: node or the package unavailable)"))
         if args.importtime:
