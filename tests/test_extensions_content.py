@@ -215,3 +215,10 @@ def test_shipped_payloads_served_by_agent_skills(msd_run, shipped_install, tmp_p
         assert data["text"] == (skills / f"{agent}.compact.md").read_text()
     else:
         assert (skills / f"{agent}.md").read_text().strip() in data["text"]
+
+
+def test_commands_named_as_installed_skills():
+    files = list((CONTENT / "agents").glob("msd-*.md")) + list((CONTENT / "msd-core" / "agent-ext").rglob("*.md")) \
+        + list((CONTENT / "msd-core" / "agent-skills").glob("*.md"))
+    for p in files:
+        assert "/msd:" not in p.read_text(), f"{p.name}: commands are installed as skills, /msd-<name>"
