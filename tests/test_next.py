@@ -223,6 +223,18 @@ def test_roadmap_reader_shapes():
                    ("5", "~~F~~", True)]
 
 
+def test_unfinished_flow_runs_are_listed(tmp_path):
+    project = _base(tmp_path)
+    state = project / ".planning" / "state.json"
+    state.write_text(json.dumps({"version": 1, "workflows": {
+        "plan-phase": {"current": "check", "status": "running"}, "new-project": {"current": "done", "status": "done"}}}))
+    assert decide(project)["flows_in_progress"] == [{"workflow": "plan-phase", "step": "check"}]
+    state.write_text("{corrupt")
+    out = decide(project)
+    assert "flows_in_progress" not in out and any("flow state not read" in n for n in out["notes"])
+    assert out["route"] == "discuss-phase"
+
+
 def test_cli_next_and_raw(msd_run, tmp_path):
     project = _base(tmp_path, {".planning/phases/02-auth/02-CONTEXT.md": "c"})
     r = msd_run(["next", "--cwd", str(project / ".planning" / "phases")])

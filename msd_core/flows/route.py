@@ -28,7 +28,8 @@ Rules, first match wins:
                                                    -> new-milestone
                      otherwise                     -> complete-milestone
 
-Every answer has `route`, `command`, `reason`; phase answers add `phase`. Files that cannot
+Every answer has `route`, `command`, `reason`; phase answers add `phase`; unfinished flow
+runs in `.planning/state.json` are listed in `flows_in_progress` (workflow, step). Files that cannot
 be read are skipped and named in `skipped`. Nothing is written. Standard library only.
 """
 
@@ -183,6 +184,23 @@ def _resume_target(value: str | None, root: Path) -> Path | None:
     return target
 
 
+def _flows_in_progress(root: Path, notes: list[str]) -> list[dict]:
+    """Workflow runs in `.planning/state.json` that have not reached done (resume them with next-step)."""
+    from msd_core.errors import MsdError
+    from msd_core.flows import state_file
+
+    try:
+        doc = state_file.read_state(state_file.default_state_path(root))
+    except MsdError as exc:
+        notes.append(f"flow state not read ({exc.message})")
+        return []
+    out = []
+    for name, run in sorted(doc.get("workflows", {}).items()):
+        if isinstance(run, dict) and isinstance(run.get("current"), str) and run.get("status") != "done":
+            out.append({"workflow": name, "step": run["current"]})
+    return out
+
+
 def _answer(route: str, command: str, reason: str, **extra) -> dict:
     out = {"route": route, "command": command, "reason": reason}
     out.update({k: v for k, v in extra.items() if v is not None})
@@ -234,6 +252,9 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     common.update({"phases_total": len(ordered), "phases_done": done_count})
     if passed_over:
         common["passed_over"] = passed_over
+    running = _flows_in_progress(root, notes)
+    if running:
+        common["flows_in_progress"] = running
     if skipped:
         common["skipped"] = skipped
     if notes:

@@ -28,6 +28,8 @@ A flow (`msd-core/flows/<workflow>.toml`) is a small state machine:
 - `expects.fields`: name -> one of string, int, number, bool, list, object; a trailing `?`
   makes it optional. `expects.files`: `.planning/...` paths that must exist afterwards.
 - `when.if`: see msd_core.flows.conditions. `result.X` must be a field the step expects.
+- Every `<name>` placeholder and `var.name` must be a declared input or a field that some
+  step's `expects.fields` reports (a typo is an error, not an unfilled path at run time).
 - A `when` whose target already reached its `max_visits` is passed over.
 
 Every error is reported as (line, message). Standard library only (tomllib/tomli).
@@ -394,6 +396,7 @@ def parse_flow(text: str, name: str | None = None) -> tuple[Flow | None, Errors]
         return None, sorted(set(errors))
     flow = Flow(workflow=workflow, version=version, start=start, steps=tuple(steps), description=description, inputs=dict(inputs))
     _check_graph(flow, lines, index, errors)
+    _check_variables(flow, lines, index, errors)
     if errors:
         return None, sorted(set(errors))
     return flow, []
@@ -423,6 +426,30 @@ def _check_graph(flow: Flow, lines: _Lines, index: dict, errors: Errors) -> None
     for s in flow.steps:
         if s.id in reached and s.id not in finishing:
             errors.append((lines.step(index[s.id]), f"step {s.id!r} can never reach a done step"))
+
+
+def _check_variables(flow: Flow, lines: _Lines, index: dict, errors: Errors) -> None:
+    """Every `<name>` and `var.name` must be a declared input or a field some step reports."""
+    known = set(flow.inputs) | {f.name for s in flow.steps for f in s.fields}
+
+    def check(text: str, where: str, line: int) -> None:
+        for m in PLACEHOLDER_RE.finditer(text):
+            if VAR_NAME_RE.match(m.group(1)) and m.group(1) not in known:
+                errors.append((line, f"{where}: <{m.group(1)}> is neither an input nor a field any step reports"))
+
+    for s in flow.steps:
+        i = index[s.id]
+        check(s.prompt, f"step {s.id!r} prompt", lines.step(i, "prompt"))
+        for p in s.context_files:
+            check(p, f"step {s.id!r} context_files", lines.step(i, "context_files"))
+        for p in s.files:
+            check(p, f"step {s.id!r} expects.files", lines.step(i, "expects"))
+        for j, w in enumerate(s.when):
+            for p in _exists_paths(w.condition.tree):
+                check(p, f"step {s.id!r} exists()", lines.when(i, j, "if"))
+            for name in w.condition.names():
+                if name[0] == "var" and name[1] not in known:
+                    errors.append((lines.when(i, j, "if"), f"step {s.id!r}: var.{name[1]} is neither an input nor a field any step reports"))
 
 
 def validate_flow_text(text: str, name: str) -> list[tuple[int, str]]:
