@@ -1,10 +1,113 @@
-"""`msd` subcommands for this concern (placeholder until implemented)."""
+"""`msd config get|set|unset|list`: the same config core as `msd_run config`, for people.
+
+Lookup and writes are msd_core.config.store's (project .planning/config.json > user
+defaults > schema default); this module only parses options and renders.
+"""
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
+
+from msd_core.cli.common import console, errors_to_exit, render
+from msd_core.result import OperationResult
+
+
+def _raw(value) -> str:
+    from msd_core.run.cmd_config import raw_text
+
+    return raw_text(value)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the `msd` app."""
-    return None
+    """Add `msd config ...` to the `msd` app."""
+    config_app = typer.Typer(
+        help="Read and change the project's .planning/config.json (project > user defaults > schema default).",
+        no_args_is_help=True,
+    )
+    cwd_opt = typer.Option(None, "--cwd", help="Project folder (default: the current folder; found by walking up).")
+    json_opt = typer.Option(False, "--json", help="Print the versioned JSON envelope.")
+
+    @config_app.command("get")
+    @errors_to_exit
+    def get(
+        key: str = typer.Argument(..., help="Dotted key, e.g. workflow.research."),
+        default: Optional[str] = typer.Option(None, "--default", help="Value when no file sets the key."),
+        cwd: Optional[str] = cwd_opt,
+        json_output: bool = json_opt,
+    ) -> None:
+        """Print a key's effective value and where it comes from."""
+        from msd_core.config import store
+        from msd_core.run.cmd_config import _parse_default
+
+        value, source = store.get_with_source(key, cwd)
+        if default is not None and source in ("default", None):
+            value, source = _parse_default(default), "--default"
+        elif source is None:
+            raise store._unknown_key(key, store.load_layers(cwd))
+        result = OperationResult("config get", data={"key": key, "value": value, "source": source})
+        render(result, json_output, lambda r: typer.echo(_raw(value)))
+
+    @config_app.command("set")
+    @errors_to_exit
+    def set_(
+        key: str = typer.Argument(..., help="Dotted key, e.g. workflow.compact_content."),
+        value: str = typer.Argument(..., help="New value, coerced by the key's type (true/false, numbers, enum words)."),
+        create: bool = typer.Option(False, "--create", help="Create .planning/config.json here when no project is found."),
+        cwd: Optional[str] = cwd_opt,
+        json_output: bool = json_opt,
+    ) -> None:
+        """Set a key in the project's config.json (other keys and their order are kept)."""
+        from msd_core.config import store
+
+        out = store.set_value(key, value, cwd, create=create)
+        result = OperationResult("config set", data=out)
+
+        def human(r: OperationResult) -> None:
+            verb = "set" if out["changed"] else "unchanged:"
+            typer.echo(f"{verb} {key} = {_raw(out['value'])}  ({out['path']})")
+
+        render(result, json_output, human)
+
+    @config_app.command("unset")
+    @errors_to_exit
+    def unset(
+        key: str = typer.Argument(..., help="Dotted key to remove from the project's config.json."),
+        cwd: Optional[str] = cwd_opt,
+        json_output: bool = json_opt,
+    ) -> None:
+        """Remove a key from the project's config.json (its default applies again)."""
+        from msd_core.config import store
+
+        out = store.unset_value(key, cwd)
+        result = OperationResult("config unset", data=out)
+        render(result, json_output,
+               lambda r: typer.echo(f"{'removed' if out['removed'] else 'not set:'} {key}  ({out['path']})"))
+
+    @config_app.command("list")
+    @errors_to_exit
+    def list_(cwd: Optional[str] = cwd_opt, json_output: bool = json_opt) -> None:
+        """Every key with its effective value and source; keys msd does not know are kept and shown."""
+        from msd_core.config import store
+
+        entries = store.list_entries(cwd)
+        result = OperationResult("config list", data={"entries": entries})
+        for e in entries:
+            if e.get("problem"):
+                result.warnings.append(f"{e['key']}: {e['problem']}")
+
+        def human(r: OperationResult) -> None:
+            from rich.table import Table
+
+            table = Table(show_header=True, header_style="bold", box=None)
+            for col in ("key", "value", "source", "description"):
+                table.add_column(col, overflow="fold")
+            for e in entries:
+                desc = e["description"] if e["known"] else "(not in schema, kept)"
+                table.add_row(e["key"], _raw(e["value"]), e["source"] or "", desc)
+            console().print(table)
+
+        render(result, json_output, human)
+
+    app.add_typer(config_app, name="config")
