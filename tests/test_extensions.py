@@ -507,3 +507,22 @@ def test_cwd_must_be_a_directory(msd_run, root, tmp_path):
     f = write(tmp_path / "file.txt", "x")
     r = msd_run(["extensions", "verifier", "--cwd", str(f), "--root", str(root)])
     assert r.returncode == 2 and "--cwd" in r.stderr
+
+
+def test_hot_path_imports_stay_light(root, tmp_path):
+    import subprocess
+    import sys
+
+    plan = write(tmp_path / "x-PLAN.md", PLAN_TDD_CP)
+    d = phase(tmp_path / "a", {"03-RESEARCH.md": "npm install zod\n"})
+    code = (
+        "import sys, io, contextlib\n"
+        "from msd_core.run.dispatch import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    a = main(['extensions', 'executor', '--plan', {str(plan)!r}, '--root', {str(root)!r}])\n"
+        f"    b = main(['extensions', 'planner', '--phase-dir', {str(d)!r}, '--root', {str(root)!r}])\n"
+        "heavy = {'typer', 'rich', 'click', 'pydantic', 'yaml', 'filelock', 'platformdirs'}\n"
+        "print(a, b, sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == "0 0 []", r.stdout + r.stderr
