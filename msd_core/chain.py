@@ -67,17 +67,11 @@ def parse_agent_cmd(cmd: str) -> list[str]:
 
 
 def _agent_definition(ctx, agent: str | None) -> str | None:
+    """The installed agent file (hash-checked against the manifest in an install), or None."""
     if not agent:
         return None
-    rel = f"agents/{agent}.md"
-    if ctx.src.origin.endswith(".toml") and "/msd-core/flows/" in ctx.src.origin:
-        config = Path(ctx.src.origin).parents[2]
-        candidate = config / rel
-    else:
-        from msd_core.flows.source import package_content_root
-
-        candidate = package_content_root().parent / rel
-    return str(candidate) if candidate.is_file() else None
+    path, _problem = ctx.src.resolve_installed(f"agents/{agent}.md")
+    return path
 
 
 def brief(ctx, step: dict, result_path: Path) -> str:

@@ -186,3 +186,65 @@ def test_ask_user_step_in_process(tmp_path):
     assert seen[0].startswith("summary (string)")
     assert report.steps[0] == {"step": "questioning", "action": "ask_user", "next_step": "ask-settings"}
     assert report.failure["step"] == "ask-settings" and report.failure["missing"] == "input ended"
+
+
+NEW_PROJECT_AGENT = textwrap.dedent(r'''
+    import json, os, sys
+    from pathlib import Path
+
+    step = os.environ["MSD_STEP"]
+    sys.stdin.read()
+    project = Path(os.environ["MSD_PROJECT"])
+    planning = project / ".planning"
+    writes = {"write-project": ["PROJECT.md"], "write-requirements": ["REQUIREMENTS.md"],
+              "roadmap": ["ROADMAP.md", "STATE.md"]}
+    for name in writes.get(step, []):
+        (planning / name).write_text(f"# {name}\n")
+    result = {"detect-existing": {"has_project": False, "has_code": False}, "commit": {"committed": True}}.get(step, {})
+    Path(os.environ["MSD_STEP_RESULT"]).write_text(json.dumps(result))
+''')
+
+
+def test_chain_new_project_on_a_terminal(tmp_path):
+    """ask_user steps asked on a real pseudo-terminal; agent steps run the fake agent."""
+    from test_init import Pty
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    agent = tmp_path / "np_agent.py"
+    agent.write_text(NEW_PROJECT_AGENT)
+    install = fake_install(tmp_path / "cfg")
+    pty = Pty(["chain", "new-project", "--root", str(install), "--agent-cmd", f"{sys.executable} {agent}",
+               "--cwd", str(project)], project)
+    try:
+        pty.expect("summary (string): ")
+        pty.send("a dice game\n")
+        pty.expect("Press Enter when they are written: ")
+        (project / ".planning" / "config.json").write_text(json.dumps({"workflow": {"research": False}}))
+        pty.send("\n")
+        pty.expect("approved (bool): ")
+        pty.send("perhaps\n")
+        pty.expect("answer y or n")
+        pty.send("y\n")
+        pty.expect("changes (string, optional): ")
+        pty.send("\n")
+        code, out = pty.finish()
+    finally:
+        if pty.proc.poll() is None:
+            pty.proc.kill()
+    assert code == 0, out
+    assert "new-project: done" in out
+    run = json.loads((project / ".planning" / "state.json").read_text())["workflows"]["new-project"]
+    assert [h["step"] for h in run["history"]] == ["detect-existing", "questioning", "ask-settings", "write-project",
+                                                   "write-requirements", "roadmap", "confirm-roadmap", "commit"]
+    assert run["results"]["questioning"] == {"summary": "a dice game"}
+    assert run["results"]["confirm-roadmap"] == {"approved": True}
+
+
+def test_tampered_agent_definition_is_not_named(msd, setup):
+    project, install, cmd, log = setup
+    (install.parent / "agents" / "msd-executor.md").write_text("tampered\n")
+    r = _chain(msd, project, install, cmd, log, "--json")
+    assert r.returncode == 0, r.stderr
+    wave = [c for c in _log(log) if c["step"] == "execute-wave"][0]["brief"]
+    assert "Act as the msd-executor agent." in wave and "its definition" not in wave
