@@ -222,3 +222,32 @@ def test_commands_named_as_installed_skills():
         + list((CONTENT / "msd-core" / "agent-skills").glob("*.md"))
     for p in files:
         assert "/msd:" not in p.read_text(), f"{p.name}: commands are installed as skills, /msd-<name>"
+
+
+def _msd_run_calls(text: str) -> list[str]:
+    calls = []
+    for span in re.findall(r"`([^`\n]*msd_run [^`\n]*)`", text):
+        calls.append(span[span.index("msd_run"):])
+    for block in re.findall(r"```(?:bash|sh)?\n(.*?)```", text, re.DOTALL):
+        calls += [line.strip() for line in block.splitlines() if line.strip().startswith("msd_run ")]
+    return calls
+
+
+def test_every_msd_run_call_in_agent_content_parses():
+    import shlex
+
+    from msd_core.run.dispatch import COMMANDS, build_command_parser
+
+    files = list((CONTENT / "agents").glob("msd-*.md")) + list((CONTENT / "msd-core" / "agent-ext").rglob("*.md")) \
+        + list((CONTENT / "msd-core" / "agent-skills").glob("*.md"))
+    seen = 0
+    for p in files:
+        for call in _msd_run_calls(p.read_text()):
+            argv = shlex.split(re.sub(r"<[a-z][a-z0-9-]*>", "x", call.split("||")[0].split("|")[0]))[1:]
+            assert argv[0] in COMMANDS, (p.name, call)
+            try:
+                build_command_parser(argv[0]).parse_args(argv[1:])
+            except SystemExit:
+                pytest.fail(f"{p.name}: `{call}` does not parse")
+            seen += 1
+    assert seen >= 15
