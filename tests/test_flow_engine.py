@@ -327,3 +327,30 @@ def test_config_condition_reads_user_defaults(project, isolated_home):
     assert os.environ["MSD_USER_CONFIG_DIR"] == str(user.parent)
     w = Walker("plan-phase", project)
     assert w.done("load-context", {"phase": "01", "phase_dir": "01-x"})["next_step"] == "plan"
+
+
+def test_symlinked_phase_folder_leading_outside_is_refused(project, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "02-RESEARCH.md").write_text("planted")
+    (project / ".planning" / "phases").mkdir()
+    (project / ".planning" / "phases" / "02-a").symlink_to(outside, target_is_directory=True)
+    w = Walker("plan-phase", project)
+    out = w.done("load-context", {"phase": "02", "phase_dir": "02-a"})
+    assert out["next_step"] == "research"  # exists() does not see through the link
+    assert all("outside" not in p for p in out["next"]["context_files"])
+    assert {"path": ".planning/phases/02-a/", "reason": "leaves .planning/"} in out["next"]["unavailable_context"]
+    with pytest.raises(UsageError, match="leaves .planning/"):
+        w.done("research")
+
+
+def test_stored_step_missing_from_the_flow_asks_for_restart(project):
+    (project / ".planning" / "state.json").write_text(json.dumps(
+        {"version": 1, "workflows": {"plan-phase": {"current": "gone", "status": "running"}}}))
+    w = Walker("plan-phase", project)
+    with pytest.raises(UsageError, match="no longer has") as exc:
+        w.next()
+    assert "--restart" in exc.value.hint
+    with pytest.raises(UsageError, match="no longer has"):
+        w.done("load-context", {"phase": "1", "phase_dir": "01-a"})
+    assert w.next(restart=True)["step"] == "load-context"
