@@ -103,8 +103,13 @@ def test_manifest_records_every_written_file_and_registry(tmp_path, content):
     assert "helper" in m.registry["agents"]
     assert m.settings_permission == "Bash(msd_run *)"
     # pristine copies of every file
-    for rel in m.files:
-        assert (t.config / "msd-core/.msd/pristine" / rel).read_bytes() == (t.config / rel).read_bytes()
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO((t.config / "msd-core/.msd/pristine.zip").read_bytes())) as zf:
+        assert sorted(zf.namelist()) == sorted(m.files)
+        for rel in m.files:
+            assert zf.read(rel) == (t.config / rel).read_bytes()
     # folders msd created (the project's .claude did not exist: it is recorded separately)
     assert {"skills", "skills/msd-hello", "agents", "msd-core", "msd-core/workflows"} <= set(m.created_dirs)
     assert m.extra["created_config_dirs"] == [str(t.config)]
@@ -410,3 +415,67 @@ def test_uninstall_dry_run_changes_nothing(tmp_path, content):
     res = uninstall(t, dry_run=True)
     assert snapshot(tmp_path) == before
     assert res.data["counts"]["removed"] == len(load_manifest(t.config).files)
+
+
+# --- guards ----------------------------------------------------------------------------
+
+def test_symlink_inside_config_is_refused_and_nothing_written(tmp_path, content):
+    from msd_core.errors import UsageError
+
+    t = local_target(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    t.config.mkdir()
+    (t.config / "skills").symlink_to(elsewhere)
+    before = snapshot(tmp_path)
+    with pytest.raises(UsageError) as exc:
+        install(t, source=src(content))
+    assert "symlink" in exc.value.message
+    assert snapshot(tmp_path) == before
+
+
+def test_damaged_pristine_pack_means_conflict_not_crash(tmp_path, content):
+    t = local_target(tmp_path)
+    install(t, source=src(content))
+    (t.config / "msd-core/.msd/pristine.zip").write_bytes(b"not a zip")
+    (t.config / "msd-core/workflows/hello.md").write_text("# Hello workflow (mine)\n")
+    (content / "msd-core/workflows/hello.md").write_text("# Hello workflow\nStep 1 only.\n")
+    res = install(t, source=src(content))
+    assert verdicts(res)["msd-core/workflows/hello.md"] == "conflict"
+    assert (t.config / "msd-core/workflows/hello.md").read_text() == "# Hello workflow (mine)\n"
+
+
+def test_tampered_pristine_copy_is_not_used_as_merge_base(tmp_path, content):
+    from msd_core.install.pristine import build_pack, read_pack
+
+    t = local_target(tmp_path)
+    install(t, source=src(content))
+    pack_path = t.config / "msd-core/.msd/pristine.zip"
+    pack = read_pack(t.config)
+    wf = "msd-core/workflows/hello.md"
+    # a base that would make the merge "clean" and silently drop the user's line
+    pack[wf] = b"# Hello workflow (mine)\n"
+    pack_path.write_bytes(build_pack(pack))
+    (t.config / wf).write_text("# Hello workflow (mine)\n")
+    (content / wf).write_text("# Hello v2\n")
+    res = install(t, source=src(content))
+    assert verdicts(res)[wf] == "conflict"
+    assert (t.config / wf).read_text() == "# Hello workflow (mine)\n"
+
+
+def test_content_dir_must_exist(tmp_path):
+    from msd_core.errors import UsageError
+
+    with pytest.raises(UsageError):
+        ContentSource.from_dir(tmp_path / "missing")
+
+
+def test_registry_json_that_does_not_parse_fails_clearly(tmp_path, content):
+    from msd_core.errors import OperationFailed
+
+    (content / "msd-core/registry.json").write_text("{oops")
+    t = local_target(tmp_path)
+    with pytest.raises(OperationFailed) as exc:
+        install(t, source=src(content))
+    assert "registry.json" in exc.value.message
+    assert not t.config.exists()  # the folder msd created for the failed install is gone

@@ -7,6 +7,7 @@ stage + journal + swap (manifest last). `dry_run` stops after planning and write
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -17,7 +18,8 @@ from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.install import settings as settings_mod
 from msd_core.install import txn
 from msd_core.install.lock import install_lock
-from msd_core.install.plan import Plan, plan_install, pristine_rel
+from msd_core.install.plan import Plan, plan_install
+from msd_core.install.pristine import PACK_REL, build_pack
 from msd_core.install.source import ContentSource
 from msd_core.install.target import cannot_write, check_target, read_installed
 from msd_core.install.transform import installed_files
@@ -70,9 +72,9 @@ def _timestamp() -> str:
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str) -> tuple[txn.Changes, Manifest]:
     changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
-    for rel, data in plan.pristine_puts.items():
-        changes.puts[pristine_rel(rel)] = data
-    changes.deletes.extend(pristine_rel(r) for r in plan.pristine_deletes)
+    pack = build_pack(plan.pristine)
+    if read_installed(target.config, PACK_REL) != pack:
+        changes.puts[PACK_REL] = pack
     for rel, data in plan.backups.items():
         changes.puts[f"{BACKUPS_PREFIX}{backup_stamp}/{rel}"] = data
     if settings_change.new_bytes is not None:
@@ -134,11 +136,17 @@ def install(target: Target, *, source: ContentSource | None = None, force: bool 
             result.warnings.append("an interrupted install is pending; the next install rolls it back first")
         return _run(target, source, force, True, result, [], progress)
     created_config = _ensure_config(target)
-    with install_lock(target.config, lock_timeout):
-        note = txn.recover(target.config)
-        if note:
-            result.warnings.append(note)
-        return _run(target, source, force, False, result, created_config, progress)
+    try:
+        with install_lock(target.config, lock_timeout):
+            note = txn.recover(target.config)
+            if note:
+                result.warnings.append(note)
+            return _run(target, source, force, False, result, created_config, progress)
+    except BaseException:
+        for d in created_config:  # a failed first install leaves no empty folder behind
+            with contextlib.suppress(OSError):
+                os.rmdir(d)
+        raise
 
 
 def _run(target, source, force, dry_run, result, created_config, progress) -> OperationResult:

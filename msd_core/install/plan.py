@@ -22,11 +22,11 @@ from pathlib import Path
 
 from msd_core.fsutil import sha256_bytes
 from msd_core.install.merge import merge3
-from msd_core.install.target import read_installed
-from msd_core.manifest import Manifest, safe_path
+from msd_core.install.pristine import read_pack
+from msd_core.install.target import SafeTree, read_installed
+from msd_core.manifest import Manifest
 
 VERDICTS = ("create", "identical", "update", "merged", "conflict", "removed", "kept")
-PRISTINE_PREFIX = "msd-core/.msd/pristine/"
 NEW_SUFFIX = ".msd-new"
 
 
@@ -55,8 +55,7 @@ class Plan:
     puts: dict[str, bytes] = field(default_factory=dict)
     deletes: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)       # the new manifest's files table
-    pristine_puts: dict[str, bytes] = field(default_factory=dict)
-    pristine_deletes: list[str] = field(default_factory=list)
+    pristine: dict[str, bytes] = field(default_factory=dict)  # the complete new pristine set
     backups: dict[str, bytes] = field(default_factory=dict)   # relpath -> bytes to save before replacing
     conflicts: list[str] = field(default_factory=list)
 
@@ -67,31 +66,23 @@ class Plan:
         return out
 
 
-def pristine_rel(rel: str) -> str:
-    return PRISTINE_PREFIX + rel
-
-
-def _pristine_ok(config: Path, rel: str, data: bytes) -> bool:
-    """Cheap check for the no-op path: the pristine copy exists with the right size."""
-    try:
-        st = os.lstat(safe_path(config, pristine_rel(rel)))
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    return st.st_size == len(data)
-
-
 def plan_install(config: Path, desired: dict[str, bytes], old: Manifest | None, *, force: bool = False) -> Plan:
-    config = Path(config)
+    config = SafeTree(config)
     plan = Plan()
     old_files = old.files if old else {}
     side: dict[str, bytes] = {}
+    old_pack: list[dict[str, bytes]] = []
+
+    def base_of(rel: str) -> bytes | None:
+        if not old_pack:
+            old_pack.append(read_pack(config))  # read once, only when an edit needs a base
+        return old_pack[0].get(rel)
 
     def record(rel: str, data: bytes, *, write: bool) -> None:
         plan.files[rel] = sha256_bytes(data)
         if write:
             plan.puts[rel] = data
-        if write or not _pristine_ok(config, rel, data):
-            plan.pristine_puts[rel] = data
+        plan.pristine[rel] = data
 
     for rel in sorted(desired):
         new = desired[rel]
@@ -117,12 +108,13 @@ def plan_install(config: Path, desired: dict[str, bytes], old: Manifest | None, 
             plan.verdicts.append(FileVerdict(rel, "update", "replaced your version (--force)", backup=rel))
             record(rel, new, write=True)
             continue
-        base = read_installed(config, pristine_rel(rel)) if old_h is not None else None
+        base = base_of(rel) if old_h is not None else None
         if base is not None and sha256_bytes(base) != old_h:
             base = None  # a tampered pristine copy is no base to merge against
         if base is not None and base == new:
             plan.verdicts.append(FileVerdict(rel, "kept", "your edit kept (unchanged upstream)"))
             plan.files[rel] = old_h
+            plan.pristine[rel] = base
             continue
         if base is not None:
             merged = merge3(base, disk, new)
@@ -130,7 +122,7 @@ def plan_install(config: Path, desired: dict[str, bytes], old: Manifest | None, 
                 plan.verdicts.append(FileVerdict(rel, "merged", "your edit merged into the new version"))
                 plan.files[rel] = nh
                 plan.puts[rel] = merged.data
-                plan.pristine_puts[rel] = new
+                plan.pristine[rel] = new
                 continue
         why = "your edit conflicts with the new version" if base is not None else (
             "a file msd did not write is in the way" if old_h is None else "edited, and no pristine copy to merge against")
@@ -140,9 +132,12 @@ def plan_install(config: Path, desired: dict[str, bytes], old: Manifest | None, 
         plan.verdicts.append(FileVerdict(rel, "conflict", why, new_version=side_rel))
         if old_h is not None:
             plan.files[rel] = old_h  # keep the old base: the next update merges against it
+            if base is not None:
+                plan.pristine[rel] = base
 
     for side_rel, data in side.items():
         plan.files[side_rel] = sha256_bytes(data)
+        plan.pristine[side_rel] = data
         if read_installed(config, side_rel) != data:
             disk = read_installed(config, side_rel)
             if disk is not None and old_files.get(side_rel) != sha256_bytes(disk):
@@ -152,8 +147,6 @@ def plan_install(config: Path, desired: dict[str, bytes], old: Manifest | None, 
     for rel in sorted(old_files):
         if rel in desired or rel in side:
             continue
-        if read_installed(config, pristine_rel(rel)) is not None:
-            plan.pristine_deletes.append(rel)
         disk = read_installed(config, rel)
         if disk is None:
             plan.verdicts.append(FileVerdict(rel, "removed", "already gone"))

@@ -25,8 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from msd_core.errors import OperationFailed
-from msd_core.fsutil import atomic_write_bytes
-from msd_core.manifest import safe_path
+from msd_core.install.target import SafeTree
 
 TXN_DIRNAME = ".msd-core.txn"
 JOURNAL_VERSION = 1
@@ -76,7 +75,13 @@ def _slow() -> float:
 
 
 def _write_journal(tdir: Path, journal: dict) -> None:
-    atomic_write_bytes(tdir / "journal.json", json.dumps(journal, indent=1).encode("utf-8"))
+    """Atomic (temp file + rename) but not fsynced: the protocol guards against a killed
+    process, whose writes the kernel keeps; fsyncing would not make a power cut safe unless
+    every staged file were fsynced too, which would triple the install time."""
+    tmp = tdir / "journal.json.tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(json.dumps(journal, indent=1).encode("utf-8"))
+    os.replace(tmp, tdir / "journal.json")
 
 
 def _keep_old(src: Path, dest: Path) -> None:
@@ -98,6 +103,8 @@ def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None
     if changes.last is not None and changes.last in changes.puts:
         order.append(changes.last)
     created = dirs_to_create(config, order)
+    tree = SafeTree(config)
+    made: set[str] = set()
     try:
         (tdir / "new").mkdir(parents=True)
         (tdir / "old").mkdir()
@@ -117,11 +124,11 @@ def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None
             ops.append({"op": "rmdir", "rel": rel})
         for op in ops:
             if op["op"] != "rmdir":
-                op["had_old"] = os.path.lexists(safe_path(config, op["rel"]))
+                op["had_old"] = os.path.lexists(tree.path(op["rel"]))
         journal = {"journal_version": JOURNAL_VERSION, "state": "prepared", "created_dirs": created, "ops": ops}
         _write_journal(tdir, journal)
         for op in ops:
-            target = safe_path(config, op["rel"])
+            target = tree.path(op["rel"])
             if op["op"] == "rmdir":
                 with contextlib.suppress(OSError):
                     os.rmdir(target)
@@ -129,7 +136,11 @@ def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None
             if op["had_old"]:
                 _keep_old(target, tdir / "old" / str(op["n"]))
             if op["op"] == "put":
-                target.parent.mkdir(parents=True, exist_ok=True)
+                parent = os.path.dirname(target)
+                if parent not in made:
+                    if not os.path.isdir(parent):
+                        os.makedirs(parent, exist_ok=True)
+                    made.add(parent)
                 os.replace(tdir / "new" / str(op["n"]), target)
             else:
                 with contextlib.suppress(FileNotFoundError):
@@ -169,8 +180,9 @@ def recover(config: Path) -> str | None:
     if journal.get("state") == "committed":
         shutil.rmtree(tdir, ignore_errors=True)
         return "finished an interrupted install"
+    tree = SafeTree(config)
     for op in reversed(journal.get("ops", [])):
-        target = safe_path(config, op["rel"])
+        target = tree.path(op["rel"])
         if op["op"] == "rmdir":
             target.mkdir(parents=True, exist_ok=True)
             continue
@@ -183,6 +195,6 @@ def recover(config: Path) -> str | None:
                 os.unlink(target)
     for rel in sorted(journal.get("created_dirs", []), key=lambda d: -d.count("/")):
         with contextlib.suppress(OSError):
-            os.rmdir(safe_path(config, rel))
+            os.rmdir(SafeTree(config).path(rel))
     shutil.rmtree(tdir, ignore_errors=True)
     return "rolled back an interrupted install"
