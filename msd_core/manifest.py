@@ -126,14 +126,34 @@ def load_manifest(config: Path) -> Manifest:
     """Load <config>/msd-core/manifest.json. NotInstalledError if absent, IntegrityError if corrupt."""
     path = install_root(Path(config)) / MANIFEST_NAME
     try:
-        if path.is_symlink():
-            raise IntegrityError(f"install manifest {path} is a symlink; refusing to follow it")
-        data = path.read_bytes()
+        data = _read_regular(path)
     except FileNotFoundError:
         raise NotInstalledError(f"no msd-core install at {Path(config)}") from None
-    except IsADirectoryError:
-        raise IntegrityError(f"install manifest {path} is not a file") from None
+    except _NotRegular as exc:
+        raise IntegrityError(f"install manifest {path} {exc}") from None
     return parse_manifest(data, str(path))
+
+
+class _NotRegular(Exception):
+    pass
+
+
+def _read_regular(path: Path) -> bytes:
+    """Read a regular file without following a symlink and without blocking on a FIFO or device."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        if os.path.islink(path):
+            raise _NotRegular("is a symlink; refusing to follow it") from None
+        if os.path.isdir(path):
+            raise _NotRegular("is not a file") from None
+        raise _NotRegular(f"cannot be read ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise _NotRegular("is not a regular file")
+        return fh.read()
 
 
 def safe_path(config: Path, relpath: str) -> Path:
@@ -160,13 +180,11 @@ def read_verified(config: Path, manifest: Manifest, relpath: str) -> bytes:
         raise IntegrityError(f"{relpath} is not recorded in the install manifest")
     path = safe_path(config, relpath)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        data = _read_regular(path)
     except FileNotFoundError:
         raise IntegrityError(f"installed file {path} is missing") from None
-    except OSError as exc:
-        raise IntegrityError(f"installed file {path} cannot be read safely ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read()
+    except _NotRegular as exc:
+        raise IntegrityError(f"installed file {path} {exc}") from None
     if sha256_bytes(data) != expected:
         raise IntegrityError(f"installed file {path} was modified (hash mismatch)")
     return data
