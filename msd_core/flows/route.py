@@ -157,13 +157,21 @@ def _phase_state(info: PhaseInfo, verifier: bool) -> str:
 
 
 def _field(text: str, name: str) -> str | None:
-    from msd_core.planning.state import state_get
-
-    hit = state_get(text, name)
-    if not hit or "value" not in hit:
-        return None
-    value = hit["value"]
-    return str(value).strip() if value is not None else None
+    """First `Name: value` / `**Name:** value` / `name_with_underscores: value` line outside code fences."""
+    words = [re.escape(w) for w in name.split()]
+    label = r"[ _]".join(words)
+    pattern = re.compile(rf"^[ \t]*(?:[-*][ \t]+)?(?:\*\*{label}(?::\*\*|\*\*:)|{label}:)[ \t]*(?P<val>.*?)[ \t]*$", re.I)
+    fenced = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        m = pattern.match(line)
+        if m:
+            return m.group("val").strip()
+    return None
 
 
 def _resume_target(value: str | None, root: Path) -> Path | None:
@@ -282,7 +290,8 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     if current is None:
         status = (_field(state_text, "Status") or "") if state_text else ""
         fm = re.search(r"^status:\s*(.+)$", state_text or "", re.M)
-        signal = " ".join(x for x in (status, fm.group(1) if fm else "") if x)
+        parts = [x.strip() for x in (status, fm.group(1) if fm else "") if x and x.strip()]
+        signal = " / ".join(dict.fromkeys(parts))
         if not ordered:
             return _answer("new-milestone", "/msd-add-phase", "ROADMAP.md lists no phases: add the first phase", **common)
         tally = f"{done_count} of {len(ordered)} phases done" + (f", {len(passed_over)} passed over" if passed_over else "")
