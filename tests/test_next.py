@@ -270,3 +270,15 @@ def test_every_corpus_tree_gets_a_route_and_nothing_changes(name, copy_corpus_tr
         assert out["route"] == "resume-work"
     if not (planning / "ROADMAP.md").exists():
         assert out["route"] == "new-project"
+
+
+def test_next_imports_no_yaml_or_cli_frameworks(tmp_path):
+    import subprocess
+    import sys
+
+    project = _base(tmp_path, {".planning/STATE.md": "---\nstatus: executing\nstopped_at: x\n---\n# State\n"})
+    code = ("import sys; from msd_core.run.dispatch import main; main(['next']); "
+            "sys.stderr.write(repr([m for m in ('yaml', 'typer', 'rich', 'click', 'pydantic') if m in sys.modules]))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=60)
+    assert r.stderr.strip().endswith("[]"), r.stderr
+    assert json.loads(r.stdout)["route"] == "discuss-phase"
