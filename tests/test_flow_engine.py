@@ -276,6 +276,10 @@ def test_execute_phase_waves_then_verify(project):
     assert w.done("verify", {"status": "passed"})["next_step"] == "update-state"
     assert w.done("update-state", {"updated": True})["status"] == "done"
     assert w.state()["visits"]["execute-wave"] == 2
+    before = _state_bytes(project)
+    again = w.done("update-state", {"updated": True})  # repeating the last report after the end
+    assert again["repeated"] is True and again["status"] == "done"
+    assert _state_bytes(project) == before
 
 
 def test_execute_phase_without_verifier_and_nothing_left(project):
