@@ -274,6 +274,15 @@ def test_set_without_project_needs_create(tmp_path):
     assert code == 0 and json.loads(cfg_path(lone).read_text()) == {"mode": "yolo"}
 
 
+def test_set_where_planning_is_a_file_fails_cleanly(tmp_path):
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    (lone / ".planning").write_text("not a folder")
+    code, _, err = run_inproc(["config", "set", "mode", "yolo", "--create", "--cwd", str(lone)])
+    assert code == 1 and "cannot write" in err and err.count("\n") == 1 and "internal error" not in err
+    assert (lone / ".planning").read_text() == "not a folder"
+
+
 def test_set_creates_config_when_planning_exists(tmp_path):
     proj = make_project(tmp_path / "p")
     assert run_inproc(["config", "set", "granularity", "fine", "--cwd", str(proj)])[0] == 0

@@ -349,9 +349,18 @@ def _apply_set(data: dict, key: str, value) -> None:
 
 def _mutate(cwd, create: bool, change) -> dict:
     """Read-modify-write of the project config under its lock; write only when it changed."""
+    root, cfg = _target_for_write(cwd, create)
+    try:
+        return _mutate_at(root, cfg, create, change)
+    except OSError as exc:  # e.g. .planning is a file, a read-only disk: one line, exit 1
+        from msd_core.errors import OperationFailed
+
+        raise OperationFailed(f"cannot write {cfg}: {exc.strerror or exc}") from None
+
+
+def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
     from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
 
-    root, cfg = _target_for_write(cwd, create)
     lock = paths.project_state_dir(root) / LOCK_NAME
     if not create or cfg.parent.is_dir():
         read_config_file(cfg, "project config")  # refuse a corrupt file before taking the lock
