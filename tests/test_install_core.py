@@ -479,3 +479,26 @@ def test_registry_json_that_does_not_parse_fails_clearly(tmp_path, content):
         install(t, source=src(content))
     assert "registry.json" in exc.value.message
     assert not t.config.exists()  # the folder msd created for the failed install is gone
+
+
+def test_progress_reports_every_write(tmp_path, content):
+    t = local_target(tmp_path)
+    seen = []
+    install(t, source=src(content), progress=lambda phase, done, total: seen.append((phase, done, total)))
+    writes = [s for s in seen if s[0] == "write"]
+    assert writes and writes[-1][1] == writes[-1][2]
+    assert [d for _, d, _ in writes] == sorted(d for _, d, _ in writes)
+
+
+def test_status_reports_an_interrupted_install(tmp_path, content):
+    from msd_core.install import txn
+    from msd_core.install.health import status
+
+    t = local_target(tmp_path)
+    install(t, source=src(content))
+    (t.config / txn.TXN_DIRNAME).mkdir()
+    info = next(i for i in status(cwd=tmp_path / "proj").data["installs"] if i["scope"] == "local")
+    assert info["interrupted"] is True and "msd install --local" in info["fix"]
+    res = install(t, source=src(content))
+    assert any("staging" in w for w in res.warnings)
+    assert not (t.config / txn.TXN_DIRNAME).exists()

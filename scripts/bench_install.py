@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Benchmark `msd install`: fresh install and no-op reinstall, as ratios measured in one run.
+
+Baselines, measured interleaved with msd in the same run (median of --repeat rounds):
+  copy       shutil.copytree of the same content tree (in process, and as a python process)
+  peer       `node <pkg>/bin/install.js --claude --global` of npm get-shit-done-cc@1.42.3 with
+             HOME=<temp>, when node and npm are present (installed into a temp folder first)
+
+Goals: fresh install no slower than the peer's installer; no-op reinstall <= 0.3x a fresh one.
+
+    .venv/bin/python scripts/bench_install.py [--repeat 7] [--json] [--no-peer] [--peer-dir DIR] [--content-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+PEER_PKG = "get-shit-done-cc@1.42.3"
+
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _proc(cmd: list[str], env: dict | None = None) -> None:
+    res = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:4])}... failed ({res.returncode}): {res.stderr.decode(errors='replace')[-400:]}")
+
+
+def _count_files(root: Path) -> int:
+    return sum(len(names) for _d, _s, names in os.walk(root))
+
+
+def setup_peer(work: Path, peer_dir: str | None) -> Path | None:
+    if peer_dir:
+        script = Path(peer_dir) / "node_modules" / "get-shit-done-cc" / "bin" / "install.js"
+        return script if script.exists() else None
+    if not (shutil.which("node") and shutil.which("npm")):
+        return None
+    prefix = work / "peer"
+    res = subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--cache", str(work / "npm-cache"), PEER_PKG],
+                         stdin=subprocess.DEVNULL, capture_output=True, timeout=600)
+    script = prefix / "node_modules" / "get-shit-done-cc" / "bin" / "install.js"
+    return script if res.returncode == 0 and script.exists() else None
+
+
+def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | None) -> dict:
+    from msd_core.install.installer import install
+    from msd_core.install.source import resolve_source
+    from msd_core.paths import resolve_target
+
+    source = resolve_source(content_dir)
+    content_root = Path(str(source.root))
+    work = Path(tempfile.mkdtemp(prefix="msd-bench-"))
+    times: dict[str, list[float]] = {k: [] for k in (
+        "copy_api", "msd_fresh_api", "msd_noop_api", "copy_proc", "msd_fresh_cli", "msd_noop_cli", "peer_fresh", "peer_noop")}
+    counts: dict[str, int] = {}
+    try:
+        peer = setup_peer(work, peer_dir) if use_peer else None
+        py = sys.executable
+        copy_code = "import shutil, sys; shutil.copytree(sys.argv[1], sys.argv[2])"
+        base_env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
+        for i in range(repeat):
+            r = work / f"r{i}"
+            r.mkdir()
+            times["copy_api"].append(_timed(lambda: shutil.copytree(content_root, r / "copy")))
+            target = resolve_target("global", r / "api")
+            times["msd_fresh_api"].append(_timed(lambda: install(target, source=source)))
+            times["msd_noop_api"].append(_timed(lambda: install(target, source=source)))
+            times["copy_proc"].append(_timed(lambda: _proc([py, "-c", copy_code, str(content_root), str(r / "copy2")])))
+            cli = [py, "-m", "msd_core", "install", "--global", "--config-dir", str(r / "cli"), "--json"]
+            if content_dir:
+                cli += ["--content-dir", content_dir]
+            times["msd_fresh_cli"].append(_timed(lambda: _proc(cli, base_env)))
+            times["msd_noop_cli"].append(_timed(lambda: _proc(cli, base_env)))
+            counts["msd"] = _count_files(r / "cli")
+            counts["copy"] = _count_files(r / "copy")
+            if peer is not None:
+                home = r / "peer-home"
+                home.mkdir()
+                env = {**base_env, "HOME": str(home), "npm_config_cache": str(work / "npm-cache")}
+                node = [shutil.which("node") or "node", str(peer), "--claude", "--global"]
+                times["peer_fresh"].append(_timed(lambda: _proc(node, env)))
+                times["peer_noop"].append(_timed(lambda: _proc(node, env)))
+                counts["peer"] = _count_files(home / ".claude")
+            shutil.rmtree(r, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    med = {k: statistics.median(v) for k, v in times.items() if v}
+
+    def ratio(a: str, b: str):
+        return round(med[a] / med[b], 3) if a in med and b in med and med[b] > 0 else None
+
+    return {
+        "repeat": repeat,
+        "content": source.label,
+        "files_written": counts,
+        "median_seconds": {k: round(v, 4) for k, v in med.items()},
+        "ratios": {
+            "fresh_api_vs_copytree": ratio("msd_fresh_api", "copy_api"),
+            "noop_api_vs_fresh_api": ratio("msd_noop_api", "msd_fresh_api"),
+            "fresh_cli_vs_copy_process": ratio("msd_fresh_cli", "copy_proc"),
+            "noop_cli_vs_fresh_cli": ratio("msd_noop_cli", "msd_fresh_cli"),
+            "fresh_cli_vs_peer": ratio("msd_fresh_cli", "peer_fresh"),
+            "noop_cli_vs_peer_noop": ratio("msd_noop_cli", "peer_noop"),
+        },
+        "peer": PEER_PKG if "peer_fresh" in med else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Benchmark msd install against a plain copy and the npm peer installer.")
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--no-peer", action="store_true", help="skip the npm peer installer")
+    ap.add_argument("--peer-dir", help="an npm prefix where get-shit-done-cc@1.42.3 is already installed")
+    ap.add_argument("--content-dir", help="benchmark this content tree instead of the packaged one")
+    args = ap.parse_args(argv)
+    out = run(max(1, args.repeat), args.content_dir, not args.no_peer, args.peer_dir)
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"msd install benchmark: {out['content']}, median of {out['repeat']} rounds")
+    print(f"files written: {out['files_written']}")
+    print(f"{'measure':<18}{'seconds':>10}")
+    for k, v in out["median_seconds"].items():
+        print(f"{k:<18}{v:>10.4f}")
+    print(f"{'ratio':<28}{'value':>8}")
+    for k, v in out["ratios"].items():
+        print(f"{k:<28}{'n/a' if v is None else f'{v:.3f}':>8}")
+    if out["peer"] is None and not args.no_peer:
+        print("peer installer not measured (node/npm missing or npm install failed)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
