@@ -132,6 +132,7 @@ def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None
             if op["op"] == "rmdir":
                 with contextlib.suppress(OSError):
                     os.rmdir(target)
+                tick(1)
                 continue
             if op["had_old"]:
                 _keep_old(target, tdir / "old" / str(op["n"]))
