@@ -201,3 +201,35 @@ def test_install_never_reads_stdin(tmp_path):
     finally:
         proc.stdin.close()
     assert proc.returncode == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pty")
+@pytest.mark.parametrize("answer, expect_local", [("local", True), ("", False)])
+def test_no_scope_on_a_terminal_asks_default_global(tmp_path, isolated_home, answer, expect_local):
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "msd_core", "install", *CONTENT], cwd=tmp_path,
+                                stdin=slave, stdout=slave, stderr=subprocess.PIPE, text=True)
+        os.write(master, (answer + "\n").encode())
+        proc.wait(timeout=60)
+        output = b""
+        while True:
+            import select
+
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert proc.returncode == 0, proc.stderr.read()
+    assert b"global" in output  # the question names the default
+    assert (tmp_path / ".claude/msd-core/manifest.json").exists() is expect_local
+    assert (isolated_home / ".claude/msd-core/manifest.json").exists() is not expect_local
