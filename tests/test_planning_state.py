@@ -144,6 +144,7 @@ def test_cli_get_and_patch(tmp_path, msd_run):
     out = json.loads(r.stdout)
     assert out["written"] and [c["op"] for c in out["changed"]] == ["position", "add-blocker"]
     assert b"Phase: 2 of 3\r\n" in (root / ".planning/STATE.md").read_bytes()
+    assert (root / ".planning/.msd/.gitignore").read_text().splitlines()[-1] == "*"  # lock folder ignored by git
 
 
 def test_cli_not_found_exit_1_and_errors(tmp_path, msd_run):

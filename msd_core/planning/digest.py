@@ -78,12 +78,9 @@ class FactCache:
             del self.entries[rel]
         try:
             from msd_core.fsutil import atomic_write_bytes
+            from msd_core.planning.project import private_dir
 
-            folder = self.path.parent
-            folder.mkdir(parents=True, exist_ok=True)
-            ignore = folder / ".gitignore"
-            if not ignore.exists():
-                atomic_write_bytes(ignore, b"# msd's private per-project files\n*\n")
+            private_dir(self.path.parent.parent.parent)  # <root>/.planning/.msd/<cache>
             atomic_write_bytes(
                 self.path, json.dumps({"version": CACHE_VERSION, "files": self.entries}, separators=(",", ":")).encode()
             )

@@ -33,7 +33,7 @@ def state_file(root: Path) -> Path:
 
 
 def state_lock(root: Path) -> Path:
-    return project_state_dir(root) / "state.lock"
+    return private_dir(root) / "state.lock"
 
 
 def read_text_file(path: Path, what: str, max_bytes: int = MAX_STATE_BYTES) -> tuple[bytes, str]:
@@ -59,3 +59,18 @@ def read_text_file(path: Path, what: str, max_bytes: int = MAX_STATE_BYTES) -> t
 
 def warn(message: str) -> None:
     sys.stderr.write(" ".join(message.split()) + "\n")
+
+
+def private_dir(root: Path) -> Path:
+    """`.planning/.msd/`, created on first use with a `.gitignore` of `*` so git never sees it."""
+    folder = project_state_dir(root)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        try:
+            from msd_core.fsutil import atomic_write_bytes
+
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(ignore, b"# msd's private per-project files\n*\n")
+        except OSError:
+            pass  # read-only project: callers that need to write will report it
+    return folder

@@ -24,7 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace):
     from msd_core.errors import OperationFailed, UsageError
-    from msd_core.paths import default_resolve_root, find_project_root, project_state_dir
+    from msd_core.paths import default_resolve_root, find_project_root
     from msd_core.planning import compile_plan as cp
     from msd_core.planning.project import read_text_file
 
@@ -64,7 +64,9 @@ def run(args: argparse.Namespace):
 
     from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
 
-    with locked(project_state_dir(project) / "compile.lock", lock_timeout_from_env(), what="compile-plan"):
+    from msd_core.planning.project import private_dir
+
+    with locked(private_dir(project) / "compile.lock", lock_timeout_from_env(), what="compile-plan"):
         text = compiler.compile(raw)
         atomic_write_bytes(out, text.encode("utf-8"))
     result.update({
