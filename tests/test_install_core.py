@@ -256,6 +256,10 @@ def test_force_replaces_edits_after_backup(tmp_path, content):
     backup = Path(entry["backup"])
     assert backup.read_text() == "mine\n"
     assert str(backup).startswith(res.data["backup_dir"])
+    # uninstall removes msd's own backups and names them
+    res_u = uninstall(t)
+    assert res_u.data["backups_removed"] == [res.data["backup_dir"]]
+    assert not Path(res.data["backup_dir"]).exists()
 
 
 def test_dry_run_writes_nothing_and_reports_same_verdicts(tmp_path, content):

@@ -96,6 +96,8 @@ def _human_uninstall(result: OperationResult) -> None:
         if f["verdict"] == "kept":
             out.print(f"  [bold yellow]kept[/] {f['path']}  {f.get('detail', '')}", soft_wrap=True)
     out.print(f"settings.json: {d['settings']['action']}", soft_wrap=True)
+    for b in d.get("backups_removed", []):
+        out.print(f"Removed msd's backup folder {b}", soft_wrap=True)
     if d.get("folders_left"):
         out.print(f"Folders left because they hold files: {', '.join(d['folders_left'])}", soft_wrap=True)
 

@@ -108,6 +108,4 @@ def status(cwd: str | Path | None = None, config_dir: str | Path | None = None) 
     runner = msd_run_on_path()
     result = OperationResult("status")
     result.data = {"package_version": __version__, "installs": installs, "msd_run": runner}
-    if not runner["on_path"]:
-        result.warnings.append(f"msd_run is not on PATH: {runner['fix']}")
     return result

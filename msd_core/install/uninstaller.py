@@ -111,6 +111,7 @@ def _run(target: Target, force: bool, dry_run: bool, result: OperationResult) ->
         "files": entries,
         "kept": kept,
         "bookkeeping_removed": len(bookkeeping) + 1,
+        "backups_removed": sorted({str(config / "/".join(p.split("/")[:4])) for p in bookkeeping if p.startswith(f"{BOOKKEEPING_REL}/backups/")}),
         "settings": {"path": str(config / settings_mod.SETTINGS_REL), "action": sc.note},
         "folders_left": left if not dry_run else [],
         "_created_config_dirs": manifest.extra.get("created_config_dirs", []) if not dry_run else [],
