@@ -237,3 +237,37 @@ def test_summary_lenient_marked(tmp_path):
     f = _write(tmp_path / "01-a/01-01-SUMMARY.md", "---\nprovides:\n  - `x` thing\n  - @y\n---\n")
     r = summary_facts(f)
     assert isinstance(r, SummaryFacts) and r.provides == ["`x` thing", "@y"] and r.lenient.startswith("yaml rejected")
+
+
+def _laughs(levels: int = 9) -> str:
+    lines = ['a0: &a0 ["lol"]']
+    for i in range(1, levels):
+        prev = f"*a{i - 1}"
+        lines.append(f"a{i}: &a{i} [{', '.join([prev] * 9)}]")
+    lines.append(f"provides: *a{levels - 1}")
+    return "---\n" + "\n".join(lines) + "\n---\nbody\n"
+
+
+def test_alias_bomb_refused_quickly():
+    import time
+
+    t0 = time.monotonic()
+    data, body, err = split_frontmatter(_laughs())
+    assert data is None and body == "body\n" and "too large" in err and "aliases" in err
+    assert time.monotonic() - t0 < 2
+    small, _, err2 = split_frontmatter(_laughs(2))  # 1 + 9 values: fine
+    assert err2 is None and small["provides"] == [["lol"]] * 9
+
+
+def test_block_size_cap(monkeypatch):
+    import msd_core.planning.frontmatter as fm
+
+    monkeypatch.setattr(fm, "MAX_BLOCK_CHARS", 50)
+    data, _, err = fm.split_frontmatter("---\nkey: " + "x" * 60 + "\n---\n")
+    assert data is None and "too large" in err
+
+
+def test_alias_bomb_summary_is_skipped(tmp_path):
+    f = _write(tmp_path / "01-a/01-01-SUMMARY.md", _laughs())
+    r = summary_facts(f)
+    assert isinstance(r, Skip) and "too large" in r.reason

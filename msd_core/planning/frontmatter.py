@@ -18,6 +18,9 @@
   In that case `data` is the fallback's mapping and `error` says why YAML failed,
   prefixed with "yaml rejected". `data is None` only when nothing usable was found.
 - A block that is valid YAML but not a mapping: `(None, body, "frontmatter is not a mapping")`.
+- A block larger than MAX_BLOCK_CHARS, or whose parsed value holds more than MAX_NODES
+  values once aliases are expanded (a "billion laughs" document), is refused:
+  `(None, body, "... too large ...")`.
 
 Standard library at import time.
 """
@@ -30,6 +33,8 @@ _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.M)
 
 _loader_cls = None
+MAX_BLOCK_CHARS = 512 * 1024
+MAX_NODES = 20_000
 
 
 def _loader():
@@ -83,6 +88,8 @@ def _split(text: str) -> tuple[dict | None, str, str | None]:
     body = text[body_start:]
     if not block.strip():
         return {}, body, None
+    if len(block) > MAX_BLOCK_CHARS:
+        return None, body, f"frontmatter too large (over {MAX_BLOCK_CHARS} characters)"
     block = block.replace("\r\n", "\n")
     try:
         import yaml
@@ -98,7 +105,26 @@ def _split(text: str) -> tuple[dict | None, str, str | None]:
         return {}, body, None
     if not isinstance(data, dict):
         return None, body, "frontmatter is not a mapping"
+    if not _within(data, MAX_NODES):
+        return None, body, f"frontmatter too large (over {MAX_NODES} values once aliases are expanded)"
     return {str(k): v for k, v in data.items()}, body, None
+
+
+def _within(data, limit: int) -> bool:
+    """True when walking `data` (aliases expanded) visits at most `limit` values."""
+    budget = limit
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        budget -= 1
+        if budget < 0:
+            return False
+        if isinstance(item, dict):
+            stack.extend(item.values())
+            budget -= len(item)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
 
 
 # ---------------------------------------------------------------- lenient reader
