@@ -74,3 +74,27 @@ def test_trace_on_stays_light(tmp_path, setup, monkeypatch):
     res = probe(["resolve", "plan-phase", "--root", str(inst.root)], proj, tmp_path)
     assert res["code"] == 0 and heavy(res["modules"]) == []
     assert (proj / ".planning" / ".msd" / "loads.jsonl").is_file()
+
+
+def test_builtin_sha256_matches_hashlib(tmp_path):
+    import hashlib
+    import os
+
+    from msd_core import fsutil
+
+    for n in (0, 1, 55, 56, 63, 64, 65, 4096, 1 << 17):
+        data = os.urandom(n)
+        assert fsutil.sha256_bytes(data) == hashlib.sha256(data).hexdigest()
+        f = tmp_path / f"f{n}"
+        f.write_bytes(data)
+        assert fsutil.sha256_file(f) == hashlib.sha256(data).hexdigest()
+
+
+def test_verifying_reads_do_not_load_openssl(tmp_path, setup):
+    import importlib.util
+
+    if not (importlib.util.find_spec("_sha256") or importlib.util.find_spec("_sha2")):
+        pytest.skip("this Python has no built-in sha256 module")
+    inst, proj = setup
+    res = probe(["resolve", "plan-phase", "--root", str(inst.root)], proj, tmp_path)
+    assert res["code"] == 0 and "_hashlib" not in res["modules"]
