@@ -36,7 +36,7 @@ def split_frontmatter(text: str) -> tuple[list[str] | None, str, str]:
 def _first_text_line(body: str) -> str:
     for line in body.splitlines():
         line = line.strip().lstrip("#").strip()
-        if line and not line.startswith(("<", "@", "!")):
+        if line and not line.startswith(("<", "@", "!", "---")):
             return line[:200]
     return ""
 
