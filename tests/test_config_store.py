@@ -381,3 +381,27 @@ def test_every_corpus_config_loads_lists_and_survives_a_set(corpus_dir, copy_cor
         src_wf = src.pop("workflow", {})
         assert after == src, name  # every other key untouched
         assert wf == {**src_wf, "compact_content": True}, name
+
+
+def test_deeply_nested_config_is_refused_not_a_crash(tmp_path):
+    proj = make_project(tmp_path / "p", raw='{"a": ' + "[" * 200000 + "]" * 200000 + "}")
+    code, _, err = get("mode", proj)
+    assert code == 2 and "nested too deeply" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("key", ["", ".", "a.", ".a", "x" * 201, "mo\x00de"])
+def test_malformed_keys_exit_2(tmp_path, key):
+    proj = make_project(tmp_path / "p", {"mode": "yolo"})
+    before = cfg_path(proj).read_bytes()
+    for verb in (["get", key], ["set", key, "1"], ["unset", key]):
+        code, _, err = run_inproc(["config", *verb, "--cwd", str(proj)])
+        assert code == 2, (verb, err)
+    assert cfg_path(proj).read_bytes() == before
+
+
+def test_reads_write_nothing(tmp_path):
+    proj = make_project(tmp_path / "p", {"mode": "yolo"})
+    before = sorted(p.name for p in (proj / ".planning").iterdir())
+    get("mode", proj)
+    run_inproc(["config", "list", "--cwd", str(proj)])
+    assert sorted(p.name for p in (proj / ".planning").iterdir()) == before
