@@ -337,3 +337,32 @@ def test_trace_log_over_the_cap_is_left_alone(tmp_path, inst, monkeypatch):
     log.symlink_to(tmp_path / "target.jsonl")
     assert resolve("plan-phase", inst.root, proj)[0] == 0
     assert not (tmp_path / "target.jsonl").exists()
+
+
+def test_config_folder_reached_through_a_symlink_still_resolves(tmp_path, isolated_home):
+    """~/.claude may itself be a symlink (dotfiles); only links inside the install are refused."""
+    inst = make_install(tmp_path / "dotfiles" / "claude")
+    link = isolated_home / ".claude"
+    link.symlink_to(inst.config, target_is_directory=True)
+    code, out, err = resolve("plan-phase", "~/.claude/msd-core", project(tmp_path, False))
+    assert code == 0, err
+    assert json.loads(out)["parts"] == [str(link / "msd-core" / rel.split("msd-core/", 1)[1])
+                                        for rel in inst.part_relpaths("plan-phase")]
+
+
+def test_concurrent_traced_calls_write_whole_lines(tmp_path, inst):
+    import subprocess
+    import sys
+    import time
+
+    proj = project(tmp_path, False)
+    env = {**os.environ, "MSD_TRACE": "1"}
+    n, deadline = 8, time.monotonic() + 60
+    procs = [subprocess.Popen([sys.executable, "-m", "msd_core.run", "resolve", "plan-phase", "--root", str(inst.root),
+                               "--cwd", str(proj)], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE) for _ in range(n)]
+    for p in procs:
+        p.wait(timeout=max(1, deadline - time.monotonic()))
+        assert p.returncode == 0
+    lines = trace_lines(proj)
+    assert len(lines) == n and all(ln["files"] == inst.part_paths("plan-phase") for ln in lines)
