@@ -33,7 +33,7 @@ from pathlib import Path
 from msd_core.planning.discovery import normalize_phase, plan_id, project_summaries
 
 CACHE_NAME = "digest-cache.json"
-CACHE_VERSION = 3  # bump when the facts a summary yields change
+CACHE_VERSION = 4  # bump when the facts a summary yields change
 
 
 def _key(st: os.stat_result) -> list[int]:
@@ -89,9 +89,9 @@ class FactCache:
 
 
 def _fresh(f: Path, root: Path, number: str | None, rel: str) -> dict:
-    from msd_core.planning.summary import Skip, summary_facts  # parsing only on a cache miss
+    from msd_core.planning.summary import DIGEST_KEYS, Skip, summary_facts  # parsing only on a cache miss
 
-    facts = summary_facts(f, relative_to=root, folder_phase=number)
+    facts = summary_facts(f, relative_to=root, folder_phase=number, keys=DIGEST_KEYS)
     facts.file = rel
     out = facts.to_dict()
     if isinstance(facts, Skip):

@@ -68,14 +68,35 @@ def locate(text: str) -> tuple[int, int, int] | None:
     return (m.end(), close.start(), close.end())
 
 
-def split_frontmatter(text: str) -> tuple[dict | None, str, str | None]:
+def split_frontmatter(text: str, keys: frozenset[str] | None = None) -> tuple[dict | None, str, str | None]:
+    """See the module docstring. `keys`: read only these top-level keys (compared after
+    lower-casing and `_` → `-`); the other top-level entries are dropped before parsing,
+    which saves most of the YAML work when a caller needs a few keys of a long block."""
     try:
-        return _split(text)
+        return _split(text, keys)
     except Exception as exc:  # never raise: a reader of user files
         return None, text, f"frontmatter unreadable ({type(exc).__name__}: {exc})"
 
 
-def _split(text: str) -> tuple[dict | None, str, str | None]:
+_TOP_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
+
+
+def select_top_keys(block: str, keys: frozenset[str]) -> str:
+    """The top-level `key:` entries of a YAML block whose normalised key is in `keys`."""
+    out: list[str] = []
+    keep = False
+    for line in block.split("\n"):
+        m = _TOP_KEY_RE.match(line)
+        if m:
+            keep = m.group(1).lower().replace("_", "-") in keys
+        elif line[:1] not in (" ", "\t", "-", "#", ""):
+            keep = False  # something unexpected at column 0: not part of a wanted entry
+        if keep:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _split(text: str, keys: frozenset[str] | None = None) -> tuple[dict | None, str, str | None]:
     if not isinstance(text, str):
         return None, "", "not text"
     loc = locate(text)
@@ -91,6 +112,10 @@ def _split(text: str) -> tuple[dict | None, str, str | None]:
     if len(block) > MAX_BLOCK_CHARS:
         return None, body, f"frontmatter too large (over {MAX_BLOCK_CHARS} characters)"
     block = block.replace("\r\n", "\n")
+    if keys is not None:
+        block = select_top_keys(block, keys)
+        if not block.strip():
+            return {}, body, None
     try:
         import yaml
 

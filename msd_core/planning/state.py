@@ -19,6 +19,8 @@ Patch operations (docs/CONTRACTS.md `msd_run state patch`), applied in the order
                       more than one matching line is refused as ambiguous (exit 2)
   set-session TEXT    `Stopped at:` = TEXT and `Last session:` = now (UTC, `YYYY-MM-DD HH:MM`)
                       under "Session Continuity"; frontmatter `stopped_at` too when present
+  resume-file PATH    `Resume file:` = PATH under "Session Continuity" (`None` clears it);
+                      PATH is one line of text, a project-relative path by convention
   field NAME VALUE    an existing top-level frontmatter key's value (scalars only)
 
 A section, line or key that does not exist is reported in `not_found` and nothing is
@@ -356,6 +358,12 @@ class Patcher:
         self._set_field("set-session", "Session Continuity", "Last session", stamp)
         self._set_field("set-session", "Session Continuity", "Stopped at", value)
         self._set_fm("set-session", "stopped_at", value, required=False)
+
+    def resume_file(self, path: str) -> None:
+        value = _clean(path, "--resume-file")
+        if not value:
+            raise UsageError("--resume-file: give a path (or None to clear it)")
+        self._set_field("resume-file", "Session Continuity", "Resume file", value)
 
     def field(self, name: str, value: str) -> None:
         key = _clean(name, "--field")

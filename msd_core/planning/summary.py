@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from msd_core.planning.discovery import normalize_phase, plan_id
-from msd_core.planning.frontmatter import locate, read_lenient, split_frontmatter
+from msd_core.planning.frontmatter import locate, read_lenient, select_top_keys, split_frontmatter
 
 MAX_SUMMARY_BYTES = 2 * 1024 * 1024  # a SUMMARY larger than this is skipped, not read
 
@@ -196,8 +196,18 @@ def facts_from_frontmatter(data: dict, file: str, folder_phase: str | None, plan
     )
 
 
-def summary_facts(path: Path, *, relative_to: Path | None = None, folder_phase: str | None = None) -> SummaryFacts | Skip:
-    """Facts of one SUMMARY file; `relative_to` shortens the reported path."""
+DIGEST_KEYS = frozenset({
+    "phase", "plan", "name", "subsystem", "provides", "affects", "dependency-graph", "dependencies",
+    "tech-stack", "key-decisions", "decisions", "patterns-established",
+})
+
+
+def summary_facts(path: Path, *, relative_to: Path | None = None, folder_phase: str | None = None,
+                  keys: frozenset[str] | None = None) -> SummaryFacts | Skip:
+    """Facts of one SUMMARY file; `relative_to` shortens the reported path.
+
+    `keys` (e.g. DIGEST_KEYS) limits parsing to those top-level keys: facts from other
+    keys (tags, requires, key_files) are then left empty. Default: every key."""
     path = Path(path)
     try:
         shown = str(path.relative_to(relative_to)) if relative_to else str(path)
@@ -216,29 +226,34 @@ def summary_facts(path: Path, *, relative_to: Path | None = None, folder_phase: 
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = raw.decode("utf-8", errors="replace")
-    return facts_from_text(text, shown, folder_phase if folder_phase is not None else normalize_phase(path.parent.name), plan_id(path))
+    return facts_from_text(text, shown, folder_phase if folder_phase is not None else normalize_phase(path.parent.name),
+                           plan_id(path), keys=keys)
 
 
-def facts_from_text(text: str, file: str, folder_phase: str | None, plan: str) -> SummaryFacts | Skip:
-    data, _body, error = split_frontmatter(text)
+def facts_from_text(text: str, file: str, folder_phase: str | None, plan: str,
+                    keys: frozenset[str] | None = None) -> SummaryFacts | Skip:
+    data, _body, error = split_frontmatter(text, keys)
     if data is None:
         return Skip(file, error or "no frontmatter")
     if not data:
-        return Skip(file, "empty frontmatter")
+        loc = locate(text)
+        if keys is None or (loc and not text[loc[0]:loc[1]].strip()):
+            return Skip(file, "empty frontmatter")
     try:
         facts = facts_from_frontmatter(data, file, folder_phase, plan)
     except Exception as exc:  # defensive: odd shapes must not stop a digest
         return Skip(file, f"frontmatter has an unexpected shape ({type(exc).__name__})")
     facts.lenient = error
     if error is None and " #" in text[: 64 * 1024]:
-        _restore_hash_text(text, facts, file, folder_phase, plan)
+        _restore_hash_text(text, facts, file, folder_phase, plan, keys)
     return facts
 
 
 _LIST_FIELDS = SummaryFacts.LISTS
 
 
-def _restore_hash_text(text: str, facts: SummaryFacts, file: str, folder_phase: str | None, plan: str) -> None:
+def _restore_hash_text(text: str, facts: SummaryFacts, file: str, folder_phase: str | None, plan: str,
+                       keys: frozenset[str] | None = None) -> None:
     """YAML drops ` #…` from an unquoted value as a comment; authors mean text (`Bug #12`).
 
     Where the line reader's item is the YAML item followed by ` #…`, the longer text wins.
@@ -246,7 +261,10 @@ def _restore_hash_text(text: str, facts: SummaryFacts, file: str, folder_phase: 
     loc = locate(text)
     if not loc or loc[1] < 0:
         return
-    data = read_lenient(text[loc[0]: loc[1]])
+    block = text[loc[0]: loc[1]].replace("\r\n", "\n")
+    if " #" not in block:
+        return
+    data = read_lenient(select_top_keys(block, keys) if keys is not None else block)
     if not data:
         return
     try:
