@@ -141,6 +141,82 @@ def test_passed_verification_moves_to_next_phase(tmp_path):
     assert out["route"] == "plan-phase" and out["command"] == "/msd-plan-phase 3" and "phase 2 is done" in out["reason"]
 
 
+def _aged(project: Path, rel: str, seconds: float) -> None:
+    t = time.time() + seconds
+    os.utime(project / rel, (t, t))
+
+
+SUMMARISED_2 = {".planning/phases/02-auth/02-01-PLAN.md": "p", ".planning/phases/02-auth/02-01-SUMMARY.md": "s",
+                ".planning/phases/02-auth/02-VERIFICATION.md": "---\nphase: 02-auth\nstatus: passed\n---\n"}
+
+
+@pytest.mark.parametrize("uat_status", ["issues_found", "diagnosed"])
+def test_uat_issues_beside_passed_verification_are_plan_gaps(tmp_path, uat_status):
+    uat = f"---\nstatus: {uat_status}\nphase: 02-auth\n---\n# Phase 2 - UAT\n\n## Gaps\n- id: U2\n  status: failed\n"
+    project = _base(tmp_path, {**SUMMARISED_2, ".planning/phases/02-auth/02-UAT.md": uat})
+    _aged(project, ".planning/phases/02-auth/02-01-SUMMARY.md", -300)
+    _aged(project, ".planning/phases/02-auth/02-VERIFICATION.md", -200)
+    out = decide(project)
+    assert out["route"] == "plan-gaps" and out["command"] == "/msd-plan-phase 2 --gaps"
+    assert "02-UAT.md" in out["reason"] and uat_status in out["reason"]
+    assert out["phase"]["verification_status"] == "passed" and out["phase"]["uat_status"] == uat_status
+    # the gap plan is executed after the UAT: re-test, do not move on and do not plan again
+    _tree(project, {".planning/phases/02-auth/02-02-PLAN.md": "gap", ".planning/phases/02-auth/02-02-SUMMARY.md": "fix"})
+    _aged(project, ".planning/phases/02-auth/02-02-SUMMARY.md", +300)
+    out = decide(project)
+    assert out["route"] == "verify-work" and out["command"] == "/msd-verify-work 2" and "02-UAT.md" in out["reason"]
+    # the re-test passes: phase 2 is done, phase 3 is next
+    (project / ".planning/phases/02-auth/02-UAT.md").write_text("---\nstatus: complete\n---\n")
+    _aged(project, ".planning/phases/02-auth/02-UAT.md", +400)
+    assert decide(project)["command"] == "/msd-discuss-phase 3"
+
+
+def test_passed_verification_and_complete_uat_move_on(tmp_path):
+    project = _base(tmp_path, {**SUMMARISED_2, ".planning/phases/02-auth/02-UAT.md": "---\nstatus: complete\n---\n"})
+    assert decide(project)["command"] == "/msd-discuss-phase 3"
+
+
+def test_uat_issues_without_verification_are_plan_gaps(tmp_path):
+    files = dict(SUMMARISED_2)
+    del files[".planning/phases/02-auth/02-VERIFICATION.md"]
+    files[".planning/phases/02-auth/02-UAT.md"] = "---\nstatus: issues_found\n---\n"
+    project = _base(tmp_path, files)
+    _aged(project, ".planning/phases/02-auth/02-01-SUMMARY.md", -100)
+    assert decide(project)["route"] == "plan-gaps"
+
+
+def test_human_needed_verification_goes_to_uat_until_a_uat_finishes(tmp_path):
+    files = dict(SUMMARISED_2)
+    files[".planning/phases/02-auth/02-VERIFICATION.md"] = "---\nstatus: human_needed\n---\n"
+    project = _base(tmp_path, files)
+    out = decide(project)
+    assert out["route"] == "verify-work" and out["command"] == "/msd-verify-work 2" and "human_needed" in out["reason"]
+    _tree(project, {".planning/phases/02-auth/02-UAT.md": "---\nstatus: testing\n---\n"})
+    _aged(project, ".planning/phases/02-auth/02-UAT.md", +100)
+    assert decide(project)["route"] == "verify-work"  # half-done UAT: still verify
+    _tree(project, {".planning/phases/02-auth/02-UAT.md": "---\nstatus: complete\n---\n"})
+    _aged(project, ".planning/phases/02-auth/02-UAT.md", +100)
+    assert decide(project)["command"] == "/msd-discuss-phase 3"
+
+
+def test_uat_in_progress_is_verify(tmp_path):
+    project = _base(tmp_path, {**SUMMARISED_2, ".planning/phases/02-auth/02-UAT.md": "---\nstatus: testing\n---\n"})
+    _aged(project, ".planning/phases/02-auth/02-01-SUMMARY.md", -100)
+    out = decide(project)
+    assert out["route"] == "verify-work" and "testing" in out["reason"]
+
+
+def test_uat_issues_in_a_passed_over_phase_are_not_routed(tmp_path):
+    roadmap = ROADMAP + "- [ ] **Phase 4: Later** - x\n"
+    project = _base(tmp_path, {**SUMMARISED_2, ".planning/phases/02-auth/02-UAT.md": "status: issues_found\n",
+                               ".planning/phases/03-payments/03-01-PLAN.md": "p",
+                               ".planning/phases/03-payments/03-01-SUMMARY.md": "s",
+                               ".planning/phases/03-payments/03-VERIFICATION.md": "status: passed\n"},
+                    roadmap=roadmap)
+    out = decide(project)
+    assert out["route"] == "discuss-phase" and out["phase"]["number"] == "4"
+
+
 def test_all_done_is_complete_milestone(tmp_path):
     out = decide(_base(tmp_path, roadmap=ROADMAP.replace("[ ]", "[x]")))
     assert out["route"] == "complete-milestone" and out["command"] == "/msd-complete-milestone"

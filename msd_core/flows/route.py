@@ -16,9 +16,14 @@ Rules, first match wins:
       a PLAN without its SUMMARY                   -> execute-phase
       all summarised, no VERIFICATION/UAT (and workflow.verifier on)
                                                    -> verify-work
-      verification reports gaps (status gaps_found / diagnosed) and no SUMMARY is newer
-      than it                                      -> plan-gaps (plan-phase --gaps)
-      gaps, but SUMMARYs written after it          -> verify-work (verify the fixes)
+      a VERIFICATION (gaps_found, ...) or a UAT (issues_found, diagnosed) reports gaps,
+      and no SUMMARY is newer than that file       -> plan-gaps (plan-phase --gaps)
+      gaps, but SUMMARYs written after every file that reported them
+                                                   -> verify-work (verify the fixes)
+      VERIFICATION says human_needed and no UAT finished after it, or a UAT still
+      `testing`                                    -> verify-work
+    The VERIFICATION and the UAT file are read separately: user-found issues in a UAT
+    are open even when the automated VERIFICATION passed.
     A phase is done when ROADMAP.md checks it, or when it is summarised and verified
     without gaps (or the verifier is off), or when it is fully summarised and a later
     phase holds a SUMMARY. A phase that is still not done but lies before the
@@ -46,8 +51,20 @@ MAX_READ = 2 * 1024 * 1024
 FINISHED_SUFFIXES = ("-SUMMARY.md", "-VERIFICATION.md", "-UAT.md", "SUMMARY.md", "VERIFICATION.md", "UAT.md")
 NONE_WORDS = {"", "none", "n/a", "na", "-", "—", "null", "tbd", "nothing"}
 GAP_STATUSES = {"gaps_found", "gaps", "diagnosed", "failed", "issues_found"}
+HUMAN_STATUSES = {"human_needed", "needs_human", "human_verification"}
+OPEN_UAT_STATUSES = {"testing", "in_progress", "partial"}
 ARCHIVED_RE = re.compile(r"archived|between milestones|new[-_ ]milestone|next milestone|no active milestone|milestone[^.\n]{0,40}(shipped|complete)", re.I)
 _STATUS_RE = re.compile(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
+
+
+@dataclass
+class CheckFile:
+    """The newest VERIFICATION or UAT file of a phase: where, its status word, when written."""
+
+    kind: str  # "verification" | "uat"
+    path: Path
+    status: str | None
+    mtime: float
 
 
 @dataclass
@@ -60,8 +77,9 @@ class PhaseInfo:
     unsummarised: list[str] = field(default_factory=list)
     summaries: int = 0
     has_context: bool = False
-    verification: Path | None = None
-    verification_status: str | None = None
+    verification: CheckFile | None = None
+    uat: CheckFile | None = None
+    deciding: CheckFile | None = None  # the check file the route was decided on
     newest_summary_mtime: float = 0.0
 
     def to_json(self, root: Path) -> dict:
@@ -70,10 +88,11 @@ class PhaseInfo:
             out["folder"] = str(self.folder.relative_to(root))
         if self.unsummarised:
             out["unsummarised"] = self.unsummarised
-        if self.verification is not None:
-            out["verification"] = str(self.verification.relative_to(root))
-            if self.verification_status:
-                out["verification_status"] = self.verification_status
+        for check in (self.verification, self.uat):
+            if check is not None:
+                out[check.kind] = str(check.path.relative_to(root))
+                if check.status:
+                    out[check.kind + "_status"] = check.status
         return out
 
 
@@ -119,14 +138,16 @@ def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path) -> None:
     info.has_context = any(e.name.endswith("CONTEXT.md") for e in entries)
     if summaries:
         info.newest_summary_mtime = max(e.stat(follow_symlinks=False).st_mtime for e in summaries)
-    checks = [e for e in entries if e.name.endswith("VERIFICATION.md")] or [e for e in entries if e.name.endswith("UAT.md")]
-    if checks:
-        newest = max(checks, key=lambda e: e.stat(follow_symlinks=False).st_mtime)
-        info.verification = Path(newest.path)
-        text = _read(info.verification, skipped, root)
-        if text is not None:
-            m = _STATUS_RE.search(text[:4000])
-            info.verification_status = m.group(1).lower() if m else None
+    for kind, suffix in (("verification", "VERIFICATION.md"), ("uat", "UAT.md")):
+        found = [e for e in entries if e.name.endswith(suffix)]
+        if not found:
+            continue
+        newest = max(found, key=lambda e: e.stat(follow_symlinks=False).st_mtime)
+        text = _read(Path(newest.path), skipped, root)
+        m = _STATUS_RE.search(text[:4000]) if text is not None else None
+        check = CheckFile(kind, Path(newest.path), m.group(1).lower() if m else None,
+                          newest.stat(follow_symlinks=False).st_mtime)
+        setattr(info, kind, check)
 
 
 def _verifier_on(cwd: Path, notes: list[str]) -> bool:
@@ -147,12 +168,21 @@ def _phase_state(info: PhaseInfo, verifier: bool) -> str:
         return "plan" if info.has_context else "discuss"
     if info.unsummarised:
         return "execute"
-    if info.verification is None:
+    checks = [c for c in (info.verification, info.uat) if c is not None]
+    if not checks:
         return "verify" if verifier else "done"
-    if info.verification_status in GAP_STATUSES:
-        if info.newest_summary_mtime > info.verification.stat().st_mtime:
-            return "reverify"
-        return "gaps"
+    gaps = [c for c in checks if c.status in GAP_STATUSES]
+    if gaps:
+        still_open = [c for c in gaps if c.mtime >= info.newest_summary_mtime]
+        info.deciding = max(still_open or gaps, key=lambda c: c.mtime)
+        return "gaps" if still_open else "reverify"
+    v, u = info.verification, info.uat
+    if v is not None and v.status in HUMAN_STATUSES and (u is None or u.mtime < v.mtime or u.status in OPEN_UAT_STATUSES):
+        info.deciding = v
+        return "human"
+    if u is not None and u.status in OPEN_UAT_STATUSES and u.mtime >= info.newest_summary_mtime:
+        info.deciding = u
+        return "uat-open"
     return "done"
 
 
@@ -252,7 +282,7 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     states = [(p, _phase_state(p, verifier)) for p in ordered]
     last_active = max((i for i, p in enumerate(ordered) if p.summaries), default=-1)
     # before the last phase with a SUMMARY, a fully summarised phase counts as done
-    states = [(p, "done" if i < last_active and s in ("verify", "reverify", "gaps") else s)
+    states = [(p, "done" if i < last_active and s in ("verify", "reverify", "gaps", "human", "uat-open") else s)
               for i, (p, s) in enumerate(states)]
     passed_over = [p.number for i, (p, s) in enumerate(states) if s != "done" and i < last_active]
     current = next(((p, s) for i, (p, s) in enumerate(states) if s != "done" and i >= last_active), None)
@@ -319,8 +349,16 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     if state == "verify":
         return _answer("verify-work", f"/msd-verify-work {n}",
                        f"{label}: all {len(info.plans)} plans are summarised but there is no VERIFICATION or UAT file", **extra)
+    check = info.deciding
+    what = f"its {check.path.name}" if check is not None else "its verification"
     if state == "reverify":
         return _answer("verify-work", f"/msd-verify-work {n}",
-                       f"{label}: summaries were written after its verification reported {info.verification_status}: verify the fixes", **extra)
+                       f"{label}: summaries were written after {what} reported {check.status}: verify the fixes", **extra)
+    if state == "human":
+        return _answer("verify-work", f"/msd-verify-work {n}",
+                       f"{label}: {what} says {check.status}: a person must check what code could not", **extra)
+    if state == "uat-open":
+        return _answer("verify-work", f"/msd-verify-work {n}",
+                       f"{label}: {what} is still {check.status}: finish the acceptance tests", **extra)
     return _answer("plan-gaps", f"/msd-plan-phase {n} --gaps",
-                   f"{label}: verification reports {info.verification_status}: plan the gap fixes", **extra)
+                   f"{label}: {what} reports {check.status}: plan the gap fixes", **extra)
