@@ -40,6 +40,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--add-blocker", action=_OrderedOp, metavar="TEXT", help="append to Blockers/Concerns")
     p.add_argument("--resolve-blocker", action=_OrderedOp, metavar="TEXT", help="remove the blocker line containing TEXT")
     p.add_argument("--set-session", action=_OrderedOp, metavar="TEXT", help="Stopped at: TEXT, Last session: now")
+    p.add_argument("--resume-file", action=_OrderedOp, metavar="PATH",
+                   help="Resume file: under Session Continuity (None clears it)")
     p.add_argument("--field", action=_OrderedOp, nargs=2, metavar=("NAME", "VALUE"), help="an existing frontmatter key")
 
 
