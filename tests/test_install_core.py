@@ -506,3 +506,45 @@ def test_status_reports_an_interrupted_install(tmp_path, content):
     res = install(t, source=src(content))
     assert any("staging" in w for w in res.warnings)
     assert not (t.config / txn.TXN_DIRNAME).exists()
+
+
+def test_replaced_settings_keep_their_permissions(tmp_path, content):
+    t = local_target(tmp_path)
+    t.config.mkdir()
+    settings = t.config / "settings.json"
+    settings.write_text('{"env": {"TOKEN": "secret"}}')
+    settings.chmod(0o600)
+    install(t, source=src(content))
+    assert "Bash(msd_run *)" in settings.read_text()
+    assert settings.stat().st_mode & 0o777 == 0o600
+    uninstall(t)
+    assert settings.read_text() == '{"env": {"TOKEN": "secret"}}'
+    assert settings.stat().st_mode & 0o777 == 0o600
+
+
+def test_msd_core_path_that_is_a_file_is_refused(tmp_path, content):
+    from msd_core.errors import UsageError
+
+    t = local_target(tmp_path)
+    t.config.mkdir()
+    (t.config / "msd-core").write_text("not a folder")
+    before = snapshot(tmp_path)
+    with pytest.raises(UsageError):
+        install(t, source=src(content))
+    with pytest.raises(UsageError):
+        uninstall(t)
+    assert snapshot(tmp_path) == before
+
+
+def test_skills_path_that_is_a_file_fails_cleanly_and_rolls_back(tmp_path, content):
+    from msd_core.errors import OperationFailed
+
+    t = local_target(tmp_path)
+    t.config.mkdir()
+    (t.config / "skills").write_text("a file where msd needs a folder")
+    (t.config / "settings.json").write_text("{}")
+    before = snapshot(tmp_path)
+    with pytest.raises(OperationFailed) as exc:
+        install(t, source=src(content))
+    assert "nothing was changed" in exc.value.message
+    assert snapshot(tmp_path) == before

@@ -39,6 +39,10 @@ def check_target(target: Target, *, allow_symlink: bool, writing: bool) -> None:
     base = nearest_existing(config)
     if not base.is_dir():
         raise UsageError(f"the install target {base} is a file, not a folder", hint="choose another --config-dir")
+    core = config / "msd-core"
+    if os.path.lexists(core) and (core.is_symlink() or not core.is_dir()):
+        raise UsageError(f"{core} is not a folder msd can use (a file or a symlink)",
+                         hint="move it aside, then rerun")
     # Writability is proven by creating the config folder and the lock file (see
     # cannot_write): os.access lies for root, ACLs and immutable folders, and a separate
     # probe file could be left behind by a crash.

@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -136,6 +137,9 @@ def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None
                 continue
             if op["had_old"]:
                 _keep_old(target, tdir / "old" / str(op["n"]))
+                if op["op"] == "put":  # a replaced file keeps its permissions (settings.json may be 0600)
+                    with contextlib.suppress(OSError):
+                        os.chmod(tdir / "new" / str(op["n"]), stat.S_IMODE(os.lstat(target).st_mode))
             if op["op"] == "put":
                 parent = os.path.dirname(target)
                 if parent not in made:
@@ -192,7 +196,7 @@ def recover(config: Path) -> str | None:
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(old, target)
         elif not op.get("had_old") and op["op"] == "put":
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                 os.unlink(target)
     for rel in sorted(journal.get("created_dirs", []), key=lambda d: -d.count("/")):
         with contextlib.suppress(OSError):
