@@ -25,7 +25,7 @@ def _probe(args):
 def _project(tmp_path):
     pl = tmp_path / ".planning"
     (pl / "phases/01-a").mkdir(parents=True)
-    (pl / "STATE.md").write_text("# State\n\n## Current Position\nPhase: 1 of 2\nStatus: x\n")
+    (pl / "STATE.md").write_text("---\nstatus: x\n---\n# State\n\n## Current Position\nPhase: 1 of 2\nStatus: x\n")
     (pl / "phases/01-a/01-01-SUMMARY.md").write_text("---\nphase: 1\nprovides: [a]\n---\n")
     (pl / "phases/01-a/01-01-PLAN.md").write_text('<task type="auto"><name>t</name></task>\n')
     return tmp_path
@@ -33,7 +33,10 @@ def _project(tmp_path):
 
 def test_no_heavy_imports(tmp_path):
     root = _project(tmp_path)
-    for args in (["state", "get", "--cwd", str(root)], ["state", "get", "Current Position", "--cwd", str(root)],
+    outline = _probe(["state", "get", "--cwd", str(root)])  # parses the frontmatter: PyYAML allowed
+    assert outline["rc"] == 0 and not {m.split(".")[0] for m in outline["heavy"]} & {"typer", "rich", "click", "pydantic"}
+    for args in (["state", "get", "Current Position", "--cwd", str(root)], ["state", "get", "status", "--cwd", str(root)],
+                 ["state", "patch", "--status", "y", "--cwd", str(root)],
                  ["template", "select", str(root / ".planning/phases/01-a/01-01-PLAN.md")]):
         out = _probe(args)
         assert out["rc"] == 0
