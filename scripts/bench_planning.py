@@ -152,6 +152,7 @@ def main() -> int:
                 "bytes_pct": round(100 * len(ours_out) / sbytes, 1) if sbytes else None,
                 "peer_pct": round(100 * len(json.dumps(peer_json, ensure_ascii=False, separators=(",", ":")).encode()) / sbytes, 1) if sbytes else None,
                 "peer_facts": sum(len(v) for v in pf.values()),
+                "our_facts": sum(len(v) for v in facts(ours_json).values()),
                 "missing": lost,
                 "skipped": len(ours_json.get("skipped", [])),
             })
@@ -173,7 +174,8 @@ def main() -> int:
     print(f"digest bytes / summary bytes: {100 * tot_d / tot_s:.1f}% overall (goal <= 10%); "
           f"median per tree {statistics.median(r['bytes_pct'] for r in rows if r['bytes_pct'] is not None):.1f}%; "
           f"peer's output (compact JSON) {100 * tot_p / tot_s:.1f}%")
-    print(f"peer facts covered: {facts_total - miss_total}/{facts_total} ({100 * (facts_total - miss_total) / max(1, facts_total):.2f}%)")
+    print(f"peer facts covered: {facts_total - miss_total}/{facts_total} ({100 * (facts_total - miss_total) / max(1, facts_total):.2f}%); "
+          f"distinct facts in our digests: {sum(r['our_facts'] for r in rows)}")
     for r in rows:
         for k, vals in r["missing"].items():
             for v in vals:
