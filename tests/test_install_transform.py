@@ -73,3 +73,12 @@ def test_whitespace_in_target_warns(tmp_path):
     target = Target("local", tmp_path / "my project" / ".claude")
     _, warns, _ = installed_files([("msd-core/a.md", b"~/.claude/msd-core/a.md")], target, "1")
     assert any("whitespace" in w for w in warns)
+
+
+def test_content_cannot_overwrite_msd_bookkeeping(tmp_path):
+    target = Target("local", tmp_path / ".claude")
+    files = [("msd-core/manifest.json", b"{}"), ("msd-core/.msd/pristine.zip", b"x"), ("msd-core/a.md.msd-new", b"x"),
+             ("msd-core/ok.md", b"fine")]
+    out, _, skipped = installed_files(files, target, "1")
+    assert sorted(out) == ["msd-core/VERSION", "msd-core/ok.md"]
+    assert len(skipped) == 3 and all("reserved" in s for s in skipped)

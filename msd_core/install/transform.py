@@ -19,6 +19,8 @@ from msd_core.paths import SOURCE_HOME_TOKEN, Target
 NAME_LINE = re.compile(r"^name\s*:")
 DESC_LINE = re.compile(r"^description\s*:")
 VERSION_REL = "msd-core/VERSION"
+RESERVED = {"msd-core/manifest.json"}
+RESERVED_PREFIXES = ("msd-core/.msd/",)
 
 
 def split_frontmatter(text: str) -> tuple[list[str] | None, str, str]:
@@ -95,6 +97,9 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
         dest = installed_relpath(rel)
         if dest is None:
             skipped.append(f"{rel}: not part of the installed layout")
+            continue
+        if dest in RESERVED or dest.startswith(RESERVED_PREFIXES) or dest.endswith(".msd-new"):
+            skipped.append(f"{rel}: {dest} is reserved for msd's own bookkeeping")
             continue
         name = command_name_from_source(rel)
         if name is not None:
