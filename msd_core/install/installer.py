@@ -89,7 +89,7 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
     # Folders msd created that the removals empty: drop them too (deepest first).
     removed = set(changes.deletes)
     rmdirs = []
-    for d in sorted(created_before, key=lambda d: -d.count("/")):
+    for d in sorted(created_before if removed else (), key=lambda d: -d.count("/")):
         path = target.config / d
         if not path.is_dir():
             continue
