@@ -263,3 +263,14 @@ def test_corpus_state_get_and_patch(tree, copy_corpus_tree, msd_run):
         assert after.count(b"\n") == after.count(b"\r\n")
     if not out["not_found"]:
         assert b"corpus-test decision" in after
+
+
+def test_add_decision_after_numbered_list_and_table():
+    numbered = "### Decisions\n\n13. **A** x\n14. **B** y\n\n### Blockers\n"
+    new, changed, _ = apply_patch(numbered, [("add-decision", "C")])
+    assert new == "### Decisions\n\n13. **A** x\n14. **B** y\n15. C\n\n### Blockers\n"
+    assert changed == [{"op": "add-decision", "line": 5, "new": "15. C"}]
+    table = "### Decisions\n\n| Decision | Why |\n|---|---|\n| a | b |\n### Blockers\n"
+    new, changed, _ = apply_patch(table, [("add-decision", "C")])
+    assert new == "### Decisions\n\n| Decision | Why |\n|---|---|\n| a | b |\n\n- C\n### Blockers\n"
+    assert changed[0]["line"] == 7

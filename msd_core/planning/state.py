@@ -12,7 +12,8 @@ Patch operations (docs/CONTRACTS.md `msd_run state patch`), applied in the order
                       frontmatter `status` key when the file has one
   add-decision TEXT   `- TEXT` appended to the "Decisions" section (after its last
                       line of text); a lone placeholder (`None yet.`, `None.`, `- None`)
-                      is replaced instead
+                      is replaced instead; after a numbered list the item is numbered
+                      `N+1. TEXT`; after a table it follows one blank line
   add-blocker TEXT    the same under "Blockers/Concerns" (any heading starting "Blockers")
   resolve-blocker T   removes the one line of the Blockers section that contains T
                       (case-insensitive); when no text is left, `None yet.` is written;
@@ -295,8 +296,14 @@ class Patcher:
             self.changed.append({"op": what, "line": i + 1, "old": old, "new": new.rstrip("\r\n")})
             return
         if body:
+            last = doc.lines[body[-1]].lstrip()
+            num = re.match(r"(\d+)\.[ \t]", last)
+            if num:  # continue a numbered list
+                new = f"{int(num.group(1)) + 1}. {text}{doc.newline}"
             at = body[-1] + 1
-            self._insert(doc, at, [new])
+            block = [doc.newline, new] if last.startswith("|") else [new]  # a table ends at a blank line
+            self._insert(doc, at, block)
+            at += block.index(new)
         else:  # empty section: the item goes after one blank line, followed by one
             at = sec.start + 1
             block = [doc.newline, new]
