@@ -30,7 +30,8 @@ EXPECTED = {
     "partition-protected": {("partition.protected", PLAN, 26), ("partition.protected", PART1, 14)},
     "includes": {("includes", "commands/msd/plan.md", 9), ("includes", PLAN, 7), ("includes", PART2, 11)},
     "commit-scope": {("commit-scope", PART2, 6), ("commit-scope", PART2, 7), ("commit-scope", PART2, 10)},
-    "contract": {("contract", "agents/msd-checker.md", 6), ("contract", PLAN, 26), ("contract", PLAN, 29)},
+    "contract": {("contract", "agents/msd-checker.md", 6), ("contract", PLAN, 26), ("contract", PLAN, 29),
+                 ("contract", "msd-core/workflows/notes.md", 5)},
     "shell-context": {
         ("shell-context", "commands/msd/notes.md", 7),
         ("shell-context", "commands/msd/peek.md", 1),
@@ -275,7 +276,11 @@ def test_commit_scope_patterns(tree, text, bad):
     ("`msd_run no-such-command`", True),
     ("`msd_run <command> get`", True),
     ("`msd_run config get 'unterminated`", True),
-    ("`msd_run state patch --set-session \"plan <NN>-<PP> at task <n>\"`", False),
+    ("`msd_run state patch --set-session \"plan <NN>-<PP> at task <n>\"`", True),  # upper-case placeholders
+    ("`msd_run state patch --set-session \"plan <nn>-<pp> at task <n>\"`", False),
+    ("`msd_run history-digest --phase <Phase>`", True),
+    ("`msd_run extensions planner --phase-dir <phase-dir> --root ~/.claude/msd-core --raw`", False),
+    ("`git log --oneline --grep \"(<NN>-<PP>)\"` then `ls .planning/phases/<NN>-<slug>/`", False),
     ("`msd_run config get <key> <value> <extra>`", True),
 ])
 def test_contract_invocations(tree, text, bad):
@@ -283,6 +288,13 @@ def test_contract_invocations(tree, text, bad):
     ref.write_text(ref.read_text() + text + "\n")
     found = check_rule(tree, "contract")
     assert found == ({("msd-core/references/gate.md", 4)} if bad else set())
+
+
+def test_contract_upper_case_placeholder_message_names_them(tree):
+    ref = tree / "msd-core/references/gate.md"
+    ref.write_text(ref.read_text() + "`msd_run next-step --workflow plan-phase --var phase=<NN> --var x=<NN>`\n")
+    [v] = [v for v in run_checks(tree).violations if v.rule == "contract"]
+    assert v.line == 4 and v.message.endswith("uses upper-case placeholder(s) <NN>") and "<nn>" in v.fix
 
 
 def test_contract_reads_fenced_continuations(tree):

@@ -6,11 +6,13 @@ command (at the start, or after whitespace, `;&|(`$!"'/`) begins an invocation, 
 follows `command -v`, `which` or `type` (a PATH probe). A bare `msd_run` with nothing after it
 names the tool and is skipped.
 
-Placeholder convention (docs/CONTRACTS.md): `<like-this>` (a word of letters, digits,
-hyphens in angle brackets; lower-case by convention, `<NN>`/`<PP>` as in project file names
-are accepted too) stands for a run-time value, and so does a whole-token shell expansion
+Placeholder convention (docs/CONTRACTS.md): `<like-this>` (a word of lower-case letters,
+digits, hyphens in angle brackets) stands for a run-time value, and so does a whole-token shell expansion
 (`$PHASE`, `"${PLAN}"`, `$(...)`, `$ARGUMENTS`, `$1`). Each is replaced by a neutral value
 before parsing: first "1" (valid for numbers and text), then "x" when that fails.
+A placeholder with an upper-case letter (`<NN>`, `<PLAN>`) inside an invocation is a
+violation of its own: the agent cannot tell it from a literal, and the flows substitute
+only lower-case names.
 
 The invocation ends at the first unquoted `||`, `&&`, `|`, `;`, `&`, redirection (`>`, `<`,
 `2>`), backtick, or `)` closing an enclosing `$(`. The rest is split with shlex and parsed by
@@ -143,6 +145,11 @@ def parse_error(parser, argv: list[str]) -> str | None:
     return None
 
 
+def upper_placeholders(body: str) -> list[str]:
+    """Placeholders in an invocation that are not lower-case (`<NN>`, `<Plan>`), in order, once each."""
+    return list(dict.fromkeys(m.group(0) for m in PLACEHOLDER.finditer(body) if m.group(0) != m.group(0).lower()))
+
+
 def check_invocation(body: str, parsers: ParserCache) -> str | None:
     """None when the invocation is valid, else why not."""
     toks = split_args(body)
@@ -178,6 +185,14 @@ def check(ctx: CheckContext) -> list[Violation]:
             for body in invocations(seg.text):
                 if not body.strip():
                     continue  # the bare name of the tool, not a call
+                upper = upper_placeholders(body)
+                if upper:
+                    shown = short("msd_run " + body, 90)
+                    out.append(Violation(rel, seg.line, RULE,
+                                         f"`{shown}` uses upper-case placeholder(s) {', '.join(upper)}",
+                                         "write placeholders lower-case, e.g. " + ", ".join(u.lower() for u in upper)
+                                         + " (docs/CONTRACTS.md: <like-this>)"))
+                    continue
                 err = check_invocation(body, parsers)
                 if err:
                     shown = short("msd_run " + body, 90)
