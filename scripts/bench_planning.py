@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -49,11 +50,18 @@ def find_peer(explicit: str | None) -> Path:
     return hits[0]
 
 
+# Byte-compiled modules as in a real install: a PYTHONDONTWRITEBYTECODE shell would make
+# every run recompile any module edited since its .pyc was written.
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def timed(cmd: list[str], runs: int) -> tuple[float, bytes]:
     times, out = [], b""
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=CHILD_ENV, timeout=120)  # warm-up
     for _ in range(runs):
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                              env=CHILD_ENV, timeout=120)
         times.append(time.perf_counter() - t0)
         out = proc.stdout
     return statistics.median(times), out
@@ -129,7 +137,7 @@ def main() -> int:
             peer_cmd = ["node", str(peer), "history-digest", "--cwd", str(root)]
             t_peer, peer_out = timed(peer_cmd, args.runs)
             t_cold, _ = timed(ours_cmd + ["--no-cache"], args.runs)
-            subprocess.run(ours_cmd, stdout=subprocess.DEVNULL, timeout=120)  # fill the cache
+            subprocess.run(ours_cmd, stdout=subprocess.DEVNULL, env=CHILD_ENV, timeout=120)  # fill the cache
             t_warm, ours_out = timed(ours_cmd, args.runs)
             sbytes = summary_bytes(root)
             try:
