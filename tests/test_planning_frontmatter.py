@@ -271,3 +271,13 @@ def test_alias_bomb_summary_is_skipped(tmp_path):
     f = _write(tmp_path / "01-a/01-01-SUMMARY.md", _laughs())
     r = summary_facts(f)
     assert isinstance(r, Skip) and "too large" in r.reason
+
+
+def test_discovery_symlinked_phases_folder_not_followed(tmp_path):
+    outside = _write(tmp_path / "outside/phases/01-x/01-01-SUMMARY.md", "---\nphase: 1\n---\n")
+    pl = tmp_path / "p/.planning"
+    pl.mkdir(parents=True)
+    (pl / "phases").symlink_to(outside.parent.parent)
+    (pl / "milestones").mkdir()
+    (pl / "milestones/v1.0-phases").symlink_to(outside.parent.parent)
+    assert phase_dirs(pl) == [] and project_summaries(pl) == []

@@ -65,6 +65,8 @@ class PhaseDir:
 
 def _subdirs(path: Path) -> list[Path]:
     try:
+        if os.path.islink(path):  # a symlinked phases/ or milestones/ folder is not followed either
+            return []
         entries = sorted(os.scandir(path), key=lambda e: e.name)
     except OSError:
         return []
