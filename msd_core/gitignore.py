@@ -1,4 +1,4 @@
-"""Add a pattern to a project's .gitignore once, keeping every other byte."""
+"""Add a pattern to a project's .gitignore once, keeping every other byte (and its line endings)."""
 
 from __future__ import annotations
 
@@ -7,18 +7,26 @@ from pathlib import Path
 from msd_core.fsutil import atomic_write_bytes
 
 
-def ensure_ignored(project_root: Path, pattern: str) -> bool:
-    """Append `pattern` to <project>/.gitignore unless a line already equals it. True if added."""
+def ensure_ignored(project_root: Path, pattern: str) -> str:
+    """Append `pattern` to <project>/.gitignore unless a line already equals it.
+
+    Returns "added", "present" or "skipped: <why>" (a symlinked, unreadable or unwritable
+    .gitignore is left alone: ignoring a file is never worth failing the command for).
+    """
     path = Path(project_root) / ".gitignore"
+    if path.is_symlink():
+        return "skipped: .gitignore is a symlink"
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        data = b""
-    newline = b"\r\n" if b"\r\n" in data else b"\n"
-    lines = [ln.strip() for ln in data.decode("utf-8", errors="replace").splitlines()]
-    if pattern in lines:
-        return False
-    if data and not data.endswith(b"\n"):
-        data += newline
-    atomic_write_bytes(path, data + pattern.encode("utf-8") + newline)
-    return True
+        raw = path.read_bytes() if path.exists() else b""
+    except OSError as exc:
+        return f"skipped: .gitignore unreadable ({exc.strerror or exc})"
+    text = raw.decode("utf-8", errors="replace")
+    if any(line.strip() == pattern for line in text.splitlines()):
+        return "present"
+    nl = "\r\n" if "\r\n" in text else "\n"
+    sep = "" if not text or text.endswith("\n") else nl
+    try:
+        atomic_write_bytes(path, raw + (sep + pattern + nl).encode("utf-8"))
+    except OSError as exc:
+        return f"skipped: .gitignore not writable ({exc.strerror or exc})"
+    return "added"

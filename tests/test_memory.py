@@ -157,7 +157,7 @@ def test_gitignore_gets_the_private_folder_once(msd_run, tmp_path):
 
 def test_no_project_and_bad_arguments(msd_run, tmp_path):
     r = msd_run(["memory", "search", "x", "--cwd", str(tmp_path)])
-    assert r.returncode == 2 and "no .planning/" in r.stderr
+    assert r.returncode == 1 and "no .planning/" in r.stderr
     proj = make_project(tmp_path)
     r = msd_run(["memory", "what-uses", "x", "--type", "bogus", "--cwd", str(proj)])
     assert r.returncode == 2

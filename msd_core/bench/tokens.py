@@ -105,14 +105,14 @@ def build_report(root: Path, count, label: str) -> dict:
 
 def history_report(corpus: Path, count) -> dict:
     """Proxy tokens of all SUMMARY files vs the history-digest output, per corpus tree."""
-    from msd_core.planning import digest as digest_mod  # the planning runtime
-    from msd_core.planning.discovery import summary_files
+    from msd_core.planning.digest import build_digest  # the planning runtime
+    from msd_core.planning.discovery import project_summaries
 
     out: dict[str, dict] = {}
     for tree in sorted(p for p in Path(corpus).iterdir() if (p / ".planning").is_dir()):
-        summaries = summary_files(tree)
+        summaries = [f for _, f in project_summaries(tree / ".planning")]
         total = sum(count(_text(p)) for p in summaries)
-        digest = digest_mod.build_digest(tree)
+        digest = build_digest(tree, cache=False)  # the corpus is read-only: no cache written
         out[tree.name] = {
             "summary_files": len(summaries),
             "summaries": total,

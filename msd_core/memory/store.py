@@ -6,21 +6,12 @@ import sqlite3
 from pathlib import Path
 
 from msd_core import paths
-from msd_core.errors import UsageError
 from msd_core.fsutil import lock_timeout_from_env, locked
 from msd_core.memory.db import open_db
 from msd_core.memory.indexer import IndexReport, index_project
 
 DB_NAME = "memory.sqlite"
 IGNORE_PATTERN = ".planning/.msd/"
-
-
-def project_root(cwd: str | Path | None) -> Path:
-    root = paths.find_project_root(cwd)
-    if root is None:
-        raise UsageError(f"no .planning/ folder at or above {Path(cwd or '.').absolute()}",
-                         hint="run it inside a project, or pass --cwd DIR")
-    return root
 
 
 def db_path(project: Path) -> Path:
@@ -30,9 +21,9 @@ def db_path(project: Path) -> Path:
 def refresh(project: Path) -> tuple[sqlite3.Connection, IndexReport]:
     """Open the index, re-index stale files under the project lock, return (conn, report)."""
     from msd_core.gitignore import ensure_ignored
+    from msd_core.planning.project import private_dir
 
-    state = paths.project_state_dir(project)
-    state.mkdir(parents=True, exist_ok=True)
+    state = private_dir(project)
     with locked(state / "memory.lock", lock_timeout_from_env(), what="the memory index"):
         conn, rebuilt = open_db(db_path(project))
         report = index_project(conn, project)

@@ -354,22 +354,6 @@ GITIGNORE_LINE = "*.compiled.md"
 
 def ensure_gitignore(project_root: Path) -> str:
     """Add `*.compiled.md` to the project's .gitignore once: "added", "present" or "skipped: <why>"."""
-    from msd_core.fsutil import atomic_write_bytes
+    from msd_core.gitignore import ensure_ignored
 
-    path = Path(project_root) / ".gitignore"
-    if path.is_symlink():
-        return "skipped: .gitignore is a symlink"
-    try:
-        raw = path.read_bytes() if path.exists() else b""
-    except OSError as exc:
-        return f"skipped: .gitignore unreadable ({exc.strerror or exc})"
-    text = raw.decode("utf-8", errors="replace")
-    if any(line.strip() == GITIGNORE_LINE for line in text.splitlines()):
-        return "present"
-    nl = "\r\n" if "\r\n" in text else "\n"
-    sep = "" if not text or text.endswith("\n") else nl
-    try:
-        atomic_write_bytes(path, raw + (sep + GITIGNORE_LINE + nl).encode("utf-8"))
-    except OSError as exc:
-        return f"skipped: .gitignore not writable ({exc.strerror or exc})"
-    return "added"
+    return ensure_ignored(project_root, GITIGNORE_LINE)

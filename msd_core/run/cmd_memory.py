@@ -38,7 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace):
     from msd_core.errors import UsageError
     from msd_core.memory import query
-    from msd_core.memory.store import project_root, refresh
+    from msd_core.memory.store import refresh
+    from msd_core.planning.project import project_root
 
     if getattr(args, "limit", 1) < 1:
         raise UsageError("--limit must be at least 1")
