@@ -84,35 +84,9 @@ def read_config_file(path: Path, what: str = "config") -> tuple[dict | None, byt
     UsageError (exit 2) naming line and column when it does not parse; too large,
     not UTF-8 or not a JSON object are refused the same way.
     """
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        return None, None
-    except IsADirectoryError:
-        raise UsageError(f"{what} {path} is a folder, not a file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {what} {path}: {exc.strerror}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise UsageError(f"{what} {path} is larger than {MAX_CONFIG_BYTES} bytes; refusing to parse it")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{what} {path} is not UTF-8 (byte {exc.start})", hint="fix the file by hand") from None
-    if not text.strip():
-        raise UsageError(f"{what} {path} is empty; it must hold a JSON object", hint="write {} into it or delete it")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-            hint="fix the file by hand; msd will not rewrite it",
-        ) from None
-    except RecursionError:
-        raise UsageError(f"{what} {path} is nested too deeply") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"{what} {path} must hold a JSON object, found {type(data).__name__}")
-    return data, raw
+    from msd_core.jsonfile import read_json_object
+
+    return read_json_object(path, what, MAX_CONFIG_BYTES, hint="fix the file by hand; msd will not rewrite it")
 
 
 def _user_layer() -> tuple[Path | None, dict | None]:

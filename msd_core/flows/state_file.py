@@ -47,30 +47,11 @@ def lock_path(project_root: Path, state: Path) -> Path:
 
 def read_state(path: Path) -> dict:
     """The whole state document; an empty one when the file does not exist."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_STATE_BYTES + 1)
-    except FileNotFoundError:
+    from msd_core.jsonfile import read_json_object
+
+    data, _raw = read_json_object(path, "flow state", MAX_STATE_BYTES, hint="fix or delete the file; msd will not rewrite it")
+    if data is None:
         return {"version": STATE_VERSION, "workflows": {}}
-    except IsADirectoryError:
-        raise UsageError(f"flow state {path} is a folder, not a file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read flow state {path}: {exc.strerror}") from None
-    if len(raw) > MAX_STATE_BYTES:
-        raise UsageError(f"flow state {path} is larger than {MAX_STATE_BYTES} bytes; refusing to parse it")
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise UsageError(f"flow state {path} is not UTF-8", hint="fix or delete the file; msd will not rewrite it") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"flow state {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-            hint="fix or delete the file; msd will not rewrite it",
-        ) from None
-    except RecursionError:
-        raise UsageError(f"flow state {path} is nested too deeply") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"flow state {path} must hold a JSON object")
     flows = data.setdefault("workflows", {})
     if not isinstance(flows, dict):
         raise UsageError(f"flow state {path}: 'workflows' must be an object", hint="fix or delete the file")

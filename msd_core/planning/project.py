@@ -28,6 +28,24 @@ def project_root(cwd: str | None) -> Path:
     return root
 
 
+def plan_and_root(plan: str, root: str | None, cwd: str | None) -> tuple[Path, Path, Path]:
+    """(base folder, absolute plan path, absolute install root) from a command's arguments.
+
+    Relative paths are taken from `--cwd` (default: the current directory); the install
+    root defaults to the global install (paths.default_resolve_root).
+    """
+    from msd_core.paths import default_resolve_root
+
+    base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
+    if cwd and not base.is_dir():
+        raise UsageError(f"--cwd {cwd} is not a directory")
+    plan_path = Path(plan).expanduser()
+    plan_path = plan_path if plan_path.is_absolute() else base / plan_path
+    install = Path(root).expanduser() if root else default_resolve_root()
+    install = install if install.is_absolute() else base / install
+    return base, plan_path, install
+
+
 def state_file(root: Path) -> Path:
     return planning_dir(root) / "STATE.md"
 

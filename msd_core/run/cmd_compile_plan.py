@@ -24,19 +24,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace):
     from msd_core.errors import OperationFailed, UsageError
-    from msd_core.paths import default_resolve_root, find_project_root
+    from msd_core.paths import find_project_root
     from msd_core.planning import compile_plan as cp
-    from msd_core.planning.project import read_text_file
+    from msd_core.planning.project import plan_and_root, read_text_file
 
-    base = Path(args.cwd).expanduser().absolute() if args.cwd else Path.cwd()
-    if args.cwd and not base.is_dir():
-        raise UsageError(f"--cwd {args.cwd} is not a directory")
-    plan_path = Path(args.plan).expanduser()
-    plan_path = plan_path if plan_path.is_absolute() else base / plan_path
+    base, plan_path, root = plan_and_root(args.plan, args.root, args.cwd)
     if plan_path.name.endswith(".compiled.md"):
         raise UsageError(f"{plan_path.name} is a compiled plan; pass the source PLAN.md")
-    root = Path(args.root).expanduser() if args.root else default_resolve_root()
-    root = root if root.is_absolute() else base / root
     project = find_project_root(plan_path.parent)
     if project is None:
         raise OperationFailed(f"{plan_path} is not inside a project (no .planning/ above it)")

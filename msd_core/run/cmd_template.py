@@ -9,7 +9,6 @@ Exit 1 when the plan cannot be read, 2 for bad usage.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -22,18 +21,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace):
-    from msd_core.errors import UsageError
-    from msd_core.paths import default_resolve_root
     from msd_core.planning.plan import parse_plan
-    from msd_core.planning.project import read_text_file
+    from msd_core.planning.project import plan_and_root, read_text_file
     from msd_core.planning.template_select import select
 
-    base = Path(args.cwd).expanduser().absolute() if args.cwd else Path.cwd()
-    if args.cwd and not base.is_dir():
-        raise UsageError(f"--cwd {args.cwd} is not a directory")
-    plan_path = Path(args.plan).expanduser()
-    plan_path = plan_path if plan_path.is_absolute() else base / plan_path
-    root = Path(args.root).expanduser() if args.root else default_resolve_root()
-    root = root if root.is_absolute() else base / root
+    _base, plan_path, root = plan_and_root(args.plan, args.root, args.cwd)
     _raw, text = read_text_file(plan_path, "plan")
     return {"plan": str(plan_path), **select(parse_plan(text), root)}

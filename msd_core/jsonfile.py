@@ -1,0 +1,48 @@
+"""Reading a JSON-object file that a person may have edited: one clear refusal per problem.
+
+Standard library only (config and flow state read it on msd_run's hot path).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from msd_core.errors import UsageError
+
+
+def read_json_object(path: Path, what: str, max_bytes: int, hint: str) -> tuple[dict | None, bytes | None]:
+    """(parsed object, raw bytes); (None, None) when the file does not exist.
+
+    UsageError (exit 2) for a folder, an unreadable, oversized, non-UTF-8, empty or
+    non-object file, and for JSON that does not parse (naming line and column). The file
+    is never rewritten here; `hint` says what the person can do.
+    """
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except FileNotFoundError:
+        return None, None
+    except IsADirectoryError:
+        raise UsageError(f"{what} {path} is a folder, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {exc.strerror}") from None
+    if len(raw) > max_bytes:
+        raise UsageError(f"{what} {path} is larger than {max_bytes} bytes; refusing to parse it")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{what} {path} is not UTF-8 (byte {exc.start})", hint=hint) from None
+    if not text.strip():
+        raise UsageError(f"{what} {path} is empty; it must hold a JSON object", hint="write {} into it or delete it")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", hint=hint
+        ) from None
+    except RecursionError:
+        raise UsageError(f"{what} {path} is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{what} {path} must hold a JSON object, found {type(data).__name__}")
+    return data, raw
