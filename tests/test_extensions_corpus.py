@@ -6,7 +6,6 @@ import pytest
 
 from msd_core.errors import MsdError
 from msd_core.extensions import EXECUTOR_ORDER, PLANNER_ORDER, executor_rules, planner_rules
-from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.corpus
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from test_install_helpers import FIXTURE, snapshot
+from test_install_helpers import FIXTURE
 
 CONTENT = ["--content-dir", str(FIXTURE)]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from test_install_helpers import FIXTURE, copy_fixture, files_of, snapshot
+from test_install_helpers import copy_fixture, files_of, snapshot
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes
 from msd_core.install.installer import install

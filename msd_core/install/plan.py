@@ -16,7 +16,6 @@ again against the right base). Pure: reads the disk, writes nothing.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
 
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes

@@ -49,7 +49,7 @@ def _need(args, n: int) -> None:
     given = [a for a in (args.key, args.value) if a is not None]
     if len(given) != n:
         want = {0: "no key", 1: "a KEY", 2: "a KEY and a VALUE"}[n]
-        raise UsageError(f"config {args.verb} takes {want}", hint=f"see `msd_run config --help`")
+        raise UsageError(f"config {args.verb} takes {want}", hint="see `msd_run config --help`")
 
 
 def run(args):
