@@ -117,3 +117,25 @@ def msd_run():
 def msd():
     """Call `msd` in a subprocess: msd(["install", "--local"], cwd=...)."""
     return lambda args, **kw: run_cli("msd_core", args, **kw)
+
+
+def _corpus_fingerprint() -> tuple[int, int]:
+    """(file+folder count, newest mtime_ns) of the corpus: any write by a test changes it."""
+    count, newest = 0, 0
+    for dirpath, dirnames, filenames in os.walk(CORPUS):
+        for name in dirnames + filenames:
+            st = os.lstat(os.path.join(dirpath, name))
+            count += 1
+            newest = max(newest, st.st_mtime_ns)
+    return count, newest
+
+
+def pytest_sessionstart(session):
+    session.config._msd_corpus = _corpus_fingerprint() if CORPUS.is_dir() else None
+
+
+def pytest_sessionfinish(session, exitstatus):
+    before = getattr(session.config, "_msd_corpus", None)
+    if before is not None and _corpus_fingerprint() != before:
+        sys.stderr.write(f"\nERROR: a test wrote into the read-only corpus {CORPUS}; copy it to a temp dir first\n")
+        session.exitstatus = 1
