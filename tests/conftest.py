@@ -20,7 +20,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
-CORPUS = SHARED / "corpus" / "planning"
+CORPUS = Path(os.environ.get("MSD_TEST_CORPUS") or SHARED / "corpus" / "planning")
 REAL_HOME = Path(os.path.expanduser("~")).resolve()
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
