@@ -187,6 +187,12 @@ def test_the_whole_path_on_an_installed_project(tmp_path, msd, msd_run):
              "write-requirements", "roadmap", "confirm-roadmap", "done"]
     first = w.json("next-step", "--workflow", "new-project", "--root", w.root)
     assert first["step"] == "detect-existing"
+    # the report hint an agent may copy names this (local) install; run as printed, it works
+    hint = shlex.split(first["report"])
+    assert hint[-2:] == ["--root", w.root] and hint[0] == "msd_run"
+    hint[hint.index("<json>")] = json.dumps({"has_project": False, "has_code": False})
+    assert w.json(*hint[1:])["next"]["report"].endswith(f"--root {w.root}")
+    w.run("next-step", "--workflow", "new-project", "--restart", "--root", w.root)
     seen = ["detect-existing"]
     results = {
         "detect-existing": {"has_project": False, "has_code": False},

@@ -33,6 +33,7 @@ class FlowContext:
     state_path: Path
     src: source.FlowSource
     env: engine.Env
+    root: str | None = None  # --root as given: repeated in the payload's `report` hint
 
     @property
     def flow(self) -> Flow:
@@ -66,7 +67,16 @@ def open_flow(workflow: str, cwd: str | os.PathLike | None = None, state_file_ar
     project_root = paths.find_project_root(here) or here
     env = engine.Env(project_root=project_root, config_get=_config_getter(here), resolve_installed=src.resolve_installed)
     spath = state_file.state_path(project_root, state_file_arg, here)
-    return FlowContext(workflow, here, project_root, spath, src, env)
+    return FlowContext(workflow, here, project_root, spath, src, env, root=root)
+
+
+def _with_root(ctx: FlowContext, payload: dict) -> dict:
+    """The `report` hint names the same install the caller read (a local one needs --root)."""
+    if ctx.root and "report" in payload:
+        import shlex
+
+        payload["report"] += " --root " + shlex.quote(ctx.root)
+    return payload
 
 
 def parse_vars(flow: Flow, pairs: list[str] | None) -> dict:
@@ -115,7 +125,7 @@ def next_step(ctx: FlowContext, var_pairs: list[str] | None = None, restart: boo
             run = dict(run)
             run["vars"] = {**run.get("vars", {}), **vars}
             write = True
-    payload = engine.step_payload(flow, run, ctx.env)
+    payload = _with_root(ctx, engine.step_payload(flow, run, ctx.env))
     if write:
         with state_file.state_lock(ctx.project_root, ctx.state_path):
             doc = state_file.read_state(ctx.state_path)
@@ -143,7 +153,7 @@ def step_done(ctx: FlowContext, step_id: str, result_text: str | None, var_pairs
             doc["workflows"][flow.workflow] = new_run
             state_file.write_state(ctx.state_path, doc)
     report["workflow"] = flow.workflow
-    report["next"] = engine.step_payload(flow, new_run, ctx.env)
+    report["next"] = _with_root(ctx, engine.step_payload(flow, new_run, ctx.env))
     return report
 
 
