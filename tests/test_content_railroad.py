@@ -23,7 +23,6 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tomllib
 from pathlib import Path

@@ -72,7 +72,7 @@ def test_resume_file_bad_values_exit_2_and_change_nothing(tmp_path, msd_run):
 
 def test_bold_form_resume_file_keeps_markup():
     text = "## Session Continuity\n\n**Resume file:** None\n"
-    new, changed, missing = apply_patch(text, [("resume-file", "x/HANDOFF.md")])
+    new, _changed, missing = apply_patch(text, [("resume-file", "x/HANDOFF.md")])
     assert missing == [] and new == "## Session Continuity\n\n**Resume file:** x/HANDOFF.md\n"
 
 

@@ -20,8 +20,6 @@ import shlex
 import time
 from pathlib import Path
 
-import pytest
-
 from msd_core.checks.contract import invocations
 from msd_core.checks.textlines import code_segments
 
