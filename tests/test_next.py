@@ -199,9 +199,10 @@ def test_human_needed_verification_goes_to_uat_until_a_uat_finishes(tmp_path):
     assert decide(project)["command"] == "/msd-discuss-phase 3"
 
 
-def test_uat_in_progress_is_verify(tmp_path):
+@pytest.mark.parametrize("summary_age", [-100, +100])  # a half-done UAT, before or after later fixes
+def test_uat_in_progress_is_verify(tmp_path, summary_age):
     project = _base(tmp_path, {**SUMMARISED_2, ".planning/phases/02-auth/02-UAT.md": "---\nstatus: testing\n---\n"})
-    _aged(project, ".planning/phases/02-auth/02-01-SUMMARY.md", -100)
+    _aged(project, ".planning/phases/02-auth/02-01-SUMMARY.md", summary_age)
     out = decide(project)
     assert out["route"] == "verify-work" and "testing" in out["reason"]
 

@@ -180,7 +180,7 @@ def _phase_state(info: PhaseInfo, verifier: bool) -> str:
     if v is not None and v.status in HUMAN_STATUSES and (u is None or u.mtime < v.mtime or u.status in OPEN_UAT_STATUSES):
         info.deciding = v
         return "human"
-    if u is not None and u.status in OPEN_UAT_STATUSES and u.mtime >= info.newest_summary_mtime:
+    if u is not None and u.status in OPEN_UAT_STATUSES:
         info.deciding = u
         return "uat-open"
     return "done"
