@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from msd_core import paths
 from msd_core.errors import MsdError, OperationFailed, UsageError
 
 DEFAULT_TIMEOUT = 3600.0
@@ -100,7 +99,9 @@ def brief(ctx, step: dict, result_path: Path) -> str:
 
 
 def _chain_dir(ctx) -> Path:
-    return paths.project_state_dir(ctx.project_root) / "chain"
+    from msd_core.private_dir import ensure_private_dir
+
+    return ensure_private_dir(ctx.project_root) / "chain"
 
 
 def _read_result(path: Path) -> tuple[dict | None, str | None]:

@@ -57,7 +57,9 @@ def record(layers, command: str, subject_key: str, subject: str, compact: bool, 
         if not _real_dir(state):
             if os.path.lexists(state):
                 return False  # a symlink or a file where our folder should be: never follow it
-            os.mkdir(state)
+            from msd_core.private_dir import ensure_private_dir
+
+            ensure_private_dir(root)
         log = state / LOG_NAME
         try:
             st = os.lstat(log)

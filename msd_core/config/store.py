@@ -335,7 +335,9 @@ def _mutate(cwd, create: bool, change) -> dict:
 def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
     from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
 
-    lock = paths.project_state_dir(root) / LOCK_NAME
+    from msd_core.private_dir import ensure_private_dir
+
+    lock = ensure_private_dir(root) / LOCK_NAME
     if not create or cfg.parent.is_dir():
         read_config_file(cfg, "project config")  # refuse a corrupt file before taking the lock
     with locked(lock, lock_timeout_from_env(), what=f"{cfg}"):

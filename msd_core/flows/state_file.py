@@ -41,7 +41,9 @@ def state_path(project_root: Path, state_file: str | os.PathLike | None, cwd: Pa
 
 def lock_path(project_root: Path, state: Path) -> Path:
     if state == default_state_path(project_root):
-        return paths.project_state_dir(project_root) / "flow-state.lock"
+        from msd_core.private_dir import ensure_private_dir
+
+        return ensure_private_dir(project_root) / "flow-state.lock"
     return state.with_name(state.name + ".lock")
 
 

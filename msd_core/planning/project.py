@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
-from msd_core.paths import find_project_root, planning_dir, project_state_dir
+from msd_core.paths import find_project_root, planning_dir
 
 MAX_STATE_BYTES = 4 * 1024 * 1024
 
@@ -80,15 +80,7 @@ def warn(message: str) -> None:
 
 
 def private_dir(root: Path) -> Path:
-    """`.planning/.msd/`, created on first use with a `.gitignore` of `*` so git never sees it."""
-    folder = project_state_dir(root)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        try:
-            from msd_core.fsutil import atomic_write_bytes
+    """`.planning/.msd/`, created on first use (see msd_core.private_dir)."""
+    from msd_core.private_dir import ensure_private_dir
 
-            folder.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(ignore, b"# msd's private per-project files\n*\n")
-        except OSError:
-            pass  # read-only project: callers that need to write will report it
-    return folder
+    return ensure_private_dir(root)
