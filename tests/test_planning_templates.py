@@ -86,9 +86,17 @@ def test_template_select_and_compile_on_filled_plan(project, msd_run, tmp_path):
     out = json.loads(r.stdout)
     assert out["counts"] == {"tasks": 3, "files": 3, "decisions": 0, "deviations": 0}
     assert out["template"] == "summary-standard" and out["exists"] is True
+    # The template's first include is installed content: without an install it is refused (exit 3).
     r = msd_run(["compile-plan", str(plan), "--root", str(tmp_path / "no-install/msd-core")])
+    assert r.returncode == 3 and "msd install" in r.stderr
+    from msd_core.install import install
+    from msd_core.paths import resolve_target
+
+    assert install(resolve_target("local", project_dir=project)).exit_code == 0
+    r = msd_run(["compile-plan", str(plan), "--root", str(project / ".claude/msd-core")])
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert [i["path"] for i in out["inlined"]] == [
+        "msd-core/references/plan-protocols.md",
         ".planning/PROJECT.md", ".planning/ROADMAP.md", ".planning/phases/02-auth/02-CONTEXT.md"]
     assert out["refused"] == [] and out["warnings"] == []
