@@ -44,10 +44,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from msd_core.errors import IntegrityError, NotInstalledError, UsageError
+from msd_core.errors import IntegrityError, UsageError
 from msd_core.layout import AGENT_EXT_PREFIX, is_static_name
-from msd_core.manifest import Manifest, parse_manifest, read_verified, safe_path
-from msd_core.paths import MANIFEST_NAME, PLANNING_DIRNAME
+from msd_core.manifest import Manifest, read_verified, safe_path
+from msd_core.paths import PLANNING_DIRNAME
 
 MAX_PLAN_BYTES = 2 * 1024 * 1024  # a plan larger than this is refused (exit 2)
 MAX_DOC_BYTES = 2 * 1024 * 1024  # phase documents larger than this are skipped with a note
@@ -166,23 +166,9 @@ def read_plan_facts(text: str) -> PlanFacts:
 
 def _read_text(path: Path, cap: int, what: str) -> str:
     """Read a user file for the rules; UsageError (exit 2) with one clear line when unreadable."""
-    try:
-        st = path.stat()
-        if stat.S_ISDIR(st.st_mode):
-            raise UsageError(f"{what} {path} is a directory, not a file")
-        if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
-            raise UsageError(f"{what} {path} is not a regular file")
-        size = st.st_size
-        if size > cap:
-            raise UsageError(f"{what} {path} is too large ({size} bytes; limit {cap})")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{what} {path} does not exist") from None
-    except PermissionError:
-        raise UsageError(f"{what} {path} cannot be read (permission denied)") from None
-    except OSError as exc:
-        raise UsageError(f"{what} {path} cannot be read ({exc.strerror or exc})") from None
-    return data.decode("utf-8", errors="replace")
+    from msd_core.planning.project import read_text_file
+
+    return read_text_file(path, what, cap, error=UsageError, follow_symlinks=True, strict_utf8=False)[1]
 
 
 # ---------------------------------------------------------------- phase folder reading
@@ -389,22 +375,10 @@ def planner_rules(phase_dir: Path, gaps: bool, revision: bool, new_deps: bool) -
 
 def load_install(root: Path) -> tuple[Path, Manifest]:
     """(config folder, manifest) of the installed tree at `root` (<config>/msd-core)."""
-    root = Path(root).absolute()
-    path = root / MANIFEST_NAME
-    try:
-        st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode):
-            raise IntegrityError(f"install manifest {path} is a symlink; refusing to follow it")
-        if not stat.S_ISREG(st.st_mode):
-            raise IntegrityError(f"install manifest {path} is not a regular file")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise NotInstalledError(f"no msd-core install at {root} (no {MANIFEST_NAME})") from None
-    except IsADirectoryError:
-        raise IntegrityError(f"install manifest {path} is not a file") from None
-    except OSError as exc:
-        raise IntegrityError(f"install manifest {path} cannot be read ({exc.strerror or exc})") from None
-    return root.parent, parse_manifest(data, str(path))
+    from msd_core.resolve.installed import open_install
+
+    install = open_install(root)
+    return install.config, install.manifest
 
 
 def agent_extensions_table(manifest: Manifest, agent: str) -> dict[str, str]:

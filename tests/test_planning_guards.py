@@ -27,6 +27,29 @@ def test_read_text_file_folder(tmp_path):
         read_text_file(tmp_path, "plan")
 
 
+def test_read_text_file_fifo_is_refused_without_blocking(tmp_path, msd_run):
+    import os
+
+    fifo = tmp_path / "01-01-PLAN.md"
+    os.mkfifo(fifo)
+    with pytest.raises(OperationFailed, match="not a regular file"):
+        read_text_file(fifo, "plan")
+    r = msd_run(["template", "select", str(fifo), "--root", str(tmp_path)], timeout=30)
+    assert r.returncode == 1 and "not a regular file" in r.stderr
+
+
+def test_read_text_file_error_class_and_symlink_choice(tmp_path):
+    real = tmp_path / "real.md"
+    real.write_bytes(b"ok \xff")
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    with pytest.raises(OperationFailed, match="symlink"):
+        read_text_file(link, "plan")
+    with pytest.raises(UsageError, match="not UTF-8"):
+        read_text_file(real, "plan", error=UsageError)
+    assert read_text_file(link, "plan", follow_symlinks=True, strict_utf8=False)[1] == "ok \ufffd"
+
+
 @pytest.mark.parametrize("name", ["bad name", "-x", "a:b", ""])
 def test_field_name_validated(name):
     with pytest.raises(UsageError):

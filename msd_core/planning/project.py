@@ -54,25 +54,39 @@ def state_lock(root: Path) -> Path:
     return private_dir(root) / "state.lock"
 
 
-def read_text_file(path: Path, what: str, max_bytes: int = MAX_STATE_BYTES) -> tuple[bytes, str]:
-    """(raw bytes, text) of a user file; OperationFailed with one clear line otherwise."""
+def read_text_file(path: Path, what: str, max_bytes: int = MAX_STATE_BYTES, *, error: type = OperationFailed,
+                   follow_symlinks: bool = False, strict_utf8: bool = True) -> tuple[bytes, str]:
+    """(raw bytes, text) of a file the user points a command at; one clear line otherwise.
+
+    Refused, with `error` (default OperationFailed, exit 1): a missing file, a folder, a
+    FIFO or device (it would block), a file over `max_bytes`, a symlink unless
+    `follow_symlinks`, and text that is not UTF-8 when `strict_utf8`.
+    """
+    import stat as _stat
+
     try:
-        if path.is_symlink():
-            raise OperationFailed(f"{what} {path} is a symlink; refusing to follow it")
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise OperationFailed(f"{what} {path} is larger than {max_bytes} bytes; not read")
+        if not follow_symlinks and path.is_symlink():
+            raise error(f"{what} {path} is a symlink; refusing to follow it")
+        st = path.stat()
+        if _stat.S_ISDIR(st.st_mode):
+            raise error(f"{what} {path} is a folder, not a file")
+        if not _stat.S_ISREG(st.st_mode):
+            raise error(f"{what} {path} is not a regular file")
+        if st.st_size > max_bytes:
+            raise error(f"{what} {path} is larger than {max_bytes} bytes; not read")
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise OperationFailed(f"no {what} at {path}") from None
+        raise error(f"no {what} at {path}") from None
     except IsADirectoryError:
-        raise OperationFailed(f"{what} {path} is a folder, not a file") from None
+        raise error(f"{what} {path} is a folder, not a file") from None
     except OSError as exc:
-        raise OperationFailed(f"cannot read {what} {path} ({exc.strerror or exc})") from None
+        raise error(f"cannot read {what} {path} ({exc.strerror or exc})") from None
+    if not strict_utf8:
+        return raw, raw.decode("utf-8", errors="replace")
     try:
         return raw, raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise OperationFailed(f"{what} {path} is not UTF-8 text (byte {exc.start}); not changed") from None
+        raise error(f"{what} {path} is not UTF-8 text (byte {exc.start}); not changed") from None
 
 
 def warn(message: str) -> None:
