@@ -14,57 +14,22 @@ import shutil
 import shlex
 from pathlib import Path
 
+from contentkit import AGENTS, COMMANDS, CONTENT, CORE, INCLUDE_RE, TEMPLATES, command, eager_window, resolve_include, spine
+
 import pytest
 import yaml
 
-CONTENT = Path(__file__).resolve().parents[1] / "msd_core" / "content"
-CORE = CONTENT / "msd-core"
 STEMS = [
     "discuss-phase", "verify-work", "progress", "quick", "pause-work", "resume-work",
     "settings", "help", "map-codebase", "add-phase", "complete-milestone",
 ]
 MY_REFERENCES = ["spawning-agents.md", "untrusted-input.md", "planning-files.md"]
-AGENTS = {"planner", "executor", "verifier", "phase-researcher", "project-researcher",
-          "plan-checker", "roadmapper", "codebase-mapper", "debugger"}
-TEMPLATES = {"project.md", "requirements.md", "roadmap.md", "state.md", "plan.md", "context.md",
-             "summary-minimal.md", "summary-standard.md", "summary-complex.md", "config.json"}
-# Commands of the whole suite (issue 4); the railroad three are written by another helper.
-ALL_COMMANDS = set(STEMS) | {"new-project", "plan-phase", "execute-phase"}
-INCLUDE_RE = re.compile(r"^@(\S+)\s*$")
 PLACEHOLDER_RE = re.compile(r"<[a-zA-Z][a-zA-Z0-9_-]*>")
 
 
-def _command(stem: str) -> Path:
-    return CONTENT / "commands" / "msd" / f"{stem}.md"
-
-
-def _workflow(stem: str) -> Path:
-    return CORE / "workflows" / f"{stem}.md"
-
-
 def my_files() -> list[Path]:
-    files = [_command(s) for s in STEMS] + [_workflow(s) for s in STEMS]
+    files = [command(s) for s in STEMS] + [spine(s) for s in STEMS]
     return files + [CORE / "references" / r for r in MY_REFERENCES]
-
-
-def _resolve_include(target: str, core: Path = CORE) -> Path | None:
-    if not target.startswith("~/.claude/msd-core/"):
-        return None
-    return core / target[len("~/.claude/msd-core/"):]
-
-
-def eager_window(path: Path, core: Path = CORE, seen: set | None = None) -> int:
-    """Bytes of a file plus everything it @-includes, recursively (each file once)."""
-    seen = set() if seen is None else seen
-    if path in seen:
-        return 0
-    seen.add(path)
-    total = len(path.read_bytes())
-    for line in path.read_text(encoding="utf-8").splitlines():
-        m = INCLUDE_RE.match(line)
-        if m and (inc := _resolve_include(m.group(1), core)) is not None and inc.is_file():
-            total += eager_window(inc, core, seen)
-    return total
 
 
 def msd_run_invocations(text: str) -> list[str]:
@@ -124,17 +89,18 @@ def test_eager_window_counts_includes_once(tmp_path):
     core = tmp_path / "msd-core"
     (core / "workflows").mkdir(parents=True)
     (core / "workflows" / "w.md").write_text("x" * 100 + "\n@~/.claude/msd-core/workflows/w.md\n")
-    cmd = tmp_path / "c.md"
+    cmd = tmp_path / "commands" / "msd" / "c.md"
+    cmd.parent.mkdir(parents=True)
     cmd.write_text("@~/.claude/msd-core/workflows/w.md\n@~/.claude/msd-core/workflows/w.md\n")
     inc = len((core / "workflows" / "w.md").read_bytes())
-    assert eager_window(cmd, core) == len(cmd.read_bytes()) + inc
+    assert eager_window(cmd, tmp_path) == len(cmd.read_bytes()) + inc
 
 
 # --- commands ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_command_frontmatter_and_includes(stem):
-    text = _command(stem).read_text(encoding="utf-8")
+    text = command(stem).read_text(encoding="utf-8")
     assert text.startswith("---\n")
     _, fm, body = text.split("---\n", 2)
     meta = yaml.safe_load(fm)
@@ -147,7 +113,7 @@ def test_command_frontmatter_and_includes(stem):
     for inc in includes:
         m = INCLUDE_RE.match(inc)
         assert m, inc
-        target = _resolve_include(m.group(1))
+        target = resolve_include(m.group(1))
         assert target is not None and target.is_file(), f"{stem}: include {inc} names no shipped file"
     # includes come first, as one block
     assert lines[: len(includes)] == includes
@@ -159,7 +125,7 @@ def test_command_frontmatter_and_includes(stem):
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_eager_window_budget(stem):
-    assert eager_window(_command(stem)) <= 24 * 1024
+    assert eager_window(command(stem)) <= 24 * 1024
 
 
 # --- every file ----------------------------------------------------------------------------------
@@ -201,20 +167,20 @@ def test_msd_run_lines_parse(path):
 def test_named_commands_templates_agents_exist(path):
     text = path.read_text(encoding="utf-8")
     for name in re.findall(r"(?<![\w.~-])/msd-([a-z][a-z-]*[a-z])", text):
-        assert name in ALL_COMMANDS, f"{path.name} names /msd-{name}"
+        assert name in COMMANDS, f"{path.name} names /msd-{name}"
     for tpl in re.findall(r"msd-core/templates/([\w.-]+\w)", text):
         assert tpl in TEMPLATES and (CORE / "templates" / tpl).is_file(), tpl
     for agent in re.findall(r"\bmsd-([a-z][a-z-]*[a-z])\b", text):
         if agent == "core":
             continue
-        assert agent in AGENTS or agent in ALL_COMMANDS, f"{path.name} names msd-{agent}"
+        assert agent in AGENTS or agent in COMMANDS, f"{path.name} names msd-{agent}"
     for agent in re.findall(r"msd_run agent-skills ([a-z-]+)", text):
         assert agent in AGENTS
 
 
 def test_named_command_files_exist_for_whole_suite():
     """Every command this content routes to is shipped (fails until the railroad three land)."""
-    missing = [c for c in sorted(ALL_COMMANDS) if not _command(c).is_file()]
+    missing = [c for c in sorted(COMMANDS) if not command(c).is_file()]
     assert not missing, f"commands named in content but not shipped: {missing}"
 
 
@@ -243,20 +209,20 @@ REQUIRED = {
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_workflow_carries_its_job(stem):
-    text = _workflow(stem).read_text(encoding="utf-8")
+    text = spine(stem).read_text(encoding="utf-8")
     missing = [s for s in REQUIRED[stem] if s not in text]
     assert not missing, missing
 
 
 def test_help_lists_every_command():
-    text = _workflow("help").read_text(encoding="utf-8")
-    assert {c for c in ALL_COMMANDS if f"/msd-{c}" not in text} == set()
+    text = spine("help").read_text(encoding="utf-8")
+    assert {c for c in COMMANDS if f"/msd-{c}" not in text} == set()
 
 
 # --- formats other workflows and code parse ---------------------------------------------------------
 
 def _fenced_markdown(stem: str) -> str:
-    text = _workflow(stem).read_text(encoding="utf-8")
+    text = spine(stem).read_text(encoding="utf-8")
     m = re.search(r"```markdown\n(.*?)\n```", text, re.S)
     assert m, f"{stem} has no ```markdown example"
     return m.group(1)

@@ -29,12 +29,10 @@ from pathlib import Path
 
 import pytest
 
+from contentkit import AGENTS, COMMANDS, CONTENT, CORE, command, eager_window, parts, spine
 from installed import make_install, make_project, run_inproc
 from skill_render import render_skill
 
-REPO = Path(__file__).resolve().parents[1]
-CONTENT = REPO / "msd_core" / "content"
-CORE = CONTENT / "msd-core"
 FLOWS = CORE / "flows"
 STEMS = ["new-project", "plan-phase", "execute-phase"]
 MY_REFERENCES = ["compact-content-gate.md", "git-commits.md", "questioning.md"]
@@ -44,25 +42,7 @@ STEP_IDS = {  # docs/CONTRACTS.md, "Flows"
     "plan-phase": ["load-context", "research", "plan", "check", "revise", "commit", "done"],
     "execute-phase": ["discover-plans", "execute-wave", "verify", "update-state", "done"],
 }
-AGENTS = {"planner", "executor", "verifier", "phase-researcher", "project-researcher",
-          "plan-checker", "roadmapper", "codebase-mapper", "debugger"}
-COMMANDS = {"new-project", "discuss-phase", "plan-phase", "execute-phase", "verify-work", "progress",
-            "quick", "pause-work", "resume-work", "settings", "help", "map-codebase", "add-phase",
-            "complete-milestone"}
-INCLUDE_RE = re.compile(r"^@(\S+)\s*$")
 PROTECTED_ANY = re.compile(r"<!--\s*msd:protected")
-
-
-def command(stem: str) -> Path:
-    return CONTENT / "commands" / "msd" / f"{stem}.md"
-
-
-def spine(stem: str) -> Path:
-    return CORE / "workflows" / f"{stem}.md"
-
-
-def parts(stem: str) -> list[Path]:
-    return sorted((CORE / "workflows" / stem / "detail").glob("*.md"))
 
 
 def my_files() -> list[Path]:
@@ -70,21 +50,6 @@ def my_files() -> list[Path]:
     for s in STEMS:
         out += [command(s), spine(s), *parts(s)]
     return out + [CORE / "references" / r for r in MY_REFERENCES]
-
-
-def eager_window(path: Path, seen: set | None = None) -> int:
-    seen = set() if seen is None else seen
-    if path in seen:
-        return 0
-    seen.add(path)
-    total = len(path.read_bytes())
-    for line in path.read_text(encoding="utf-8").splitlines():
-        m = INCLUDE_RE.match(line)
-        if m and m.group(1).startswith("~/.claude/msd-core/"):
-            inc = CORE / m.group(1)[len("~/.claude/msd-core/"):]
-            assert inc.is_file(), f"{path.name} includes a missing file {m.group(1)}"
-            total += eager_window(inc, seen)
-    return total
 
 
 def trivial(line: str) -> bool:
