@@ -214,9 +214,8 @@ def test_chain_new_project_on_a_terminal(tmp_path):
     agent = tmp_path / "np_agent.py"
     agent.write_text(NEW_PROJECT_AGENT)
     install = fake_install(tmp_path / "cfg")
-    pty = Pty(["chain", "new-project", "--root", str(install), "--agent-cmd", f"{sys.executable} {agent}",
-               "--cwd", str(project)], project)
-    try:
+    with Pty(["chain", "new-project", "--root", str(install), "--agent-cmd", f"{sys.executable} {agent}",
+               "--cwd", str(project)], project) as pty:
         pty.expect("summary (string): ")
         pty.send("a dice game\n")
         pty.expect("Press Enter when they are written: ")
@@ -229,9 +228,6 @@ def test_chain_new_project_on_a_terminal(tmp_path):
         pty.expect("changes (string, optional): ")
         pty.send("\n")
         code, out = pty.finish()
-    finally:
-        if pty.proc.poll() is None:
-            pty.proc.kill()
     assert code == 0, out
     assert "new-project: done" in out
     run = json.loads((project / ".planning" / "state.json").read_text())["workflows"]["new-project"]

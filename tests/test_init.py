@@ -120,6 +120,14 @@ class Pty:
     def send(self, line: str) -> None:
         os.write(self.master, line.encode())
 
+    def __enter__(self) -> "Pty":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.proc.poll() is None:  # a failed expectation never leaves a process behind
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
     def finish(self, timeout: float = 30.0) -> tuple[int, str]:
         deadline = time.monotonic() + timeout
         while self.proc.poll() is None and time.monotonic() < deadline:
@@ -152,8 +160,7 @@ class Pty:
 
 
 def test_wizard_in_a_pseudo_terminal(tmp_path):
-    pty = Pty(["init", "new-project", "--cwd", str(tmp_path), "--no-commit-docs"], tmp_path)
-    try:
+    with Pty(["init", "new-project", "--cwd", str(tmp_path), "--no-commit-docs"], tmp_path) as pty:
         pty.expect("[INTERACTIVE/yolo]")
         pty.send("yo\n")
         pty.expect("[coarse/STANDARD/fine]")
@@ -174,9 +181,6 @@ def test_wizard_in_a_pseudo_terminal(tmp_path):
         pty.expect("answer y or n")
         pty.send("yes\n")
         code, out = pty.finish()
-    finally:
-        if pty.proc.poll() is None:
-            pty.proc.kill()
     assert code == 0, out
     assert "commit docs" not in out.lower().split("wrote")[0]  # answered by its flag, never asked
     assert _config(tmp_path) == {
@@ -186,26 +190,18 @@ def test_wizard_in_a_pseudo_terminal(tmp_path):
 
 
 def test_wizard_end_of_input_exits_2_without_writing(tmp_path):
-    pty = Pty(["init", "new-project", "--cwd", str(tmp_path)], tmp_path)
-    try:
+    with Pty(["init", "new-project", "--cwd", str(tmp_path)], tmp_path) as pty:
         pty.expect("[INTERACTIVE/yolo]")
         pty.send("\x04")  # Ctrl-D: end of input
         code, out = pty.finish()
-    finally:
-        if pty.proc.poll() is None:
-            pty.proc.kill()
     assert code == 2 and "input ended" in out
     assert not (tmp_path / ".planning" / "config.json").exists()
 
 
 def test_wizard_gives_up_after_repeated_nonsense(tmp_path):
-    pty = Pty(["init", "new-project", "--cwd", str(tmp_path)], tmp_path)
-    try:
+    with Pty(["init", "new-project", "--cwd", str(tmp_path)], tmp_path) as pty:
         for _ in range(5):
             pty.expect("[INTERACTIVE/yolo]")
             pty.send("what\n")
         code, out = pty.finish()
-    finally:
-        if pty.proc.poll() is None:
-            pty.proc.kill()
     assert code == 2 and "no valid answer for --mode" in out
