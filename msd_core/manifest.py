@@ -25,6 +25,7 @@ from msd_core.fsutil import atomic_write_bytes, sha256_bytes
 from msd_core.paths import MANIFEST_NAME, install_root
 
 MANIFEST_VERSION = 1
+REBUILD_HINT = "run `msd install --force` (with --global or --local) to rebuild it; edited files are backed up first"
 
 
 class Manifest:
@@ -93,20 +94,20 @@ def parse_manifest(data: bytes, where: str = "manifest.json") -> Manifest:
     try:
         raw = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IntegrityError(f"install manifest {where} is corrupt ({exc})") from None
+        raise IntegrityError(f"install manifest {where} is corrupt ({exc})", hint=REBUILD_HINT) from None
     if not isinstance(raw, dict):
-        raise IntegrityError(f"install manifest {where} is not a JSON object")
+        raise IntegrityError(f"install manifest {where} is not a JSON object", hint=REBUILD_HINT)
     files = raw.get("files")
     if not isinstance(files, dict) or not all(
         _valid_relpath(k) and isinstance(v, str) and len(v) == 64 for k, v in files.items()
     ):
-        raise IntegrityError(f"install manifest {where} has an invalid 'files' table")
+        raise IntegrityError(f"install manifest {where} has an invalid 'files' table", hint=REBUILD_HINT)
     registry = raw.get("registry", {})
     if not isinstance(registry, dict):
-        raise IntegrityError(f"install manifest {where} has an invalid 'registry'")
+        raise IntegrityError(f"install manifest {where} has an invalid 'registry'", hint=REBUILD_HINT)
     created = raw.get("created_dirs", [])
     if not isinstance(created, list) or not all(_valid_relpath(d) for d in created):
-        raise IntegrityError(f"install manifest {where} has an invalid 'created_dirs' list")
+        raise IntegrityError(f"install manifest {where} has an invalid 'created_dirs' list", hint=REBUILD_HINT)
     known = {"manifest_version", "package", "version", "scope", "target", "runtime", "files",
              "created_dirs", "registry", "settings_permission"}
     return Manifest(

@@ -38,8 +38,9 @@ def test_missing_install_names_msd_install(tmp_path):
 @pytest.mark.parametrize("payload", [b"{not json", b"[]", b'{"files": {"../x": "' + b"0" * 64 + b'"}}',
                                      b'{"files": {"a": "short"}}', b'{"files": {}, "registry": []}', b"\xff\xfe"])
 def test_corrupt_manifest_is_integrity_error(payload):
-    with pytest.raises(IntegrityError):
+    with pytest.raises(IntegrityError) as err:
         parse_manifest(payload)
+    assert "msd install --force" in err.value.one_line()  # plain `msd install` refuses a corrupt manifest
 
 
 def test_tampered_missing_unlisted_symlink_and_fifo_are_refused(tmp_path):
