@@ -105,21 +105,15 @@ def _chain_dir(ctx) -> Path:
 
 
 def _read_result(path: Path) -> tuple[dict | None, str | None]:
+    """(fields the agent reported, or {} when it wrote none; error line or None)."""
+    from msd_core.errors import UsageError
+    from msd_core.jsonfile import read_json_object
+
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}, None
-    except OSError as exc:
-        return None, f"result file {path} cannot be read ({exc.strerror})"
-    if len(raw) > 64 * 1024:
-        return None, f"result file {path} is larger than 64 KiB"
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, f"result file {path} is not JSON ({exc})"
-    if not isinstance(data, dict):
-        return None, f"result file {path} must hold a JSON object"
-    return data, None
+        data, _raw = read_json_object(path, "result file", 64 * 1024, hint="the agent must write one JSON object")
+    except UsageError as exc:
+        return None, exc.message
+    return ({} if data is None else data), None
 
 
 def plan(ctx, vars: list[str] | None = None) -> list[dict]:

@@ -124,7 +124,7 @@ def test_agent_forgetting_an_output_is_reported(msd, setup):
 def test_agent_writing_bad_json_is_reported(msd, setup):
     project, install, cmd, log = setup
     r = _chain(msd, project, install, cmd, log, "--json", mode="badjson", at="discover-plans")
-    assert r.returncode == 1 and "is not JSON" in json.loads(r.stdout)["failure"]["missing"]
+    assert r.returncode == 1 and "is not valid JSON" in json.loads(r.stdout)["failure"]["missing"]
 
 
 def test_missing_agent_command(msd, setup, tmp_path):
