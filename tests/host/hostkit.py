@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -282,8 +283,48 @@ class HostRun:
                     out.append((name, inp, text_of(b.get("content")), bool(b.get("is_error"))))
         return out
 
+    @property
+    def refusals(self) -> list[str]:
+        """Texts the host produced itself instead of calling the model (model "<synthetic>"),
+        e.g. `Shell command failed for pattern ...` when a skill's shell line is refused."""
+        out = []
+        for e in self.events:
+            msg = e.get("message") or {}
+            if e.get("type") == "assistant" and msg.get("model") == "<synthetic>":
+                out.append(text_of(msg.get("content")))
+        return out
+
+    @property
+    def attachments(self) -> dict[str, str]:
+        """{file path: text} of every file the host attached to the first request (an `@` line
+        in a skill becomes a Read call and its result); line numbers removed."""
+        return attachments_of(self.first_user_text)
+
     def all_text(self) -> str:
         return self.stdout + "\n" + self.stderr
+
+
+READ_CALL = re.compile(r"Called the Read tool with the following input: (\{.*?\})\n</system-reminder>")
+READ_RESULT = re.compile(r"Result of calling the Read tool:\n(.*?)\n</system-reminder>", re.DOTALL)
+NUMBERED = re.compile(r"^\s*\d+\t", re.MULTILINE)
+
+
+def attachments_of(text: str) -> dict[str, str]:
+    out = {}
+    pos = 0
+    while True:
+        call = READ_CALL.search(text, pos)
+        if not call:
+            return out
+        result = READ_RESULT.search(text, call.end())
+        path = json.loads(call.group(1)).get("file_path", "")
+        nxt = READ_CALL.search(text, call.end())
+        if result and (nxt is None or result.start() < nxt.start()):
+            out[path] = NUMBERED.sub("", result.group(1))
+            pos = result.end()
+        else:
+            out[path] = ""
+            pos = call.end()
 
 
 @dataclass
