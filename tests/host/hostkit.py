@@ -270,12 +270,17 @@ class HostRun:
 
     @property
     def tool_results(self) -> list[tuple[str, dict, str, bool]]:
-        """(tool name, input, result text, is_error) for every tool call in the main conversation."""
+        """(tool name, input, result text, is_error) for every tool call in the stream, in order
+        (a subagent's calls are included when the CLI streams them)."""
         calls: dict[str, tuple[str, dict]] = {}
         out = []
         for e in self.events:
-            msg = e.get("message") or {}
-            for b in msg.get("content") or [] if isinstance(msg.get("content"), list) else []:
+            msg = e.get("message")
+            if not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+                continue
+            for b in msg["content"]:
+                if not isinstance(b, dict):
+                    continue
                 if b.get("type") == "tool_use":
                     calls[b["id"]] = (b["name"], b.get("input") or {})
                 elif b.get("type") == "tool_result" and b.get("tool_use_id") in calls:
@@ -289,8 +294,8 @@ class HostRun:
         e.g. `Shell command failed for pattern ...` when a skill's shell line is refused."""
         out = []
         for e in self.events:
-            msg = e.get("message") or {}
-            if e.get("type") == "assistant" and msg.get("model") == "<synthetic>":
+            msg = e.get("message")
+            if e.get("type") == "assistant" and isinstance(msg, dict) and msg.get("model") == "<synthetic>":
                 out.append(text_of(msg.get("content")))
         return out
 

@@ -18,8 +18,8 @@ message when the request does not ask to stream. A turn:
     {"text": "words"}                                     # ends the turn (stop_reason end_turn)
     {"tool_use": [{"name": "Bash", "input": {"command": "ls"}}],
      "text": "optional words before the calls"}         # stop_reason tool_use
-    {"when": "substring", ...}     # only when the latest tool_result (or, if none, the
-                                   # latest user text) contains this substring
+    {"when": "substring", ...}     # only when what came back since the model's last turn
+                                   # (tool results, host notices, or the prompt) contains it
     {"when_system": "substring", ...}   # only when the system prompt contains it
                                    # (e.g. a subagent's own prompt)
     {"repeat": true, ...}          # never used up (a standing reply)
@@ -60,23 +60,18 @@ def message_text(content) -> str:
     return "\n".join(out)
 
 
-def last_tool_result(body: dict) -> str | None:
-    """Text of the tool_result blocks in the latest user message, or None when it has none."""
+def latest_user_side(body: dict) -> tuple[str, bool]:
+    """(text, has_tool_result) of the user-side messages after the latest assistant message:
+    tool results and any text the host added (nudges, background-task notifications)."""
+    parts, has_result = [], False
     for msg in reversed(body.get("messages") or []):
-        if msg.get("role") != "user":
-            continue
+        if msg.get("role") == "assistant":
+            break
         content = msg.get("content")
         if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-            return "\n".join(message_text([b]) for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
-        return None
-    return None
-
-
-def last_user_text(body: dict) -> str:
-    for msg in reversed(body.get("messages") or []):
-        if msg.get("role") == "user":
-            return message_text(msg.get("content"))
-    return ""
+            has_result = True
+        parts.append(message_text(content))
+    return "\n".join(reversed(parts)), has_result
 
 
 def system_text(body: dict) -> str:
@@ -94,8 +89,7 @@ class Script:
         self.ids = 0
 
     def pick(self, body: dict) -> dict:
-        result = last_tool_result(body)
-        probe = result if result is not None else last_user_text(body)
+        probe, _ = latest_user_side(body)
         system = system_text(body)
         with self.lock:
             for i, turn in enumerate(self.turns):
@@ -107,8 +101,8 @@ class Script:
                     continue
                 if not turn.get("repeat"):
                     self.used[i] = True
-                return turn
-            return {"text": EXHAUSTED}
+                return {**turn, "index": i}
+            return {"text": EXHAUSTED, "index": None}
 
     def next_id(self) -> str:
         with self.lock:
@@ -170,17 +164,20 @@ def make_handler(script: Script, record_path: str):
         def log_message(self, *args):  # quiet
             pass
 
-        def _record(self, body_text: str) -> dict | None:
+        def _parse(self, body_text: str) -> dict | None:
             try:
-                body = json.loads(body_text) if body_text else None
+                return json.loads(body_text) if body_text else None
             except ValueError:
-                body = None
+                return None
+
+        def _record(self, body_text: str, body: dict | None = None, turn: int | None = None) -> None:
             entry = {"method": self.command, "path": self.path, "body": body}
             if body is None and body_text:
                 entry["raw"] = body_text[:2000]
+            if turn is not None or self.command == "POST":
+                entry["turn"] = turn  # index of the script turn used; None: side reply or none left
             with record_lock, open(record_path, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(entry) + "\n")
-            return body
 
         def _json(self, status: int, payload: dict):
             data = json.dumps(payload).encode()
@@ -202,14 +199,15 @@ def make_handler(script: Script, record_path: str):
         def do_POST(self):
             length = int(self.headers.get("content-length") or 0)
             text = self.rfile.read(length).decode("utf-8", errors="replace") if length else ""
-            body = self._record(text) or {}
+            parsed = self._parse(text)
+            body = parsed if isinstance(parsed, dict) else {}
             path = self.path.split("?", 1)[0]
-            if path.endswith("/count_tokens"):
-                return self._json(200, {"input_tokens": 1000})
             if not path.endswith("/v1/messages"):
-                return self._json(200, {})
+                self._record(text, parsed)
+                return self._json(200, {"input_tokens": 1000} if path.endswith("/count_tokens") else {})
             model = body.get("model") or "claude-scripted"
-            turn = script.pick(body) if body.get("tools") else {"text": SIDE_REPLY}
+            turn = script.pick(body) if body.get("tools") else {"text": SIDE_REPLY, "index": None}
+            self._record(text, parsed, turn["index"])
             blocks = blocks_for(turn, script)
             if not body.get("stream"):
                 return self._json(200, whole_message(blocks, model))
