@@ -309,6 +309,28 @@ class HostRun:
         return self.stdout + "\n" + self.stderr
 
 
+def request_text(body: dict) -> str:
+    """Everything a Messages request puts in the model's context, as plain text: system
+    blocks, each tool's name, description and schema, and every message block (text,
+    tool calls with their input, tool results). What the proxy tokenizer counts."""
+    out = [text_of(body.get("system")) if not isinstance(body.get("system"), str) else body["system"]]
+    for tool in body.get("tools") or []:
+        out.append(f"{tool.get('name', '')}\n{tool.get('description', '')}\n{json.dumps(tool.get('input_schema', {}), sort_keys=True)}")
+    for msg in body.get("messages") or []:
+        content = msg.get("content")
+        if isinstance(content, str):
+            out.append(content)
+            continue
+        for b in content or []:
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "tool_use":
+                out.append(f"{b.get('name', '')} {json.dumps(b.get('input', {}), sort_keys=True)}")
+            else:
+                out.append(text_of([b]))
+    return "\n".join(out)
+
+
 READ_CALL = re.compile(r"Called the Read tool with the following input: (\{.*?\})\n</system-reminder>")
 READ_RESULT = re.compile(r"Result of calling the Read tool:\n(.*?)\n</system-reminder>", re.DOTALL)
 NUMBERED = re.compile(r"^\s*\d+\t", re.MULTILINE)

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 import hostkit
-from test_skills import assert_loaded
+from host.test_skills import assert_loaded
 
 
 def write_skill(host: hostkit.Host, name: str, allowed: str, lines: list[str]) -> None:
