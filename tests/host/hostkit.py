@@ -92,10 +92,12 @@ def npm_install(package: str, version: str, cache: Path = CACHE) -> Path:
     with _lock(cache / f".{name}.lock"):
         if done.is_file():
             return prefix
+        for stale in cache.glob(f".{name}-{version}.tmp-*"):  # left by a killed install; we hold the lock
+            shutil.rmtree(stale, ignore_errors=True)
         tmp = cache / f".{name}-{version}.tmp-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("npm_")}
+        # npm's own settings (npm_config_*) pass through; lifecycle variables of an enclosing `npm run` do not
+        env = {k: v for k, v in os.environ.items() if not k.lower().startswith("npm_") or k.lower().startswith("npm_config_")}
         env["HOME"] = str(REAL_HOME)  # npm's own cache and config, not a test's fake HOME
         try:
             proc = subprocess.run(
