@@ -80,7 +80,7 @@ def run(args: argparse.Namespace):
         new_raw = new_text.encode("utf-8")
         written = new_raw != raw
         if written:
-            atomic_write_bytes(path, new_raw)
+            atomic_write_bytes(path, new_raw, anchor=root)
     result = {"file": _rel(path, root), "written": written, "changed": changed, "not_found": not_found}
     sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
     if not_found:
