@@ -58,7 +58,7 @@ def sha256_file(path: Path) -> str:
 
 TMP_SUFFIX = ".msd-tmp"  # `.<name>.<pid>-<random>.msd-tmp`: a write in progress (or killed)
 STALE_TMP_SECONDS = 3600.0  # a temp file this old is stale even if its pid was reused
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIR_FD = os.open in os.supports_dir_fd and os.mkdir in os.supports_dir_fd and _NOFOLLOW != 0
 
@@ -285,18 +285,20 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8", anchor:
 # ---------------------------------------------------------------- locks
 
 
-def _open_lock_file(lock_path: Path) -> int:
+def _open_lock_file(lock_path: Path, anchor: Path | None) -> int:
     """The lock file's descriptor: created if missing, never through a symlink, never a FIFO."""
     import stat as _stat
 
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
     flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    dfd = open_dir(lock_path.parent, anchor)
     try:
-        fd = os.open(lock_path, flags, 0o644)
+        fd = os.open(lock_path.name, flags, 0o644, dir_fd=dfd)
     except OSError as exc:
         if os.path.islink(lock_path):
             raise _refused(lock_path, "is a symlink; msd does not follow a lock file") from None
         raise _with_path(exc, lock_path) from None
+    finally:
+        os.close(dfd)
     st_mode = os.fstat(fd).st_mode
     if not _stat.S_ISREG(st_mode):
         os.close(fd)
@@ -307,11 +309,13 @@ def _open_lock_file(lock_path: Path) -> int:
 
 
 @contextlib.contextmanager
-def locked(lock_path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, what: str | None = None) -> Iterator[None]:
+def locked(lock_path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, what: str | None = None,
+           anchor: Path | None = None) -> Iterator[None]:
     """Hold an exclusive inter-process lock; exit code 4 (LockTimeout) when not acquired in time.
 
-    POSIX: fcntl.flock on `lock_path` (opened without following a symlink; a symlinked or
-    special lock file is refused with SymlinkRefused). Elsewhere: filelock.
+    POSIX: fcntl.flock on `lock_path`, reached from `anchor` like a write (no symlinked
+    folder followed) and opened without following a symlink; a symlinked or special lock
+    file is refused with SymlinkRefused. Elsewhere: filelock.
     """
     lock_path = Path(lock_path)
     try:
@@ -321,7 +325,7 @@ def locked(lock_path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, what: str | N
         return
     import time
 
-    fd = _open_lock_file(lock_path)
+    fd = _open_lock_file(lock_path, anchor)
     try:
         deadline = time.monotonic() + max(0.0, timeout)
         while True:

@@ -338,10 +338,10 @@ def _mutate(cwd, create: bool, change) -> dict:
     root, cfg = _target_for_write(cwd, create)
     try:
         return _mutate_at(root, cfg, create, change)
-    except OSError as exc:  # e.g. .planning is a file, a read-only disk: one line, exit 1
-        from msd_core.errors import OperationFailed
+    except OSError as exc:  # e.g. .planning is a file, a read-only disk, a symlinked lock: one line, exit 1
+        from msd_core.errors import from_os_error
 
-        raise OperationFailed(f"cannot write {cfg}: {exc.strerror or exc}") from None
+        raise from_os_error(exc, "write", exc.filename or cfg) from None
 
 
 def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
@@ -352,7 +352,7 @@ def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
     lock = ensure_private_dir(root) / LOCK_NAME
     if not create or cfg.parent.is_dir():
         read_config_file(cfg, "project config")  # refuse a corrupt file before taking the lock
-    with locked(lock, lock_timeout_from_env(), what=f"{cfg}"):
+    with locked(lock, lock_timeout_from_env(), what=f"{cfg}", anchor=root):
         data, raw = read_config_file(cfg, "project config")
         before = json.loads(json.dumps(data)) if data is not None else None
         work = data if data is not None else {}

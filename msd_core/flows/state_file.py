@@ -88,5 +88,6 @@ def write_state(path: Path, doc: dict, project_root: Path | None = None) -> None
 def state_lock(project_root: Path, state: Path) -> Iterator[None]:
     from msd_core.fsutil import lock_timeout_from_env, locked
 
-    with locked(lock_path(project_root, state), lock_timeout_from_env(), what=f"flow state {state}"):
+    anchor = project_root if Path(state).is_relative_to(project_root) else None
+    with locked(lock_path(project_root, state), lock_timeout_from_env(), what=f"flow state {state}", anchor=anchor):
         yield

@@ -25,7 +25,7 @@ def refresh(project: Path) -> tuple[sqlite3.Connection, IndexReport]:
 
     state = private_dir(project)
     path = db_path(project)
-    with locked(state / "memory.lock", lock_timeout_from_env(), what="the memory index"):
+    with locked(state / "memory.lock", lock_timeout_from_env(), what="the memory index", anchor=project):
         conn, rebuilt = open_db(path)
         try:
             report = index_project(conn, project)

@@ -45,6 +45,8 @@ class FactCache:
     """Per-file facts as plain dicts ({"skip": true, "file", "reason"} or SummaryFacts.to_dict())."""
 
     def __init__(self, path: Path | None):
+        if path is not None and (os.path.islink(path.parent) or os.path.islink(path.parent.parent)):
+            path = None  # a symlinked private or planning folder: no cache read or written through it
         self.path = path
         self.entries: dict = {}
         self.dirty = False
@@ -89,7 +91,7 @@ class FactCache:
                 self.path, json.dumps({"version": CACHE_VERSION, "files": self.entries}, separators=(",", ":")).encode(),
                 anchor=root,
             )
-        except OSError:
+        except Exception:  # OSError, or the private folder refused: the digest is still printed
             pass  # a read-only project still gets its digest
 
 

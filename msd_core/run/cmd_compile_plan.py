@@ -61,7 +61,7 @@ def run(args: argparse.Namespace):
 
     from msd_core.planning.project import private_dir
 
-    with locked(private_dir(project) / "compile.lock", lock_timeout_from_env(), what="compile-plan"):
+    with locked(private_dir(project) / "compile.lock", lock_timeout_from_env(), what="compile-plan", anchor=project):
         text = compiler.compile(raw)
         atomic_write_bytes(out, text.encode("utf-8"), anchor=project)
     result.update({
