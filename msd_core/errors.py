@@ -114,4 +114,4 @@ def os_cause(exc: OSError) -> str:
 def from_os_error(exc: OSError, action: str = "access", path=None) -> OperationFailed:
     """One line naming the path and the cause (exit 1) for a file-system failure."""
     where = path if path is not None else (exc.filename if exc.filename is not None else "a file")
-    return OperationFailed(f"cannot {action} {where}: {os_cause(exc)}")
+    return OperationFailed(f"cannot {getattr(exc, 'msd_action', action)} {where}: {os_cause(exc)}")

@@ -73,7 +73,9 @@ class SymlinkRefused(OSError):
 def _refused(path: Path, what: str) -> SymlinkRefused:
     import errno
 
-    return SymlinkRefused(errno.ELOOP, what, str(path))
+    out = SymlinkRefused(errno.ELOOP, what, str(path))
+    out.msd_action = "write"
+    return out
 
 
 def _open_child_dir(fd: int, part: str, shown: Path, create: bool) -> int:
@@ -142,6 +144,9 @@ def open_dir(folder: Path, anchor: Path | None = None, *, create: bool = True) -
             child = _open_child_dir(fd, part, shown, create)
             os.close(fd)
             fd = child
+    except OSError as exc:
+        os.close(fd)
+        raise _with_path(exc, shown) from None
     except BaseException:
         os.close(fd)
         raise
@@ -195,9 +200,10 @@ def sweep_temps(dir_fd: int, name: str, keep: str = "") -> list[str]:
 def _with_path(exc: OSError, path: Path) -> OSError:
     """The same error naming the real path (not the temp name or a dir_fd-relative one)."""
     if isinstance(exc, SymlinkRefused) or exc.errno is None:
+        exc.msd_action = "write"
         return exc
     out = type(exc)(exc.errno, exc.strerror, str(path))
-    out.__cause__ = None
+    out.msd_action = "write"  # errors.from_os_error says "cannot write <path>: <cause>"
     return out
 
 

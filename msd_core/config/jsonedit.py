@@ -130,6 +130,11 @@ def _apply(s: str, top: int, op: str, path: tuple, value, style: _Style) -> str:
     level = obj.depth + 1
     if m is not None:
         return s[: m[2]] + style.dump(value, level) + s[m[3]:]
+    if obj.members:  # the key separator of the neighbour the new member goes after
+        last = obj.members[-1]
+        between = s[scanstring(s, last[1] + 1)[1]:last[2]]
+        if between.strip() == ":" and "\n" not in between:
+            style.sep = between
     member = json.dumps(key, ensure_ascii=False) + style.sep + style.dump(value, level)
     if obj.members:
         last = obj.members[-1]
