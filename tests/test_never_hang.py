@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,6 @@ def test_fifo_refused_even_with_a_writer_absent_in_a_child(tmp_path):
     fifo = tmp_path / "f"
     os.mkfifo(fifo)
     code = f"from msd_core import safe_read\ntry:\n safe_read.read_regular({str(fifo)!r})\nexcept OSError as e:\n print(e.strerror)"
-    r = subprocess.run([os.sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
     assert "FIFO" in r.stdout
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
