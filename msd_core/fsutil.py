@@ -371,6 +371,7 @@ def lock_timeout_from_env(default: float = DEFAULT_LOCK_TIMEOUT) -> float:
     if not raw:
         return default
     try:
-        return max(0.0, float(raw))
+        value = float(raw)
     except ValueError:
         return default
+    return min(max(0.0, value), 86400.0) if value == value else default  # NaN: the default
