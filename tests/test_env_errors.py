@@ -230,3 +230,36 @@ def test_config_set_new_group_in_crlf_file(proj, msd_run):
     assert b"\n" not in raw.replace(b"\r\n", b"")  # no bare LF anywhere
     assert json.loads(raw) == {"mode": "yolo", "workflow": {"research": False}}
     assert raw.startswith(b'{\r\n  "mode": "yolo",\r\n  "workflow": {\r\n    "research": false\r\n  }')
+
+
+def test_memory_database_that_cannot_grow_is_one_line(proj, msd_run):
+    """SQLite reports a write past the file-size limit as 'database or disk is full'."""
+    phase = proj / ".planning" / "phases" / "01-core"
+    phase.mkdir(parents=True)
+    (phase / "01-01-SUMMARY.md").write_text("---\nphase: 01-core\nplan: 01\n---\n# S\n" + "word " * 20000)
+    (proj / ".planning" / ".msd").mkdir()
+    (proj / ".planning" / ".msd" / ".gitignore").write_text("*\n")
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+
+    r = subprocess.run([sys.executable, "-m", "msd_core.run", "memory", "index"], cwd=proj, capture_output=True,
+                       text=True, timeout=30, preexec_fn=small_files, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert r.returncode == 1 and one_clear_line(r.stderr), r.stderr
+    assert "memory database" in r.stderr and "memory.sqlite" in r.stderr
+
+
+def test_emit_with_an_unreadable_config_is_one_notice(proj, monkeypatch, tmp_path):
+    inst = make_install(tmp_path / "cfg")
+    target = str(proj / ".planning" / "config.json")
+    real_open = os.open
+
+    def denied(path, *a, **k):
+        if os.fspath(path) == target:
+            raise PermissionError(errno.EACCES, "Permission denied", target)
+        return real_open(path, *a, **k)
+
+    monkeypatch.setattr(os, "open", denied)
+    code, out, err = run_inproc(["resolve", "plan-phase", "--emit", "--root", str(inst.root), "--cwd", str(proj)])
+    assert code == 0 and err == "" and out.count("\n") == 1
+    assert out.startswith("<!-- msd:notice -->") and "permission denied" in out
