@@ -29,6 +29,18 @@ def proj(tmp_path):
     return p
 
 
+def deny_open(monkeypatch, target: str) -> None:
+    """os.open of `target` fails with EACCES (root ignores file modes, so chmod cannot show it)."""
+    real_open = os.open
+
+    def denied(path, *a, **k):
+        if os.fspath(path) == target:
+            raise PermissionError(errno.EACCES, "Permission denied", target)
+        return real_open(path, *a, **k)
+
+    monkeypatch.setattr(os, "open", denied)
+
+
 def _temps(folder):
     return [p.name for p in folder.rglob("*") if p.name.endswith(fsutil.TMP_SUFFIX)]
 
@@ -80,14 +92,7 @@ def test_file_too_large_is_one_line(proj, msd_run, argv, file):
 ])
 def test_permission_denied_reading_is_one_line(proj, monkeypatch, argv, file, code):
     target = str(proj / file)
-    real_open = os.open
-
-    def denied(path, *a, **k):
-        if os.fspath(path) == target:
-            raise PermissionError(errno.EACCES, "Permission denied", target)
-        return real_open(path, *a, **k)
-
-    monkeypatch.setattr(os, "open", denied)
+    deny_open(monkeypatch, target)
     got, out, err = run_inproc([*argv, "--cwd", str(proj)])
     assert got == code and one_clear_line(err), err
     assert target in err and "permission denied" in err
@@ -251,15 +256,7 @@ def test_memory_database_that_cannot_grow_is_one_line(proj, msd_run):
 
 def test_emit_with_an_unreadable_config_is_one_notice(proj, monkeypatch, tmp_path):
     inst = make_install(tmp_path / "cfg")
-    target = str(proj / ".planning" / "config.json")
-    real_open = os.open
-
-    def denied(path, *a, **k):
-        if os.fspath(path) == target:
-            raise PermissionError(errno.EACCES, "Permission denied", target)
-        return real_open(path, *a, **k)
-
-    monkeypatch.setattr(os, "open", denied)
+    deny_open(monkeypatch, str(proj / ".planning" / "config.json"))
     code, out, err = run_inproc(["resolve", "plan-phase", "--emit", "--root", str(inst.root), "--cwd", str(proj)])
     assert code == 0 and err == "" and out.count("\n") == 1
     assert out.startswith("<!-- msd:notice -->") and "permission denied" in out
