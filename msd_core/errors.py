@@ -80,3 +80,38 @@ class NotInstalledError(IntegrityError):
 class LockTimeout(MsdError):
     exit_code = EXIT_LOCKED
     kind = "locked"
+
+
+_CAUSES = {  # errno name -> the cause in words (looked up by name: errno is only imported on failure)
+    "ENOSPC": "disk full",
+    "EDQUOT": "disk quota exceeded",
+    "EFBIG": "file too large",
+    "EACCES": "permission denied",
+    "EPERM": "operation not permitted",
+    "EROFS": "read-only file system",
+    "EISDIR": "a folder where a file should be",
+    "ENOTDIR": "a file where a folder should be",
+    "ENOENT": "no such file or folder",
+    "ENAMETOOLONG": "name too long",
+    "EMFILE": "too many open files",
+    "EIO": "input/output error",
+}
+
+
+def os_cause(exc: OSError) -> str:
+    """What went wrong, in words: msd's own refusals keep their text; errno names a cause."""
+    import errno
+
+    own = type(exc).__module__.startswith("msd_core")
+    name = errno.errorcode.get(exc.errno or -1, "")
+    if not own and name in _CAUSES:
+        text = _CAUSES[name]
+    else:
+        text = exc.strerror or str(exc) or type(exc).__name__
+    return " ".join(str(text).split())
+
+
+def from_os_error(exc: OSError, action: str = "access", path=None) -> OperationFailed:
+    """One line naming the path and the cause (exit 1) for a file-system failure."""
+    where = path if path is not None else (exc.filename if exc.filename is not None else "a file")
+    return OperationFailed(f"cannot {getattr(exc, 'msd_action', action)} {where}: {os_cause(exc)}")

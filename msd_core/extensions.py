@@ -40,7 +40,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -248,14 +247,16 @@ def read_phase_dir(phase_dir: Path) -> PhaseDocs:
         kind = next((k for k in ("RESEARCH", "CONTEXT", "PLAN") if _is_doc(name, k)), None)
         if kind is None:
             continue
+        from msd_core.safe_read import FileTooLarge, NotRegularFile, read_regular
+
         try:
-            if entry.is_symlink() or not entry.is_file():
-                docs.notes.append(f"skipped {name}: not a regular file")
-                continue
-            if entry.stat().st_size > MAX_DOC_BYTES:
-                docs.notes.append(f"skipped {name}: larger than {MAX_DOC_BYTES} bytes")
-                continue
-            text = Path(entry.path).read_bytes().decode("utf-8", errors="replace")
+            text = read_regular(entry.path, MAX_DOC_BYTES, follow_symlinks=False).decode("utf-8", errors="replace")
+        except NotRegularFile:
+            docs.notes.append(f"skipped {name}: not a regular file")
+            continue
+        except FileTooLarge:
+            docs.notes.append(f"skipped {name}: larger than {MAX_DOC_BYTES} bytes")
+            continue
         except OSError as exc:
             docs.notes.append(f"skipped {name}: cannot be read ({exc.strerror or exc})")
             continue
@@ -274,12 +275,11 @@ def _project_config(phase_dir: Path) -> dict:
     for candidate in (here, *here.parents):
         if candidate.name == PLANNING_DIRNAME:
             path = candidate / "config.json"
+            from msd_core.safe_read import read_regular
+
             try:
-                st = path.stat()
-                if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_DOC_BYTES:
-                    return {}
-                raw = json.loads(path.read_bytes().decode("utf-8"))
-            except (OSError, ValueError):
+                raw = json.loads(read_regular(path, MAX_DOC_BYTES).decode("utf-8"))
+            except (OSError, ValueError, RecursionError):
                 return {}
             return raw if isinstance(raw, dict) else {}
     return {}
@@ -443,11 +443,6 @@ def select_extensions(agent: str, root: Path, *, plan: Path | None = None, compl
         if not rel.startswith(f"{AGENT_EXT_PREFIX}{agent}/"):
             raise IntegrityError(f"the install registry names {rel!r} for {agent} extension {name!r}; refusing it")
         path = safe_path(config, rel)
-        try:
-            if not stat.S_ISREG(os.lstat(path).st_mode):  # opening a FIFO would block
-                raise IntegrityError(f"installed file {path} is not a regular file")
-        except FileNotFoundError:
-            pass  # read_verified reports it as missing
-        read_verified(config, manifest, rel)
+        read_verified(config, manifest, rel)  # never opens a FIFO or device (msd_core.safe_read)
         out.append({"name": name, "path": str(path), "reason": reason})
     return Selection(agent=agent, extensions=out, notes=notes)

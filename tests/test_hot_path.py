@@ -15,6 +15,7 @@ BANNED = ("typer", "rich", "click", "pydantic", "yaml", "filelock", "tomllib", "
 
 PROBE = r"""
 import io, json, sys, contextlib
+exec(sys.argv[3] if len(sys.argv) > 3 else "")
 from msd_core.run.dispatch import main
 buf = io.StringIO()
 with contextlib.redirect_stdout(buf):
@@ -24,9 +25,9 @@ with open(sys.argv[2], "w") as fh:
 """
 
 
-def probe(argv, cwd, tmp_path):
+def probe(argv, cwd, tmp_path, pre: str = ""):
     result = tmp_path / "probe.json"
-    r = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv), str(result)], cwd=str(cwd),
+    r = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv), str(result), pre], cwd=str(cwd),
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     return json.loads(result.read_text())
@@ -62,10 +63,23 @@ def test_hot_commands_import_nothing_heavy(tmp_path, setup, argv):
 
 
 def test_probe_can_see_a_heavy_import(tmp_path, setup):
-    """The probe would notice: a write (config set) takes the lock and loads filelock."""
+    """The probe would notice a heavy import made during the call."""
     inst, proj = setup
-    res = probe(["config", "set", "mode", "interactive"], proj, tmp_path)
+    res = probe(["config", "get", "mode"], proj, tmp_path, pre="import filelock")
     assert res["code"] == 0 and "filelock" in heavy(res["modules"])
+
+
+@pytest.mark.parametrize("argv", [
+    ["config", "set", "mode", "interactive"],
+    ["state", "patch", "--status", "Ready"],
+])
+def test_writes_take_their_lock_without_filelock(tmp_path, setup, argv):
+    """Locks are fcntl.flock (standard library): a write loads nothing heavy either."""
+    inst, proj = setup
+    (proj / ".planning" / "STATE.md").write_text("# Project State\n\n## Current Position\nStatus: Planning\n")
+    res = probe(argv, proj, tmp_path)
+    assert res["code"] == 0, res
+    assert heavy(res["modules"]) == []
 
 
 def test_trace_on_stays_light(tmp_path, setup, monkeypatch):

@@ -97,19 +97,17 @@ class PhaseInfo:
 
 
 def _read(path: Path, skipped: list[dict], root: Path) -> str | None:
+    from msd_core.safe_read import read_regular
+
     try:
         if path.is_symlink():
             skipped.append({"file": str(path.relative_to(root)), "reason": "symlink not followed"})
             return None
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_READ + 1)
+        raw = read_regular(path, MAX_READ, follow_symlinks=False)
     except FileNotFoundError:
         return None
     except OSError as exc:
         skipped.append({"file": str(path.relative_to(root)), "reason": exc.strerror or str(exc)})
-        return None
-    if len(raw) > MAX_READ:
-        skipped.append({"file": str(path.relative_to(root)), "reason": f"larger than {MAX_READ} bytes"})
         return None
     return raw.decode("utf-8", errors="replace")
 

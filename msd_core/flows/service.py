@@ -130,7 +130,7 @@ def next_step(ctx: FlowContext, var_pairs: list[str] | None = None, restart: boo
         with state_file.state_lock(ctx.project_root, ctx.state_path):
             doc = state_file.read_state(ctx.state_path)
             doc["workflows"][flow.workflow] = run
-            state_file.write_state(ctx.state_path, doc)
+            state_file.write_state(ctx.state_path, doc, ctx.project_root)
     return payload
 
 
@@ -151,7 +151,7 @@ def step_done(ctx: FlowContext, step_id: str, result_text: str | None, var_pairs
         new_run, report = engine.complete_step(flow, run, step_id, result, ctx.env)
         if not report["repeated"]:
             doc["workflows"][flow.workflow] = new_run
-            state_file.write_state(ctx.state_path, doc)
+            state_file.write_state(ctx.state_path, doc, ctx.project_root)
     report["workflow"] = flow.workflow
     report["next"] = _with_root(ctx, engine.step_payload(flow, new_run, ctx.env))
     return report

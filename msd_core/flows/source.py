@@ -56,9 +56,10 @@ def package_content_root() -> Path:
 def from_dir(name: str, flows_dir: str, root: str | None = None) -> FlowSource:
     _check_name(name)
     path = Path(flows_dir).absolute() / f"{name}.toml"
+    from msd_core.safe_read import read_regular
+
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_FLOW_BYTES + 1)
+        raw = read_regular(path, MAX_FLOW_BYTES)
     except FileNotFoundError:
         raise UsageError(f"no flow named {name!r} in {Path(flows_dir).absolute()}") from None
     except OSError as exc:

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core.fsutil import sha256_bytes
+from msd_core.safe_read import read_regular
+
+MAX_INDEX_BYTES = 8 << 20  # a planning file larger than this is skipped, not indexed
 
 KINDS = (("SUMMARY", "summary"), ("CONTEXT", "context"), ("RESEARCH", "research"), ("VERIFICATION", "verification"))
 FACT_FIELDS = ("provides", "affects", "requires", "patterns", "decisions", "tech_stack", "key_files", "tags")
@@ -152,7 +155,7 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
             report.unchanged += 1
             continue
         try:
-            data = path.read_bytes()
+            data = read_regular(path, MAX_INDEX_BYTES, follow_symlinks=False)
         except OSError as exc:
             report.skipped.append({"file": rel, "reason": f"cannot read: {exc.strerror}"})
             continue

@@ -185,17 +185,20 @@ class Compiler:
             raise Refused("resolves outside the project (symlink or escape)")
         if any(ch in ref for ch in "*?["):
             raise Refused("glob patterns are not expanded")
+        from msd_core.safe_read import FileTooLarge, NotRegularFile, read_regular
+
         try:
-            if not real.is_file():
-                raise Refused("missing" if not real.exists() else "not a regular file")
-            size = real.stat().st_size
+            data = read_regular(real, MAX_FILE_BYTES)
+        except FileNotFoundError:
+            raise Refused("missing") from None
+        except FileTooLarge:
+            raise Refused(f"larger than {MAX_FILE_BYTES} bytes") from None
+        except NotRegularFile:
+            raise Refused("not a regular file") from None
         except OSError as exc:
             raise Refused(f"unreadable ({exc.strerror or exc})") from None
-        if size > MAX_FILE_BYTES:
-            raise Refused(f"larger than {MAX_FILE_BYTES} bytes")
-        if self.total + size > MAX_TOTAL_BYTES:
+        if self.total + len(data) > MAX_TOTAL_BYTES:
             raise Refused(f"inlining it would exceed {MAX_TOTAL_BYTES} bytes in all")
-        data = real.read_bytes()
         return real.relative_to(self.project).as_posix(), data
 
     # ---------------------------------------------------------------- expanding
@@ -262,13 +265,12 @@ class Compiler:
         """Current hash of a refused reference's project file (so its appearance makes the output stale)."""
         if os.path.isabs(ref) or ref.startswith(("~", "$")) or ".." in Path(ref).parts:
             return None
-        p = self.project / ref
+        from msd_core.safe_read import read_regular
+
         try:
-            if p.is_file() and not p.is_symlink() and p.stat().st_size <= MAX_FILE_BYTES:
-                return _sha(p.read_bytes())
+            return _sha(read_regular(self.project / ref, MAX_FILE_BYTES, follow_symlinks=False))
         except OSError:
             return None
-        return None
 
     # ---------------------------------------------------------------- output
     def compile(self, plan_bytes: bytes) -> str:
@@ -319,6 +321,8 @@ def recorded_inputs(compiled_text: str) -> dict | None:
 
 def stale_inputs(meta: dict, compiler: Compiler) -> list[str]:
     """Inputs whose current hash differs from the recorded one (empty list: fresh)."""
+    from msd_core.safe_read import read_regular
+
     if meta.get("compiler") != COMPILER_VERSION:
         return ["compiler version"]
     if meta.get("root") != str(compiler.root):
@@ -332,7 +336,7 @@ def stale_inputs(meta: dict, compiler: Compiler) -> list[str]:
         else:
             p = compiler.project / key if not os.path.isabs(key) else Path(key)
             try:
-                current = _sha(p.read_bytes()) if p.is_file() else None
+                current = _sha(read_regular(p, MAX_FILE_BYTES + MAX_TOTAL_BYTES))
             except OSError:
                 current = None
         if current != recorded:
@@ -341,10 +345,12 @@ def stale_inputs(meta: dict, compiler: Compiler) -> list[str]:
 
 
 def _current_installed(compiler: Compiler, rel: str) -> str | None:
+    from msd_core.safe_read import read_regular
+
     try:
         from msd_core.manifest import safe_path
 
-        return _sha(safe_path(compiler.config, rel).read_bytes())
+        return _sha(read_regular(safe_path(compiler.config, rel), follow_symlinks=False))
     except Exception:
         return None
 

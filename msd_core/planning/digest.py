@@ -34,6 +34,7 @@ from msd_core.planning.discovery import normalize_phase, plan_id, project_summar
 
 CACHE_NAME = "digest-cache.json"
 CACHE_VERSION = 4  # bump when the facts a summary yields change
+MAX_CACHE_BYTES = 64 << 20  # a larger cache is ignored (rebuilt)
 
 
 def _key(st: os.stat_result) -> list[int]:
@@ -44,13 +45,17 @@ class FactCache:
     """Per-file facts as plain dicts ({"skip": true, "file", "reason"} or SummaryFacts.to_dict())."""
 
     def __init__(self, path: Path | None):
+        if path is not None and (os.path.islink(path.parent) or os.path.islink(path.parent.parent)):
+            path = None  # a symlinked private or planning folder: no cache read or written through it
         self.path = path
         self.entries: dict = {}
         self.dirty = False
         if path is None:
             return
         try:
-            raw = json.loads(path.read_bytes())
+            from msd_core.safe_read import read_regular
+
+            raw = json.loads(read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False))
             if isinstance(raw, dict) and raw.get("version") == CACHE_VERSION and isinstance(raw.get("files"), dict):
                 self.entries = raw["files"]
         except (OSError, ValueError):
@@ -80,11 +85,13 @@ class FactCache:
             from msd_core.fsutil import atomic_write_bytes
             from msd_core.planning.project import private_dir
 
-            private_dir(self.path.parent.parent.parent)  # <root>/.planning/.msd/<cache>
+            root = self.path.parent.parent.parent  # <root>/.planning/.msd/<cache>
+            private_dir(root)
             atomic_write_bytes(
-                self.path, json.dumps({"version": CACHE_VERSION, "files": self.entries}, separators=(",", ":")).encode()
+                self.path, json.dumps({"version": CACHE_VERSION, "files": self.entries}, separators=(",", ":")).encode(),
+                anchor=root,
             )
-        except OSError:
+        except Exception:  # OSError, or the private folder refused: the digest is still printed
             pass  # a read-only project still gets its digest
 
 

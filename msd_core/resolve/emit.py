@@ -13,6 +13,7 @@ from __future__ import annotations
 
 DEFAULT_MAX_CHARS = 28000
 MIN_MAX_CHARS = 200
+MAX_MAX_CHARS = 10_000_000  # larger budgets are a usage error (the host caps output far below)
 NOTICE_MAX = 300
 
 

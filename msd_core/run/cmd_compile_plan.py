@@ -39,12 +39,14 @@ def run(args: argparse.Namespace):
         raise OperationFailed(f"{out} is a symlink; refusing to write through it")
     compiler = cp.Compiler(plan_path, project, root)
 
+    from msd_core.safe_read import read_regular
+
     meta = None
-    if out.is_file():
-        try:
-            meta = cp.recorded_inputs(out.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            meta = None
+    try:
+        meta = cp.recorded_inputs(read_regular(out, 2 * cp.MAX_TOTAL_BYTES, follow_symlinks=False)
+                                  .decode("utf-8", errors="replace"))
+    except OSError:
+        meta = None
     stale = cp.stale_inputs(meta, compiler) if meta else ["no compiled plan" if not out.exists() else "no input record"]
     result = {"plan": str(plan_path), "compiled": str(out)}
     if args.check:
@@ -59,9 +61,9 @@ def run(args: argparse.Namespace):
 
     from msd_core.planning.project import private_dir
 
-    with locked(private_dir(project) / "compile.lock", lock_timeout_from_env(), what="compile-plan"):
+    with locked(private_dir(project) / "compile.lock", lock_timeout_from_env(), what="compile-plan", anchor=project):
         text = compiler.compile(raw)
-        atomic_write_bytes(out, text.encode("utf-8"))
+        atomic_write_bytes(out, text.encode("utf-8"), anchor=project)
     result.update({
         "status": "written",
         "inlined": compiler.inlined,

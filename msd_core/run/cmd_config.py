@@ -29,7 +29,7 @@ def configure(parser) -> None:
 def _parse_default(text: str):
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # not JSON, or a number too long to read: keep the text
         return text
 
 

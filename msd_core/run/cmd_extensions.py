@@ -14,10 +14,15 @@ import argparse
 from pathlib import Path
 
 
+MAX_TASKS = 100_000
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
+    from msd_core.run.argtypes import count
+
     parser.add_argument("agent", help="agent name without the msd- prefix (executor, planner, ...)")
     parser.add_argument("--plan", metavar="PLAN", help="executor: the PLAN.md to execute")
-    parser.add_argument("--completed", type=int, metavar="N", help="executor: tasks already completed (resuming)")
+    parser.add_argument("--completed", type=count(0, MAX_TASKS, "--completed"), metavar="N", help="executor: tasks already completed (resuming)")
     parser.add_argument("--phase-dir", metavar="DIR", help="planner: the phase folder being planned")
     parser.add_argument("--gaps", action="store_true", help="planner: planning gap closure from verification")
     parser.add_argument("--revision", action="store_true", help="planner: revising plans after checker issues")

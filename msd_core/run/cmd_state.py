@@ -74,13 +74,13 @@ def run(args: argparse.Namespace):
         raise UsageError("state patch: nothing to change", hint="give --position, --status, --add-decision, ... ")
     from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
 
-    with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md"):
+    with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md", anchor=root):
         raw, text = project.read_text_file(path, "STATE.md")
         new_text, changed, not_found = st.apply_patch(text, ops)
         new_raw = new_text.encode("utf-8")
         written = new_raw != raw
         if written:
-            atomic_write_bytes(path, new_raw)
+            atomic_write_bytes(path, new_raw, anchor=root)
     result = {"file": _rel(path, root), "written": written, "changed": changed, "not_found": not_found}
     sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
     if not_found:

@@ -53,8 +53,18 @@ class OneLineParser(argparse.ArgumentParser):
         return self.formatter_class(prog=self.prog, width=max(columns - 2, 20))
 
     def error(self, message: str):  # noqa: D401 - argparse API
+        message = _shorten_values(message)
         _report_error(self.prog, "usage", message, EXIT_USAGE, hint=f"see `{self.prog} --help`")
         raise SystemExit(EXIT_USAGE)
+
+
+def _shorten_values(message: str) -> str:
+    """A usage error quotes the bad value: keep the line short whatever was passed."""
+    if len(message) <= 300:
+        return message
+    import re
+
+    return re.sub(r"'([^']{60})[^']+'", lambda m: f"'{m.group(1)}...'", message)[:300]
 
 
 def _report_error(prog: str, kind: str, message: str, code: int, hint: str | None = None) -> None:
@@ -177,6 +187,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # disk full, permission denied, a folder where a file should be, ...
+        from msd_core.errors import from_os_error
+
+        err = from_os_error(exc)
+        _report_error(f"msd_run {name}", err.kind, err.message, err.exit_code)
+        return err.exit_code
     except Exception as exc:  # never a traceback for the agent; MSD_DEBUG=1 shows it
         if os.environ.get("MSD_DEBUG"):
             raise
