@@ -147,12 +147,13 @@ def test_old_schema_is_rebuilt(msd_run, tmp_path):
     assert "schema version 0" in out["rebuilt"] and out["indexed"] == 3
 
 
-def test_gitignore_gets_the_private_folder_once(msd_run, tmp_path):
+def test_project_gitignore_never_edited(msd_run, tmp_path):
     proj = make_project(tmp_path)
     (proj / ".gitignore").write_text("node_modules/\r\n")
     call(msd_run, proj, "index")
     call(msd_run, proj, "search", "login")
-    assert (proj / ".gitignore").read_bytes() == b"node_modules/\r\n.planning/.msd/\r\n"
+    assert (proj / ".gitignore").read_bytes() == b"node_modules/\r\n"
+    assert (proj / ".planning/.msd/.gitignore").read_text().splitlines()[-1] == "*"  # the folder ignores itself
 
 
 def test_no_project_and_bad_arguments(msd_run, tmp_path):
