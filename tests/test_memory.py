@@ -214,3 +214,17 @@ def test_corpus_tree_indexes_and_answers_known_queries(tree, copy_corpus_tree, m
         assert any(h["file"] == rel and flat[:60] in h["snippet"] for h in dec), (rel, subsystem, decision)
         uses = call(msd_run, proj, "what-uses", key_file, "--type", "file", "--limit", "1000")["hits"]
         assert any(h["file"] == rel for h in uses), (rel, key_file)
+
+
+def test_two_milestones_phase_01_stay_apart(msd_run, tmp_path):
+    """An archived milestone's phase 01 and the current phase 01 are two phases in memory."""
+    proj = make_project(tmp_path)
+    old = proj / ".planning/milestones/v1.0-phases/01-legacy"
+    old.mkdir(parents=True)
+    (old / "01-01-SUMMARY.md").write_text("---\nphase: 01-legacy\nplan: 01\nprovides: [legacy importer]\n---\n# S\n")
+    call(msd_run, proj, "index")
+    hits = call(msd_run, proj, "search", "importer")["hits"]
+    legacy = [h for h in hits if "legacy" in h["file"]]
+    assert legacy and {h["phase"] for h in legacy} == {"v1.0/01"}
+    current = call(msd_run, proj, "search", "login")["hits"]
+    assert current and all(h["phase"] == "01" for h in current if "01-foundation" in h["file"])
