@@ -79,6 +79,23 @@ def _phase_vars(project_root: Path, vars: dict) -> dict:
     return flow_phase_vars(project_root, vars)
 
 
+def _sync_state(project_root: Path) -> dict | None:
+    """After a recorded step, STATE.md's derived lines follow the files (state_sync).
+
+    Best effort: no STATE.md, or one that cannot be read or locked, leaves the step
+    recorded and says why in `state_sync.error`."""
+    if not (project_root / ".planning" / "STATE.md").is_file():
+        return None
+    from msd_core.errors import MsdError
+    from msd_core.planning.state_sync import sync
+
+    try:
+        report = sync(project_root)
+    except MsdError as exc:
+        return {"error": exc.message}
+    return {"changed": [c["field"] for c in report["changed"]], "missing": report["missing"]}
+
+
 def _with_root(ctx: FlowContext, payload: dict) -> dict:
     """The `report` hint names the same install the caller read (a local one needs --root)."""
     if ctx.root and "report" in payload:
@@ -161,6 +178,10 @@ def step_done(ctx: FlowContext, step_id: str, result_text: str | None, var_pairs
         if not report["repeated"]:
             doc["workflows"][flow.workflow] = new_run
             state_file.write_state(ctx.state_path, doc)
+    if not report["repeated"]:
+        synced = _sync_state(ctx.project_root)
+        if synced is not None:
+            report["state_sync"] = synced
     report["workflow"] = flow.workflow
     report["next"] = _with_root(ctx, engine.step_payload(flow, new_run, ctx.env))
     return report
