@@ -203,6 +203,15 @@ def test_bad_input(tmp_path, msd_run):
     assert r.returncode == 4 and path.read_text() == _state_text()
 
 
+def test_two_folders_one_number_is_reported(tmp_path, msd_run):
+    p = Project(tmp_path / "proj")
+    (p.root / ".planning/phases/01-core").mkdir(parents=True, exist_ok=True)
+    (p.root / ".planning/phases/01-core-again").mkdir()
+    out = json.loads(_sync(msd_run, p.root).stdout)
+    assert out["warnings"] == ["phase 1: 2 folders share the number (01-core, 01-core-again); only 01-core is read, "
+                               "renumber the others"]
+
+
 def test_step_done_syncs_state(tmp_path, msd_run):
     from test_flowkit import fake_install
 

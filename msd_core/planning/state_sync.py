@@ -24,7 +24,8 @@ and file modification times (Last activity).
   `discussed phase 2`, `researched phase 2`, `verified phase 2`, `acceptance tests of
   phase 2`, `roadmap updated`.
 
-A line that is not in the file is reported in `missing`, never invented. Values are
+A line that is not in the file is reported in `missing`, never invented. Two current
+folders sharing a phase number are reported in `warnings` (the first is read). Values are
 replaced in place with the line's own prefix (`**Current focus:**`) and line ending.
 Standard library only.
 """
@@ -107,6 +108,18 @@ def _last_activity(root: Path, ordered) -> str | None:
     if newest is None:
         return None
     return time.strftime("%Y-%m-%d", time.gmtime(newest[0])) + f" ({newest[2]})"
+
+
+def shared_numbers(root: Path) -> list[str]:
+    """One line per phase number that two current folders share: only the first is read."""
+    from msd_core.planning.discovery import phase_dirs
+
+    seen: dict[str, list[str]] = {}
+    for d in phase_dirs(root / ".planning"):
+        if d.milestone is None and d.number is not None:
+            seen.setdefault(d.number, []).append(d.name)
+    return [f"phase {n}: {len(names)} folders share the number ({', '.join(names)}); only {names[0]} is read, "
+            "renumber the others" for n, names in seen.items() if len(names) > 1]
 
 
 def derive(root: Path) -> dict[str, str | None]:
@@ -194,8 +207,7 @@ def sync(root: Path, *, check: bool = False) -> dict:
     if check:
         _raw, text = project.read_text_file(path, "STATE.md")
         new_text, changes, missing = sync_text(text, derive(root))
-        return {"file": ".planning/STATE.md", "in_sync": not changes, "written": False,
-                "changed": changes, "missing": missing}
+        return _report(root, changes, missing, False)
     with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md"):
         raw, text = project.read_text_file(path, "STATE.md")
         new_text, changes, missing = sync_text(text, derive(root))
@@ -203,5 +215,13 @@ def sync(root: Path, *, check: bool = False) -> dict:
         written = new_raw != raw
         if written:
             atomic_write_bytes(path, new_raw)
-    return {"file": ".planning/STATE.md", "in_sync": not changes, "written": written, "changed": changes,
-            "missing": missing}
+    return _report(root, changes, missing, written)
+
+
+def _report(root: Path, changes: list[dict], missing: list[str], written: bool) -> dict:
+    out = {"file": ".planning/STATE.md", "in_sync": not changes, "written": written, "changed": changes,
+           "missing": missing}
+    warnings = shared_numbers(root)
+    if warnings:
+        out["warnings"] = warnings
+    return out
