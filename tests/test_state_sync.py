@@ -260,3 +260,22 @@ def test_corpus_sync_changes_only_derived_lines(name, copy_corpus_tree, msd_run)
         else:
             assert a.endswith(b"\r\n") == b.endswith(b"\r\n")
     assert _sync(msd_run, root, "--check").returncode == 0
+
+
+def test_frontmatter_progress_block_is_derived(tmp_path, msd_run):
+    p = Project(tmp_path / "proj")
+    _plan(p, "01-core", "01")
+    _plan(p, "01-core", "02")
+    _summary(p, "01-core", "01")
+    path = p.root / ".planning/STATE.md"
+    fm = ("---\r\nmilestone: v1.0\r\nprogress:\r\n  total_phases: 9\r\n  completed_phases: 4\r\n"
+          "  total_plans: 30\r\n  completed_plans: 21\r\n  percent: 70\r\nlast_updated: x\r\n---\r\n")
+    path.write_bytes(fm.encode() + path.read_bytes().replace(b"\n", b"\r\n"))
+    out = json.loads(_sync(msd_run, p.root).stdout)
+    got = {c["field"]: c["new"] for c in out["changed"] if c["field"].startswith("progress.")}
+    # 3 roadmap phases, none done; 2 plans written, 1 summarised; (0 + 1/2) / 3 -> 16%
+    assert got == {"progress.total_phases": "3", "progress.completed_phases": "0", "progress.total_plans": "2",
+                   "progress.completed_plans": "1", "progress.percent": "16"}
+    text = path.read_bytes().decode()
+    assert "  total_phases: 3\r\n  completed_phases: 0\r\n  total_plans: 2\r\n  completed_plans: 1\r\n  percent: 16\r\n" in text
+    assert "milestone: v1.0\r\n" in text and "last_updated: x\r\n" in text

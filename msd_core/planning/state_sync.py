@@ -24,6 +24,8 @@ and file modification times (Last activity).
   `discussed phase 2`, `researched phase 2`, `verified phase 2`, `acceptance tests of
   phase 2`, `roadmap updated`.
 
+In the frontmatter, the `progress:` mapping older STATE.md files keep (total_phases,
+completed_phases, total_plans, completed_plans, percent) is derived too, key by key.
 A line that is not in the file is reported in `missing`, never invented. Two current
 folders sharing a phase number are reported in `warnings` (the first is read). Values are
 replaced in place with the line's own prefix (`**Current focus:**`) and line ending.
@@ -136,9 +138,13 @@ def derive(root: Path) -> dict[str, str | None]:
     out["Last activity"] = _last_activity(root, ordered)
     if total == 0:
         return out
+    all_plans = sum(len(p.plans) for p in ordered)
+    summarised_all = sum(len(p.plans) - len(p.unsummarised) for p, _s in states)
+    out.update({"progress.total_phases": str(total), "progress.completed_phases": str(done),
+                "progress.total_plans": str(all_plans), "progress.completed_plans": str(summarised_all)})
     if current is None:
         out.update({"Current focus": MILESTONE_DONE, "Phase": f"{total} of {total} (all phases done)",
-                    "Status": MILESTONE_DONE, "Progress": progress_bar(100)})
+                    "Status": MILESTONE_DONE, "Progress": progress_bar(100), "progress.percent": "100"})
         return out
     info, state = current
     position = next(i for i, p in enumerate(ordered) if p is info) + 1
@@ -153,6 +159,7 @@ def derive(root: Path) -> dict[str, str | None]:
         status = "Planning"
     share = summarised / plans if plans else 0.0
     percent = int(100 * (done + share) / total) if total else 0
+    out["progress.percent"] = str(percent)
     out.update({
         "Current focus": f"Phase {info.number}{name}",
         "Phase": f"{position} of {total}{name}" if info.number == str(position) else f"{info.number} ({position} of {total}){name}",
@@ -195,7 +202,37 @@ def sync_text(text: str, derived: dict[str, str | None]) -> tuple[str, list[dict
             pre += " "
         lines[i] = pre + value + (m.group("eol") or "")
         changes.append({"field": field, "line": i + 1, "old": old.strip(), "new": value})
+    _sync_frontmatter(doc, lines, derived, changes)
     return "".join(lines), changes, missing
+
+
+FM_PROGRESS = ("total_phases", "completed_phases", "total_plans", "completed_plans", "percent")
+
+
+def _sync_frontmatter(doc, lines: list[str], derived: dict, changes: list[dict]) -> None:
+    """The frontmatter's `progress:` mapping (older STATE.md files keep one): each of its
+    FM_PROGRESS keys that is present gets the derived number; nothing is added."""
+    import re
+
+    if not doc.fm_lines:
+        return
+    first, last = doc.fm_lines
+    start = next((i for i in range(first, last) if re.match(r"^progress:[ \t]*\r?\n?$", lines[i])), None)
+    if start is None:
+        return
+    rx = re.compile(r"^(?P<pre>[ \t]+(?P<key>[a-z_]+):[ \t]*)(?P<val>[^\r\n]*?)(?P<eol>\r?\n)?$")
+    for i in range(start + 1, last):
+        m = rx.match(lines[i])
+        if not m:
+            break
+        value = derived.get("progress." + m.group("key"))
+        if m.group("key") not in FM_PROGRESS or value is None:
+            continue
+        old = m.group("val").strip().strip("'\"")
+        if old == value:
+            continue
+        lines[i] = m.group("pre") + value + (m.group("eol") or "")
+        changes.append({"field": "progress." + m.group("key"), "line": i + 1, "old": old, "new": value})
 
 
 def sync(root: Path, *, check: bool = False) -> dict:
