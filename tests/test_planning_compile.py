@@ -326,9 +326,13 @@ def test_corpus_compile_and_select(tree, copy_corpus_tree, msd_run, tmp_path):
         assert out.startswith("<!-- msd:compiled from ")
         for item in c.refused:
             assert item["reason"]
+    gitignore = (root / ".gitignore").read_bytes() if (root / ".gitignore").exists() else None
     for p in plans[:2]:  # and through the CLI
         r = _compile(msd_run, p, inst)
         assert r.returncode == 0, r.stderr
+        compiled = Path(json.loads(r.stdout)["compiled"])
+        assert (root / ".planning/.msd/compiled") in compiled.parents and compiled.is_file()
+        assert ((root / ".gitignore").read_bytes() if (root / ".gitignore").exists() else None) == gitignore
         assert _compile(msd_run, p, inst, "--check").returncode == 0
         r = msd_run(["template", "select", str(p), "--root", str(inst)])
         assert r.returncode == 0 and "Traceback" not in r.stderr

@@ -200,3 +200,22 @@ def test_migrate_moves_depth_and_keeps_the_file_valid(tmp_path, msd_run):
         assert r.returncode == 0 and r.stdout == want + "\n", key
     r = msd_run(["config", "list", "--cwd", str(tmp_path)])
     assert r.returncode == 0 and "gates.confirm_plan = false" in r.stdout
+
+
+@pytest.mark.parametrize("name", __import__("conftest").corpus_tree_names() or ["<no corpus>"])
+def test_corpus_configs_migrate_and_stay_readable(name, copy_corpus_tree, msd_run):
+    root = copy_corpus_tree(name)
+    cfg = root / ".planning/config.json"
+    if not cfg.is_file():
+        pytest.skip("no config.json")
+    before = json.loads(cfg.read_text(encoding="utf-8"))
+    r = msd_run(["config", "migrate", "--cwd", str(root)])
+    assert r.returncode == 0, r.stderr
+    after = json.loads(cfg.read_text(encoding="utf-8"))
+    added = {k: v for k, v in after.items() if k not in before}
+    assert {k: after[k] for k in before} == before  # nothing the user wrote is lost or changed
+    assert set(added) <= {"granularity"}
+    if "depth" in before and "granularity" not in before:
+        assert added == {"granularity": {"quick": "coarse", "standard": "standard",
+                                         "comprehensive": "fine"}[before["depth"].lower()]}
+    assert msd_run(["config", "list", "--cwd", str(root)]).returncode == 0
