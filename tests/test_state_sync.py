@@ -279,3 +279,19 @@ def test_frontmatter_progress_block_is_derived(tmp_path, msd_run):
     text = path.read_bytes().decode()
     assert "  total_phases: 3\r\n  completed_phases: 0\r\n  total_plans: 2\r\n  completed_plans: 1\r\n  percent: 16\r\n" in text
     assert "milestone: v1.0\r\n" in text and "last_updated: x\r\n" in text
+
+
+def test_step_done_records_the_step_even_when_state_is_unreadable(tmp_path, msd_run):
+    from test_flowkit import fake_install
+
+    install = fake_install(tmp_path / "cfg")
+    p = Project(tmp_path / "proj")
+    _plan(p, "01-core", "01")
+    (p.root / ".planning/STATE.md").write_bytes(b"Status: \xff\n")
+    base = ["--workflow", "execute-phase", "--root", str(install), "--cwd", str(p.root)]
+    r = msd_run(["step-done", *base, "--step", "discover-plans", "--result",
+                 '{"phase": "1", "phase_dir": "01-core", "plans_remaining": 1}'])
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["recorded"] == "discover-plans" and "not UTF-8" in out["state_sync"]["error"]
+    assert (p.root / ".planning/STATE.md").read_bytes() == b"Status: \xff\n"

@@ -93,6 +93,8 @@ def _sync_state(project_root: Path) -> dict | None:
         report = sync(project_root)
     except MsdError as exc:
         return {"error": exc.message}
+    except (OSError, ValueError) as exc:  # an odd file must not undo a recorded step
+        return {"error": f"{type(exc).__name__}: {exc}"}
     return {"changed": [c["field"] for c in report["changed"]], "missing": report["missing"]}
 
 
