@@ -219,3 +219,15 @@ def test_corpus_configs_migrate_and_stay_readable(name, copy_corpus_tree, msd_ru
         assert added == {"granularity": {"quick": "coarse", "standard": "standard",
                                          "comprehensive": "fine"}[before["depth"].lower()]}
     assert msd_run(["config", "list", "--cwd", str(root)]).returncode == 0
+
+
+def test_msd_config_migrate_for_people(tmp_path, msd):
+    (tmp_path / ".planning").mkdir()
+    cfg = tmp_path / ".planning/config.json"
+    cfg.write_text('{"depth": "quick", "gates": {"confirm_plan": true}}')
+    r = msd(["config", "migrate", "--check", "--cwd", str(tmp_path)])
+    assert r.returncode == 0 and "would move depth -> granularity = coarse" in r.stdout
+    assert json.loads(cfg.read_text()) == {"depth": "quick", "gates": {"confirm_plan": True}}
+    r = msd(["config", "migrate", "--cwd", str(tmp_path)])
+    assert r.returncode == 0 and "kept, no longer read: gates" in r.stdout
+    assert json.loads(cfg.read_text())["granularity"] == "coarse"
