@@ -75,14 +75,21 @@ def norm(value) -> str:
 
 
 def facts(digest: dict) -> dict[str, set[str]]:
+    """Fact sets of either digest shape: ours (one string per field, a fact per line,
+    short keys) or the peer's (lists per phase, decisions as {phase, decision})."""
     out = {k: set() for k in ("provides", "affects", "patterns", "decisions", "tech_stack")}
+    short = {"p": "provides", "a": "affects", "t": "patterns", "d": "decisions"}
     for ph in (digest.get("phases") or {}).values():
-        for k in ("provides", "affects", "patterns"):
-            for v in ph.get(k) or []:
-                out[k].add(norm(v))
+        for k, v in ph.items():
+            k = short.get(k, k)
+            if k not in out:
+                continue
+            for item in v.split("\n") if isinstance(v, str) else v or []:
+                out[k].add(norm(item))
     for d in digest.get("decisions") or []:
         out["decisions"].add(norm(d.get("decision") if isinstance(d, dict) else d))
-    for t in digest.get("tech_stack") or []:
+    tech = digest.get("tech_stack") or []
+    for t in tech.split("\n") if isinstance(tech, str) else tech:
         if t is not None:
             out["tech_stack"].add(norm(t))
     for k in out:

@@ -45,6 +45,8 @@ class Env:
     config_get: Callable[[str], Any]  # dotted key -> value (None when unknown)
     resolve_installed: Callable[[str], tuple[str | None, str | None]]  # relpath -> (abs path, problem)
     now: Callable[[], str] = lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    # canonical phase variables (msd_core.planning.phase_ref.flow_phase_vars); identity by default
+    normalise_vars: Callable[[dict], dict] = lambda vars: vars
 
 
 # ------------------------------------------------------------------ variables and paths
@@ -317,6 +319,7 @@ def complete_step(flow: Flow, run: dict, step_id: str, result: dict, env: Env) -
         return run, {"recorded": step_id, "repeated": True, "next_step": current.id, "status": "done"}
     vars = dict(run.get("vars", {}))
     vars.update(_result_vars(result))
+    vars = env.normalise_vars(vars)
     problems = check_result(current, result, vars, env)
     if problems:
         raise UsageError(f"result of step {step_id} does not meet its expects: " + "; ".join(problems))

@@ -243,25 +243,15 @@ def _answer(route: str, command: str, reason: str, **extra) -> dict:
     return out
 
 
-def decide(cwd: str | os.PathLike | None = None) -> dict:
+def phase_states(root: Path, roadmap_text: str | None, skipped: list[dict], verifier: bool):
+    """(phases in order, [(phase, state)], passed-over numbers, current (phase, state) or None).
+
+    The phases are ROADMAP.md's list plus the current `phases/` folders (rule 4 above);
+    `msd_run next` routes on it and `msd_run state sync` derives STATE.md from it."""
     from msd_core.flows.roadmap import phase_sort_key, roadmap_phases
     from msd_core.planning.discovery import phase_dirs
 
-    base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
-    root = paths.find_project_root(base)
-    if root is None:
-        return _answer("new-project", "/msd-new-project", f"no .planning/ folder at or above {base}")
     planning = paths.planning_dir(root)
-    skipped: list[dict] = []
-    notes: list[str] = []
-    has_project = (planning / "PROJECT.md").is_file()
-    has_roadmap = (planning / "ROADMAP.md").is_file()
-    common = {"project_root": str(root)}
-    if not has_project and not has_roadmap:
-        return _answer("new-project", "/msd-new-project", ".planning/ holds neither PROJECT.md nor ROADMAP.md", **common)
-
-    # phases: the roadmap's list plus the current phase folders
-    roadmap_text = _read(planning / "ROADMAP.md", skipped, root) if has_roadmap else None
     phases: dict[str, PhaseInfo] = {}
     for rp in roadmap_phases(roadmap_text or ""):
         phases[rp.number] = PhaseInfo(rp.number, rp.name, roadmap_done=rp.done)
@@ -276,7 +266,6 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
         if info.folder is not None:
             _scan_phase(info, skipped, root)
     ordered = sorted(phases.values(), key=lambda p: phase_sort_key(p.number))
-    verifier = _verifier_on(base, notes)
     states = [(p, _phase_state(p, verifier)) for p in ordered]
     last_active = max((i for i, p in enumerate(ordered) if p.summaries), default=-1)
     # before the last phase with a SUMMARY, a fully summarised phase counts as done
@@ -284,6 +273,27 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
               for i, (p, s) in enumerate(states)]
     passed_over = [p.number for i, (p, s) in enumerate(states) if s != "done" and i < last_active]
     current = next(((p, s) for i, (p, s) in enumerate(states) if s != "done" and i >= last_active), None)
+    return ordered, states, passed_over, current
+
+
+def decide(cwd: str | os.PathLike | None = None) -> dict:
+    from msd_core.flows.roadmap import phase_sort_key
+
+    base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
+    root = paths.find_project_root(base)
+    if root is None:
+        return _answer("new-project", "/msd-new-project", f"no .planning/ folder at or above {base}")
+    planning = paths.planning_dir(root)
+    skipped: list[dict] = []
+    notes: list[str] = []
+    has_project = (planning / "PROJECT.md").is_file()
+    has_roadmap = (planning / "ROADMAP.md").is_file()
+    common = {"project_root": str(root)}
+    if not has_project and not has_roadmap:
+        return _answer("new-project", "/msd-new-project", ".planning/ holds neither PROJECT.md nor ROADMAP.md", **common)
+
+    roadmap_text = _read(planning / "ROADMAP.md", skipped, root) if has_roadmap else None
+    ordered, states, passed_over, current = phase_states(root, roadmap_text, skipped, _verifier_on(base, notes))
     done_count = sum(1 for _, s in states if s == "done")
     common.update({"phases_total": len(ordered), "phases_done": done_count})
     if passed_over:

@@ -11,7 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: phases of archived milestones are labelled `v1.1/01`
 
 SCHEMA = """
 CREATE TABLE files (

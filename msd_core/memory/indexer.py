@@ -69,7 +69,30 @@ def candidate_files(project: Path) -> list[Path]:
     return out
 
 
-def phase_plan_from_path(rel: str) -> tuple[str | None, str | None]:
+def phase_labels(project: Path) -> dict[str, str]:
+    """{phase folder relative to the project: phase label} from the shared phase identity:
+    `01` for a current phase, `v1.1/01` for an archived one (never merged)."""
+    from msd_core.planning.discovery import folder_prefix_of, phase_dirs
+
+    out = {}
+    for d in phase_dirs(project / ".planning"):
+        try:
+            rel = d.path.relative_to(project).as_posix()
+        except ValueError:
+            continue
+        pid = folder_prefix_of(d.name)
+        out[rel] = f"{d.milestone}/{pid}" if d.milestone else pid
+    return out
+
+
+def phase_plan_from_path(rel: str, labels: dict[str, str] | None = None) -> tuple[str | None, str | None]:
+    """(phase label, plan number) of a file: the label of its phase folder (phase_labels),
+    else the number its path shows."""
+    if labels:
+        folder = rel.rsplit("/", 1)[0]
+        if folder in labels:
+            m = PLAN_FILE_RE.match(rel.rsplit("/", 1)[-1])
+            return labels[folder], (m.group(1) if m else None)
     parts = rel.split("/")
     phase = None
     for segment in reversed(parts[:-1]):
@@ -142,6 +165,7 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
     report = IndexReport()
     known = {row[0]: row for row in conn.execute("SELECT path, id, sha256, size, mtime_ns FROM files")}
     seen: set[str] = set()
+    labels = phase_labels(project)
     for path in candidate_files(project):
         rel = path.relative_to(project).as_posix()
         seen.add(rel)
@@ -167,7 +191,7 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
         text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
         kind = kind_of(path.name) or "summary"
         facts, body, reason = read_facts(path, text, kind)
-        phase, plan = phase_plan_from_path(rel)
+        phase, plan = phase_plan_from_path(rel, labels)
         subsystem = (facts.get("subsystem") or [None])[0]
         if row:
             _drop(conn, row[1])

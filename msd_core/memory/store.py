@@ -1,4 +1,7 @@
-"""Where the memory database lives and how a query gets a fresh index."""
+"""Where the memory database lives and how a query gets a fresh index.
+
+The database lives in `.planning/.msd/`, which ignores itself (msd_core.private_dir):
+the project's own .gitignore is never edited."""
 
 from __future__ import annotations
 
@@ -11,7 +14,6 @@ from msd_core.memory.db import failure, open_db
 from msd_core.memory.indexer import IndexReport, index_project
 
 DB_NAME = "memory.sqlite"
-IGNORE_PATTERN = ".planning/.msd/"
 
 
 def db_path(project: Path) -> Path:
@@ -20,7 +22,6 @@ def db_path(project: Path) -> Path:
 
 def refresh(project: Path) -> tuple[sqlite3.Connection, IndexReport]:
     """Open the index, re-index stale files under the project lock, return (conn, report)."""
-    from msd_core.gitignore import ensure_ignored
     from msd_core.planning.project import private_dir
 
     state = private_dir(project)
@@ -33,5 +34,4 @@ def refresh(project: Path) -> tuple[sqlite3.Connection, IndexReport]:
             conn.close()
             raise failure(exc, path) from None
         report.rebuilt = rebuilt
-    ensure_ignored(project, IGNORE_PATTERN)
     return conn, report

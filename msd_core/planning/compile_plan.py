@@ -1,4 +1,8 @@
-"""compile-plan: one self-contained `<plan>.compiled.md` for the executor.
+"""compile-plan: one self-contained compiled plan for the executor.
+
+Where it goes. `.planning/.msd/compiled/<plan path under .planning/>` with the `.md`
+ending turned into `.compiled.md` (compiled_path): msd's private folder, which ignores
+itself, so nothing lands beside the plan and the project's .gitignore is never edited.
 
 What is inlined. A line whose only content is `@<path>` (outside fenced code blocks;
 the path must contain `/` or end in a file extension, so `@override` is no reference):
@@ -55,10 +59,25 @@ _MARK_RE = re.compile(r"<!--\s*msd:(?:when\s+(?P<cond>[\w-]+)|(?P<end>end))\s*--
 _INPUTS_RE = re.compile(r"^<!-- msd:inputs (?P<json>\{.*\}) -->$", re.M)
 
 
-def compiled_path(plan_path: Path) -> Path:
+COMPILED_DIR = "compiled"  # under <project>/.planning/.msd/ (which git ignores by its own .gitignore)
+
+
+def compiled_path(plan_path: Path, project_root: Path) -> Path:
+    """`.planning/.msd/compiled/<plan's path under .planning/>` with `.compiled.md` for `.md`.
+
+    `.planning/phases/02-auth/02-01-PLAN.md` → `.planning/.msd/compiled/phases/02-auth/02-01-PLAN.compiled.md`.
+    A plan elsewhere in the project keeps its project-relative path under `compiled/_project/`.
+    Nothing is written beside the plan and the project's own .gitignore is never touched."""
+    from msd_core.paths import project_state_dir
+
     name = plan_path.name
     stem = name[:-3] if name.endswith(".md") else name
-    return plan_path.with_name(stem + ".compiled.md")
+    planning = Path(project_root) / ".planning"
+    try:
+        rel = plan_path.parent.relative_to(planning)
+    except ValueError:
+        rel = Path("_project") / plan_path.parent.relative_to(project_root)
+    return project_state_dir(Path(project_root)) / COMPILED_DIR / rel / (stem + ".compiled.md")
 
 
 def _sha(data: bytes) -> str:
@@ -356,10 +375,3 @@ def _current_installed(compiler: Compiler, rel: str) -> str | None:
 
 
 GITIGNORE_LINE = "*.compiled.md"
-
-
-def ensure_gitignore(project_root: Path) -> str:
-    """Add `*.compiled.md` to the project's .gitignore once: "added", "present" or "skipped: <why>"."""
-    from msd_core.gitignore import ensure_ignored
-
-    return ensure_ignored(project_root, GITIGNORE_LINE)

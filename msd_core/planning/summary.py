@@ -198,7 +198,7 @@ def facts_from_frontmatter(data: dict, file: str, folder_phase: str | None, plan
 
 DIGEST_KEYS = frozenset({
     "phase", "plan", "name", "subsystem", "provides", "affects", "dependency-graph", "dependencies",
-    "tech-stack", "key-decisions", "decisions", "patterns-established",
+    "tech-stack", "key-decisions", "patterns-established",
 })
 
 

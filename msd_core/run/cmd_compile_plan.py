@@ -1,8 +1,8 @@
 """`msd_run compile-plan <plan-path> [--check] [--root ~/.claude/msd-core]` (rules in msd_core.planning.compile_plan).
 
-Writes `<plan>.compiled.md` beside the plan, or reuses it when every recorded input is
-unchanged. JSON {"plan", "compiled", "status": "written"|"fresh", "inlined", "stripped",
-"refused", "warnings", "gitignore"}. With --check nothing is written:
+Writes the compiled plan under `.planning/.msd/compiled/` (never beside the plan, never
+touching the project's .gitignore), or reuses it when every recorded input is unchanged.
+JSON {"plan", "compiled", "status": "written"|"fresh", "inlined", "stripped", "refused", "warnings"}. With --check nothing is written:
 {"plan", "compiled", "fresh", "stale": [...]}, exit 0 when fresh, 1 when stale or absent.
 Exit 3 when an installed file is missing or fails its manifest hash (run `msd install`).
 """
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace):
     if project is None:
         raise OperationFailed(f"{plan_path} is not inside a project (no .planning/ above it)")
     raw, _text = read_text_file(plan_path, "plan", max_bytes=cp.MAX_PLAN_BYTES)
-    out = cp.compiled_path(plan_path)
+    out = cp.compiled_path(plan_path, project)
     if out.is_symlink():
         raise OperationFailed(f"{out} is a symlink; refusing to write through it")
     compiler = cp.Compiler(plan_path, project, root)
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace):
         sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
         return 0 if not stale else 1
     if not stale:
-        result.update({"status": "fresh", "gitignore": cp.ensure_gitignore(project)})
+        result.update({"status": "fresh"})
         return result
 
     from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
@@ -70,6 +70,5 @@ def run(args: argparse.Namespace):
         "stripped": compiler.stripped,
         "refused": compiler.refused,
         "warnings": compiler.warnings,
-        "gitignore": cp.ensure_gitignore(project),
     })
     return result

@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "step-done": ("msd_core.run.cmd_flow", "record a flow step's result and advance"),
     "next": ("msd_core.run.cmd_next", "what the project should do next, and why"),
     "memory": ("msd_core.run.cmd_memory", "index and query the project's recorded summaries"),
+    "model": ("msd_core.run.cmd_model", "the model to pass when spawning an agent (model_profile x role)"),
+    "branch": ("msd_core.run.cmd_branch", "the git branch git.branching_strategy wants; --apply creates/switches"),
 }
 
 PLACEHOLDER_HELP = "placeholders in content such as <phase> or <stem> stand for a value supplied at run time"
