@@ -115,7 +115,7 @@ def test_manifest_records_every_written_file_and_registry(tmp_path, content):
             assert zf.read(rel) == (t.config / rel).read_bytes()
     # folders msd created (the project's .claude did not exist: it is recorded separately)
     assert {"skills", "skills/msd-hello", "agents", "msd-core", "msd-core/workflows"} <= set(m.created_dirs)
-    assert m.extra["created_config_dirs"] == [str(t.config)]
+    assert m.extra["created_config_dirs"] == [".claude"]  # relative to the project (portable)
 
 
 def test_shipped_registry_json_is_used_when_present(tmp_path, content):

@@ -136,17 +136,20 @@ def _human_status(result: OperationResult) -> None:
 
 def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
     """Where msd_run is; when the agent cannot reach it, a prominent warning and the exact fix."""
+    from rich.markup import escape
+
+    runner = {k: escape(v) if isinstance(v, str) else v for k, v in runner.items()}
     if runner["on_path"]:
         out.print(f"msd_run: {runner['path']}", soft_wrap=True)
         if runner.get("note"):
             out.print(f"  [yellow]note:[/] {runner['note']}", soft_wrap=True)
         return
-    if prominent:
-        from rich.panel import Panel
-
-        out.print(Panel(f"[bold]msd_run is not on your PATH[/]: the agent cannot call it, and the skills run "
-                        f"without their runtime.\nFix: {runner['fix']}\nThen check with `msd status`.",
-                        title="[bold red]WARNING[/]", border_style="red", expand=False), soft_wrap=True)
+    if prominent:  # plain lines, never wrapped or cut: the fix must be copyable as printed
+        out.print("", soft_wrap=True)
+        out.print("[bold red]WARNING: msd_run is not on your PATH[/]: the agent cannot call it, and the skills run "
+                  "without their runtime.", soft_wrap=True)
+        out.print(f"[bold]Fix:[/] {runner['fix']}", soft_wrap=True, highlight=False)
+        out.print("Then check with `msd status`.", soft_wrap=True)
     else:
         out.print(f"msd_run: [red]not on PATH[/] - {runner['fix']}", soft_wrap=True)
 
