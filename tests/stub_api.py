@@ -2,7 +2,9 @@
 
 Every POST body is kept (`requests`); every /v1/messages call is answered with one streamed
 assistant message whose text is `reply` (end_turn). Enough for the host to render a skill,
-send it, and exit: a test then reads what the model would have seen.
+send it, and exit: a test then reads what the model would have seen. `responder(body)` may
+instead return a tool call `{"tool": name, "input": {...}}` (or None for the text reply), so
+a test can make the "model" spawn a subagent or run a command.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ def _sse(event: str, data: dict) -> bytes:
 
 
 class StubAPI:
-    def __init__(self, reply: str = "ok"):
+    def __init__(self, reply: str = "ok", responder=None):
         self.reply = reply
+        self.responder = responder
         self.requests: list[dict] = []
         stub = self
 
@@ -70,6 +73,26 @@ class StubAPI:
                 model = body.get("model", "claude-sonnet-4-5") if isinstance(body, dict) else "x"
                 msg = {"id": "msg_stub", "type": "message", "role": "assistant", "model": model, "content": [],
                        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}
+                call = stub.responder(body) if stub.responder and isinstance(body, dict) else None
+                if call and body.get("stream"):
+                    n = len(stub.requests)
+                    chunks = [
+                        _sse("message_start", {"type": "message_start", "message": msg}),
+                        _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {
+                            "type": "tool_use", "id": f"toolu_stub{n}", "name": call["tool"], "input": {}}}),
+                        _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
+                            "type": "input_json_delta", "partial_json": json.dumps(call["input"])}}),
+                        _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                        _sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 1}}),
+                        _sse("message_stop", {"type": "message_stop"}),
+                    ]
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.end_headers()
+                    for c in chunks:
+                        self.wfile.write(c)
+                    self.wfile.flush()
+                    return
                 chunks = [
                     _sse("message_start", {"type": "message_start", "message": msg}),
                     _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),

@@ -110,8 +110,10 @@ def home_token(target: Target, dest: str = "") -> str:
     return target.rewrite_token()
 
 
-def installed_files(files: list[tuple[str, bytes]], target: Target, version: str) -> tuple[dict[str, bytes], list[str], list[str]]:
-    """Map source files to {installed relpath: bytes}; also (warnings, skipped-with-reason)."""
+def installed_files(files: list[tuple[str, bytes]], target: Target, version: str,
+                    token: str | None = None) -> tuple[dict[str, bytes], list[str], list[str]]:
+    """Map source files to {installed relpath: bytes}; also (warnings, skipped-with-reason).
+    `token` replaces `~/.claude/` everywhere instead of the target's own (a plugin build)."""
     out: dict[str, bytes] = {}
     warnings: list[str] = []
     skipped: list[str] = []
@@ -134,9 +136,9 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
                 skipped.append(f"{rel}: not UTF-8 text")
                 continue
             warnings.extend(warns)
-        out[dest] = rewrite_home(data, home_token(target, dest), json_file=dest.endswith(".json"))
+        out[dest] = rewrite_home(data, token or home_token(target, dest), json_file=dest.endswith(".json"))
     out.setdefault(VERSION_REL, (version + "\n").encode("utf-8"))
-    folder = "" if target.is_default_global else str(target.config)
+    folder = "" if target.is_default_global or token else str(target.config)
     if " " in folder or "\t" in folder:
         warnings.append(f"the install folder {folder} contains whitespace; shell lines in the content that name it may need quoting")
     return out, warnings, skipped
