@@ -72,7 +72,7 @@ def test_python_support_is_declared_truthfully():
     ci = (REPO / ".github" / "workflows" / "ci.yml").read_text()
     assert '"3.10"' in ci, "CI must test the lower bound"
     # no stdlib-only-since-3.11 module is imported directly (tomlread carries the fallback)
-    offenders = [str(p.relative_to(REPO)) for p in (REPO / "msd_core").rglob("*.py")
+    offenders = [str(p.relative_to(REPO)) for d in ("msd_core", "tests", "scripts") for p in (REPO / d).rglob("*.py")
                  if re.search(r"^\s*import tomllib\b", p.read_text(encoding="utf-8"), re.M)
                  and p.name != "tomlread.py"]
     assert offenders == []
@@ -164,3 +164,13 @@ def test_ci_runs_the_release_check_and_the_release_workflow_publishes_without_a_
     assert "id-token: write" in release and "pypa/gh-action-pypi-publish" in release
     assert "password" not in release and "PYPI_TOKEN" not in release.upper().replace("-", "_")
     assert 'tags: ["v*"]' in release and '--tag "$GITHUB_REF_NAME"' in release
+
+
+def test_readme_keeps_two_setup_commands_that_are_honest_today():
+    readme = (REPO / "README.md").read_text()
+    setup = readme.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```bash\n(.*?)\n```", setup, re.S)
+    assert blocks == ["pipx install . && msd install --global",
+                      "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest"]
+    assert blocks[1] in (REPO / ".ci" / "run").read_text()  # CI runs the README's test command verbatim
+    assert "after its first release the first line becomes\n`pipx install msd-core && msd install --global`" in setup
