@@ -3,7 +3,7 @@
 - The YAML frontmatter is dropped (the host reads it; the model gets the body).
 - `${CLAUDE_SKILL_DIR}` is replaced by the skill's folder everywhere in the body, before
   anything else (Claude Code 2.1.332 does this, in `@` lines and `!` lines alike; checked
-  by tests/test_host_release.py).
+  by tests/host/test_release_host.py).
 - A line that is only `@<path>` is replaced by that file's text (`~` expanded): the
   host's file include, so a test can see the spine in the rendered skill.
 - Each inline shell context `` !`cmd` `` (at line start or after whitespace) and each

@@ -325,7 +325,7 @@ def test_installed_skills_name_only_installed_files(tmp_path, msd):
     for stem in STEMS:
         skill = config / "skills" / f"msd-{stem}" / "SKILL.md"
         # a local install is portable: the host substitutes the skill's folder in a skill
-        # (tests/test_host_release.py); other files name `.claude/` relative to the project
+        # (tests/host/test_release_host.py); other files name `.claude/` relative to the project
         texts = [skill.read_text(encoding="utf-8").replace("${CLAUDE_SKILL_DIR}", str(skill.parent)),
                  (config / "msd-core" / "workflows" / f"{stem}.md").read_text(encoding="utf-8")]
         for text in texts:

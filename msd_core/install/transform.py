@@ -7,7 +7,7 @@
   default global install where `~/.claude/` already names the target. A global install gets
   the absolute folder. A local install (`<project>/.claude`) gets no absolute path, so a
   committed `.claude/` works in a clone or a moved folder (checked in the real host,
-  tests/test_host_release.py): a skill says `${CLAUDE_SKILL_DIR}/../../`, which Claude Code
+  tests/host/test_release_host.py): a skill says `${CLAUDE_SKILL_DIR}/../../`, which Claude Code
   substitutes in `@` lines and in `!` shell lines (the permission rule `Bash(msd_run *)` still
   matches, since substitution comes first); every other file (agents, workflows, references,
   flows) is read by the model and says `.claude/`, relative to the project folder the agent

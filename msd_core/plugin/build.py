@@ -11,7 +11,7 @@
 session, `claude --plugin-dir OUT/msd-core`.
 
 Paths: the files are the installer's (transform.installed_files) with `~/.claude/` written
-as `${CLAUDE_PLUGIN_ROOT}/`. Checked in Claude Code 2.1.332 (tests/test_host_release.py):
+as `${CLAUDE_PLUGIN_ROOT}/`. Checked in Claude Code 2.1.332 (tests/host/test_release_host.py):
 the host substitutes it in a plugin's skills (`@` lines and `!` lines) and agents, puts the
 plugin's `bin/` on the PATH of skill shell lines and Bash calls, and does not set it as an
 environment variable. Files the model reads through an include (workflows, references)
