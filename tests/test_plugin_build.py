@@ -15,7 +15,7 @@ import pytest
 from msd_core.errors import UsageError
 from msd_core.fsutil import sha256_bytes
 from msd_core.install.source import ContentSource
-from msd_core.plugin.build import MARKER, build_plugin, plugin_files
+from msd_core.plugin.build import MARKER, _allow_runtime, build_plugin, plugin_files
 
 SHELL = "/usr/bin:/bin"
 
@@ -148,3 +148,27 @@ def test_cli_prints_the_commands_to_add_and_install(tmp_path, msd):
     assert "/plugin install msd-core@msd-core-local" in r.stdout
     bad = msd(["plugin", "build", str(tmp_path)])  # holds mp/: not empty, not a build
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+
+
+@pytest.mark.parametrize("front, want", [
+    (["description: d", "allowed-tools: Read, Bash(msd_run resolve x --emit *)"],
+     ["description: d", "allowed-tools: Read, Bash(msd_run resolve x --emit *), Bash(msd_run *)"]),
+    (["allowed-tools: [Read, Grep]", "model: sonnet"], ["allowed-tools: [Read, Grep, Bash(msd_run *)]", "model: sonnet"]),
+    (["allowed-tools:", "    - Read", "    - Grep", "model: sonnet"],
+     ["allowed-tools:", "    - Read", "    - Grep", "    - Bash(msd_run *)", "model: sonnet"]),
+    (["description: d"], ["description: d", "allowed-tools: Bash(msd_run *)"]),
+])
+def test_each_plugin_skill_grants_the_runtime_permission(front, want):
+    import yaml
+
+    assert _allow_runtime(front) == want
+    tools = yaml.safe_load("\n".join(want))["allowed-tools"]
+    assert "Bash(msd_run *)" in (tools if isinstance(tools, list) else [t.strip() for t in tools.split(",")])
+
+
+def test_built_skills_grant_the_permission(built):
+    import yaml
+
+    for skill in (built / "msd-core" / "skills").glob("*/SKILL.md"):
+        front = yaml.safe_load(skill.read_text().split("---\n")[1])
+        assert "Bash(msd_run *)" in front["allowed-tools"], skill

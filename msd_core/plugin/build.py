@@ -17,7 +17,8 @@ plugin's `bin/` on the PATH of skill shell lines and Bash calls, and does not se
 environment variable. Files the model reads through an include (workflows, references)
 are not substituted, so each skill starts with one line naming the plugin folder, and
 `bin/msd_run` maps `--root /msd-core` (what the shell makes of the unset variable) to the
-plugin's own tree. The manifest lets `msd_run resolve` verify every part by its hash, as
+plugin's own tree. The permission an install adds to settings.json (`Bash(msd_run *)`) is
+added to each skill's `allowed-tools` instead. The manifest lets `msd_run resolve` verify every part by its hash, as
 in an install. OUT is replaced only when it is empty or an earlier build (marker file).
 """
 
@@ -34,6 +35,7 @@ from pathlib import Path
 from msd_core import __version__
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.install.runner_path import own_runner
+from msd_core.install.settings import PERMISSION
 from msd_core.install.source import ContentSource
 from msd_core.install.transform import installed_files, split_frontmatter
 from msd_core.manifest import Manifest
@@ -100,12 +102,35 @@ def _marketplace_json(version: str) -> bytes:
     return (json.dumps(data, indent=2) + "\n").encode("utf-8")
 
 
-def _with_root_note(skill: bytes) -> bytes:
-    """The skill with ROOT_NOTE as the first body line (the host substitutes the folder in)."""
+def _allow_runtime(front: list[str]) -> list[str]:
+    """Frontmatter lines whose `allowed-tools` also grants PERMISSION (inline value, YAML
+    list, or a new key). A plugin cannot add it to settings.json as an install does; the
+    host honours it from a skill's allowed-tools while the skill runs (checked in 2.1.332;
+    a plugin's own settings.json permissions are not)."""
+    for i, line in enumerate(front):
+        if not line.startswith("allowed-tools:"):
+            continue
+        value = line.split(":", 1)[1].strip()
+        if value:
+            if value.startswith("["):
+                return [*front[:i], f"allowed-tools: {value[:-1].rstrip()}, {PERMISSION}]", *front[i + 1:]]
+            return [*front[:i], f"allowed-tools: {value}, {PERMISSION}", *front[i + 1:]]
+        j = i + 1
+        while j < len(front) and front[j].startswith((" ", "\t")):
+            j += 1
+        indent = front[i + 1][: len(front[i + 1]) - len(front[i + 1].lstrip())] if j > i + 1 else "  "
+        return [*front[:j], f"{indent}- {PERMISSION}", *front[j:]]
+    return [*front, f"allowed-tools: {PERMISSION}"]
+
+
+def _plugin_skill(skill: bytes) -> bytes:
+    """The skill granting PERMISSION, with ROOT_NOTE as its first body line (the host
+    substitutes the folder in). Skills come from transform.skill_from_command: always with
+    frontmatter."""
     front, body, nl = split_frontmatter(skill.decode("utf-8"))
     if front is None:
-        return (ROOT_NOTE + "\n").encode("utf-8") + skill
-    return nl.join(["---", *front, "---", ROOT_NOTE]).encode("utf-8") + nl.encode() + body.encode("utf-8")
+        front, body, nl = [], skill.decode("utf-8"), "\n"
+    return nl.join(["---", *_allow_runtime(front), "---", ROOT_NOTE]).encode("utf-8") + nl.encode() + body.encode("utf-8")
 
 
 def plugin_files(source: ContentSource, version: str = __version__, runner: Path | None = None) -> tuple[dict[str, bytes], list[str]]:
@@ -116,7 +141,7 @@ def plugin_files(source: ContentSource, version: str = __version__, runner: Path
     warnings.extend(skipped)
     for rel in list(files):
         if rel.startswith("skills/") and rel.endswith("/SKILL.md"):
-            files[rel] = _with_root_note(files[rel])
+            files[rel] = _plugin_skill(files[rel])
     manifest = Manifest(version=version, scope="plugin", target=ROOT_TOKEN.rstrip("/"),
                         files={rel: sha256_bytes(data) for rel, data in files.items()},
                         registry=source.registry(src), settings_permission=None)

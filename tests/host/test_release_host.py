@@ -120,6 +120,11 @@ def test_plugin_installs_through_the_marketplace_commands(host, plugin_out):
     assert "msd-core@msd-core-local" in installed["plugins"]
     (host.project / ".planning").mkdir()
     git_init(host.project)
-    run = host.run("/msd-core:msd-plan-phase 01", path=[])
+    script = [{"tool_use": [{"name": "Bash", "input": {"command": "msd_run config get mode", "description": "mode"}}]},
+              {"text": "done"}]
+    run = host.run("/msd-core:msd-plan-phase 01", script, path=[])
     assert run.returncode == 0, run.stderr
     assert PART_MARK in run.first_user_text
+    # the agent's own msd_run calls are allowed while a plugin skill runs (no settings.json entry)
+    assert run.permission_denials == []
+    assert [(name, err) for name, _, _, err in run.tool_results] == [("Bash", False)]
