@@ -1,7 +1,7 @@
 """`msd install` / `msd update`: plan every file, then apply the plan in one transaction.
 
 Order: check the target -> take the lock -> recover an interrupted run -> read the manifest
--> build the installed bytes from the content -> plan verdicts -> plan settings.json ->
+-> refuse a downgrade (unless --force) -> build the installed bytes from the content -> plan verdicts -> plan settings.json ->
 stage + journal + swap (manifest last). `dry_run` stops after planning and writes nothing.
 """
 
