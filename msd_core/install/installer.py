@@ -1,8 +1,8 @@
 """`msd install` / `msd update`: plan every file, then apply the plan in one transaction.
 
 Order: check the target -> take the lock -> recover an interrupted run -> read the manifest
--> refuse a downgrade (unless --force) -> build the installed bytes from the content -> plan verdicts -> plan settings.json ->
-stage + journal + swap (manifest last). `dry_run` stops after planning and writes nothing.
+-> refuse a downgrade (unless --force) -> build the installed bytes from the content
+-> plan verdicts -> plan settings.json -> stage + journal + swap (manifest last). `dry_run` stops after planning and writes nothing.
 """
 
 from __future__ import annotations
