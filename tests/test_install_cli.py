@@ -187,7 +187,7 @@ def test_two_concurrent_installs_both_finish_cleanly(tmp_path):
     outs = [p.communicate(timeout=90) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     results = [json.loads(o) for o, _ in outs]
-    assert sorted(r["changed"] for r in results) == [False, True]
+    assert sorted(r["changed"] for r in results) == [False, True], [r["files"][:3] for r in results]
     names = {p.name for p in (tmp_path / ".claude").iterdir()}
     assert ".msd-core.txn" not in names and ".msd-core.lock" not in names
 

@@ -17,6 +17,7 @@ SUBCOMMAND_MODULES = [
     "msd_core.cli.init",      # init new-project
     "msd_core.cli.chain",     # chain
     "msd_core.cli.mcp",       # mcp
+    "msd_core.cli.plugin",    # plugin build
 ]
 
 app = typer.Typer(

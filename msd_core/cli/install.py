@@ -83,6 +83,8 @@ def _human_install(result: OperationResult) -> None:
     if d.get("backup_dir"):
         out.print(f"Replaced files were saved in {d['backup_dir']}", soft_wrap=True)
     out.print(f"settings.json: {d['settings']['action']} ({d['settings']['permission']})", soft_wrap=True)
+    if d.get("msd_run"):
+        _print_runner(out, d["msd_run"], prominent=True)
 
 
 def _human_uninstall(result: OperationResult) -> None:
@@ -112,20 +114,42 @@ def _human_status(result: OperationResult) -> None:
         elif inst.get("error"):
             line = f"  {inst['scope']:<6} {inst['path']}: [red]{inst['error']}[/]"
         else:
-            state = "up to date" if inst["up_to_date"] else f"[yellow]version {inst['version']} (package is {d['package_version']})[/]"
+            state = {
+                "same": f"version {inst['version']}, up to date",
+                "older": f"[yellow]version {inst['version']}: update available (package is {d['package_version']})[/]",
+                "newer": f"[yellow]version {inst['version']}, newer than this package ({d['package_version']})[/]",
+            }.get(inst.get("version_state"), f"[yellow]version {inst['version']} (package is {d['package_version']})[/]")
             line = (f"  {inst['scope']:<6} {inst['path']}: {inst['files']} files, {state}; "
                     f"{len(inst['modified'])} modified, {len(inst['missing'])} missing, {len(inst['unexpected'])} unexpected")
         out.print(line, soft_wrap=True)
         for key in ("modified", "missing", "unexpected"):
             for rel in inst.get(key, []):
                 out.print(f"      {key}: {rel}", soft_wrap=True)
+        if inst.get("moved"):
+            out.print(f"      [yellow]{inst['moved']}[/]", soft_wrap=True)
         if inst.get("interrupted"):
             out.print("      [red]an install was interrupted here[/]", soft_wrap=True)
         if inst.get("fix"):
             out.print(f"      fix: {inst['fix']}", soft_wrap=True)
-    runner = d["msd_run"]
+    _print_runner(out, d["msd_run"])
+
+
+def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
+    """Where msd_run is; when the agent cannot reach it, a prominent warning and the exact fix."""
+    from rich.markup import escape
+
+    runner = {k: escape(v) if isinstance(v, str) else v for k, v in runner.items()}
     if runner["on_path"]:
         out.print(f"msd_run: {runner['path']}", soft_wrap=True)
+        if runner.get("note"):
+            out.print(f"  [yellow]note:[/] {runner['note']}", soft_wrap=True)
+        return
+    if prominent:  # plain lines, never wrapped or cut: the fix must be copyable as printed
+        out.print("", soft_wrap=True)
+        out.print("[bold red]WARNING: msd_run is not on your PATH[/]: the agent cannot call it, and the skills run "
+                  "without their runtime.", soft_wrap=True)
+        out.print(f"[bold]Fix:[/] {runner['fix']}", soft_wrap=True, highlight=False)
+        out.print("Then check with `msd status`.", soft_wrap=True)
     else:
         out.print(f"msd_run: [red]not on PATH[/] - {runner['fix']}", soft_wrap=True)
 
@@ -142,6 +166,9 @@ def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, a
     else:
         result = install(target, source=resolve_source(content_dir), force=force, dry_run=dry_run, allow_symlink=allow_symlink)
     result.command = verb
+    from msd_core.install.runner_path import check
+
+    result.data["msd_run"] = check()
     render(result, json_output, _human_install)
 
 

@@ -60,11 +60,9 @@ Errors = list[tuple[int, str]]
 
 
 def _toml_loads(text: str) -> dict:
-    try:
-        import tomllib  # Python 3.11+
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    return tomllib.loads(text)
+    from msd_core.tomlread import loads  # lazy: tomllib, or tomli on Python 3.10
+
+    return loads(text)
 
 
 def _toml_error_line(message: str) -> int:

@@ -6,14 +6,12 @@ with the package version, which files were modified, are missing or unexpected, 
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from pathlib import Path
 
 from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes
-from msd_core.install import txn
+from msd_core.install import origin, runner_path, txn, versions
 from msd_core.install.installer import MANIFEST_REL
 from msd_core.install.target import read_installed
 from msd_core.manifest import load_manifest
@@ -69,34 +67,30 @@ def inspect(target: Target) -> dict:
         elif sha256_bytes(disk) != h:
             modified.append(rel)
     unexpected = [p for p in _owned_area_files(target.config) if p not in manifest.files]
+    version_state = versions.compare(manifest.version, __version__)
     info.update(
         installed=True,
         version=manifest.version,
-        up_to_date=manifest.version == __version__,
+        package_version=__version__,
+        version_state=version_state,
+        up_to_date=version_state == "same",
+        update_available=version_state in ("older", "unknown"),
         files=len(manifest.files),
         modified=modified,
         missing=missing,
         unexpected=unexpected,
         conflicts=manifest.extra.get("conflicts", []),
     )
-    if missing or not info["up_to_date"]:
-        info["fix"] = f"run `msd install --{target.scope}`" + (" to update" if not info["up_to_date"] else " to restore missing files")
+    moved = origin.moved_from(target, manifest.target)
+    if moved:
+        info["moved"] = moved
+        info["fix"] = origin.adopt_hint(target)
+    elif version_state == "newer":
+        info["fix"] = ("this install was made by a newer msd-core: upgrade the package (pipx upgrade msd-core); "
+                       f"`msd install --{target.scope} --force` would downgrade it")
+    elif missing or info["update_available"]:
+        info["fix"] = f"run `msd install --{target.scope}`" + (" to update" if info["update_available"] else " to restore missing files")
     return info
-
-
-def msd_run_on_path() -> dict:
-    found = shutil.which("msd_run")
-    if found:
-        return {"on_path": True, "path": found}
-    bindir = Path(sys.executable).parent
-    exe = bindir / ("msd_run.exe" if os.name == "nt" else "msd_run")
-    if "pipx" in str(bindir).lower():
-        fix = "run `pipx ensurepath`, then open a new terminal"
-    elif exe.exists():
-        fix = f'add {bindir} to PATH: export PATH="{bindir}:$PATH" (put it in your shell profile)'
-    else:
-        fix = "install msd-core with `pipx install msd-core` (or pip install into an environment whose bin folder is on PATH)"
-    return {"on_path": False, "path": None, "fix": fix}
 
 
 def status(cwd: str | Path | None = None, config_dir: str | Path | None = None) -> OperationResult:
@@ -105,7 +99,7 @@ def status(cwd: str | Path | None = None, config_dir: str | Path | None = None) 
     if targets[0].config == targets[1].config:
         targets = targets[:1]
     installs = [inspect(t) for t in targets]
-    runner = msd_run_on_path()
+    runner = runner_path.check()
     result = OperationResult("status")
     result.data = {"package_version": __version__, "installs": installs, "msd_run": runner}
     return result

@@ -1,8 +1,8 @@
 """`msd install` / `msd update`: plan every file, then apply the plan in one transaction.
 
 Order: check the target -> take the lock -> recover an interrupted run -> read the manifest
--> build the installed bytes from the content -> plan verdicts -> plan settings.json ->
-stage + journal + swap (manifest last). `dry_run` stops after planning and writes nothing.
+-> refuse a downgrade (unless --force) -> build the installed bytes from the content
+-> plan verdicts -> plan settings.json -> stage + journal + swap (manifest last). `dry_run` stops after planning and writes nothing.
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.install import settings as settings_mod
 from msd_core.install import txn
+from msd_core.install import origin
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import Plan, plan_install
 from msd_core.install.pristine import PACK_REL, build_pack
 from msd_core.install.source import ContentSource
 from msd_core.install.target import cannot_write, check_target, read_installed
 from msd_core.install.transform import installed_files
+from msd_core.install.versions import refuse_downgrade
 from msd_core.manifest import Manifest, load_manifest
 from msd_core.paths import INSTALL_DIRNAME, MANIFEST_NAME, Target
 from msd_core.result import OperationResult
@@ -75,6 +77,9 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
     pack = build_pack(plan.pristine)
     if read_installed(target.config, PACK_REL) != pack:
         changes.puts[PACK_REL] = pack
+    for rel, data in origin.private_files(target).items():
+        if read_installed(target.config, rel) != data:
+            changes.puts[rel] = data
     for rel, data in plan.backups.items():
         changes.puts[f"{BACKUPS_PREFIX}{backup_stamp}/{rel}"] = data
     if settings_change.new_bytes is not None:
@@ -101,13 +106,13 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
     extra = dict(old.extra) if old else {}
     extra["conflicts"] = sorted(plan.conflicts)
     if created_config:
-        extra["created_config_dirs"] = created_config
+        extra["created_config_dirs"] = origin.recorded_created_dirs(target, created_config)
     if settings_change.record is not None:
         extra["settings"] = settings_change.record
     else:
         extra.pop("settings", None)
     manifest = Manifest(
-        version=__version__, scope=target.scope, target=str(target.config), files=plan.files,
+        version=__version__, scope=target.scope, target=origin.manifest_target(target), files=plan.files,
         registry=registry, created_dirs=created_dirs, settings_permission=settings_change.permission, extra=extra,
     )
     changes.puts[MANIFEST_REL] = manifest.dumps()
@@ -152,6 +157,8 @@ def install(target: Target, *, source: ContentSource | None = None, force: bool 
 def _run(target, source, force, dry_run, result, created_config, progress) -> OperationResult:
     warnings = result.warnings
     old = load_old_manifest(target, force=force, warnings=warnings) if target.config.is_dir() else None
+    if old is not None and not force:
+        refuse_downgrade(old.version, __version__, flag="--global" if target.scope == "global" else "--local")
     if old and old.extra.get("created_config_dirs"):
         created_config = old.extra["created_config_dirs"]
     src_files = source.files()

@@ -18,6 +18,7 @@ from msd_core.install import settings as settings_mod
 from msd_core.install import txn
 from msd_core.install.installer import MANIFEST_REL, _list_files
 from msd_core.install.lock import install_lock
+from msd_core.install.origin import created_dirs_on_disk
 from msd_core.install.target import check_target, read_installed
 from msd_core.manifest import Manifest, load_manifest
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target
@@ -49,7 +50,7 @@ def uninstall(target: Target, *, force: bool = False, dry_run: bool = False, all
         if note:
             result.warnings.append(note)
         out = _run(target, force, False, result)
-    created = out.data.pop("_created_config_dirs", [])
+    created = created_dirs_on_disk(target, out.data.pop("_created_config_dirs", []))
     for d in created:  # after the lock file is gone
         with contextlib.suppress(OSError):
             os.rmdir(d)
