@@ -78,9 +78,18 @@ def _load(module_name: str):
     return importlib.import_module(module_name)
 
 
-def build_command_parser(name: str, prog: str = "msd_run") -> argparse.ArgumentParser:
+class _UsageProblem(Exception):
+    """A usage error inside `call`: carried back, never printed."""
+
+
+class _QuietParser(OneLineParser):
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise _UsageProblem(message)
+
+
+def build_command_parser(name: str, prog: str = "msd_run", parser_class=None) -> argparse.ArgumentParser:
     module_name, help_text = COMMANDS[name]
-    parser = OneLineParser(prog=f"{prog} {name}", description=help_text, epilog=EXIT_CODES_HELP)
+    parser = (parser_class or OneLineParser)(prog=f"{prog} {name}", description=help_text, epilog=EXIT_CODES_HELP)
     _common(parser)
     module = _load(module_name)
     configure = getattr(module, f"configure_{name.replace('-', '_')}", None) or module.configure
@@ -136,6 +145,45 @@ def emit(result) -> int:
         return EXIT_OK
     sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
     return EXIT_OK
+
+
+def call(argv: list[str]) -> tuple[int, object]:
+    """Run one command in-process and hand back what it returns, printing nothing.
+
+    (0, result) on success; (exit code, {"error", "exit_code", "message"[, "hint"]}) on failure.
+    Nothing process-wide is redirected, so concurrent calls (the MCP server's threads)
+    each get their own answer. Commands that print their own output (they return an int)
+    are refused: their output could not be told apart from another call's.
+    """
+    name = argv[0] if argv else ""
+    if name not in COMMANDS:
+        return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": f"unknown command {name!r}"}
+    try:
+        parser = build_command_parser(name, parser_class=_QuietParser)
+        args = parser.parse_args(argv[1:])
+        args.command = name
+        module = _load(COMMANDS[name][0])
+        runner = getattr(module, f"run_{name.replace('-', '_')}", None) or module.run
+        result = runner(args)
+    except _UsageProblem as exc:
+        return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": str(exc)}
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        return code, {"error": "usage", "exit_code": code, "message": "the command exited early"}
+    except MsdError as exc:
+        out = {"error": exc.kind, "exit_code": exc.exit_code, "message": exc.message}
+        if exc.hint:
+            out["hint"] = exc.hint
+        return exc.exit_code, out
+    except Exception as exc:
+        if os.environ.get("MSD_DEBUG"):
+            raise
+        return EXIT_FAILED, {"error": "failed", "exit_code": EXIT_FAILED,
+                             "message": f"internal error: {type(exc).__name__}: {exc}"}
+    if isinstance(result, int) and not isinstance(result, bool):
+        return EXIT_FAILED, {"error": "failed", "exit_code": EXIT_FAILED,
+                             "message": f"`{name}` prints its own output and cannot be called in-process"}
+    return EXIT_OK, result
 
 
 def main(argv: list[str] | None = None) -> int:
