@@ -4,7 +4,10 @@ ask_user without a terminal; resuming after a failure."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+import time
 import textwrap
 
 import pytest
@@ -12,18 +15,26 @@ import pytest
 from test_flowkit import fake_install
 
 AGENT = textwrap.dedent(r'''
-    import json, os, sys
+    import json, os, shlex, subprocess, sys
     from pathlib import Path
 
     step = os.environ["MSD_STEP"]
     mode = os.environ.get("FAKE_MODE", "succeed")
-    brief = Path(sys.argv[1]).read_text() if len(sys.argv) > 1 else sys.stdin.read()
+    how = os.environ.get("FAKE_REPORT", "command")  # command: the brief's msd_run line; file: $MSD_STEP_RESULT
+    if "--" in sys.argv:  # --prompt-file: one line naming the brief file
+        line = sys.argv[-1]
+        brief = Path(line.split(" in ", 1)[1].rsplit(" and follow", 1)[0]).read_text()
+    else:
+        brief = sys.stdin.read()
     log = Path(os.environ["FAKE_LOG"])
     with log.open("a") as fh:
         fh.write(json.dumps({"step": step, "argv": sys.argv[1:], "brief": brief}) + "\n")
     print(f"fake agent on {step}")  # goes to the chain's stderr
-    if mode == "fail" and step == os.environ.get("FAKE_AT", step):
+    at = step == os.environ.get("FAKE_AT", step)
+    if mode == "fail" and at:
         sys.exit(7)
+    if mode == "silent" and at:
+        sys.exit(0)
     project = Path(os.environ["MSD_PROJECT"])
     counter = project / "waves.txt"
     result = {}
@@ -34,17 +45,27 @@ AGENT = textwrap.dedent(r'''
         counter.write_text(str(n))
         result = {"wave": n, "plans_remaining": 2 - n}
     elif step == "verify":
-        if not (mode == "forget" and step == os.environ.get("FAKE_AT", step)):
+        if not (mode == "forget" and at):
             p = project / ".planning/phases/02-a/02-VERIFICATION.md"
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text("---\nstatus: passed\n---\n")
         result = {"status": "passed"}
     elif step == "update-state":
+        if not (mode == "lie" and at):
+            (project / ".planning/STATE.md").write_text("# State\nphase 02 done\n")
         result = {"updated": True}
-    if mode == "badjson" and step == os.environ.get("FAKE_AT", step):
+    if mode == "badjson" and at:
         Path(os.environ["MSD_STEP_RESULT"]).write_text("{oops")
-    else:
+    elif how == "file":
         Path(os.environ["MSD_STEP_RESULT"]).write_text(json.dumps(result))
+    else:
+        line = next(l.strip() for l in brief.splitlines() if l.strip().startswith("msd_run step-report "))
+        argv = shlex.split(line)
+        if "--result" in argv:
+            argv[argv.index("--result") + 1] = json.dumps(result)
+        proc = subprocess.run([sys.executable, "-m", "msd_core.run", *argv[1:]], capture_output=True, text=True)
+        print(proc.stdout.strip(), proc.stderr.strip())
+        sys.exit(proc.returncode)
 ''')
 
 
@@ -64,8 +85,8 @@ def _log(log):
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
-def _chain(msd, project, install, cmd, log, *extra, mode="succeed", at=None):
-    env = {"FAKE_MODE": mode, "FAKE_LOG": str(log)}
+def _chain(msd, project, install, cmd, log, *extra, mode="succeed", at=None, report="command"):
+    env = {"FAKE_MODE": mode, "FAKE_LOG": str(log), "FAKE_REPORT": report}
     if at:
         env["FAKE_AT"] = at
     return msd(["chain", "execute-phase", "--root", str(install), "--agent-cmd", cmd, "--cwd", str(project), *extra],
@@ -83,19 +104,43 @@ def test_chain_runs_every_agent_step_to_done(msd, setup):
     assert [c["step"] for c in calls] == ["discover-plans", "execute-wave", "execute-wave", "verify", "update-state"]
     wave = calls[1]["brief"]
     assert "Act as the msd-executor agent; its definition: " + str(install.parent / "agents" / "msd-executor.md") in wave
-    assert "phase 02" in wave and "MSD_STEP_RESULT" in wave and "wave (int), plans_remaining (int)" in wave
+    assert "phase 02" in wave and "wave (int), plans_remaining (int)" in wave
+    # the report command is literal: no shell variable, no redirect
+    line = next(ln.strip() for ln in wave.splitlines() if ln.strip().startswith("msd_run step-report --ticket "))
+    assert "$" not in line and ">" not in line and "execute-phase-execute-wave-1.ticket.json" in line
     assert "fake agent on verify" in r.stderr  # agent output goes to stderr, the report to stdout
     state = json.loads((project / ".planning" / "state.json").read_text())["workflows"]["execute-phase"]
     assert state["status"] == "done" and state["visits"]["execute-wave"] == 2
 
 
-def test_prompt_file_mode_passes_a_path(msd, setup):
+def test_result_file_still_works(msd, setup):
     project, install, cmd, log = setup
-    r = _chain(msd, project, install, cmd, log, "--prompt-file")
+    r = _chain(msd, project, install, cmd, log, "--var", "phase=02", "--json", report="file")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["status"] == "done"
+    assert "MSD_STEP_RESULT" in _log(log)[0]["brief"]
+
+
+def test_prompt_file_mode_passes_one_line_after_a_double_dash(msd, setup):
+    """A list-valued option at the end of --agent-cmd cannot swallow the line: it comes after `--`."""
+    project, install, cmd, log = setup
+    r = _chain(msd, project, install, cmd + " --tools a b", log, "--prompt-file")
     assert r.returncode == 0, r.stderr
     first = _log(log)[0]
-    assert first["argv"][0].endswith("execute-phase-discover-plans-1.prompt.md")
+    assert first["argv"][:4] == ["--tools", "a", "b", "--"]
+    assert first["argv"][4].startswith("Read the step brief in ") and first["argv"][4].endswith(
+        "execute-phase-discover-plans-1.prompt.md and follow it.")
     assert "step `discover-plans`" in first["brief"]
+
+
+def test_prompt_placeholder_takes_the_line_in_place(msd, setup, tmp_path):
+    project, install, _cmd, log = setup
+    show = tmp_path / "show.py"
+    show.write_text("import json, sys; open(sys.argv[1], 'a').write(json.dumps(sys.argv[2:]) + '\\n'); sys.exit(9)\n")
+    r = _chain(msd, project, install, f"{sys.executable} {show} {tmp_path / 'argv.txt'} {{prompt}} --tail", log, "--prompt-file")
+    assert r.returncode == 1
+    got = json.loads((tmp_path / "argv.txt").read_text())
+    assert got[0].startswith("Read the step brief in ") and got[1:] == ["--tail"]
 
 
 def test_failing_agent_stops_with_a_report_and_resumes(msd, setup):
@@ -114,16 +159,35 @@ def test_failing_agent_stops_with_a_report_and_resumes(msd, setup):
 
 def test_agent_forgetting_an_output_is_reported(msd, setup):
     project, install, cmd, log = setup
-    r = _chain(msd, project, install, cmd, log, "--json", mode="forget", at="verify")
+    r = _chain(msd, project, install, cmd, log, "--json", mode="forget", at="verify", report="file")
     assert r.returncode == 1
     failure = json.loads(r.stdout)["failure"]
     assert failure["step"] == "verify" and failure["exit_code"] == 0
     assert "02-VERIFICATION.md does not exist" in failure["missing"]
 
 
+def test_step_report_refuses_a_missing_output_on_the_spot(msd, setup):
+    """The agent learns at report time (exit 2, the problem named) instead of after it exits."""
+    project, install, cmd, log = setup
+    r = _chain(msd, project, install, cmd, log, "--json", mode="forget", at="verify")
+    assert r.returncode == 1
+    assert ("msd_run step-report: error: step verify not reported: expected file "
+            ".planning/phases/02-a/02-VERIFICATION.md does not exist") in r.stderr
+    failure = json.loads(r.stdout)["failure"]
+    assert failure["step"] == "verify" and failure["exit_code"] == 2
+
+
+def test_an_agent_reporting_nothing_is_named_as_such(msd, setup):
+    project, install, cmd, log = setup
+    r = _chain(msd, project, install, cmd, log, mode="silent", at="discover-plans")
+    assert r.returncode == 1
+    assert "the agent reported no result at all (no `msd_run step-report` call, no result file)" in r.stderr
+    assert "phase, phase_dir, plans_remaining" in r.stderr
+
+
 def test_agent_writing_bad_json_is_reported(msd, setup):
     project, install, cmd, log = setup
-    r = _chain(msd, project, install, cmd, log, "--json", mode="badjson", at="discover-plans")
+    r = _chain(msd, project, install, cmd, log, "--json", mode="badjson", at="discover-plans", report="file")
     assert r.returncode == 1 and "is not valid JSON" in json.loads(r.stdout)["failure"]["missing"]
 
 
@@ -159,10 +223,12 @@ def test_ask_user_without_terminal_fails_clearly(msd, setup):
     project, install, cmd, log = setup
     r = msd(["chain", "new-project", "--root", str(install), "--agent-cmd", cmd, "--cwd", str(project), "--json"],
             env={"FAKE_LOG": str(log), "FAKE_MODE": "succeed"})
-    # detect-existing runs the agent (it reports no fields the fake knows): the brief asks for has_project
+    # detect-existing runs the agent (it reports no fields the fake knows): step-report refuses on the spot
     assert r.returncode == 1
     failure = json.loads(r.stdout)["failure"]
-    assert failure["step"] == "detect-existing" and "missing field has_project" in failure["missing"]
+    assert failure["step"] == "detect-existing" and failure["missing"] == "agent exited with code 2"
+    assert "step detect-existing not reported: missing field has_project (bool); missing field has_code (bool)" in r.stderr
+    assert "step-report" in _log(log)[0]["brief"]
 
 
 def test_ask_user_step_in_process(tmp_path):
@@ -200,6 +266,11 @@ NEW_PROJECT_AGENT = textwrap.dedent(r'''
               "roadmap": ["ROADMAP.md", "STATE.md"]}
     for name in writes.get(step, []):
         (planning / name).write_text(f"# {name}\n")
+    if step == "commit":
+        import subprocess
+        ident = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+        subprocess.run(["git", "add", ".planning"], cwd=project, check=True)
+        subprocess.run(["git", *ident, "commit", "-q", "-m", "docs: project"], cwd=project, check=True)
     result = {"detect-existing": {"has_project": False, "has_code": False}, "commit": {"committed": True}}.get(step, {})
     Path(os.environ["MSD_STEP_RESULT"]).write_text(json.dumps(result))
 ''')
@@ -211,6 +282,7 @@ def test_chain_new_project_on_a_terminal(tmp_path):
 
     project = tmp_path / "proj"
     project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
     agent = tmp_path / "np_agent.py"
     agent.write_text(NEW_PROJECT_AGENT)
     install = fake_install(tmp_path / "cfg")

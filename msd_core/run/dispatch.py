@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compile-plan": ("msd_core.run.cmd_compile_plan", "inline a plan's references into <plan>.compiled.md"),
     "next-step": ("msd_core.run.cmd_flow", "the next step of a workflow flow"),
     "step-done": ("msd_core.run.cmd_flow", "record a flow step's result and advance"),
+    "step-report": ("msd_core.run.cmd_step_report", "report the result of a step `msd chain` gave you (checked on the spot)"),
     "next": ("msd_core.run.cmd_next", "what the project should do next, and why"),
     "memory": ("msd_core.run.cmd_memory", "index and query the project's recorded summaries"),
 }
