@@ -316,3 +316,283 @@ def test_tampered_agent_definition_is_not_named(msd, setup):
     assert r.returncode == 0, r.stderr
     wave = [c for c in _log(log) if c["step"] == "execute-wave"][0]["brief"]
     assert "Act as the msd-executor agent." in wave and "its definition" not in wave
+
+
+# ------------------------------------------------------------------ bounds (issue 13.6)
+
+SPAWNER = textwrap.dedent(r'''
+    import os, subprocess, sys, time
+    from pathlib import Path
+    sys.stdin.read()
+    # a grandchild through a shell, in the background, sleeping "forever"
+    subprocess.Popen(["/bin/sh", "-c", "sleep 1000 & echo $! > " + sys.argv[1] + "; wait"])
+    for _ in range(200):
+        if Path(sys.argv[1]).exists() and Path(sys.argv[1]).read_text().strip():
+            break
+        time.sleep(0.02)
+    if sys.argv[2] == "hang":
+        time.sleep(1000)
+''')
+
+
+def _gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:  # a zombie whose parent is gone counts as ended
+            if open(f"/proc/{pid}/stat").read().split(") ", 1)[1].startswith("Z"):
+                return True
+        except OSError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("how", ["hang", "exit"])
+def test_the_whole_process_group_is_ended(msd, setup, tmp_path, how):
+    """--timeout ends the agent and the grandchild it started; an agent that exits leaves nothing behind either."""
+    project, install, _cmd, log = setup
+    spawner = tmp_path / "spawner.py"
+    spawner.write_text(SPAWNER)
+    pidfile = tmp_path / "grandchild.pid"
+    started = time.monotonic()
+    r = msd(["chain", "execute-phase", "--root", str(install), "--cwd", str(project), "--timeout", "2",
+             "--agent-cmd", f"{sys.executable} {spawner} {pidfile} {how}"], timeout=60)
+    assert time.monotonic() - started < 30
+    assert r.returncode == 1
+    pid = int(pidfile.read_text())
+    try:
+        assert _gone(pid), f"grandchild {pid} survived"
+    finally:
+        with __import__("contextlib").suppress(ProcessLookupError):
+            os.kill(pid, 9)
+    if how == "hang":
+        assert "agent did not finish within 2s (--timeout); it and every process it started were ended" in r.stderr
+    else:
+        assert "reported no result at all" in r.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "symlink-out"])
+def test_a_result_path_that_is_not_a_regular_file_fails_fast(msd, setup, tmp_path, kind):
+    project, install, _cmd, log = setup
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"phase": "02", "phase_dir": "02-a", "plans_remaining": 2}')
+    maker = tmp_path / "maker.py"
+    maker.write_text(textwrap.dedent(f'''
+        import os, sys
+        sys.stdin.read()
+        path = os.environ["MSD_STEP_RESULT"]
+        kind = {kind!r}
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "folder":
+            os.mkdir(path)
+        else:
+            os.symlink({str(outside)!r}, path)
+    '''))
+    started = time.monotonic()
+    r = msd(["chain", "execute-phase", "--root", str(install), "--cwd", str(project), "--json",
+             "--agent-cmd", f"{sys.executable} {maker}"], timeout=60)
+    assert time.monotonic() - started < 30
+    assert r.returncode == 1
+    words = {"fifo": "a FIFO", "folder": "a folder", "symlink-out": "a symlink"}[kind]
+    assert f"is {words}, not a regular file; refusing to read it" in json.loads(r.stdout)["failure"]["missing"]
+    # a second run is refused before the agent starts (the leftover is named), or clears a symlink and retries
+    r2 = msd(["chain", "execute-phase", "--root", str(install), "--cwd", str(project), "--json",
+              "--agent-cmd", f"{sys.executable} -c pass"], timeout=60)
+    assert r2.returncode == 1
+    if kind != "symlink-out":
+        assert "not a regular file; remove it and run the chain again" in json.loads(r2.stdout)["failure"]["missing"]
+    assert outside.read_text().startswith('{"phase"')  # never written through
+
+
+def test_default_timeout_is_documented():
+    from msd_core.chain import DEFAULT_TIMEOUT
+
+    readme = (__import__("pathlib").Path(__file__).parents[1] / "README.md").read_text()
+    assert DEFAULT_TIMEOUT == 1800.0 and "30 minutes" in readme
+
+
+# ------------------------------------------------------------------ verified claims (issue 21.2)
+
+NOTES_FLOW = textwrap.dedent('''
+    workflow = "notes"
+    version = 1
+    start = "write"
+    description = "write a note, commit it"
+
+    [[steps]]
+    id = "write"
+    action = "write_artifact"
+    prompt = "Write .planning/notes.md."
+    expects = { files = [".planning/notes.md"] }
+    next = "commit"
+
+    [[steps]]
+    id = "commit"
+    action = "run"
+    prompt = "Commit the notes."
+    expects = { fields = { committed = "bool", commit = "string?", files = "list?" } }
+    next = "done"
+
+    [[steps]]
+    id = "done"
+    action = "done"
+    prompt = "Done."
+''')
+
+NOTES_AGENT = textwrap.dedent(r'''
+    import json, os, subprocess, sys
+    from pathlib import Path
+    sys.stdin.read()
+    step, mode = os.environ["MSD_STEP"], os.environ["FAKE_MODE"]
+    project = Path(os.environ["MSD_PROJECT"])
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    result = {}
+    if step == "write":
+        (project / ".planning/notes.md").write_text("notes\n")
+    else:
+        old = subprocess.run(["git", "rev-parse", "HEAD"], cwd=project, capture_output=True, text=True).stdout.strip()
+        if mode != "no-commit":
+            subprocess.run(git + ["add", ".planning/notes.md"], cwd=project, check=True)
+            subprocess.run(git + ["commit", "-q", "-m", "notes"], cwd=project, check=True)
+        if mode == "edited-after":
+            (project / ".planning/notes.md").write_text("notes, changed after the commit\n")
+        result = {"committed": True}
+        if mode == "old-sha":
+            result["commit"] = old
+        if mode == "ghost-file":
+            result["files"] = [".planning/ghost.md"]
+        if mode == "honest":
+            result["commit"] = subprocess.run(["git", "rev-parse", "HEAD"], cwd=project, capture_output=True, text=True).stdout.strip()
+            result["files"] = [".planning/notes.md"]
+    Path(os.environ["MSD_STEP_RESULT"]).write_text(json.dumps(result))
+''')
+
+
+@pytest.fixture
+def notes(tmp_path):
+    project = tmp_path / "notes-proj"
+    (project / ".planning").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "README").write_text("x\n")
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-C", str(project), "commit", "-q",
+                    "--allow-empty", "-m", "start"], check=True)
+    agent = tmp_path / "notes_agent.py"
+    agent.write_text(NOTES_AGENT)
+    install = fake_install(tmp_path / "notes-cfg", flows={"notes": NOTES_FLOW})
+    return project, install, f"{sys.executable} {agent}"
+
+
+def _notes(msd, notes, mode):
+    project, install, cmd = notes
+    return msd(["chain", "notes", "--root", str(install), "--agent-cmd", cmd, "--cwd", str(project), "--json"],
+               env={"FAKE_MODE": mode}, timeout=120)
+
+
+def test_an_honest_commit_claim_passes(msd, notes):
+    r = _notes(msd, notes, "honest")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["status"] == "done"
+
+
+@pytest.mark.parametrize("mode,needle", [
+    ("no-commit", "claims committed: true but no commit was made during the step (HEAD is still "),
+    ("edited-after", ".planning/notes.md has changes that are not committed"),
+    ("old-sha", "which is not among the commits made during the step"),
+    ("ghost-file", "claims file .planning/ghost.md, which does not exist"),
+])
+def test_a_false_claim_stops_the_chain_with_the_difference(msd, notes, mode, needle):
+    project = notes[0]
+    r = _notes(msd, notes, mode)
+    assert r.returncode == 1, r.stdout
+    failure = json.loads(r.stdout)["failure"]
+    assert failure["step"] == "commit" and needle in failure["missing"], failure
+    assert failure["claims"]
+    run = json.loads((project / ".planning" / "state.json").read_text())["workflows"]["notes"]
+    assert run["current"] == "commit" and "commit" not in run["results"]  # nothing recorded
+
+
+def test_a_commit_claim_outside_git_is_refused(msd, notes):
+    import shutil
+
+    shutil.rmtree(notes[0] / ".git")
+    r = _notes(msd, notes, "no-commit")
+    assert r.returncode == 1 and "is no git repository" in json.loads(r.stdout)["failure"]["missing"]
+
+
+def test_claims_checked_directly(tmp_path):
+    """updated: true needs a STATE.md change; `files` outside the project are refused."""
+    from msd_core import claims
+
+    (tmp_path / ".planning").mkdir()
+    (tmp_path / ".planning" / "STATE.md").write_text("a\n")
+    before = claims.snapshot(tmp_path)
+    assert claims.check(tmp_path, before, {"updated": True}, []) == [
+        "claims updated: true but .planning/STATE.md did not change during the step"]
+    (tmp_path / ".planning" / "STATE.md").write_text("b\n")
+    assert claims.check(tmp_path, before, {"updated": True}, []) == []
+    assert claims.check(tmp_path, before, {"files": ["../../etc/passwd"]}, []) == [
+        "claims file ../../etc/passwd, which is outside the project"]
+    assert claims.check(tmp_path, before, {"updated": False, "committed": False}, []) == []
+
+
+# ------------------------------------------------------------------ agent presets (issue 21.3)
+
+def test_dry_run_shows_each_steps_command_line_for_the_claude_preset(msd, setup):
+    project, install, _cmd, _log = setup
+    r = msd(["chain", "plan-phase", "--root", str(install), "--cwd", str(project), "--dry-run", "--json",
+             "--agent", "claude", "--allow", "Bash(npm test)"])
+    assert r.returncode == 0, r.stderr
+    by_step = {p["step"]: p.get("command") for p in json.loads(r.stdout)["plan"]}
+    assert by_step["plan"] == "claude -p --allowedTools 'Bash(msd_run *)' Write Edit 'Bash(npm test)'  < brief on stdin"
+    assert by_step["commit"] == ("claude -p --allowedTools 'Bash(msd_run *)' 'Bash(git add *)' 'Bash(git commit *)' "
+                                 "'Bash(npm test)'  < brief on stdin")
+    assert by_step["done"] is None
+    r = msd(["chain", "plan-phase", "--root", str(install), "--cwd", str(project), "--dry-run", "--agent", "claude",
+             "--prompt-file"])
+    assert "command: claude -p --allowedTools 'Bash(msd_run *)' Write Edit -- 'Read the step brief in <brief file> and follow it.'" in r.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--agent", "gpt"], "--agent 'gpt' is not a known preset"),
+    (["--agent", "claude", "--agent-cmd", "x"], "give --agent or --agent-cmd, not both"),
+    (["--agent", "claude", "--allow", "Bash(rm -rf /) && x("], "is not a permission rule"),
+    (["--agent-cmd", "x", "--allow", "Write"], "--allow works with --agent presets"),
+])
+def test_bad_agent_choices_are_usage_errors(msd, setup, args, needle):
+    project, install, _cmd, _log = setup
+    r = msd(["chain", "plan-phase", "--root", str(install), "--cwd", str(project), *args])
+    assert r.returncode == 2 and needle in r.stderr
+
+
+FAKE_CLAUDE = textwrap.dedent(r'''
+    import json, os, shlex, subprocess, sys
+    brief = sys.stdin.read()
+    with open(os.environ["FAKE_LOG"], "a") as fh:
+        fh.write(json.dumps({"argv": sys.argv[1:], "brief": brief}) + "\n")
+    line = next(l.strip() for l in brief.splitlines() if l.strip().startswith("msd_run step-report "))
+    argv = shlex.split(line)
+    argv[argv.index("--result") + 1] = json.dumps({"phase": "02", "phase_dir": "02-a", "plans_remaining": 0})
+    sys.exit(subprocess.run([sys.executable, "-m", "msd_core.run", *argv[1:]]).returncode)
+''')
+
+
+def test_the_claude_preset_starts_claude_headless_with_the_brief_on_stdin(msd, setup, tmp_path):
+    project, install, _cmd, log = setup
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "claude"
+    fake.write_text(f"#!{sys.executable}\n" + FAKE_CLAUDE)
+    fake.chmod(0o755)
+    r = msd(["chain", "execute-phase", "--root", str(install), "--cwd", str(project), "--agent", "claude", "--json",
+             "--max-steps", "1"], env={"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "FAKE_LOG": str(log)})
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    assert calls[0]["argv"] == ["-p", "--allowedTools", "Bash(msd_run *)", "Write", "Edit"]
+    assert "step `discover-plans`" in calls[0]["brief"]
+    report = json.loads(r.stdout)
+    assert report["steps"][0]["step"] == "discover-plans"  # reported through step-report, recorded
+    assert "stopped after 1 steps" in report["failure"]["missing"]
