@@ -113,7 +113,7 @@ def brief(ctx, step: dict, result_path: Path, ticket: Path | None = None) -> str
                      "Fields can also be given as name=value words after the ticket (e.g. plans=3). "
                      "Do not use shell variables or redirects in it.")
         if fields:
-            lines.append(f"(Alternative: write the same JSON object to the file {result_path}, also named in $MSD_STEP_RESULT.)")
+            lines.append(f"(Alternative: write the same JSON object to the file {result_path}.)")
         lines.append("msd checks what you claim: committed: true needs a real new commit holding the step's files; "
                      "a `files` list must name files that exist.")
         lines.append("")

@@ -118,7 +118,7 @@ def test_result_file_still_works(msd, setup):
     r = _chain(msd, project, install, cmd, log, "--var", "phase=02", "--json", report="file")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["status"] == "done"
-    assert "MSD_STEP_RESULT" in _log(log)[0]["brief"]
+    assert "Alternative: write the same JSON object to the file " in _log(log)[0]["brief"]
 
 
 def test_prompt_file_mode_passes_one_line_after_a_double_dash(msd, setup):
