@@ -14,19 +14,23 @@ Without the `mcp__msd` permission every tool call is refused in headless mode (`
 
 Editing a user's JSON file: the file is read, changed in memory (every other key kept, in
 its order; the file's indent and final newline kept) and replaced atomically (temp file +
-os.replace, mode kept) under an msd lock. If the file changed on disk while msd worked
-(Claude Code rewrites ~/.claude.json often), the edit starts over from the new content. A
+os.replace, mode kept) while holding the lock Claude Code takes on its settings files
+(`<file>.lock`, see host_lock); when nothing needs to change, nothing is touched. If the
+file changed on disk while msd worked, the edit starts over from the new content. A
 file that does not parse, is not a JSON object, is a symlink or not a regular file is left
 untouched with a one-line error. Only an entry msd-core wrote is ever changed or removed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 import os
 import shutil
 import stat
 import sys
+import time
 from pathlib import Path
 
 from msd_core import paths
@@ -37,6 +41,8 @@ PERMISSION = f"mcp__{SERVER_NAME}"
 SCOPES = ("user", "project")
 MAX_BYTES = 64 * 1024 * 1024
 RETRIES = 5
+HOST_LOCK_STALE = 10.0  # seconds: Claude Code's staleMs for its settings lock
+HOST_LOCK_WAIT = 5.0  # shorter than the stale age: a held (refreshed) lock gives exit 4
 
 
 # ------------------------------------------------------------------ where
@@ -82,10 +88,37 @@ def is_ours(entry) -> bool:
 # ------------------------------------------------------------------ safe JSON edits
 
 
-def _lock_path(target: Path) -> Path:
-    from msd_core.fsutil import sha256_bytes
+@contextlib.contextmanager
+def host_lock(path: Path, wait: float = HOST_LOCK_WAIT):
+    """The lock Claude Code itself takes on its settings files (proper-lockfile): the folder
+    `<file>.lock`, created atomically, treated as stale after HOST_LOCK_STALE seconds without
+    an update. Held only while msd writes; LockTimeout (exit 4) when the host keeps it."""
+    from msd_core.errors import LockTimeout
 
-    return paths.user_config_dir() / "locks" / f"host-json-{sha256_bytes(str(target).encode())[:16]}.lock"
+    lock = path.with_name(path.name + ".lock")
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            os.mkdir(lock)
+            break
+        except FileExistsError:
+            try:
+                age = time.time() - os.stat(lock).st_mtime
+            except FileNotFoundError:
+                continue
+            if age > HOST_LOCK_STALE:
+                with contextlib.suppress(OSError):
+                    os.rmdir(lock)  # stale by the host's own rule (an empty folder)
+                continue
+            if time.monotonic() > deadline:
+                raise LockTimeout(f"{lock} is held (Claude Code is writing {path.name}); nothing written",
+                                  hint="run the command again in a moment") from None
+            time.sleep(0.05)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(lock)
 
 
 def _read(path: Path) -> bytes | None:
@@ -135,49 +168,50 @@ def _style(data: bytes | None) -> tuple[int | str, bool]:
     return indent, text.endswith("\n")
 
 
+def _apply(path: Path, change, obj: dict):
+    try:
+        return change(obj)
+    except OperationFailed as exc:
+        raise OperationFailed(f"{path}: {exc.message}", hint=exc.hint) from None
+
+
+def precheck(path: Path, change) -> bool:
+    """Whether `edit_json(path, change)` would write; raises the error it would raise.
+    Writes nothing and takes no lock (a bad second file stops a two-file change before the
+    first file is touched; a change with nothing to do touches nothing at all)."""
+    return _apply(path, change, copy.deepcopy(_parse(path, _read(path)))) is not None
+
+
 def edit_json(path: Path, change, *, new_mode: int | None = None, delete_if_empty: bool = False) -> str:
     """Apply `change(obj) -> note or None` (None: nothing to do) to the JSON object in `path`.
 
     Returns the note ("unchanged" when nothing changed). Never leaves a half-written or
     corrupt file: the old file stays until the new one is complete."""
-    from msd_core.fsutil import atomic_write_bytes, locked
+    from msd_core.fsutil import atomic_write_bytes
 
-    with locked(_lock_path(path), what=f"{path} (msd's lock)"):
+    if not precheck(path, change):
+        return "unchanged"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with host_lock(path):
         for _ in range(RETRIES):
             data = _read(path)
             obj = _parse(path, data)
-            try:
-                note = change(obj)
-            except OperationFailed as exc:
-                raise OperationFailed(f"{path}: {exc.message}", hint=exc.hint) from None
+            note = _apply(path, change, obj)
             if note is None:
                 return "unchanged"
             indent, newline = _style(data)
             new = (json.dumps(obj, indent=indent, ensure_ascii=False) + ("\n" if newline else "")).encode("utf-8")
             if _read(path) != data:
-                continue  # the host rewrote it meanwhile: start over from its new content
+                continue  # written meanwhile without the lock: start over from the new content
             if delete_if_empty and not obj:
                 path.unlink()
                 return note
-            existed = data is not None
             try:
-                atomic_write_bytes(path, new, mode=None if existed else new_mode)
+                atomic_write_bytes(path, new, mode=None if data is not None else new_mode)
             except OSError as exc:
                 raise OperationFailed(f"cannot write {path}: {exc.strerror}") from None
             return note
     raise OperationFailed(f"{path} kept changing while msd edited it; nothing written", hint="run the command again")
-
-
-def precheck(path: Path, change) -> None:
-    """Raise the error `edit_json(path, change)` would raise, writing nothing (so a bad second
-    file stops a two-file change before the first file is touched)."""
-    import copy
-
-    obj = _parse(path, _read(path))
-    try:
-        change(copy.deepcopy(obj))
-    except OperationFailed as exc:
-        raise OperationFailed(f"{path}: {exc.message}", hint=exc.hint) from None
 
 
 # ------------------------------------------------------------------ the two edits

@@ -168,3 +168,36 @@ def test_msd_uninstall_removes_the_registration_of_its_scope(msd, tmp_path):
     assert "mcpServers" not in json.loads((_home() / ".claude.json").read_text())
     # msd install created settings.json; with mcp__msd gone first it matched install's bytes and went with it
     assert installed and not settings.exists()
+
+
+def test_the_hosts_own_lock_is_honoured(tmp_path, monkeypatch):
+    """Claude Code locks its settings files with a `<file>.lock` folder: msd waits for it,
+    gives exit 4 when it stays, and takes over only a stale one (as the host does)."""
+    from msd_core import mcp_setup
+    from msd_core.errors import LockTimeout
+
+    path = tmp_path / "settings.json"
+    path.write_text("{}\n")
+    lock = tmp_path / "settings.json.lock"
+    lock.mkdir()
+    monkeypatch.setattr(mcp_setup, "HOST_LOCK_WAIT", 0.3)
+    with pytest.raises(LockTimeout) as err:
+        with mcp_setup.host_lock(path, wait=0.3):
+            pass
+    assert err.value.exit_code == 4 and "is held" in err.value.message
+    assert path.read_text() == "{}\n" and lock.is_dir()
+    old = __import__("time").time() - 60
+    os.utime(lock, (old, old))  # stale: taken over, then released
+    assert mcp_setup.edit_json(path, mcp_setup._add_permission) == "added"
+    assert not lock.exists()
+    assert json.loads(path.read_text()) == {"permissions": {"allow": ["mcp__msd"]}}
+
+
+def test_a_held_host_lock_is_exit_4_from_the_cli(msd, tmp_path):
+    settings = _home() / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("{}\n")
+    (settings.parent / "settings.json.lock").mkdir()
+    r = msd(["mcp", "install"], env=_env(), cwd=tmp_path, timeout=60)
+    assert r.returncode == 4 and "settings.json.lock is held" in r.stderr
+    assert settings.read_text() == "{}\n"
