@@ -73,9 +73,11 @@ def build_server(default_cwd: str | None = None):
 
     tool_error = _tool_error_class()
 
-    def with_cwd(args: list[str], cwd: str | None) -> list[str]:
+    def with_cwd(args: list[str], cwd: str | None, *values: str) -> list[str]:
+        """The command and its options, then `--` and every positional value: a value such
+        as "--help" or "-x" is always taken as the value, never as an option."""
         where = cwd or default_cwd
-        return args + (["--cwd", where] if where else [])
+        return args + (["--cwd", where] if where else []) + ["--", *values]
 
     def answer(args: list[str]) -> dict:
         try:
@@ -89,21 +91,21 @@ def build_server(default_cwd: str | None = None):
 
         Returns {"query", "term", "reindexed", "hits": [{"file", "phase", "plan", "field" or "section",
         "snippet", "score"}]}, best first; an error result when the project has no .planning/ folder."""
-        return answer(with_cwd(["memory", "search", text, "--limit", str(limit)], cwd))
+        return answer(with_cwd(["memory", "search", "--limit", str(limit)], cwd, text))
 
     @server.tool()
     def memory_what_uses(symbol: str, type: str = "any", limit: int = 10, cwd: str | None = None) -> dict:
         """Which phases declare or use SYMBOL (a model, file, api or library); whole-word matches.
 
         Returns {"query", "term", "reindexed", "hits": [{"file", "phase", "plan", "field", "snippet", "score"}]}."""
-        return answer(with_cwd(["memory", "what-uses", symbol, "--type", type, "--limit", str(limit)], cwd))
+        return answer(with_cwd(["memory", "what-uses", "--type", type, "--limit", str(limit)], cwd, symbol))
 
     @server.tool()
     def memory_pattern_for(domain: str, limit: int = 10, cwd: str | None = None) -> dict:
         """Patterns and conventions the project recorded for DOMAIN (e.g. 'auth', 'error handling').
 
         Returns {"query", "term", "reindexed", "hits": [{"file", "phase", "plan", "field", "snippet", "score"}]}."""
-        return answer(with_cwd(["memory", "pattern-for", domain, "--limit", str(limit)], cwd))
+        return answer(with_cwd(["memory", "pattern-for", "--limit", str(limit)], cwd, domain))
 
     @server.tool()
     def memory_decisions_affecting(subsystem: str, limit: int = 20, cwd: str | None = None) -> dict:
@@ -111,14 +113,14 @@ def build_server(default_cwd: str | None = None):
 
         Returns {"query", "term", "reindexed", "hits": [{"file", "phase", "plan", "subsystem" or "section",
         "snippet", "score"}]}."""
-        return answer(with_cwd(["memory", "decisions-affecting", subsystem, "--limit", str(limit)], cwd))
+        return answer(with_cwd(["memory", "decisions-affecting", "--limit", str(limit)], cwd, subsystem))
 
     @server.tool()
     def config_get(key: str, cwd: str | None = None) -> dict:
         """The effective value of a config key (project .planning/config.json, user defaults, schema default).
 
         Returns {"value": <the value>}; an unknown key is an error result naming `msd_run config list`."""
-        return answer(with_cwd(["config", "get", key], cwd))
+        return answer(with_cwd(["config"], cwd, "get", key))
 
     @server.tool()
     def resolve(stem: str, root: str | None = None, cwd: str | None = None) -> dict:
@@ -126,8 +128,8 @@ def build_server(default_cwd: str | None = None):
 
         Returns {"stem", "compact", "root", "parts": [absolute paths of the verified files to read, in order]};
         an error result (exit code 3) when there is no msd-core install at ROOT."""
-        args = ["resolve", stem] + (["--root", root] if root else [])
-        return answer(with_cwd(args, cwd))
+        args = ["resolve"] + (["--root", root] if root else [])
+        return answer(with_cwd(args, cwd, stem))
 
     return server
 

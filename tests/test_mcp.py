@@ -140,3 +140,33 @@ def test_concurrent_calls_each_get_their_own_answer(tmp_path):
             assert got["query"] == "pattern-for" and got["term"] == "data access"
         else:
             assert got["query"] == "decisions-affecting" and got["term"] == "billing"
+
+
+def test_values_that_look_like_options_stay_values(tmp_path):
+    """"--help" or "--emit" as a tool's text is searched for / named, never parsed as an
+    option (which would print help or emitted text into the protocol stream)."""
+    project = make_project(tmp_path)
+
+    async def body(session):
+        out = {}
+        for name, args in [("memory_search", {"text": "--help"}), ("memory_what_uses", {"symbol": "-x"}),
+                           ("config_get", {"key": "--help"}), ("resolve", {"stem": "--emit"}),
+                           ("config_get", {"key": "workflow.compact_content"})]:
+            out.setdefault(name, []).append(await session.call_tool(name, args))
+        return out
+
+    got = _run(project, body)
+    search = _payload(got["memory_search"][0])
+    assert search["term"] == "--help" and search["hits"] == []
+    assert _payload(got["memory_what_uses"][0])["term"] == "-x"
+    assert _is_error(got["config_get"][0]) and "unknown config key '--help'" in _text(got["config_get"][0])
+    assert _is_error(got["resolve"][0]) and "exit code" in _text(got["resolve"][0])
+    assert _payload(got["config_get"][1])["value"] is compact_default()  # the stream is intact after all of them
+
+
+def test_call_prints_nothing_even_for_help(capsys):
+    from msd_core.run.dispatch import call
+
+    code, value = call(["config", "--help"])
+    assert capsys.readouterr().out == ""
+    assert code == 2 and value["exit_code"] == 2 and "help" in value["message"]

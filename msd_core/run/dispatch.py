@@ -84,8 +84,13 @@ class _UsageProblem(Exception):
 
 
 class _QuietParser(OneLineParser):
+    """For `call`: nothing is ever printed (a stray `--help` must not reach the caller's stdout)."""
+
     def error(self, message: str):  # noqa: D401 - argparse API
         raise _UsageProblem(message)
+
+    def _print_message(self, message, file=None):  # noqa: D401 - argparse API
+        pass
 
 
 def build_command_parser(name: str, prog: str = "msd_run", parser_class=None) -> argparse.ArgumentParser:
@@ -168,9 +173,9 @@ def call(argv: list[str]) -> tuple[int, object]:
         result = runner(args)
     except _UsageProblem as exc:
         return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": str(exc)}
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else EXIT_USAGE
-        return code, {"error": "usage", "exit_code": code, "message": "the command exited early"}
+    except SystemExit as exc:  # --help and the like: no answer to hand back
+        code = exc.code if isinstance(exc.code, int) and exc.code != 0 else EXIT_USAGE
+        return code, {"error": "usage", "exit_code": code, "message": "the command printed help instead of an answer"}
     except MsdError as exc:
         out = {"error": exc.kind, "exit_code": exc.exit_code, "message": exc.message}
         if exc.hint:
