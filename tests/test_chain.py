@@ -596,3 +596,16 @@ def test_the_claude_preset_starts_claude_headless_with_the_brief_on_stdin(msd, s
     report = json.loads(r.stdout)
     assert report["steps"][0]["step"] == "discover-plans"  # reported through step-report, recorded
     assert "stopped after 1 steps" in report["failure"]["missing"]
+
+
+def test_a_symlinked_chain_folder_is_refused(msd, setup, tmp_path):
+    """Ticket, prompt and result files never follow a symlink out of the project."""
+    project, install, cmd, log = setup
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    private = project / ".planning" / ".msd"
+    private.mkdir()
+    (private / "chain").symlink_to(outside)
+    r = _chain(msd, project, install, cmd, log, "--prompt-file")
+    assert r.returncode == 1 and "is a symlink or a file; refusing to write the chain's files through it" in r.stderr
+    assert list(outside.iterdir()) == [] and not log.exists()

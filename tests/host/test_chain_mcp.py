@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import hostkit
 
 GIT_ID = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
@@ -40,9 +42,16 @@ def _report(project: Path, step: str, result: dict) -> dict:
                                       "description": f"report step {step}"}}
 
 
-def _script(project: Path, commit: bool) -> list[dict]:
+def _read_brief(project: Path, step: str) -> dict:
+    """--prompt-file: the model gets one line naming the brief file and reads it first."""
+    path = project / ".planning" / ".msd" / "chain" / f"plan-phase-{step}-1.prompt.md"
+    return {"when": f"Read the step brief in {path} and follow it.", "tool_use": [{"name": "Read", "input": {"file_path": str(path)}}]}
+
+
+def _script(project: Path, commit: bool, prompt_file: bool = False) -> list[dict]:
     plan = project / ".planning" / "phases" / "01-setup" / "01-01-PLAN.md"
-    turns = [
+    reads = [_read_brief(project, s) for s in ("load-context", "plan", "commit")] if prompt_file else []
+    turns = reads + [
         {"when": "step `load-context`", "tool_use": [_report(project, "load-context", {"phase": "01", "phase_dir": "01-setup"})]},
         {"when": '"reported":"load-context"', "text": "reported"},
         {"when": "step `plan`", "tool_use": [{"name": "Write", "input": {"file_path": str(plan), "content": "# Plan 01-01\n"}}]},
@@ -62,7 +71,7 @@ def _script(project: Path, commit: bool) -> list[dict]:
     return turns
 
 
-def _chain(host, claude_cli, script, tmp_name: str):
+def _chain(host, claude_cli, script, tmp_name: str, *extra: str):
     bindir = host.root / "bin"
     bindir.mkdir(exist_ok=True)
     link = bindir / "claude"
@@ -72,7 +81,7 @@ def _chain(host, claude_cli, script, tmp_name: str):
         env = host.env([bindir, hostkit.VENV_BIN])
         env.update({"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-msd-host-test-dummy", **GIT_ID})
         proc = subprocess.run([sys.executable, "-m", "msd_core", "chain", "plan-phase", "--var", "phase=01",
-                               "--agent", "claude", "--json", "--timeout", "240"],
+                               "--agent", "claude", "--json", "--timeout", "240", *extra],
                               cwd=str(host.project), env=env, capture_output=True, text=True, timeout=600,
                               stdin=subprocess.DEVNULL)
         requests = server.requests()
@@ -83,12 +92,14 @@ def _git_log(project: Path) -> list[str]:
     return subprocess.run(["git", "-C", str(project), "log", "--format=%s"], capture_output=True, text=True).stdout.split("\n")
 
 
-def test_plan_phase_chain_with_the_claude_preset_completes_with_a_real_commit(host_global, claude_cli):
+@pytest.mark.parametrize("prompt_file", [False, True], ids=["brief-on-stdin", "prompt-file"])
+def test_plan_phase_chain_with_the_claude_preset_completes_with_a_real_commit(host_global, claude_cli, prompt_file):
     host = host_global
     project = _project(host)
     dry = host.msd("chain", "plan-phase", "--var", "phase=01", "--agent", "claude", "--dry-run")
     assert "command: claude -p --allowedTools 'Bash(msd_run *)' 'Bash(git add *)' 'Bash(git commit *)'" in dry.stdout
-    proc, requests = _chain(host, claude_cli, _script(project, commit=True), "server-chain-ok")
+    extra = ("--prompt-file",) if prompt_file else ()
+    proc, requests = _chain(host, claude_cli, _script(project, commit=True, prompt_file=prompt_file), "server-chain-ok", *extra)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     report = json.loads(proc.stdout)
     assert report["status"] == "done"
@@ -102,6 +113,10 @@ def test_plan_phase_chain_with_the_claude_preset_completes_with_a_real_commit(ho
               and not any(m.get("role") == "assistant" for m in r["body"]["messages"])]
     briefs = ["\n".join(hostkit.text_of(m.get("content")) for m in b["messages"]) for b in firsts]
     assert len(briefs) == 3  # one fresh agent per step
+    if prompt_file:  # the one line the model got, then the brief through the Read tool
+        for b in briefs:
+            assert ".prompt.md and follow it." in b and "msd_run step-report" not in b
+        return
     commit_brief = next(b for b in briefs if "step `commit`" in b)
     ticket = project / ".planning" / ".msd" / "chain" / "plan-phase-commit-1.ticket.json"
     assert f"msd_run step-report --ticket {ticket} --result " in commit_brief and "$MSD" not in commit_brief
