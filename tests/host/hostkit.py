@@ -92,10 +92,12 @@ def npm_install(package: str, version: str, cache: Path = CACHE) -> Path:
     with _lock(cache / f".{name}.lock"):
         if done.is_file():
             return prefix
+        for stale in cache.glob(f".{name}-{version}.tmp-*"):  # left by a killed install; we hold the lock
+            shutil.rmtree(stale, ignore_errors=True)
         tmp = cache / f".{name}-{version}.tmp-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("npm_")}
+        # npm's own settings (npm_config_*) pass through; lifecycle variables of an enclosing `npm run` do not
+        env = {k: v for k, v in os.environ.items() if not k.lower().startswith("npm_") or k.lower().startswith("npm_config_")}
         env["HOME"] = str(REAL_HOME)  # npm's own cache and config, not a test's fake HOME
         try:
             proc = subprocess.run(
@@ -307,6 +309,28 @@ class HostRun:
 
     def all_text(self) -> str:
         return self.stdout + "\n" + self.stderr
+
+
+def request_text(body: dict) -> str:
+    """Everything a Messages request puts in the model's context, as plain text: system
+    blocks, each tool's name, description and schema, and every message block (text,
+    tool calls with their input, tool results). What the proxy tokenizer counts."""
+    out = [text_of(body.get("system")) if not isinstance(body.get("system"), str) else body["system"]]
+    for tool in body.get("tools") or []:
+        out.append(f"{tool.get('name', '')}\n{tool.get('description', '')}\n{json.dumps(tool.get('input_schema', {}), sort_keys=True)}")
+    for msg in body.get("messages") or []:
+        content = msg.get("content")
+        if isinstance(content, str):
+            out.append(content)
+            continue
+        for b in content or []:
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "tool_use":
+                out.append(f"{b.get('name', '')} {json.dumps(b.get('input', {}), sort_keys=True)}")
+            else:
+                out.append(text_of([b]))
+    return "\n".join(out)
 
 
 READ_CALL = re.compile(r"Called the Read tool with the following input: (\{.*?\})\n</system-reminder>")

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 import hostkit
-from test_skills import assert_loaded
+from host.test_skills import assert_loaded
 
 
 def write_skill(host: hostkit.Host, name: str, allowed: str, lines: list[str]) -> None:
@@ -99,3 +99,27 @@ def test_project_without_planning_folder(host_global):
     assert run.permission_denials == []
     assert run.result["result"] == "No project here: run /msd-new-project."
     assert not (host.project / ".planning").exists(), "a read-only command created .planning/"
+
+
+def test_home_variable_at_lines_stay_inert_and_tilde_lines_attach(host_global):
+    host = host_global
+    ref = "msd-core/references/questioning.md"
+    write_skill(host, "probe-at", "Read", ["PROBE-BODY", f"@$HOME/.claude/{ref}", f"@~/.claude/{ref}"])
+    run = host.run("/probe-at")
+    assert_loaded(run, "probe-at")
+    assert list(run.attachments) == [str(host.config_dir / ref)]
+    assert f"@$HOME/.claude/{ref}" in run.first_user_text
+
+
+def test_shell_copy_from_the_config_folder_is_refused(host_global):
+    """Why new-project no longer says `cp ~/.claude/msd-core/templates/config.json ...`."""
+    host = host_global
+    (host.project / ".planning").mkdir()
+    line = "cp ~/.claude/msd-core/templates/config.json .planning/config.json"
+    run = host.run("go", [{"tool_use": [{"name": "Bash", "input": {"command": line}}]}, {"text": "end"}],
+                   args=["--permission-mode", "acceptEdits"])
+    [(name, _, out, err)] = run.tool_results
+    assert err and "sensitive file" in out
+    assert not (host.project / ".planning" / "config.json").exists()
+    new_project = (host.config_dir / "msd-core" / "workflows" / "new-project.md").read_text()
+    assert "cp ~/.claude/" not in new_project.replace(str(host.config_dir), "~/.claude")

@@ -154,3 +154,13 @@ def test_a_bash_call_without_permission_is_reported_as_a_denial(host):
     assert run.returncode == 0, run.stderr
     assert [d["tool_name"] for d in run.permission_denials] == ["Bash"]
     assert not (host.project / "denied-me.txt").exists()
+
+
+def test_unreachable_registry_is_a_skip_reason(tmp_path, monkeypatch):
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    (tmp_path / "cache" / ".msd-no-such-package-1.0.0.tmp-1").mkdir(parents=True)  # a killed install's leftover
+    with pytest.raises(hostkit.HostUnavailable, match="cannot reach the registry"):
+        hostkit.npm_install("msd-no-such-package", "1.0.0", cache=tmp_path / "cache")
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [".msd-no-such-package.lock"]

@@ -7,6 +7,7 @@ host did instead of calling the model (a refused shell line is a synthetic reply
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -30,16 +31,21 @@ def split_workflows() -> list[str]:
 
 
 def include_targets(host: hostkit.Host, path: Path) -> list[str]:
-    """Absolute paths of the `@` include lines of an installed file, as the host would resolve them."""
+    """Normalised absolute paths of the `@` include lines of an installed file, as the host
+    resolves them (`~/`, `${CLAUDE_SKILL_DIR}` for a skill, else absolute or project-relative)."""
     out = []
     for _, target in include_lines(path.read_text().splitlines()):
+        target = target.replace("${CLAUDE_SKILL_DIR}", str(path.parent))
         if target.startswith("~/"):
-            out.append(str(host.home / target[2:]))
-        elif target.startswith("/"):
-            out.append(target)
-        else:
-            out.append(str(host.project / target))
+            target = str(host.home / target[2:])
+        elif not target.startswith("/"):
+            target = str(host.project / target)
+        out.append(os.path.normpath(target))
     return out
+
+
+def attached(run: hostkit.HostRun) -> dict[str, str]:
+    return {os.path.normpath(k): v for k, v in run.attachments.items()}
 
 
 def skill_body(run: hostkit.HostRun) -> str:
@@ -74,19 +80,19 @@ def test_every_shipped_skill_loads_and_attaches_every_reference(host, scope):
         assert own, f"/{name} never passes the user's arguments on"
         for line in own:
             assert line.replace("$ARGUMENTS", ARG) in body, f"/{name}: $ARGUMENTS not substituted in {line!r}"
-        attached = run.attachments
+        got = attached(run)
         targets = include_targets(host, skill)
         assert targets, f"/{name} has no @ reference"
         for target in targets:
             # attached: the host read it and the model got the file's text (none left inert)
-            assert target in attached, f"/{name}: @{target} was not attached (inert text); attached: {sorted(attached)}"
+            assert target in got, f"/{name}: @{target} was not attached (inert text); attached: {sorted(got)}"
             want = Path(target).read_text().rstrip("\n")
-            assert attached[target].rstrip("\n") == want, f"/{name}: {target} attached with other text"
+            assert got[target].rstrip("\n") == want, f"/{name}: {target} attached with other text"
             # a file the skill attaches has no @ line of its own the host would leave inert
-            nested = [t for t in include_targets(host, Path(target)) if t not in attached]
+            nested = [t for t in include_targets(host, Path(target)) if t not in got]
             assert nested == [], f"{target} relies on nested @ expansion: {nested}"
         if scope == "local":
-            assert not any(p.startswith(str(host.home)) for p in attached), "a local install points at the global one"
+            assert not any(p.startswith(str(host.home)) for p in got), "a local install points at the global one"
 
 
 def parts(host: hostkit.Host, stem: str) -> list[tuple[str, str]]:
