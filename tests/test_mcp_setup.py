@@ -201,3 +201,25 @@ def test_a_held_host_lock_is_exit_4_from_the_cli(msd, tmp_path):
     r = msd(["mcp", "install"], env=_env(), cwd=tmp_path, timeout=60)
     assert r.returncode == 4 and "settings.json.lock is held" in r.stderr
     assert settings.read_text() == "{}\n"
+
+
+def test_concurrent_editors_lose_nothing(tmp_path):
+    """Eight processes edit one file at once through edit_json: every change survives and the
+    file is valid JSON throughout (bounded: 8 writers, 60 s)."""
+    import subprocess
+
+    path = tmp_path / "shared.json"
+    path.write_text('{"keep": true}\n')
+    code = ("import sys; from pathlib import Path; from msd_core import mcp_setup\n"
+            "i = sys.argv[2]\n"
+            "def change(o):\n"
+            "    if 'k' + i in o: return None\n"
+            "    o['k' + i] = int(i); return 'added'\n"
+            "print(mcp_setup.edit_json(Path(sys.argv[1]), change))\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(i)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for i in range(8)]
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    data = json.loads(path.read_text())
+    assert data == {"keep": True, **{f"k{i}": i for i in range(8)}}
+    assert not (tmp_path / "shared.json.lock").exists()
