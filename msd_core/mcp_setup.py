@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from msd_core import paths
-from msd_core.errors import OperationFailed, UsageError
+from msd_core.errors import MsdError, OperationFailed, UsageError
 
 SERVER_NAME = "msd"
 PERMISSION = f"mcp__{SERVER_NAME}"
@@ -80,7 +80,7 @@ def is_ours(entry) -> bool:
     if not isinstance(entry, dict):
         return False
     command, args = entry.get("command"), entry.get("args")
-    if not isinstance(command, str) or not isinstance(args, list) or not args or args[-1] != "mcp" and "mcp" not in args:
+    if not isinstance(command, str) or not isinstance(args, list) or "mcp" not in args:
         return False
     return Path(command).name in ("msd", "msd.exe") or args[:2] == ["-m", "msd_core"]
 
@@ -103,17 +103,20 @@ def host_lock(path: Path, wait: float = HOST_LOCK_WAIT):
             break
         except FileExistsError:
             try:
-                age = time.time() - os.stat(lock).st_mtime
+                st = os.lstat(lock)
             except FileNotFoundError:
                 continue
-            if age > HOST_LOCK_STALE:
+            if not stat.S_ISDIR(st.st_mode):
+                raise OperationFailed(f"{lock} is not a lock folder; nothing written", hint="remove it and run the command again")
+            if time.time() - st.st_mtime > HOST_LOCK_STALE:
                 with contextlib.suppress(OSError):
                     os.rmdir(lock)  # stale by the host's own rule (an empty folder)
-                continue
             if time.monotonic() > deadline:
                 raise LockTimeout(f"{lock} is held (Claude Code is writing {path.name}); nothing written",
                                   hint="run the command again in a moment") from None
             time.sleep(0.05)
+        except OSError as exc:
+            raise OperationFailed(f"cannot lock {path} (creating {lock.name}): {exc.strerror}") from None
     try:
         yield
     finally:
@@ -304,14 +307,18 @@ def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None
         return {"scope": scope, "dry_run": True,
                 "server": {"path": str(servers), "action": "would remove" if state["registered"] else "absent"},
                 "permission": {"path": str(settings), "action": "would remove" if state["permission"] else "absent"}}
-    server_note = perm_note = "absent"
-    for path, change in ((servers, _remove_server), (settings, _remove_permission)):
-        if os.path.lexists(path):
-            precheck(path, change)
-    if os.path.lexists(servers):
-        server_note = edit_json(servers, _remove_server, delete_if_empty=scope == "project")
-    if os.path.lexists(settings):
-        perm_note = edit_json(settings, _remove_permission)
+    notes = {"server": "absent", "permission": "absent"}
+    problems = []
+    for key, path, change in (("server", servers, _remove_server), ("permission", settings, _remove_permission)):
+        if not os.path.lexists(path):
+            continue
+        try:  # each file on its own: a broken one never keeps the other from being cleaned
+            notes[key] = edit_json(path, change, delete_if_empty=key == "server" and scope == "project")
+        except MsdError as exc:
+            problems.append(exc.message)
+    if problems:
+        raise OperationFailed("; ".join(problems), hint="fix or remove the entry by hand")
+    server_note, perm_note = notes["server"], notes["permission"]
     return {"scope": scope, "server": {"path": str(servers), "action": server_note},
             "permission": {"path": str(settings), "rule": PERMISSION, "action": perm_note}}
 
@@ -351,5 +358,5 @@ def unregister_for_target(target, dry_run: bool = False) -> dict:
     scope, where = scope_of_target(target)
     try:
         return uninstall(scope, dry_run=dry_run, **where)
-    except OperationFailed as exc:
+    except MsdError as exc:  # a foreign or locked file: uninstall of msd's files goes on
         return {"scope": scope, "warning": exc.message}

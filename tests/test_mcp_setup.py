@@ -223,3 +223,31 @@ def test_concurrent_editors_lose_nothing(tmp_path):
     data = json.loads(path.read_text())
     assert data == {"keep": True, **{f"k{i}": i for i in range(8)}}
     assert not (tmp_path / "shared.json.lock").exists()
+
+
+def test_a_file_where_the_lock_folder_belongs_is_named(tmp_path):
+    from msd_core import mcp_setup
+    from msd_core.errors import OperationFailed
+
+    path = tmp_path / "settings.json"
+    path.write_text("{}\n")
+    (tmp_path / "settings.json.lock").write_text("not a folder")
+    old = __import__("time").time() - 60
+    os.utime(tmp_path / "settings.json.lock", (old, old))
+    with pytest.raises(OperationFailed) as err:
+        mcp_setup.edit_json(path, mcp_setup._add_permission)
+    assert "is not a lock folder" in err.value.message and path.read_text() == "{}\n"
+
+
+def test_msd_uninstall_goes_on_when_the_host_file_is_broken(msd, tmp_path):
+    assert msd(["install", "--global"], env=_env(), cwd=tmp_path).returncode == 0
+    assert msd(["mcp", "install"], env=_env(), cwd=tmp_path).returncode == 0
+    claude_json = _home() / ".claude.json"
+    claude_json.write_text('{"broken": ')
+    r = msd(["uninstall", "--global", "--json"], env=_env(), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert "does not parse as JSON" in out["mcp"]["warning"] and any("does not parse" in w for w in out["warnings"])
+    assert claude_json.read_text() == '{"broken": '  # left untouched
+    assert not (_home() / ".claude" / "msd-core").exists()  # msd's files went anyway
+    assert not (_home() / ".claude" / "settings.json").exists()  # mcp__msd removed on its own, then install's file
