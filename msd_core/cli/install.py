@@ -152,6 +152,11 @@ def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
         out.print("Then check with `msd status`.", soft_wrap=True)
     else:
         out.print(f"msd_run: [red]not on PATH[/] - {runner['fix']}", soft_wrap=True)
+    for m in d.get("mcp", []):
+        state = "registered" if m["registered"] else "not registered"
+        allowed = "; mcp__msd allowed" if m["permission"] else ("; [yellow]mcp__msd not allowed[/]" if m["registered"] else "")
+        extra = f"; [red]{m['error']}[/]" if m.get("error") else (f"; {m['other']}" if m.get("other") else "")
+        out.print(f"MCP server ({m['scope']} scope, {m['path']}): {state}{allowed}{extra}", soft_wrap=True)
 
 
 def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir):

@@ -251,6 +251,16 @@ def check_result(step: Step, result: dict, vars: dict, env: Env) -> list[str]:
     return problems
 
 
+def validate_result(step: Step, run_vars: dict, result: dict, env: Env) -> tuple[dict, list[str]]:
+    """(the run's variables with the result's scalars added, every way the result fails the step).
+
+    The one check behind `step-done` and `step-report`."""
+    vars = dict(run_vars)
+    vars.update(_result_vars(result))
+    vars = env.normalise_vars(vars)
+    return vars, check_result(step, result, vars, env)
+
+
 def _result_vars(result: dict) -> dict:
     out = {}
     for k, v in result.items():
@@ -317,10 +327,7 @@ def complete_step(flow: Flow, run: dict, step_id: str, result: dict, env: Env) -
         return run, {"recorded": step_id, "repeated": True, "next_step": run["current"], "status": run.get("status", "running")}
     if current.action == "done":
         return run, {"recorded": step_id, "repeated": True, "next_step": current.id, "status": "done"}
-    vars = dict(run.get("vars", {}))
-    vars.update(_result_vars(result))
-    vars = env.normalise_vars(vars)
-    problems = check_result(current, result, vars, env)
+    vars, problems = validate_result(current, run.get("vars", {}), result, env)
     if problems:
         raise UsageError(f"result of step {step_id} does not meet its expects: " + "; ".join(problems))
     visits = dict(run.get("visits", {}))

@@ -102,4 +102,7 @@ def status(cwd: str | Path | None = None, config_dir: str | Path | None = None) 
     runner = runner_path.check()
     result = OperationResult("status")
     result.data = {"package_version": __version__, "installs": installs, "msd_run": runner}
+    from msd_core.mcp_setup import status as mcp_status  # MCP server registration (msd mcp install)
+
+    result.data["mcp"] = mcp_status(project_dir=str(base), config_dir=config_dir)
     return result

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+from msd_core import mcp_setup
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes
 from msd_core.install import settings as settings_mod
@@ -44,12 +45,17 @@ def uninstall(target: Target, *, force: bool = False, dry_run: bool = False, all
     if not target.config.is_dir():
         raise NotInstalledError(f"no msd-core install in {target.config}", hint="nothing to uninstall")
     if dry_run:
-        return _run(target, force, True, result)
+        out = _run(target, force, True, result)
+        out.data["mcp"] = mcp_setup.unregister_for_target(target, dry_run=True)
+        return out
     with install_lock(target.config, lock_timeout):
         note = txn.recover(target.config)
         if note:
             result.warnings.append(note)
+        mcp = mcp_setup.unregister_for_target(target)  # first: settings.json then matches what install wrote
+        result.warnings.extend([mcp["warning"]] if "warning" in mcp else [])
         out = _run(target, force, False, result)
+        out.data["mcp"] = mcp
     created = created_dirs_on_disk(target, out.data.pop("_created_config_dirs", []))
     for d in created:  # after the lock file is gone
         with contextlib.suppress(OSError):

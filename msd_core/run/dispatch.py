@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compile-plan": ("msd_core.run.cmd_compile_plan", "inline a plan's references into <plan>.compiled.md"),
     "next-step": ("msd_core.run.cmd_flow", "the next step of a workflow flow"),
     "step-done": ("msd_core.run.cmd_flow", "record a flow step's result and advance"),
+    "step-report": ("msd_core.run.cmd_step_report", "report the result of a step `msd chain` gave you (checked on the spot)"),
     "next": ("msd_core.run.cmd_next", "what the project should do next, and why"),
     "memory": ("msd_core.run.cmd_memory", "index and query the project's recorded summaries"),
     "model": ("msd_core.run.cmd_model", "the model to pass when spawning an agent (model_profile x role)"),
@@ -90,9 +91,23 @@ def _load(module_name: str):
     return importlib.import_module(module_name)
 
 
-def build_command_parser(name: str, prog: str = "msd_run") -> argparse.ArgumentParser:
+class _UsageProblem(Exception):
+    """A usage error inside `call`: carried back, never printed."""
+
+
+class _QuietParser(OneLineParser):
+    """For `call`: nothing is ever printed (a stray `--help` must not reach the caller's stdout)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise _UsageProblem(message)
+
+    def _print_message(self, message, file=None):  # noqa: D401 - argparse API
+        pass
+
+
+def build_command_parser(name: str, prog: str = "msd_run", parser_class=None) -> argparse.ArgumentParser:
     module_name, help_text = COMMANDS[name]
-    parser = OneLineParser(prog=f"{prog} {name}", description=help_text, epilog=EXIT_CODES_HELP)
+    parser = (parser_class or OneLineParser)(prog=f"{prog} {name}", description=help_text, epilog=EXIT_CODES_HELP)
     _common(parser)
     module = _load(module_name)
     configure = getattr(module, f"configure_{name.replace('-', '_')}", None) or module.configure
@@ -148,6 +163,45 @@ def emit(result) -> int:
         return EXIT_OK
     sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
     return EXIT_OK
+
+
+def call(argv: list[str]) -> tuple[int, object]:
+    """Run one command in-process and hand back what it returns, printing nothing.
+
+    (0, result) on success; (exit code, {"error", "exit_code", "message"[, "hint"]}) on failure.
+    Nothing process-wide is redirected, so concurrent calls (the MCP server's threads)
+    each get their own answer. Commands that print their own output (they return an int)
+    are refused: their output could not be told apart from another call's.
+    """
+    name = argv[0] if argv else ""
+    if name not in COMMANDS:
+        return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": f"unknown command {name!r}"}
+    try:
+        parser = build_command_parser(name, parser_class=_QuietParser)
+        args = parser.parse_args(argv[1:])
+        args.command = name
+        module = _load(COMMANDS[name][0])
+        runner = getattr(module, f"run_{name.replace('-', '_')}", None) or module.run
+        result = runner(args)
+    except _UsageProblem as exc:
+        return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": str(exc)}
+    except SystemExit as exc:  # --help and the like: no answer to hand back
+        code = exc.code if isinstance(exc.code, int) and exc.code != 0 else EXIT_USAGE
+        return code, {"error": "usage", "exit_code": code, "message": "the command printed help instead of an answer"}
+    except MsdError as exc:
+        out = {"error": exc.kind, "exit_code": exc.exit_code, "message": exc.message}
+        if exc.hint:
+            out["hint"] = exc.hint
+        return exc.exit_code, out
+    except Exception as exc:
+        if os.environ.get("MSD_DEBUG"):
+            raise
+        return EXIT_FAILED, {"error": "failed", "exit_code": EXIT_FAILED,
+                             "message": f"internal error: {type(exc).__name__}: {exc}"}
+    if isinstance(result, int) and not isinstance(result, bool):
+        return EXIT_FAILED, {"error": "failed", "exit_code": EXIT_FAILED,
+                             "message": f"`{name}` prints its own output and cannot be called in-process"}
+    return EXIT_OK, result
 
 
 def main(argv: list[str] | None = None) -> int:
