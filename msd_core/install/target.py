@@ -53,7 +53,7 @@ def cannot_write(folder: Path, exc: OSError) -> OperationFailed:
                            hint="check the folder's permissions or choose another --config-dir")
 
 
-def _link_error(path: str) -> UsageError:
+def link_error(path: str) -> UsageError:
     return UsageError(f"{path} is a symlink inside the config folder; msd never writes through links there",
                       hint="replace it with a real folder or file, or move it aside, then rerun")
 
@@ -82,12 +82,12 @@ class SafeTree:
             except (FileNotFoundError, NotADirectoryError):
                 return Path(self._base, relpath)
             if stat.S_ISLNK(st.st_mode):
-                raise _link_error(full)
+                raise link_error(full)
             self._ok.add(prefix)
         full = os.path.join(self._base, relpath)
         try:
             if stat.S_ISLNK(os.lstat(full).st_mode):
-                raise _link_error(full)
+                raise link_error(full)
         except (FileNotFoundError, NotADirectoryError):
             pass
         return Path(full)

@@ -1,0 +1,46 @@
+"""The one command that repairs an install, named by every message that tells a user how to repair.
+
+`msd install --repair` makes every file msd ships byte-identical to the shipped version
+again: a missing file is restored, a modified one is first saved to a backup folder,
+a corrupt manifest is rebuilt (from its bookkeeping copy when that is intact). It is the
+only repair that works for every integrity failure (exit 3); a plain `msd install`
+rightly keeps an edited file, so it is never named as the repair of a modified file.
+
+Standard library only: the resolver names this command on msd_run's hot path.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPAIR_FLAG = "--repair"
+GENERIC = ("run `msd install --global --repair` (or `msd install --local --repair` in the project, for a "
+           "project install) to restore the shipped files; files you edited are backed up first")
+
+
+def _guess_scope(config: Path) -> str:
+    from msd_core.paths import global_config_dir
+
+    if config == global_config_dir():
+        return "global"
+    return "local" if config.name == ".claude" else "global"
+
+
+def repair_command(config: str | os.PathLike, scope: str | None = None) -> str:
+    """The exact command line that repairs the install in `config` (scope guessed when unknown)."""
+    from msd_core.paths import global_config_dir
+
+    config = Path(config)
+    if scope not in ("global", "local"):
+        scope = _guess_scope(config)
+    if scope == "global":
+        if config == global_config_dir():
+            return f"msd install --global {REPAIR_FLAG}"
+        return f"msd install --global --config-dir {config} {REPAIR_FLAG}"
+    return f"msd install --local --config-dir {config} {REPAIR_FLAG}"
+
+
+def repair_hint(config: str | os.PathLike, scope: str | None = None) -> str:
+    return (f"run `{repair_command(config, scope)}` to restore the shipped files; "
+            "files you edited are backed up first")
