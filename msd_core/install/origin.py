@@ -10,6 +10,8 @@ to settings.json, which files it owns):
                                       and deletes the marker in the same transaction; an
                                       install killed before that leaves it for the next run,
                                       so uninstall still removes the folder msd created.
+                                      An uninstall that leaves something of msd's behind
+                                      (your edits, backups) writes it again for the same reason.
   <config>/msd-core/.msd/manifest.copy.json
                                       a byte copy of the manifest, written in the same
                                       transaction. `msd install --repair` rebuilds a corrupt
@@ -55,6 +57,10 @@ def ensure_config(target: Target) -> list[str]:
     return missing
 
 
+def marker_bytes(created: list[str]) -> bytes:
+    return json.dumps(created).encode("utf-8")
+
+
 def _write_marker(config: Path, created: list[str]) -> None:
     """One short write into a fresh file (no temp file a kill could leave behind). A kill between
     the create and the write leaves an empty marker, which still says "msd created this folder"."""
@@ -64,7 +70,7 @@ def _write_marker(config: Path, created: list[str]) -> None:
         undo_config(config, created)
         raise cannot_write(config, exc) from None
     try:
-        os.write(fd, json.dumps(created).encode("utf-8"))
+        os.write(fd, marker_bytes(created))
     except OSError as exc:
         os.close(fd)
         undo_config(config, created)

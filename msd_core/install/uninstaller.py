@@ -113,7 +113,11 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     bookkeeping = [p for p in _list_files(config / BOOKKEEPING_REL, BOOKKEEPING_REL)] if (config / BOOKKEEPING_REL).is_dir() else []
     if not remove_backups:
         bookkeeping = [p for p in bookkeeping if not p.startswith(BACKUPS_PREFIX)]
-    if os.path.lexists(config / origin.MARKER):
+    created_config = origin.created_config_dirs(target, manifest, [])
+    # Something of msd's stays (your edits, backups): the folders msd created stay marked as
+    # msd's, so the uninstall that finally empties them (--remove-backups) removes them too.
+    keep_marker = bool(created_config) and bool(kept or (backups and not remove_backups))
+    if os.path.lexists(config / origin.MARKER) and not keep_marker:
         bookkeeping.append(origin.MARKER)
     before = read_installed(config, settings_mod.BEFORE_REL)
     sc = settings_mod.plan_remove(config, manifest.extra.get("settings"), manifest.settings_permission, before)
@@ -124,6 +128,8 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         changes.puts[settings_mod.SETTINGS_REL] = sc.new_bytes
     if sc.delete:
         changes.deletes.append(settings_mod.SETTINGS_REL)
+    if keep_marker:
+        changes.puts[origin.MARKER] = origin.marker_bytes(created_config)
     gone = set(changes.deletes)
     # Folders to remove when empty: those msd created, plus bookkeeping's own folders.
     dirs = set(manifest.created_dirs)
@@ -140,7 +146,6 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     if not dry_run:
         txn.apply(config, changes)
     left = [d for d in sorted(dirs) if (config / d).is_dir()]
-    created_config = origin.created_config_dirs(target, manifest, [])
     result.data = {
         "scope": target.scope,
         "target": str(config),
