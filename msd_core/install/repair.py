@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from msd_core.errors import REPAIR_HINT as GENERIC  # noqa: F401  (the hint when no install is known)
+
 REPAIR_FLAG = "--repair"
-GENERIC = ("run `msd install --global --repair` (or `msd install --local --repair` in the project, for a "
-           "project install) to restore the shipped files; files you edited are backed up first")
 
 
 def _guess_scope(config: Path) -> str:
