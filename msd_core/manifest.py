@@ -152,9 +152,11 @@ def _read_regular(path: Path) -> bytes:
         if os.path.isdir(path):
             raise _NotRegular("is not a file") from None
         raise _NotRegular(f"cannot be read ({exc.strerror})") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # a folder opens read-only without an error: refuse it here
+        os.close(fd)
+        raise _NotRegular("is a folder, not a file" if stat.S_ISDIR(mode) else "is not a regular file")
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise _NotRegular("is not a regular file")
         return fh.read()
 
 

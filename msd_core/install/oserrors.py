@@ -39,6 +39,8 @@ def env_error(exc: OSError, path: str | os.PathLike | None = None, *, doing: str
               after: str | None = None) -> OperationFailed:
     """OperationFailed (exit 1): `cannot <doing> <path>: <cause>[; <after>]` with a hint."""
     where = path if path is not None else exc.filename
+    if not isinstance(where, (str, bytes, os.PathLike)):
+        where = None  # e.g. a file descriptor number
     text = f"cannot {doing} {os.fspath(where)}: {cause(exc)}" if where else f"cannot {doing}: {cause(exc)}"
     if after:
         text += f"; {after}"
@@ -52,4 +54,5 @@ def environment_errors(doing: str = "complete the operation") -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        raise env_error(exc, doing=doing if not exc.filename else "use") from None
+        named = isinstance(exc.filename, (str, bytes, os.PathLike))
+        raise env_error(exc, doing="use" if named else doing) from None
