@@ -19,7 +19,7 @@ from msd_core.install import origin, txn
 from msd_core.install.installer import MANIFEST_REL
 from msd_core.install.oserrors import environment_errors
 from msd_core.install.plan import NEW_SUFFIX, resolutions
-from msd_core.install.repair import repair_command
+from msd_core.install.repair import command_for, repair_command
 from msd_core.install.target import read_installed
 from msd_core.install.uninstaller import backup_dirs
 from msd_core.manifest import load_manifest
@@ -55,7 +55,7 @@ def inspect(target: Target) -> dict:
     info: dict = {"scope": target.scope, "path": str(target.config), "installed": False}
     if txn.pending(target.config):
         info["interrupted"] = True
-        info["fix"] = f"run `msd install --{target.scope}` to roll back the interrupted run and install again"
+        info["fix"] = f"run `{command_for('install', target.config, target.scope)}` to roll back the interrupted run and install again"
     backups = [str(target.config / b) for b in backup_dirs(target.config)]
     if backups:
         info["backups"] = backups
@@ -101,7 +101,8 @@ def inspect(target: Target) -> dict:
         backups=backups,
     )
     if missing or not info["up_to_date"]:
-        info["fix"] = f"run `msd install --{target.scope}`" + (" to update" if not info["up_to_date"] else " to restore missing files")
+        info["fix"] = f"run `{command_for('install', target.config, target.scope)}`" + (
+            " to update" if not info["up_to_date"] else " to restore missing files")
     if modified:
         info["note"] = (f"modified files are your edits and msd keeps them; `{repair_command(target.config, target.scope)}` "
                         "restores the shipped versions (yours are backed up first)")

@@ -27,18 +27,23 @@ def _guess_scope(config: Path) -> str:
     return "local" if config.name == ".claude" else "global"
 
 
-def repair_command(config: str | os.PathLike, scope: str | None = None) -> str:
-    """The exact command line that repairs the install in `config` (scope guessed when unknown)."""
+def command_for(verb: str, config: str | os.PathLike, scope: str | None = None, *extra: str) -> str:
+    """`msd <verb>` aimed at exactly the install in `config` (scope guessed when unknown)."""
     from msd_core.paths import global_config_dir
 
     config = Path(config)
     if scope not in ("global", "local"):
         scope = _guess_scope(config)
-    if scope == "global":
-        if config == global_config_dir():
-            return f"msd install --global {REPAIR_FLAG}"
-        return f"msd install --global --config-dir {config} {REPAIR_FLAG}"
-    return f"msd install --local --config-dir {config} {REPAIR_FLAG}"
+    if scope == "global" and config == global_config_dir():
+        words = ["msd", verb, "--global"]
+    else:
+        words = ["msd", verb, f"--{scope}", "--config-dir", str(config)]
+    return " ".join([*words, *extra])
+
+
+def repair_command(config: str | os.PathLike, scope: str | None = None) -> str:
+    """The exact command line that repairs the install in `config`."""
+    return command_for("install", config, scope, REPAIR_FLAG)
 
 
 def repair_hint(config: str | os.PathLike, scope: str | None = None) -> str:

@@ -25,7 +25,7 @@ from msd_core.install.installer import BACKUPS_PREFIX, MANIFEST_REL, _list_files
 from msd_core.install.lock import install_lock
 from msd_core.install.oserrors import environment_errors
 from msd_core.install.plan import NEW_SUFFIX
-from msd_core.install.repair import repair_command
+from msd_core.install.repair import command_for, repair_command
 from msd_core.install.target import check_target, read_installed
 from msd_core.manifest import Manifest, load_manifest
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target
@@ -42,9 +42,8 @@ def _load(target: Target) -> Manifest | None:
         return None
     except IntegrityError as exc:
         origin.refuse_unusable_manifest(target)
-        flag = "--global" if target.scope == "global" else "--local"
         raise IntegrityError(exc.message, hint=f"run `{repair_command(target.config, target.scope)}` to rebuild the "
-                                               f"manifest, then `msd uninstall {flag}`") from None
+                                               f"manifest, then `{command_for('uninstall', target.config, target.scope)}`") from None
 
 
 def backup_dirs(config) -> list[str]:
@@ -165,7 +164,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         result.warnings.append(f"{len(edited)} file(s) you edited were kept (pass --force to remove them)")
     if backups and not remove_backups:
         result.warnings.append(f"{len(backups)} backup folder(s) holding your replaced edits were kept "
-                               f"(`msd uninstall {REMOVE_BACKUPS_FLAG}` deletes them)")
+                               f"(`{command_for('uninstall', config, target.scope, REMOVE_BACKUPS_FLAG)}` deletes them)")
     return result
 
 
@@ -183,7 +182,8 @@ def _leftovers(target: Target, remove_backups: bool, dry_run: bool, result: Oper
     if not marker and not backups:
         hint = "nothing to uninstall"
         if backup_dirs(config):
-            hint = f"only backup folders are left; `msd uninstall {REMOVE_BACKUPS_FLAG}` deletes them"
+            hint = (f"only backup folders are left; "
+                    f"`{command_for('uninstall', config, target.scope, REMOVE_BACKUPS_FLAG)}` deletes them")
         raise NotInstalledError(f"no msd-core install in {config}", hint=hint)
     created = origin.read_marker(config) if marker else []
     deletes = [origin.MARKER] if marker else []

@@ -4,7 +4,7 @@ Writes `<plan>.compiled.md` beside the plan, or reuses it when every recorded in
 unchanged. JSON {"plan", "compiled", "status": "written"|"fresh", "inlined", "stripped",
 "refused", "warnings", "gitignore"}. With --check nothing is written:
 {"plan", "compiled", "fresh", "stale": [...]}, exit 0 when fresh, 1 when stale or absent.
-Exit 3 when an installed file is missing or fails its manifest hash (run `msd install`).
+Exit 3 when an installed file is missing or fails its manifest hash (the error names `msd install … --repair`).
 """
 
 from __future__ import annotations
