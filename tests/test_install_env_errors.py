@@ -262,3 +262,20 @@ def test_symlink_lock_is_usage_error_in_process(tmp_path, content):
     (target.config / LOCK_NAME).symlink_to(tmp_path / "elsewhere")
     with pytest.raises(UsageError):
         install(target, source=src(content))
+
+
+def test_disk_full_during_uninstall_keeps_the_install(tmp_path, content, monkeypatch):
+    target = resolve_target("global", tmp_path / "cc")
+    target.config.mkdir()
+    (target.config / "settings.json").write_text('{"theme": "dark"}')
+    install(target, source=src(content))
+    before = snapshot(tmp_path / "cc")
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(txn, "_stage", full)  # restoring settings.json needs a staged write
+    with pytest.raises(OperationFailed) as exc:
+        uninstall(target)
+    assert exc.value.one_line().startswith(f"cannot write {target.config / 'settings.json'}: the disk is full")
+    assert snapshot(tmp_path / "cc") == before
