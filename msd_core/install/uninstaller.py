@@ -144,7 +144,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     changes.rmdirs = rmdirs
     if not dry_run:
         txn.apply(config, changes)
-    left = [d for d in sorted(dirs) if (config / d).is_dir()]
+    left = [d for d in sorted(dirs) if (config / d).is_dir() and not (d + "/").startswith(BACKUPS_PREFIX)]
     result.data = {
         "scope": target.scope,
         "target": str(config),
