@@ -6,7 +6,9 @@
   is returned with its original line endings.
 - No frontmatter (the text does not start with a `---` line): `(None, text, None)`.
 - An opening `---` without a closing `---` (or `...`) line: `(None, text, "unterminated frontmatter")`.
-- YAML is read with PyYAML's safe loader (the C one when available), imported lazily.
+- The common form of frontmatter (simple_yaml.py) is read without PyYAML, giving what
+  PyYAML would; any other block is read with PyYAML's safe loader (the C one when
+  available), imported lazily.
   Timestamps are NOT converted: `completed: 2026-11-30` stays the string "2026-11-30",
   so every value is JSON-serialisable.
 - Duplicate keys: the LAST occurrence wins (PyYAML's behaviour; the fallback does the same).
@@ -28,6 +30,8 @@ Standard library at import time.
 from __future__ import annotations
 
 import re
+
+from msd_core.planning.simple_yaml import NOT_SIMPLE, parse_simple
 
 _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.M)
@@ -116,16 +120,18 @@ def _split(text: str, keys: frozenset[str] | None = None) -> tuple[dict | None, 
         block = select_top_keys(block, keys)
         if not block.strip():
             return {}, body, None
-    try:
-        import yaml
+    data = parse_simple(block)  # the common form, read exactly as PyYAML would (simple_yaml.py)
+    if data is NOT_SIMPLE:
+        try:
+            import yaml
 
-        data = yaml.load(block, Loader=_loader())
-    except Exception as exc:  # YAMLError, RecursionError, ...
-        reason = " ".join(str(exc).split())[:200]
-        data = read_lenient(block)
-        if not data:
-            return None, body, f"yaml rejected the frontmatter ({reason}) and the line reader found no keys"
-        return data, body, f"yaml rejected the frontmatter ({reason}); read with the line-based fallback"
+            data = yaml.load(block, Loader=_loader())
+        except Exception as exc:  # YAMLError, RecursionError, ...
+            reason = " ".join(str(exc).split())[:200]
+            data = read_lenient(block)
+            if not data:
+                return None, body, f"yaml rejected the frontmatter ({reason}) and the line reader found no keys"
+            return data, body, f"yaml rejected the frontmatter ({reason}); read with the line-based fallback"
     if data is None:
         return {}, body, None
     if not isinstance(data, dict):

@@ -1,0 +1,253 @@
+"""A reader for the common form of planning frontmatter, without importing PyYAML.
+
+`parse_simple(block)` returns the mapping PyYAML's safe loader (timestamps left as text,
+as frontmatter.py configures it) would return, or NOT_SIMPLE when the block uses anything
+outside the form below; the caller then hands the block to PyYAML. It never guesses: a
+value it cannot resolve exactly as YAML 1.1 would is a reason to decline, not to approximate.
+
+The form it claims (indentation by spaces only):
+  - `key: value` lines, key `[A-Za-z_][A-Za-z0-9_-]*` (not a YAML bool/null word);
+  - `key:` followed by deeper lines holding a nested mapping of the same form, or
+    `- item` lines (a block list; at the key's indent or deeper); an item is a scalar or
+    a flow list, or `- key: value` opening a mapping whose other keys line up after `- `;
+  - a value is a plain scalar on one line, a single- or double-quoted scalar without
+    escapes or embedded quotes, a one-line flow list `[a, b, 'c']` of such scalars, or `{}`/`[]`;
+  - full-line comments and blank lines.
+Declined: tabs, anchors/aliases/tags, block scalars (`|`, `>`), multi-line plain or flow
+values, comments after a value, `: ` inside a plain scalar, and any plain scalar YAML
+would read as something other than a string unless it is a plain decimal integer,
+`true`/`false` (any YAML 1.1 bool spelling) or null.
+
+tests/test_simple_yaml.py compares it with PyYAML over every frontmatter block of the
+corpus: equal wherever it claims a block. Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+
+NOT_SIMPLE = object()
+
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ ]*:(?:[ ]+(.*))?$")
+_BOOL = {
+    "yes": True, "Yes": True, "YES": True, "true": True, "True": True, "TRUE": True, "on": True, "On": True, "ON": True,
+    "no": False, "No": False, "NO": False, "false": False, "False": False, "FALSE": False,
+    "off": False, "Off": False, "OFF": False,
+}
+_NULL = {"~", "null", "Null", "NULL"}
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
+_OCTAL = re.compile(r"[-+]?0[0-7_]+")
+_NOT_OCTAL = re.compile(r"[-+]?0[0-9_]*[89][0-9_]*")
+_FLOAT = re.compile(r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?")
+# A superset of what YAML 1.1 reads as an int or a float (binary, octal, hex, sexagesimal,
+# underscores, exponents, .inf/.nan): _number reads the decimal, octal and decimal-point
+# forms as YAML 1.1 does and declines the rest.
+_NUMERIC = re.compile(
+    r"[-+]?(?:0[bx]?[0-9a-fA-F_]*|[0-9][0-9_:]*(?:\.[0-9_]*)?(?:[eE][-+][0-9]+)?"
+    r"|\.[0-9_]+(?:[eE][-+][0-9]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN))"
+)
+_PLAIN_BAD_START = set("-?:,[]{}#&*!|>'\"%@`<=")
+_FLOW_BAD = set("[]{},:")
+# characters YAML does not allow in a document (PyYAML rejects them), and the BOM
+_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+
+
+class _Decline(Exception):
+    pass
+
+
+_ESCAPES = {"\\": "\\", '"': '"', "/": "/", "n": "\n", "t": "\t", "r": "\r", "0": "\0", " ": " "}
+
+
+def _unescape(inner: str) -> str:
+    """A double-quoted scalar's text with the common escapes; others (and a bare `"`) decline."""
+    out = []
+    i, n = 0, len(inner)
+    while i < n:
+        ch = inner[i]
+        if ch == '"':
+            raise _Decline
+        if ch == "\\":
+            if i + 1 >= n or inner[i + 1] not in _ESCAPES:
+                raise _Decline
+            out.append(_ESCAPES[inner[i + 1]])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _number(s: str):
+    """A scalar matching _NUMERIC: YAML 1.1's int (decimal, `0`-prefixed octal) or float
+    (with a decimal point) value; any other numeric form is declined."""
+    digits = s.replace("_", "")
+    sign = -1 if digits[0] == "-" else 1
+    bare = digits.lstrip("+-")
+    if _OCTAL.fullmatch(s):
+        return sign * int(bare, 8)
+    if _DECIMAL.fullmatch(s):
+        return sign * int(bare)
+    if _FLOAT.fullmatch(s):
+        return sign * float(bare)
+    if _NOT_OCTAL.fullmatch(s):
+        return s  # `08`, `09`: no YAML number form matches, so a string
+    raise _Decline
+
+
+def _scalar(s: str, flow: bool = False):
+    """One scalar's value, exactly as YAML 1.1 resolves it, or _Decline."""
+    if not s:
+        return None
+    q = s[0]
+    if q in "'\"":
+        inner = s[1:-1]
+        if len(s) < 2 or s[-1] != q:
+            raise _Decline
+        if q == '"' and "\\" in inner:
+            return _unescape(inner)
+        if q in inner:
+            raise _Decline
+        return inner
+    if " #" in s and not flow:  # a comment ends a plain scalar
+        s = s[: s.index(" #")].rstrip(" ")
+        if not s:
+            raise _Decline
+    if "\t" in s or ": " in s or s.endswith(":") or " #" in s or (flow and _FLOW_BAD & set(s)):
+        raise _Decline
+    if s in _NULL:
+        return None
+    if s in _BOOL:
+        return _BOOL[s]
+    if _NUMERIC.fullmatch(s):
+        return _number(s)
+    if s[0] in _PLAIN_BAD_START:
+        raise _Decline
+    return s
+
+
+def _value(raw: str):
+    """The value after `key: ` (or `- `) on one line."""
+    s = raw.strip(" ")
+    if s.startswith("["):
+        if not s.endswith("]"):
+            raise _Decline
+        inner = s[1:-1].strip(" ")
+        if not inner:
+            return []
+        out = []
+        for item in inner.split(","):
+            item = item.strip(" ")
+            if not item:
+                raise _Decline  # `[a, , b]` or a trailing comma
+            if item[0] in "'\"" and "," in item[1:-1]:
+                raise _Decline
+            out.append(_scalar(item, flow=True))
+        return out
+    if s == "{}":
+        return {}
+    if s in ("|", ">") or s[:1] in ("|", ">", "{"):
+        raise _Decline
+    return _scalar(s)
+
+
+class _Lines:
+    __slots__ = ("items", "i")
+
+    def __init__(self, block: str):
+        items = []
+        for line in block.split("\n"):
+            body = line.lstrip(" ")
+            if not body or body.startswith("#"):
+                continue
+            if "\t" in line or line.rstrip(" ") != line.rstrip():
+                raise _Decline  # tabs (or other whitespace YAML treats differently)
+            items.append((len(line) - len(body), body.rstrip(" ")))
+        self.items = items
+        self.i = 0
+
+
+def _mapping(lines: _Lines, indent: int) -> dict:
+    out: dict = {}
+    items = lines.items
+    while lines.i < len(items):
+        ind, text = items[lines.i]
+        if ind < indent:
+            break
+        if ind > indent or text.startswith("-"):
+            raise _Decline
+        m = _KEY_LINE.match(text)
+        if not m or m.group(1) in _BOOL or m.group(1) in _NULL:
+            raise _Decline
+        lines.i += 1
+        rest = m.group(2)
+        out[m.group(1)] = _value(rest) if rest else _child(lines, indent)
+    return out
+
+
+def _child(lines: _Lines, indent: int):
+    """What follows `key:` with nothing after it: a nested mapping, a block list, or null."""
+    if lines.i >= len(lines.items):
+        return None
+    ind, text = lines.items[lines.i]
+    if text == "-" or text.startswith("- "):
+        if ind < indent:
+            return None
+        return _sequence(lines, ind)
+    if ind > indent:
+        return _mapping(lines, ind)
+    return None
+
+
+def _sequence(lines: _Lines, indent: int) -> list:
+    out = []
+    items = lines.items
+    while lines.i < len(items):
+        ind, text = items[lines.i]
+        if ind < indent:
+            break
+        if ind > indent or not text.startswith("- "):
+            if ind == indent and not text.startswith("-"):
+                break  # the next key of the enclosing mapping (list at the key's own indent)
+            raise _Decline
+        item = text[2:].lstrip(" ")
+        inner = ind + len(text) - len(item)
+        m = _KEY_LINE.match(item)
+        if m and not item.startswith(("'", '"')):
+            if m.group(1) in _BOOL or m.group(1) in _NULL:
+                raise _Decline
+            lines.i += 1
+            first = {m.group(1): _value(m.group(2)) if m.group(2) else _child(lines, inner)}
+            if lines.i < len(items) and items[lines.i][0] == inner:
+                first.update(_mapping(lines, inner))
+            elif lines.i < len(items) and items[lines.i][0] > indent and not (
+                items[lines.i][0] == inner and items[lines.i][1].startswith("- ")
+            ):
+                raise _Decline
+            out.append(first)
+            continue
+        if not item or item.startswith("- ") or item == "-":
+            raise _Decline
+        lines.i += 1
+        out.append(_value(item))
+        if lines.i < len(items) and items[lines.i][0] > indent:
+            raise _Decline  # a continuation line
+    return out
+
+
+def parse_simple(block: str):
+    """The block's mapping (see the module docstring), or NOT_SIMPLE."""
+    try:
+        if _NON_PRINTABLE.search(block):
+            return NOT_SIMPLE
+        lines = _Lines(block)
+        if not lines.items:
+            return NOT_SIMPLE
+        if lines.items[0][0] != 0:
+            return NOT_SIMPLE
+        out = _mapping(lines, 0)
+        if lines.i != len(lines.items):
+            return NOT_SIMPLE
+        return out
+    except (_Decline, RecursionError):
+        return NOT_SIMPLE

@@ -1,0 +1,128 @@
+"""The PyYAML-free frontmatter reader (msd_core.planning.simple_yaml) gives PyYAML's answer
+wherever it claims a block, and declines (NOT_SIMPLE) otherwise.
+
+The oracle is PyYAML's safe loader as frontmatter.py configures it (timestamps kept as text),
+never the code under test."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from msd_core.planning.frontmatter import _loader, locate, split_frontmatter
+from msd_core.planning.simple_yaml import NOT_SIMPLE, parse_simple
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "planning"
+
+
+def pyyaml(block: str):
+    return yaml.load(block, Loader=_loader())
+
+
+def same(a, b) -> bool:
+    """Equal values AND equal types (True == 1 and 1 == 1.0 in Python, not in YAML)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b or (a != a and b != b)
+
+
+CLAIMED = [
+    "phase: 02-auth\nplan: 01\ntype: execute\nwave: 2\nautonomous: true\n",
+    "completed: 2026-11-30\nduration: 12min\nversion: 1.2.3\nratio: 0.5\nneg: -3\nhalf: .5\n",
+    "octal: 010\neight: 08\nunder: 1_000\nzero: 0\nplus: +7\nfloat_under: 1_0.5\nexp: 1.5e+3\n",
+    "a: yes\nb: No\nc: off\nd: ON\ne: ~\nf: null\ng:\nh: y\ni: n\n",
+    "provides: [auth service, 'quoted', \"dq\"]\nempty: []\nobj: {}\n",
+    "phase: 08\nsigned: -09\nunder: 0_9\n",
+    "key-files:\n  created:\n    - src/a.ts\n    - src/b.ts\n  modified: []\ntech-stack:\n  added: [zod]\n",
+    "requires:\n  - phase: 01-foundation\n    provides: base layer\n  - phase: 02\n    provides: [x, y]\n",
+    "decisions:\n- first decision\n- second: no, a plain scalar\nnext: 1\n",
+    "list_at_key_indent:\n- a\n- b\nafter: c\n",
+    "c_sharp: C# and F#\nurl: http://x.y/z?q=1\ncomment: value # a comment\n",
+    'pattern: "a\\\\.b \\"q\\" \\/ tab\\t"\nsingle: \'a \\\\ b\'\n',
+    "# a comment line\nkey: value\n\n  # indented comment\nother: x\n",
+    "dup: 1\ndup: 2\n",
+    "nested:\n  deeper:\n    deepest: [a]\n  back: 1\ntop: 2\n",
+    "trailing: spaces   \nunicode: café ✓ 数据\n",
+    "k:\n  - [a, b]\n  - c\n",
+]
+
+DECLINED = [
+    "hex: 0x1F\n", "bin: 0b101\n", "sexa: 1:30\n", "inf: .inf\n", "nan: .NaN\n",  # other YAML numbers
+    "anchor: &a x\nref: *a\n", "tag: !!str 5\n", "block: |\n  text\n", "folded: >\n  text\n",
+    "multi: one\n  two\n", "flow: [a,\n  b]\n", "map: {a: 1}\n", "colon: a: b\n",
+    "tick: `code`\n", "at: @thing\n", "tab:\tx\n", "yes: key is a bool\n", "'quoted key': 1\n",
+    "esc: \"\\u00e9\"\n", "sq: 'it''s'\n", "dash:\n  -\n", "flow_colon: [a:b]\n",
+    "item_then_more:\n  - a\n    b\n", "  indented_first: 1\n", "- a\n- b\n", "merge:\n  <<: x\n",
+    "ctrl: a\x07b\n", "comma_in_quotes: ['a, b', c]\n", "bom: \ufeffx\n", "flow_comment: [a] # c\n", "empty_item: [a, , b]\n",
+]
+
+
+@pytest.mark.parametrize("block", CLAIMED)
+def test_claimed_blocks_equal_pyyaml(block):
+    got = parse_simple(block)
+    assert got is not NOT_SIMPLE, block
+    assert same(got, pyyaml(block)), (got, pyyaml(block))
+
+
+@pytest.mark.parametrize("block", DECLINED)
+def test_other_forms_are_declined(block):
+    assert parse_simple(block) is NOT_SIMPLE
+
+
+def test_declined_blocks_still_read_through_pyyaml():
+    data, _, err = split_frontmatter("---\nhex: 0x1F\nblock: |\n  two\n  lines\n---\nbody\n")
+    assert err is None and data == {"hex": 31, "block": "two\nlines\n"}
+
+
+def test_common_frontmatter_does_not_import_pyyaml(tmp_path):
+    code = ("import sys; from msd_core.planning.frontmatter import split_frontmatter as s;"
+            "d, _, e = s('---\\nphase: 02-auth\\nprovides: [a, b]\\nrequires:\\n  - phase: 01\\n---\\nx');"
+            "assert d == {'phase': '02-auth', 'provides': ['a', 'b'], 'requires': [{'phase': 1}]} and e is None, d;"
+            "print('yaml' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False"
+
+
+def _blocks():
+    for f in sorted(CORPUS.rglob("*.md")):
+        try:
+            text = f.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        loc = locate(text)
+        if loc and loc[1] >= 0:
+            block = text[loc[0]:loc[1]].replace("\r\n", "\n")
+            if block.strip():
+                yield f, block
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/planning absent")
+def test_whole_corpus_claimed_blocks_equal_pyyaml():
+    claimed = declined = 0
+    wrong = []
+    for f, block in _blocks():
+        got = parse_simple(block)
+        if got is NOT_SIMPLE:
+            declined += 1
+            continue
+        claimed += 1
+        try:
+            ref = pyyaml(block)
+        except yaml.YAMLError as exc:
+            wrong.append((str(f), f"claimed a block PyYAML rejects: {exc}"))
+            continue
+        if not same(got, ref):
+            wrong.append((str(f), "differs from PyYAML"))
+    assert wrong == []
+    # the point of the fast reader: most planning frontmatter is the common form
+    assert claimed > 4 * declined, (claimed, declined)
