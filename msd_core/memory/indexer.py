@@ -11,10 +11,10 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core.fsutil import sha256_bytes
+from msd_core.record import field, record
 
 KINDS = (("SUMMARY", "summary"), ("CONTEXT", "context"), ("RESEARCH", "research"), ("VERIFICATION", "verification"))
 FACT_FIELDS = ("provides", "affects", "requires", "patterns", "decisions", "tech_stack", "key_files", "tags")
@@ -23,7 +23,7 @@ PHASE_DIR_RE = re.compile(r"^(\d+(?:\.\d+)*)[-_]")
 PLAN_FILE_RE = re.compile(r"^\d+(?:\.\d+)*-(?:[a-z0-9-]*?-)?(\d+)-(?:SUMMARY|PLAN)", re.I)
 
 
-@dataclass
+@record
 class IndexReport:
     indexed: list[str] = field(default_factory=list)
     unchanged: int = 0
