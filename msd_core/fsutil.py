@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing/tempfile cost import time on msd_run's read-only hot path
+if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
     from typing import Iterator
 
 from msd_core.errors import LockTimeout
@@ -49,13 +49,25 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new file `.<name>.<random>.tmp` in `path`'s folder, created exclusively with mode
+    0600 (what tempfile.mkstemp does, without importing tempfile, shutil and random:
+    ~4 ms on every msd_run command that writes)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(str(path.parent), f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write `data` to `path` via a temp file in the same folder and `os.replace`."""
-    import tempfile  # lazy: only writers need it
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
