@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from msd_core.planning.frontmatter import _loader, locate, split_frontmatter
-from msd_core.planning.simple_yaml import NOT_SIMPLE, parse_simple
+from msd_core.planning.simple_yaml import NOT_SIMPLE, Rejected, parse_simple
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "planning"
 
@@ -52,16 +52,19 @@ CLAIMED = [
     "nested:\n  deeper:\n    deepest: [a]\n  back: 1\ntop: 2\n",
     "trailing: spaces   \nunicode: café ✓ 数据\n",
     "k:\n  - [a, b]\n  - c\n",
+    "items:\n  - Auth routes: POST /login, GET /me\n  - plain item\n  - http://x.y: link\nKey Files: a\n",
+    "choice: -60 to 0 dB\nflag: --force\nneg_list: [-x, -1]\n",
 ]
 
 DECLINED = [
     "hex: 0x1F\n", "bin: 0b101\n", "sexa: 1:30\n", "inf: .inf\n", "nan: .NaN\n",  # other YAML numbers
     "anchor: &a x\nref: *a\n", "tag: !!str 5\n", "block: |\n  text\n", "folded: >\n  text\n",
     "multi: one\n  two\n", "flow: [a,\n  b]\n", "map: {a: 1}\n", "colon: a: b\n",
-    "tick: `code`\n", "at: @thing\n", "tab:\tx\n", "yes: key is a bool\n", "'quoted key': 1\n",
+    "tab:\tx\n", "yes: key is a bool\n", "'quoted key': 1\n",
     "esc: \"\\u00e9\"\n", "sq: 'it''s'\n", "dash:\n  -\n", "flow_colon: [a:b]\n",
     "item_then_more:\n  - a\n    b\n", "  indented_first: 1\n", "- a\n- b\n", "merge:\n  <<: x\n",
-    "ctrl: a\x07b\n", "comma_in_quotes: ['a, b', c]\n", "bom: \ufeffx\n", "flow_comment: [a] # c\n", "empty_item: [a, , b]\n",
+    "ctrl: a\x07b\n", "two_colons:\n  - a: b: c\n", "bool_key:\n  - true: x\n", "num_key: {1: a}\n",
+    "dash_alone: -\n", "dash_space: - x\n", "comma_in_quotes: ['a, b', c]\n", "bom: \ufeffx\n", "flow_comment: [a] # c\n", "empty_item: [a, , b]\n",
 ]
 
 
@@ -75,6 +78,28 @@ def test_claimed_blocks_equal_pyyaml(block):
 @pytest.mark.parametrize("block", DECLINED)
 def test_other_forms_are_declined(block):
     assert parse_simple(block) is NOT_SIMPLE
+
+
+REJECTED = ["tick: `code`\n", "at: @thing\n", "list:\n  - ok\n  - `cmd` runs\n", "flow: [a, @b]\n", "`key`: 1\n"]
+
+
+@pytest.mark.parametrize("block", REJECTED)
+def test_reserved_starts_are_rejected_and_pyyaml_agrees(block):
+    got = parse_simple(block)
+    assert isinstance(got, Rejected) and "reserves" in got.reason
+    with pytest.raises(yaml.YAMLError):
+        pyyaml(block)
+
+
+def test_rejected_block_is_read_leniently_without_pyyaml():
+    code = ("import sys; from msd_core.planning.frontmatter import split_frontmatter as s;"
+            "d, _, e = s('---\\nphase: 02\\nprovides:\\n  - `Svc` boundary\\n---\\nx');"
+            "assert d == {'phase': '02', 'provides': ['`Svc` boundary']}, d;"
+            "assert e.startswith('yaml rejected') and 'line-based fallback' in e, e;"
+            "print('yaml' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False"
 
 
 def test_declined_blocks_still_read_through_pyyaml():
@@ -108,12 +133,20 @@ def _blocks():
 @pytest.mark.corpus
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/planning absent")
 def test_whole_corpus_claimed_blocks_equal_pyyaml():
-    claimed = declined = 0
+    claimed = declined = rejected = 0
     wrong = []
     for f, block in _blocks():
         got = parse_simple(block)
         if got is NOT_SIMPLE:
             declined += 1
+            continue
+        if isinstance(got, Rejected):
+            rejected += 1
+            try:
+                pyyaml(block)
+                wrong.append((str(f), "rejected a block PyYAML reads"))
+            except yaml.YAMLError:
+                pass
             continue
         claimed += 1
         try:
@@ -125,4 +158,4 @@ def test_whole_corpus_claimed_blocks_equal_pyyaml():
             wrong.append((str(f), "differs from PyYAML"))
     assert wrong == []
     # the point of the fast reader: most planning frontmatter is the common form
-    assert claimed > 4 * declined, (claimed, declined)
+    assert claimed > 10 * declined and rejected, (claimed, declined, rejected)

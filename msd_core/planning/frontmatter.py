@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from msd_core.planning.simple_yaml import NOT_SIMPLE, parse_simple
+from msd_core.planning.simple_yaml import NOT_SIMPLE, Rejected, parse_simple
 
 _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.M)
@@ -121,8 +121,10 @@ def _split(text: str, keys: frozenset[str] | None = None) -> tuple[dict | None, 
         if not block.strip():
             return {}, body, None
     data = parse_simple(block)  # the common form, read exactly as PyYAML would (simple_yaml.py)
-    if data is NOT_SIMPLE:
+    if data is NOT_SIMPLE or isinstance(data, Rejected):
         try:
+            if isinstance(data, Rejected):  # PyYAML would raise: no need to import it
+                raise ValueError(data.reason)
             import yaml
 
             data = yaml.load(block, Loader=_loader())

@@ -1,4 +1,4 @@
-"""A reader for the common form of planning frontmatter, without importing PyYAML.
+r"""A reader for the common form of planning frontmatter, without importing PyYAML.
 
 `parse_simple(block)` returns the mapping PyYAML's safe loader (timestamps left as text,
 as frontmatter.py configures it) would return, or NOT_SIMPLE when the block uses anything
@@ -6,20 +6,26 @@ outside the form below; the caller then hands the block to PyYAML. It never gues
 value it cannot resolve exactly as YAML 1.1 would is a reason to decline, not to approximate.
 
 The form it claims (indentation by spaces only):
-  - `key: value` lines, key `[A-Za-z_][A-Za-z0-9_-]*` (not a YAML bool/null word);
+  - `key: value` lines; a key is a plain scalar YAML reads as a string (words with
+    spaces included), not a number, bool or null;
   - `key:` followed by deeper lines holding a nested mapping of the same form, or
     `- item` lines (a block list; at the key's indent or deeper); an item is a scalar or
-    a flow list, or `- key: value` opening a mapping whose other keys line up after `- `;
-  - a value is a plain scalar on one line, a single- or double-quoted scalar without
-    escapes or embedded quotes, a one-line flow list `[a, b, 'c']` of such scalars, or `{}`/`[]`;
+    a flow list, or `key: value` opening a mapping whose other keys line up after `- `;
+  - a value on one line: a plain scalar (a trailing ` # comment` is dropped), a single-
+    or double-quoted scalar (double quotes with the escapes \\ \" \/ \n \t \r \0 only),
+    a flow list `[a, b, 'c']` of such scalars, or `{}` / `[]`;
+  - scalars YAML 1.1 resolves: null, bool (every spelling), decimal and 0-octal ints,
+    floats with a decimal point; other strings stay strings;
   - full-line comments and blank lines.
-Declined: tabs, anchors/aliases/tags, block scalars (`|`, `>`), multi-line plain or flow
-values, comments after a value, `: ` inside a plain scalar, and any plain scalar YAML
-would read as something other than a string unless it is a plain decimal integer,
-`true`/`false` (any YAML 1.1 bool spelling) or null.
+Declined (NOT_SIMPLE): tabs, anchors/aliases/tags, block scalars (`|`, `>`), multi-line
+plain or flow values, flow mappings, `: ` inside a value, hex/binary/sexagesimal numbers,
+.inf/.nan, other escapes, non-printable characters.
+Rejected (a `Rejected` whose `reason` says why): a value starting with `@` or a backtick,
+which YAML reserves, so PyYAML raises; the caller reads such a block with its lenient
+line reader without importing PyYAML to be told so.
 
 tests/test_simple_yaml.py compares it with PyYAML over every frontmatter block of the
-corpus: equal wherever it claims a block. Standard library only.
+corpus: equal wherever it claims a block, and raising wherever it rejects one. Standard library only.
 """
 
 from __future__ import annotations
@@ -28,7 +34,6 @@ import re
 
 NOT_SIMPLE = object()
 
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ ]*:(?:[ ]+(.*))?$")
 _BOOL = {
     "yes": True, "Yes": True, "YES": True, "true": True, "True": True, "TRUE": True, "on": True, "On": True, "ON": True,
     "no": False, "No": False, "NO": False, "false": False, "False": False, "FALSE": False,
@@ -46,7 +51,8 @@ _NUMERIC = re.compile(
     r"[-+]?(?:0[bx]?[0-9a-fA-F_]*|[0-9][0-9_:]*(?:\.[0-9_]*)?(?:[eE][-+][0-9]+)?"
     r"|\.[0-9_]+(?:[eE][-+][0-9]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN))"
 )
-_PLAIN_BAD_START = set("-?:,[]{}#&*!|>'\"%@`<=")
+_PLAIN_BAD_START = set("?:,[]{}#&*!|>'\"%<=")
+_RESERVED = "@`"  # YAML reserves these: no token starts with them (PyYAML raises)
 _FLOW_BAD = set("[]{},:")
 # characters YAML does not allow in a document (PyYAML rejects them), and the BOM
 _NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
@@ -54,6 +60,19 @@ _NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufefe
 
 class _Decline(Exception):
     pass
+
+
+class _Reject(Exception):
+    """PyYAML raises on this block (a value starts with a reserved character)."""
+
+
+class Rejected:
+    """parse_simple's answer for a block PyYAML is certain to reject; `reason` says why."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
 
 
 _ESCAPES = {"\\": "\\", '"': '"', "/": "/", "n": "\n", "t": "\t", "r": "\r", "0": "\0", " ": " "}
@@ -121,9 +140,29 @@ def _scalar(s: str, flow: bool = False):
         return _BOOL[s]
     if _NUMERIC.fullmatch(s):
         return _number(s)
-    if s[0] in _PLAIN_BAD_START:
+    if s[0] in _RESERVED:
+        raise _Reject(f"{s[:40]!r} starts with {s[0]!r}, which YAML reserves")
+    if s[0] in _PLAIN_BAD_START or (s[0] == "-" and (len(s) == 1 or s[1] == " ")):
         raise _Decline
     return s
+
+
+def _key(text: str):
+    """(key, rest or None) when the line is `key: rest` / `key:` with a plain key YAML
+    reads as a string; None when it holds no such `: `."""
+    i = text.find(":")
+    while i >= 0 and i + 1 < len(text) and text[i + 1] != " ":
+        i = text.find(":", i + 1)
+    if i <= 0:
+        return None
+    raw = text[:i].rstrip(" ")
+    if not raw or raw[0] in "'\"":
+        return None
+    key = _scalar(raw)
+    if not isinstance(key, str) or key != raw:
+        raise _Decline  # a key YAML reads as a number, bool or null, or with a comment
+    rest = text[i + 1:].strip(" ")
+    return key, (rest or None)
 
 
 def _value(raw: str):
@@ -176,12 +215,11 @@ def _mapping(lines: _Lines, indent: int) -> dict:
             break
         if ind > indent or text.startswith("-"):
             raise _Decline
-        m = _KEY_LINE.match(text)
-        if not m or m.group(1) in _BOOL or m.group(1) in _NULL:
+        kv = _key(text)
+        if kv is None:
             raise _Decline
         lines.i += 1
-        rest = m.group(2)
-        out[m.group(1)] = _value(rest) if rest else _child(lines, indent)
+        out[kv[0]] = _value(kv[1]) if kv[1] else _child(lines, indent)
     return out
 
 
@@ -212,12 +250,10 @@ def _sequence(lines: _Lines, indent: int) -> list:
             raise _Decline
         item = text[2:].lstrip(" ")
         inner = ind + len(text) - len(item)
-        m = _KEY_LINE.match(item)
-        if m and not item.startswith(("'", '"')):
-            if m.group(1) in _BOOL or m.group(1) in _NULL:
-                raise _Decline
+        kv = _key(item)
+        if kv is not None:
             lines.i += 1
-            first = {m.group(1): _value(m.group(2)) if m.group(2) else _child(lines, inner)}
+            first = {kv[0]: _value(kv[1]) if kv[1] else _child(lines, inner)}
             if lines.i < len(items) and items[lines.i][0] == inner:
                 first.update(_mapping(lines, inner))
             elif lines.i < len(items) and items[lines.i][0] > indent and not (
@@ -249,5 +285,7 @@ def parse_simple(block: str):
         if lines.i != len(lines.items):
             return NOT_SIMPLE
         return out
+    except _Reject as exc:
+        return Rejected(str(exc))
     except (_Decline, RecursionError):
         return NOT_SIMPLE
