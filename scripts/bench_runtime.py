@@ -191,32 +191,40 @@ def main(argv=None) -> int:
                 if i:
                     samples[label].append(dt * 1000)
         med = {k: statistics.median(v) for k, v in samples.items()}
-        base = med[BASE]
+        low = {k: min(v) for k, v in samples.items()}
+        base, base_min = med[BASE], low[BASE]
         rows = []
         for t in table:
-            ms = med["msd_run " + t["label"]]
+            key = "msd_run " + t["label"]
+            ms = med[key]
             pk = "peer " + " ".join(t["peer"][2:]) if t["peer"] else None
             pm = med.get(pk) if pk else None
             x_py, x_peer = ms / base, (ms / pm if pm else None)
             ok = x_py <= GOAL_VS_PYTHON and (x_peer is None or x_peer <= GOAL_VS_PEER)
-            rows.append({"command": "msd_run " + t["label"], "median_ms": round(ms, 1), "x_python": round(x_py, 2),
+            rows.append({"command": key, "median_ms": round(ms, 1), "min_ms": round(low[key], 1),
+                         "x_python": round(x_py, 2), "x_python_min": round(low[key] / base_min, 2),
                          "peer": " ".join(t["peer"][2:]) if t["peer"] else None,
-                         "peer_ms": round(pm, 1) if pm else None, "x_peer": round(x_peer, 2) if x_peer else None,
+                         "peer_ms": round(pm, 1) if pm else None,
+                         "x_peer": round(x_peer, 2) if x_peer else None,
+                         "x_peer_min": round(low[key] / low[pk], 2) if pm else None,
                          "within_budget": ok})
         out = {"python": sys.version.split()[0], "runs": runs, "project": src.name, "base_ms": round(base, 1),
-               "peer": PEER_PACKAGE if peer else None, "goals": {"x_python": GOAL_VS_PYTHON, "x_peer": GOAL_VS_PEER},
-               "rows": rows}
+               "base_min_ms": round(base_min, 1), "peer": PEER_PACKAGE if peer else None,
+               "goals": {"x_python": GOAL_VS_PYTHON, "x_peer": GOAL_VS_PEER}, "rows": rows}
         if args.json:
             print(json.dumps(out, indent=2))
             return 0
-        print(f"msd_run vs peer ({out['peer'] or 'peer not measured'}): median of {runs} interleaved runs, "
-              f"project {src.name}, python {out['python']}, `{BASE}` = {base:.1f} ms")
-        print(f"| command | ms | x python | peer command | peer ms | x peer | budget |")
+        print(f"msd_run vs peer ({out['peer'] or 'peer not measured'}): {runs} interleaved rounds, "
+              f"project {src.name}, python {out['python']}, `{BASE}` median {base:.1f} ms (min {base_min:.1f})")
+        print("ratios: median/median (min/min in parentheses); budget judged on the medians")
+        print("| command | median ms | x python | peer's equivalent | peer median ms | x peer | budget |")
         print("|---|---:|---:|---|---:|---:|---|")
         for r in rows:
-            print(f"| `{r['command']}` | {r['median_ms']:.1f} | {r['x_python']:.2f} | "
-                  f"{('`' + r['peer'] + '`') if r['peer'] else '-'} | {r['peer_ms'] if r['peer_ms'] else '-'} | "
-                  f"{r['x_peer'] if r['x_peer'] is not None else '-'} | {'ok' if r['within_budget'] else 'MISSED'} |")
+            peer_cmd = f"`{r['peer'][:40]}`" if r["peer"] else "-"
+            xpeer = f"{r['x_peer']:.2f} ({r['x_peer_min']:.2f})" if r["x_peer"] is not None else "-"
+            print(f"| `{r['command']}` | {r['median_ms']:.1f} | {r['x_python']:.2f} ({r['x_python_min']:.2f}) | "
+                  f"{peer_cmd} | {r['peer_ms'] if r['peer_ms'] else '-'} | {xpeer} | "
+                  f"{'ok' if r['within_budget'] else 'MISSED'} |")
         print(f"budget: <= {GOAL_VS_PYTHON}x `{BASE}` and <= {GOAL_VS_PEER}x the peer's equivalent")
         return 0
     finally:

@@ -50,21 +50,25 @@ CLAIMED = [
     "# a comment line\nkey: value\n\n  # indented comment\nother: x\n",
     "dup: 1\ndup: 2\n",
     "nested:\n  deeper:\n    deepest: [a]\n  back: 1\ntop: 2\n",
-    "trailing: spaces   \nunicode: café ✓ 数据\n",
+    "trailing: spaces   \nunicode: café ✓ 数据 \U0001f600 \u00a0nbsp\n",
     "k:\n  - [a, b]\n  - c\n",
     "items:\n  - Auth routes: POST /login, GET /me\n  - plain item\n  - http://x.y: link\nKey Files: a\n",
     "choice: -60 to 0 dB\nflag: --force\nneg_list: [-x, -1]\n",
+    "patterns: [\n    \"Ed25519 verify (Solana format)\",\n    plain item,\n    'single'\n  ]\nnext: 1\n",
+    "colons: [bun:test, CSS :hover x, http://x.y, a:b:c]\n",
+    "items:\n  - key: [a,\n      b]\n  - [c,\n    d]\n", "flow: [a,\n  b]\n",
 ]
 
 DECLINED = [
     "hex: 0x1F\n", "bin: 0b101\n", "sexa: 1:30\n", "inf: .inf\n", "nan: .NaN\n",  # other YAML numbers
     "anchor: &a x\nref: *a\n", "tag: !!str 5\n", "block: |\n  text\n", "folded: >\n  text\n",
-    "multi: one\n  two\n", "flow: [a,\n  b]\n", "map: {a: 1}\n", "colon: a: b\n",
+    "multi: one\n  two\n", "map: {a: 1}\n", "colon: a: b\n",
     "tab:\tx\n", "yes: key is a bool\n", "'quoted key': 1\n",
-    "esc: \"\\u00e9\"\n", "sq: 'it''s'\n", "dash:\n  -\n", "flow_colon: [a:b]\n",
+    "esc: \"\\u00e9\"\n", "sq: 'it''s'\n", "dash:\n  -\n", "flow_colon_end: [a:, b]\n", "flow_colon_start: [:a]\n", "flow_pair: [a: b]\n",
     "item_then_more:\n  - a\n    b\n", "  indented_first: 1\n", "- a\n- b\n", "merge:\n  <<: x\n",
-    "ctrl: a\x07b\n", "two_colons:\n  - a: b: c\n", "bool_key:\n  - true: x\n", "num_key: {1: a}\n",
-    "dash_alone: -\n", "dash_space: - x\n", "comma_in_quotes: ['a, b', c]\n", "bom: \ufeffx\n", "flow_comment: [a] # c\n", "empty_item: [a, , b]\n",
+    "ctrl: a\x07b\n", "nel: a\x85b: c\n", "ls: a\u2028b\n", "c1: a\x9fb\n", "surrogate_free: \ufffe\n", "two_colons:\n  - a: b: c\n", "bool_key:\n  - true: x\n", "num_key: {1: a}\n",
+    "dash_alone: -\n", "flow_blank: [a,\n\n  b]\n", "flow_comment_line: [a,\n# c\n  b]\n",
+    "flow_split_item: [a\n  b]\n", "flow_split_quote: ['a\n  b']\n", "flow_shallow: [a,\nb]\n", "flow_open: [a,\n", "dash_space: - x\n", "comma_in_quotes: ['a, b', c]\n", "bom: \ufeffx\n", "flow_comment: [a] # c\n", "empty_item: [a, , b]\n",
 ]
 
 

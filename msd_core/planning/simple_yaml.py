@@ -13,12 +13,13 @@ The form it claims (indentation by spaces only):
     a flow list, or `key: value` opening a mapping whose other keys line up after `- `;
   - a value on one line: a plain scalar (a trailing ` # comment` is dropped), a single-
     or double-quoted scalar (double quotes with the escapes \\ \" \/ \n \t \r \0 only),
-    a flow list `[a, b, 'c']` of such scalars, or `{}` / `[]`;
+    a flow list `[a, b, 'c']` of such scalars (also over several lines, each deeper
+    than its key and holding whole items), or `{}` / `[]`;
   - scalars YAML 1.1 resolves: null, bool (every spelling), decimal and 0-octal ints,
     floats with a decimal point; other strings stay strings;
   - full-line comments and blank lines.
 Declined (NOT_SIMPLE): tabs, anchors/aliases/tags, block scalars (`|`, `>`), multi-line
-plain or flow values, flow mappings, `: ` inside a value, hex/binary/sexagesimal numbers,
+plain scalars, other multi-line flow values, flow mappings, `: ` inside a value, hex/binary/sexagesimal numbers,
 .inf/.nan, other escapes, non-printable characters.
 Rejected (a `Rejected` whose `reason` says why): a value starting with `@` or a backtick,
 which YAML reserves, so PyYAML raises; the caller reads such a block with its lenient
@@ -53,9 +54,8 @@ _NUMERIC = re.compile(
 )
 _PLAIN_BAD_START = set("?:,[]{}#&*!|>'\"%<=")
 _RESERVED = "@`"  # YAML reserves these: no token starts with them (PyYAML raises)
-_FLOW_BAD = set("[]{},:")
-# characters YAML does not allow in a document (PyYAML rejects them), and the BOM
-_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_FLOW_BAD = set("[]{},")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # ASCII characters YAML refuses
 
 
 class _Decline(Exception):
@@ -150,10 +150,12 @@ def _scalar(s: str, flow: bool = False):
 def _key(text: str):
     """(key, rest or None) when the line is `key: rest` / `key:` with a plain key YAML
     reads as a string; None when it holds no such `: `."""
-    i = text.find(":")
-    while i >= 0 and i + 1 < len(text) and text[i + 1] != " ":
-        i = text.find(":", i + 1)
-    if i <= 0:
+    i = text.find(": ")
+    if i < 0:
+        if not text.endswith(":"):
+            return None
+        i = len(text) - 1
+    if i == 0:
         return None
     raw = text[:i].rstrip(" ")
     if not raw or raw[0] in "'\"":
@@ -191,19 +193,51 @@ def _value(raw: str):
 
 
 class _Lines:
-    __slots__ = ("items", "i")
+    """The block's lines that carry content: (indent, text) in `items`, their line numbers
+    in `numbers` (blank and comment lines are skipped), and the read position `i`."""
+
+    __slots__ = ("items", "numbers", "i")
 
     def __init__(self, block: str):
-        items = []
-        for line in block.split("\n"):
+        items, numbers = [], []
+        for n, line in enumerate(block.split("\n")):
             body = line.lstrip(" ")
             if not body or body.startswith("#"):
                 continue
             if "\t" in line or line.rstrip(" ") != line.rstrip():
                 raise _Decline  # tabs (or other whitespace YAML treats differently)
             items.append((len(line) - len(body), body.rstrip(" ")))
-        self.items = items
+            numbers.append(n)
+        self.items, self.numbers = items, numbers
         self.i = 0
+
+
+def _value_at(lines: _Lines, indent: int, raw: str):
+    """_value of `raw`, the text after `key: ` or `- ` on the line before lines.i; a flow
+    list continued on the next lines (each deeper than `indent`, with no blank or comment
+    line between and no item split across lines) is read as the one line YAML folds it into."""
+    if not raw.startswith("[") or raw.endswith("]"):
+        return _value(raw)
+    parts = [raw]
+    while not parts[-1].endswith("]"):
+        if lines.i >= len(lines.items):
+            raise _Decline
+        ind, text = lines.items[lines.i]
+        if ind <= indent or lines.numbers[lines.i] != lines.numbers[lines.i - 1] + 1:
+            raise _Decline
+        parts.append(text)
+        lines.i += 1
+    for k, part in enumerate(parts):  # every line holds whole items
+        inner = part[1:] if k == 0 else part
+        inner = inner[:-1] if k == len(parts) - 1 else inner
+        inner = inner.strip(" ")
+        if k < len(parts) - 1 and inner and not inner.endswith(",") and not parts[k + 1].startswith("]"):
+            raise _Decline
+        for item in inner.rstrip(",").split(","):
+            item = item.strip(" ")
+            if item and item[0] in "'\"" and (len(item) < 2 or item[-1] != item[0]):
+                raise _Decline
+    return _value(" ".join(parts))
 
 
 def _mapping(lines: _Lines, indent: int) -> dict:
@@ -219,7 +253,7 @@ def _mapping(lines: _Lines, indent: int) -> dict:
         if kv is None:
             raise _Decline
         lines.i += 1
-        out[kv[0]] = _value(kv[1]) if kv[1] else _child(lines, indent)
+        out[kv[0]] = _value_at(lines, indent, kv[1]) if kv[1] else _child(lines, indent)
     return out
 
 
@@ -253,7 +287,7 @@ def _sequence(lines: _Lines, indent: int) -> list:
         kv = _key(item)
         if kv is not None:
             lines.i += 1
-            first = {kv[0]: _value(kv[1]) if kv[1] else _child(lines, inner)}
+            first = {kv[0]: _value_at(lines, indent, kv[1]) if kv[1] else _child(lines, inner)}
             if lines.i < len(items) and items[lines.i][0] == inner:
                 first.update(_mapping(lines, inner))
             elif lines.i < len(items) and items[lines.i][0] > indent and not (
@@ -265,16 +299,34 @@ def _sequence(lines: _Lines, indent: int) -> list:
         if not item or item.startswith("- ") or item == "-":
             raise _Decline
         lines.i += 1
-        out.append(_value(item))
+        out.append(_value_at(lines, indent, item))
         if lines.i < len(items) and items[lines.i][0] > indent:
             raise _Decline  # a continuation line
     return out
 
 
+def _printable(block: str) -> bool:
+    """Only characters YAML allows in a document (PyYAML refuses the others), no BOM, and
+    no line break other than `\\n` (YAML also breaks lines at U+0085, U+2028, U+2029).
+    (One character class with these ranges costs ~3 ms to compile on every start.)"""
+    if _CONTROL.search(block):
+        return False
+    if block.isascii():
+        return True
+    for ch in set(block):
+        o = ord(ch)
+        if o < 0x80 or (0xA0 <= o <= 0xD7FF and o not in (0x2028, 0x2029)) or 0x10000 <= o <= 0x10FFFF or (
+            0xE000 <= o <= 0xFFFD and o != 0xFEFF
+        ):
+            continue  # (0x85, 0x2028 and 0x2029 are line breaks to YAML: declined)
+        return False
+    return True
+
+
 def parse_simple(block: str):
     """The block's mapping (see the module docstring), or NOT_SIMPLE."""
     try:
-        if _NON_PRINTABLE.search(block):
+        if not _printable(block):
             return NOT_SIMPLE
         lines = _Lines(block)
         if not lines.items:
