@@ -85,19 +85,27 @@ def split_frontmatter(text: str, keys: frozenset[str] | None = None) -> tuple[di
 _TOP_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
 
 
+_COLUMN0_RE = re.compile(r"^[^ \t\n#-][^\n]*", re.M)
+
+
 def select_top_keys(block: str, keys: frozenset[str]) -> str:
-    """The top-level `key:` entries of a YAML block whose normalised key is in `keys`."""
+    """The top-level `key:` entries of a YAML block whose normalised key is in `keys`.
+
+    An entry runs from its `key:` line to the next line that starts in column 0 with
+    anything but `-` or `#` (a list at the key's own indent and comments stay with it)."""
     out: list[str] = []
-    keep = False
-    for line in block.split("\n"):
-        m = _TOP_KEY_RE.match(line)
-        if m:
-            keep = m.group(1).lower().replace("_", "-") in keys
-        elif line[:1] not in (" ", "\t", "-", "#", ""):
-            keep = False  # something unexpected at column 0: not part of a wanted entry
+    keep, start = False, 0
+    for m in _COLUMN0_RE.finditer(block):
         if keep:
-            out.append(line)
-    return "\n".join(out)
+            out.append(block[start:m.start()])
+        k = _TOP_KEY_RE.match(m.group())
+        keep = bool(k) and k.group(1).lower().replace("_", "-") in keys
+        start = m.start()
+    if keep:  # the last entry runs to the end of the block
+        out.append(block[start:])
+        return "".join(out)
+    kept = "".join(out)
+    return kept[:-1] if kept.endswith("\n") else kept  # lines joined by "\n", as split() left them
 
 
 def _split(text: str, keys: frozenset[str] | None = None) -> tuple[dict | None, str, str | None]:

@@ -22,7 +22,7 @@ Declined (NOT_SIMPLE): tabs, anchors/aliases/tags, block scalars (`|`, `>`), mul
 plain scalars, other multi-line flow values, flow mappings, `: ` inside a value, hex/binary/sexagesimal numbers,
 .inf/.nan, other escapes, non-printable characters.
 Rejected (a `Rejected` whose `reason` says why): a value starting with `@` or a backtick,
-which YAML reserves, so PyYAML raises; the caller reads such a block with its lenient
+which YAML reserves, or a plain value holding `: ` on its key's line, so PyYAML raises; the caller reads such a block with its lenient
 line reader without importing PyYAML to be told so.
 
 tests/test_simple_yaml.py compares it with PyYAML over every frontmatter block of the
@@ -41,6 +41,7 @@ _BOOL = {
     "off": False, "Off": False, "OFF": False,
 }
 _NULL = {"~", "null", "Null", "NULL"}
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # a key that is certainly a plain string
 _DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
 _OCTAL = re.compile(r"[-+]?0[0-7_]+")
 _NOT_OCTAL = re.compile(r"[-+]?0[0-9_]*[89][0-9_]*")
@@ -132,6 +133,8 @@ def _scalar(s: str, flow: bool = False):
         s = s[: s.index(" #")].rstrip(" ")
         if not s:
             raise _Decline
+    if ": " in s and not flow:  # after `key: ` on one line: YAML allows no second mapping there
+        raise _Reject(f"{s[:40]!r} holds ': ' after its key on the same line")
     if "\t" in s or ": " in s or s.endswith(":") or " #" in s or (flow and _FLOW_BAD & set(s)):
         raise _Decline
     if s in _NULL:
@@ -160,11 +163,12 @@ def _key(text: str):
     raw = text[:i].rstrip(" ")
     if not raw or raw[0] in "'\"":
         return None
-    key = _scalar(raw)
-    if not isinstance(key, str) or key != raw:
-        raise _Decline  # a key YAML reads as a number, bool or null, or with a comment
+    if not (_IDENT.fullmatch(raw) and raw not in _BOOL and raw not in _NULL):
+        key = _scalar(raw)
+        if not isinstance(key, str) or key != raw:
+            raise _Decline  # a key YAML reads as a number, bool or null, or with a comment
     rest = text[i + 1:].strip(" ")
-    return key, (rest or None)
+    return raw, (rest or None)
 
 
 def _value(raw: str):
@@ -176,20 +180,41 @@ def _value(raw: str):
         inner = s[1:-1].strip(" ")
         if not inner:
             return []
-        out = []
-        for item in inner.split(","):
-            item = item.strip(" ")
-            if not item:
-                raise _Decline  # `[a, , b]` or a trailing comma
-            if item[0] in "'\"" and "," in item[1:-1]:
-                raise _Decline
-            out.append(_scalar(item, flow=True))
-        return out
+        return [_scalar(item, flow=True) for item in _flow_items(inner)]
     if s == "{}":
         return {}
     if s in ("|", ">") or s[:1] in ("|", ">", "{"):
         raise _Decline
     return _scalar(s)
+
+
+def _flow_items(inner: str) -> list[str]:
+    """The items of a one-line flow list's inside, split at the commas outside quotes."""
+    items = []
+    i, n = 0, len(inner)
+    while True:
+        while i < n and inner[i] == " ":
+            i += 1
+        if i < n and inner[i] in "'\"":
+            q, j = inner[i], i + 1
+            while j < n and inner[j] != q:
+                j += 2 if (q == '"' and inner[j] == "\\") else 1
+            if j >= n:
+                raise _Decline  # an unclosed quote
+            end = inner.find(",", j + 1)
+            end = n if end < 0 else end
+            if inner[j + 1:end].strip(" "):
+                raise _Decline  # text after the closing quote (or `''` inside single quotes)
+        else:
+            end = inner.find(",", i)
+            end = n if end < 0 else end
+        item = inner[i:end].strip(" ")
+        if not item:
+            raise _Decline  # `[a, , b]` or a trailing comma
+        items.append(item)
+        if end >= n:
+            return items
+        i = end + 1
 
 
 class _Lines:
@@ -199,13 +224,15 @@ class _Lines:
     __slots__ = ("items", "numbers", "i")
 
     def __init__(self, block: str):
+        if "\t" in block or "\r" in block:
+            raise _Decline  # tabs, and line breaks other than \n
         items, numbers = [], []
-        for n, line in enumerate(block.split("\n")):
+        n = -1
+        for line in block.split("\n"):
+            n += 1
             body = line.lstrip(" ")
-            if not body or body.startswith("#"):
+            if not body or body[0] == "#":
                 continue
-            if "\t" in line or line.rstrip(" ") != line.rstrip():
-                raise _Decline  # tabs (or other whitespace YAML treats differently)
             items.append((len(line) - len(body), body.rstrip(" ")))
             numbers.append(n)
         self.items, self.numbers = items, numbers
