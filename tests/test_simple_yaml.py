@@ -164,3 +164,42 @@ def test_whole_corpus_claimed_blocks_equal_pyyaml():
     assert wrong == []
     # the point of the fast reader: most planning frontmatter is the common form
     assert claimed > 10 * declined and rejected, (claimed, declined, rejected)
+
+
+def _select_reference(block: str, keys: frozenset[str]) -> str:
+    """The documented rule, line by line: a `key:` line in column 0 starts an entry (kept
+    when its normalised key is wanted); any other column-0 line but `-`/`#` ends it."""
+    import re
+
+    out, keep = [], False
+    for line in block.split("\n"):
+        m = re.match(r"^([A-Za-z_][\w-]*)[ \t]*:", line)
+        if m:
+            keep = m.group(1).lower().replace("_", "-") in keys
+        elif line[:1] not in (" ", "\t", "-", "#", ""):
+            keep = False
+        if keep:
+            out.append(line)
+    return "\n".join(out)
+
+
+SELECT_CASES = ["a: 1\n\n\nb: 2\n", "a: |+\n  x\n\n\nb: 2\n", "a: 1", "", "\n\na: 1\n", "a: 1\n  \n- x\n#c\nb: 1\n",
+                "A_b: 1\nother\n  c: 2\na-b: [x]\n"]
+
+
+@pytest.mark.parametrize("block", SELECT_CASES)
+def test_select_top_keys_follows_the_rule(block):
+    from msd_core.planning.frontmatter import select_top_keys
+
+    for keys in (frozenset({"a"}), frozenset({"b"}), frozenset({"a-b"}), frozenset()):
+        assert select_top_keys(block, keys) == _select_reference(block, keys)
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/planning absent")
+def test_select_top_keys_over_the_corpus():
+    from msd_core.planning.frontmatter import select_top_keys
+    from msd_core.planning.summary import DIGEST_KEYS
+
+    for f, block in _blocks():
+        assert select_top_keys(block, DIGEST_KEYS) == _select_reference(block, DIGEST_KEYS), f
