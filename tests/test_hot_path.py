@@ -25,7 +25,6 @@ DENY = frozenset({
     "tempfile", "shutil", "random", "hashlib", "_hashlib", "subprocess", "difflib", "importlib_metadata",
 })
 
-FLOW = {"tomllib", "typing", "datetime"}  # flows are TOML files, read with the standard library
 MEMORY = {"sqlite3", "datetime"}
 
 HOT = [
@@ -46,9 +45,9 @@ HOT = [
     ("compile-plan-fresh", ["compile-plan", "{plan}", "--root", "{root}"], set()),
     ("compile-plan-check", ["compile-plan", "{plan}", "--check", "--root", "{root}"], set()),
     ("next", ["next"], set()),
-    ("next-step", ["next-step", "--workflow", "plan-phase", "--var", "phase=01", "--root", "{root}"], FLOW),
+    ("next-step", ["next-step", "--workflow", "plan-phase", "--var", "phase=01", "--root", "{root}"], set()),
     ("step-done", ["step-done", "--workflow", "plan-phase", "--step", "load-context", "--var", "phase=01",
-                   "--result", '{"phase": "01", "phase_dir": "01-auth"}', "--root", "{root}"], FLOW),
+                   "--result", '{"phase": "01", "phase_dir": "01-auth"}', "--root", "{root}"], set()),
     ("history-digest-cold", ["history-digest"], set()),
     ("history-digest-warm", ["history-digest"], set()),
     ("history-digest-phase", ["history-digest", "--phase", "1", "--no-cache"], set()),
