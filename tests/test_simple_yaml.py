@@ -57,7 +57,7 @@ CLAIMED = [
     "patterns: [\n    \"Ed25519 verify (Solana format)\",\n    plain item,\n    'single'\n  ]\nnext: 1\n",
     "colons: [bun:test, CSS :hover x, http://x.y, a:b:c]\n",
     "quoted_commas: [\"Pattern: a, b (c, d)\", 'x, y', plain]\nesc: [\"a \\\" b, c\", d]\n",
-    "items:\n  - key: [a,\n      b]\n  - [c,\n    d]\n", "flow: [a,\n  b]\n",
+    "items:\n  - key: [a,\n      b]\n  - [c,\n    d]\n", "flow: [a,\n  b]\n", "flow_shallow: [a,\nb]\n", "k:\n  p: [\n    a,\n    b\n  ]\n  r: 2\nq: 1\n",
 ]
 
 DECLINED = [
@@ -69,7 +69,7 @@ DECLINED = [
     "item_then_more:\n  - a\n    b\n", "  indented_first: 1\n", "- a\n- b\n", "merge:\n  <<: x\n",
     "ctrl: a\x07b\n", "nel: a\x85b: c\n", "ls: a\u2028b\n", "c1: a\x9fb\n", "surrogate_free: \ufffe\n", "bool_key:\n  - true: x\n", "num_key: {1: a}\n",
     "dash_alone: -\n", "flow_blank: [a,\n\n  b]\n", "flow_comment_line: [a,\n# c\n  b]\n",
-    "flow_split_item: [a\n  b]\n", "flow_split_quote: ['a\n  b']\n", "flow_shallow: [a,\nb]\n", "flow_open: [a,\n", "dash_space: - x\n", "sq_doubled: ['it''s', b]\n", "after_quote: ['a' b, c]\n", "open_quote: ['a, b]\n", "bom: \ufeffx\n", "flow_comment: [a] # c\n", "empty_item: [a, , b]\n",
+    "flow_split_item: [a\n  b]\n", "flow_split_quote: ['a\n  b']\n", "flow_open: [a,\n", "dash_space: - x\n", "sq_doubled: ['it''s', b]\n", "after_quote: ['a' b, c]\n", "open_quote: ['a, b]\n", "bom: \ufeffx\n", "flow_comment: [a] # c\n", "empty_item: [a, , b]\n",
 ]
 
 

@@ -13,8 +13,8 @@ The form it claims (indentation by spaces only):
     a flow list, or `key: value` opening a mapping whose other keys line up after `- `;
   - a value on one line: a plain scalar (a trailing ` # comment` is dropped), a single-
     or double-quoted scalar (double quotes with the escapes \\ \" \/ \n \t \r \0 only),
-    a flow list `[a, b, 'c']` of such scalars (also over several lines, each deeper
-    than its key and holding whole items), or `{}` / `[]`;
+    a flow list `[a, b, 'c']` of such scalars (also over consecutive lines, each holding
+    whole items), or `{}` / `[]`;
   - scalars YAML 1.1 resolves: null, bool (every spelling), decimal and 0-octal ints,
     floats with a decimal point; other strings stay strings;
   - full-line comments and blank lines.
@@ -239,18 +239,19 @@ class _Lines:
         self.i = 0
 
 
-def _value_at(lines: _Lines, indent: int, raw: str):
+def _value_at(lines: _Lines, raw: str):
     """_value of `raw`, the text after `key: ` or `- ` on the line before lines.i; a flow
-    list continued on the next lines (each deeper than `indent`, with no blank or comment
-    line between and no item split across lines) is read as the one line YAML folds it into."""
+    list continued on the next lines (at any indentation, as PyYAML reads flow content; no
+    blank or comment line between; no item split across lines) is read as the one line
+    YAML folds it into."""
     if not raw.startswith("[") or raw.endswith("]"):
         return _value(raw)
     parts = [raw]
     while not parts[-1].endswith("]"):
         if lines.i >= len(lines.items):
             raise _Decline
-        ind, text = lines.items[lines.i]
-        if ind <= indent or lines.numbers[lines.i] != lines.numbers[lines.i - 1] + 1:
+        _ind, text = lines.items[lines.i]  # PyYAML ignores indentation inside a flow list
+        if lines.numbers[lines.i] != lines.numbers[lines.i - 1] + 1:
             raise _Decline
         parts.append(text)
         lines.i += 1
@@ -280,7 +281,7 @@ def _mapping(lines: _Lines, indent: int) -> dict:
         if kv is None:
             raise _Decline
         lines.i += 1
-        out[kv[0]] = _value_at(lines, indent, kv[1]) if kv[1] else _child(lines, indent)
+        out[kv[0]] = _value_at(lines, kv[1]) if kv[1] else _child(lines, indent)
     return out
 
 
@@ -314,7 +315,7 @@ def _sequence(lines: _Lines, indent: int) -> list:
         kv = _key(item)
         if kv is not None:
             lines.i += 1
-            first = {kv[0]: _value_at(lines, indent, kv[1]) if kv[1] else _child(lines, inner)}
+            first = {kv[0]: _value_at(lines, kv[1]) if kv[1] else _child(lines, inner)}
             if lines.i < len(items) and items[lines.i][0] == inner:
                 first.update(_mapping(lines, inner))
             elif lines.i < len(items) and items[lines.i][0] > indent and not (
@@ -326,7 +327,7 @@ def _sequence(lines: _Lines, indent: int) -> list:
         if not item or item.startswith("- ") or item == "-":
             raise _Decline
         lines.i += 1
-        out.append(_value_at(lines, indent, item))
+        out.append(_value_at(lines, item))
         if lines.i < len(items) and items[lines.i][0] > indent:
             raise _Decline  # a continuation line
     return out
