@@ -55,6 +55,7 @@ CLAIMED = [
     "items:\n  - Auth routes: POST /login, GET /me\n  - plain item\n  - http://x.y: link\nKey Files: a\n",
     "choice: -60 to 0 dB\nflag: --force\nneg_list: [-x, -1]\n",
     "patterns: [\n    \"Ed25519 verify (Solana format)\",\n    plain item,\n    'single'\n  ]\nnext: 1\n",
+    "p: [\n    \"Speed (Week 1: +20%, Weeks 2-4: +10%)\",\n    \"x\"\n  ]\n",
     "colons: [bun:test, CSS :hover x, http://x.y, a:b:c]\n",
     "quoted_commas: [\"Pattern: a, b (c, d)\", 'x, y', plain]\nesc: [\"a \\\" b, c\", d]\n",
     "items:\n  - key: [a,\n      b]\n  - [c,\n    d]\n", "flow: [a,\n  b]\n", "flow_shallow: [a,\nb]\n", "k:\n  p: [\n    a,\n    b\n  ]\n  r: 2\nq: 1\n",

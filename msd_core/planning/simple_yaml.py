@@ -261,10 +261,8 @@ def _value_at(lines: _Lines, raw: str):
         inner = inner.strip(" ")
         if k < len(parts) - 1 and inner and not inner.endswith(",") and not parts[k + 1].startswith("]"):
             raise _Decline
-        for item in inner.rstrip(",").split(","):
-            item = item.strip(" ")
-            if item and item[0] in "'\"" and (len(item) < 2 or item[-1] != item[0]):
-                raise _Decline
+        if inner.rstrip(","):
+            _flow_items(inner.rstrip(","))  # declines an item (or a quote) left open at the line's end
     return _value(" ".join(parts))
 
 
