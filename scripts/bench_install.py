@@ -11,6 +11,9 @@ start-up alone is `msd --version`, answered before typer is imported. The peer a
 with HOME pointing at a scratch folder (its installer writes into $HOME/.claude and has no
 option that only prints its version).
 
+Process measures are also given in CPU time (user + system of the process and its
+children), which a busy shared machine disturbs far less than wall time.
+
 Goals (issue 17, issue 19 item 6): fresh `msd install` <= 0.5x the peer's installer; a
 no-op `msd install` <= 0.25x the peer's reinstall.
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -42,10 +46,17 @@ def _timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-def _proc(cmd: list[str], env: dict | None = None) -> None:
+CPU: dict[str, list[float]] = {}  # CPU seconds (user + system) of each timed process, by measure
+
+
+def _proc(cmd: list[str], env: dict | None = None, measure: str | None = None) -> None:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     res = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if res.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[:4])}... failed ({res.returncode}): {res.stderr.decode(errors='replace')[-400:]}")
+    if measure:
+        CPU.setdefault(measure, []).append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
 
 
 def _count_files(root: Path) -> int:
@@ -97,13 +108,13 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
             times["msd_fresh_api"].append(_timed(lambda: install(target, source=source)))
             times["msd_noop_api"].append(_timed(lambda: install(target, source=source)))
             times["copy_proc"].append(_timed(lambda: _proc([py, "-c", copy_code, str(content_root), str(r / "copy2")])))
-            times["python_bare"].append(_timed(lambda: _proc([py, "-I", "-S", "-c", "pass"])))
-            times["msd_version_cli"].append(_timed(lambda: _proc([*msd_cmd, "--version"], base_env)))
+            times["python_bare"].append(_timed(lambda: _proc([py, "-I", "-S", "-c", "pass"], measure="python_bare")))
+            times["msd_version_cli"].append(_timed(lambda: _proc([*msd_cmd, "--version"], base_env, "msd_version_cli")))
             cli = [*msd_cmd, "install", "--global", "--config-dir", str(r / "cli"), "--json"]
             if content_dir:
                 cli += ["--content-dir", content_dir]
-            times["msd_fresh_cli"].append(_timed(lambda: _proc(cli, base_env)))
-            times["msd_noop_cli"].append(_timed(lambda: _proc(cli, base_env)))
+            times["msd_fresh_cli"].append(_timed(lambda: _proc(cli, base_env, "msd_fresh_cli")))
+            times["msd_noop_cli"].append(_timed(lambda: _proc(cli, base_env, "msd_noop_cli")))
             counts["msd"] = _count_files(r / "cli")
             counts["copy"] = _count_files(r / "copy")
             if peer is not None:
@@ -111,13 +122,17 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
                 home.mkdir()
                 env = {**base_env, "HOME": str(home), "npm_config_cache": str(work / "npm-cache")}
                 node = [shutil.which("node") or "node", str(peer), "--claude", "--global"]
-                times["peer_fresh"].append(_timed(lambda: _proc(node, env)))
-                times["peer_noop"].append(_timed(lambda: _proc(node, env)))
+                times["peer_fresh"].append(_timed(lambda: _proc(node, env, "peer_fresh")))
+                times["peer_noop"].append(_timed(lambda: _proc(node, env, "peer_noop")))
                 counts["peer"] = _count_files(home / ".claude")
             shutil.rmtree(r, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     med = {k: statistics.median(v) for k, v in times.items() if v}
+    cpu = {k: statistics.median(v) for k, v in CPU.items() if v}
+
+    def cpu_ratio(a: str, b: str):
+        return round(cpu[a] / cpu[b], 3) if a in cpu and b in cpu and cpu[b] > 0 else None
 
     def ratio(a: str, b: str):
         return round(med[a] / med[b], 3) if a in med and b in med and med[b] > 0 else None
@@ -137,6 +152,13 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
             "noop_cli_vs_peer_noop": ratio("msd_noop_cli", "peer_noop"),
             "version_cli_vs_peer_noop": ratio("msd_version_cli", "peer_noop"),
             "version_cli_vs_python_bare": ratio("msd_version_cli", "python_bare"),
+        },
+        "cpu_median_seconds": {k: round(v, 4) for k, v in cpu.items()},
+        "cpu_ratios": {
+            "fresh_cli_vs_peer": cpu_ratio("msd_fresh_cli", "peer_fresh"),
+            "noop_cli_vs_peer_noop": cpu_ratio("msd_noop_cli", "peer_noop"),
+            "version_cli_vs_peer_noop": cpu_ratio("msd_version_cli", "peer_noop"),
+            "version_cli_vs_python_bare": cpu_ratio("msd_version_cli", "python_bare"),
         },
         "goals": {"fresh_cli_vs_peer": 0.5, "noop_cli_vs_peer_noop": 0.25},
         "peer": PEER_PKG if "peer_fresh" in med else None,
@@ -160,10 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'measure':<18}{'seconds':>10}")
     for k, v in out["median_seconds"].items():
         print(f"{k:<18}{v:>10.4f}")
-    print(f"{'ratio':<28}{'value':>8}")
+    print(f"{'ratio':<28}{'wall':>8}{'CPU':>8}")
     for k, v in out["ratios"].items():
         goal = out["goals"].get(k)
-        print(f"{k:<28}{'n/a' if v is None else f'{v:.3f}':>8}" + (f"   goal <= {goal}" if goal else ""))
+        c = out["cpu_ratios"].get(k)
+        print(f"{k:<28}{'n/a' if v is None else f'{v:.3f}':>8}{'' if c is None else f'{c:.3f}':>8}"
+              + (f"   goal <= {goal}" if goal else ""))
     if out["peer"] is None and not args.no_peer:
         print("peer installer not measured (node/npm missing or npm install failed)")
     return 0

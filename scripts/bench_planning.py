@@ -2,8 +2,8 @@
 """Benchmark `msd_run history-digest` against the peer `gsd-tools.cjs history-digest`.
 
 For each corpus tree (copied to a temp dir first; the corpus is read-only):
-  - median wall time of N runs of each command, interleaved (each round runs the peer,
-    our cold run and our warm run once), as a ratio ours/peer, for a cold start (`--no-cache`: every SUMMARY parsed) and a warm one
+  - median wall and CPU time (user + system) of N runs of each command, interleaved (each
+    round runs the peer, our cold run and our warm run once), as a ratio ours/peer, for a cold start (`--no-cache`: every SUMMARY parsed) and a warm one
     (the per-file fact cache in .planning/.msd/ is current);
   - digest bytes as a share of the tree's SUMMARY bytes (the files the digest reads);
   - fact coverage: every provides / affects / pattern / decision / tech_stack entry the
@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -59,27 +60,33 @@ def find_peer(explicit: str | None, prefix: str) -> Path:
 CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _run(cmd: list[str]) -> tuple[float, bytes]:
+def _run(cmd: list[str]) -> tuple[float, float, bytes]:
+    """(wall seconds, CPU seconds of the process and its children, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                           env=CHILD_ENV, timeout=120)
-    return time.perf_counter() - t0, proc.stdout
+    dt = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return dt, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.stdout
 
 
 def interleaved(cmds: dict[str, list[str]], runs: int, before: dict[str, list[str]] | None = None) -> dict:
-    """Median seconds and last output per command; each round runs every command once (after
-    one warm-up round), so a change of machine load hits them alike. `before[label]` runs
-    untimed just before that command (e.g. to fill a cache)."""
+    """(median wall seconds, median CPU seconds, last output) per command; each round runs
+    every command once (after one warm-up round), so a change of machine load hits them
+    alike. `before[label]` runs untimed just before that command (e.g. to fill a cache)."""
     times: dict[str, list[float]] = {k: [] for k in cmds}
+    cpu: dict[str, list[float]] = {k: [] for k in cmds}
     outs: dict[str, bytes] = {}
     for i in range(runs + 1):
         for label, cmd in cmds.items():
             if before and label in before:
                 _run(before[label])
-            dt, outs[label] = _run(cmd)
+            dt, ct, outs[label] = _run(cmd)
             if i:
                 times[label].append(dt)
-    return {k: (statistics.median(v), outs[k]) for k, v in times.items()}
+                cpu[label].append(ct)
+    return {k: (statistics.median(v), statistics.median(cpu[k]), outs[k]) for k, v in times.items()}
 
 
 def norm(value) -> str:
@@ -157,7 +164,7 @@ def main() -> int:
             peer_cmd = ["node", str(peer), "history-digest", "--cwd", str(root)]
             got = interleaved({"peer": peer_cmd, "cold": ours_cmd + ["--no-cache"], "warm": ours_cmd}, args.runs,
                               before={"warm": ours_cmd})  # the cache is current when the warm run starts
-            (t_peer, peer_out), (t_cold, _), (t_warm, ours_out) = got["peer"], got["cold"], got["warm"]
+            (t_peer, c_peer, peer_out), (t_cold, c_cold, _), (t_warm, c_warm, ours_out) = got["peer"], got["cold"], got["warm"]
             sbytes = summary_bytes(root)
             try:
                 peer_json = json.loads(peer_out or b"{}")
@@ -174,6 +181,8 @@ def main() -> int:
                 "warm_ms": round(t_warm * 1000, 1),
                 "cold_ratio": round(t_cold / t_peer, 2),
                 "warm_ratio": round(t_warm / t_peer, 2),
+                "cold_cpu_ratio": round(c_cold / c_peer, 2) if c_peer else None,
+                "warm_cpu_ratio": round(c_warm / c_peer, 2) if c_peer else None,
                 "digest_bytes": len(ours_out),
                 "peer_bytes": len(json.dumps(peer_json, ensure_ascii=False, separators=(",", ":")).encode()),
                 "bytes_pct": round(100 * len(ours_out) / sbytes, 1) if sbytes else None,
@@ -197,8 +206,9 @@ def main() -> int:
     med = lambda k: statistics.median(r[k] for r in rows)
     facts_total = sum(r["peer_facts"] for r in rows)
     miss_total = sum(sum(len(v) for v in r["missing"].values()) for r in rows)
-    print(f"\nmedian ratio ours/peer: cold {med('cold_ratio'):.2f}x, warm {med('warm_ratio'):.2f}x (goal: cold <= 0.4x); "
-          f"runs interleaved per tree, median of {args.runs}")
+    print(f"\nmedian ratio ours/peer, wall time: cold {med('cold_ratio'):.2f}x, warm {med('warm_ratio'):.2f}x; "
+          f"CPU time: cold {med('cold_cpu_ratio'):.2f}x, warm {med('warm_cpu_ratio'):.2f}x "
+          f"(goal: cold <= 0.4x); runs interleaved per tree, median of {args.runs}")
     print(f"digest bytes / summary bytes: {100 * tot_d / tot_s:.1f}% overall (goal <= 10%); "
           f"median per tree {statistics.median(r['bytes_pct'] for r in rows if r['bytes_pct'] is not None):.1f}%; "
           f"peer's output (compact JSON) {100 * tot_p / tot_s:.1f}%")

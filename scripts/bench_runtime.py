@@ -13,11 +13,17 @@ Every command runs as a fresh process, round-robin (one warm-up round, then --ru
 rounds; each round runs every command once), so a change of machine load hits all
 commands alike. The table gives medians and the ratios median/median to
 `python -I -S -c pass` and to the peer's equivalent command (like with like; `-` where
-the peer has none). Commands that write (state patch, step-done) restore their input
-before each run, untimed.
+the peer has none), for wall time and for CPU time (user + system, which a busy shared
+machine disturbs far less). Commands that write (state patch, step-done) restore their
+input before each run, untimed.
 
     python scripts/bench_runtime.py [--runs 11] [--json] [--tree NAME | --project DIR]
                                     [--peer-prefix DIR] [--no-peer] [--only SUBSTR]...
+                                    [--before DIR]
+
+`--before DIR` also runs every msd_run command with PYTHONPATH=DIR (an older checkout of
+this repository, e.g. `git archive <commit> | tar -x -C DIR`), interleaved in the same
+rounds, and prints its ratios beside: before and after measured side by side.
 
 Goals (issue 17): every command <= 5x `python -I -S -c pass` and <= 0.4x its peer.
 """
@@ -27,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -125,14 +132,18 @@ def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
     return [{"label": a, "msd": b, "peer": c, "prep": d} for a, b, c, d in rows]
 
 
-def run(cmd: list[str], cwd: Path, env: dict, *, check: bool = True) -> float:
+def run(cmd: list[str], cwd: Path, env: dict, *, check: bool = True) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system of the process and its children). CPU time
+    is what the command costs the machine, and much less sensitive to a busy machine."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=120)
     dt = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if check and r.returncode != 0:
         raise SystemExit(f"bench: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.decode(errors='replace')[:300]}")
-    return dt
+    return dt, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main(argv=None) -> int:
@@ -145,6 +156,7 @@ def main(argv=None) -> int:
                     help="npm prefix for the peer package (outside the repository)")
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--only", action="append", default=[], help="only commands whose label contains this")
+    ap.add_argument("--before", help="an older checkout to time beside this one (PYTHONPATH)")
     args = ap.parse_args(argv)
     runs = max(3, args.runs)
 
@@ -176,56 +188,82 @@ def main(argv=None) -> int:
         run([msd_run, "memory", "index"], proj, env)  # queries then run on a current index
 
         cmds: dict[str, tuple[list[str], object]] = {BASE: ([py, "-I", "-S", "-c", "pass"], None)}
+        before_env = None
+        if args.before:
+            before_env = {**env, "PYTHONPATH": str(Path(args.before).resolve())}
+            subprocess.run([py, "-m", "compileall", "-q", str(Path(args.before) / "msd_core")], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         for t in table:
             cmds["msd_run " + t["label"]] = ([msd_run, *t["msd"]], t["prep"])
+            if before_env:
+                cmds["before msd_run " + t["label"]] = ([msd_run, *t["msd"]], t["prep"])
             if t["peer"] and "peer " + " ".join(t["peer"][2:]) not in cmds:
                 cmds["peer " + " ".join(t["peer"][2:])] = (t["peer"], t["prep"])
         samples: dict[str, list[float]] = {k: [] for k in cmds}
+        cpu: dict[str, list[float]] = {k: [] for k in cmds}
         for i in range(runs + 1):
             for label, (cmd, prep) in cmds.items():
                 if prep == "restore-state":
                     state.write_bytes(state_text)
                 elif prep:
                     run([msd_run, *prep], proj, env)
-                dt = run(cmd, proj, env, check=not label.startswith("peer "))
+                dt, ct = run(cmd, proj, before_env if label.startswith("before ") else env,
+                             check=not label.startswith("peer "))
                 if i:
                     samples[label].append(dt * 1000)
+                    cpu[label].append(ct * 1000)
         med = {k: statistics.median(v) for k, v in samples.items()}
-        low = {k: min(v) for k, v in samples.items()}
-        base, base_min = med[BASE], low[BASE]
+        cmed = {k: statistics.median(v) for k, v in cpu.items()}
+        base, cbase = med[BASE], cmed[BASE]
         rows = []
         for t in table:
             key = "msd_run " + t["label"]
-            ms = med[key]
             pk = "peer " + " ".join(t["peer"][2:]) if t["peer"] else None
-            pm = med.get(pk) if pk else None
-            x_py, x_peer = ms / base, (ms / pm if pm else None)
-            ok = x_py <= GOAL_VS_PYTHON and (x_peer is None or x_peer <= GOAL_VS_PEER)
-            rows.append({"command": key, "median_ms": round(ms, 1), "min_ms": round(low[key], 1),
-                         "x_python": round(x_py, 2), "x_python_min": round(low[key] / base_min, 2),
-                         "peer": " ".join(t["peer"][2:]) if t["peer"] else None,
-                         "peer_ms": round(pm, 1) if pm else None,
-                         "x_peer": round(x_peer, 2) if x_peer else None,
-                         "x_peer_min": round(low[key] / low[pk], 2) if pm else None,
-                         "within_budget": ok})
-        out = {"python": sys.version.split()[0], "runs": runs, "project": src.name, "base_ms": round(base, 1),
-               "base_min_ms": round(base_min, 1), "peer": PEER_PACKAGE if peer else None,
+            row = {"command": key, "peer": " ".join(t["peer"][2:]) if t["peer"] else None}
+            for prefix, k in (("", key), ("before_", "before " + key)):
+                if k not in med:
+                    continue
+                row.update({prefix + "ms": round(med[k], 1), prefix + "cpu_ms": round(cmed[k], 1),
+                            prefix + "x_python": round(med[k] / base, 2), prefix + "x_python_cpu": round(cmed[k] / cbase, 2),
+                            prefix + "x_peer": round(med[k] / med[pk], 2) if pk else None,
+                            prefix + "x_peer_cpu": round(cmed[k] / cmed[pk], 2) if pk else None})
+            row["peer_ms"] = round(med[pk], 1) if pk else None
+            row["peer_cpu_ms"] = round(cmed[pk], 1) if pk else None
+            wall_ok = row["x_python"] <= GOAL_VS_PYTHON and (not pk or row["x_peer"] <= GOAL_VS_PEER)
+            cpu_ok = row["x_python_cpu"] <= GOAL_VS_PYTHON and (not pk or row["x_peer_cpu"] <= GOAL_VS_PEER)
+            row["within_budget"] = {"wall": wall_ok, "cpu": cpu_ok}
+            rows.append(row)
+        out = {"python": sys.version.split()[0], "runs": runs, "project": src.name, "before": args.before,
+               "base_ms": round(base, 1), "base_cpu_ms": round(cbase, 1), "peer": PEER_PACKAGE if peer else None,
                "goals": {"x_python": GOAL_VS_PYTHON, "x_peer": GOAL_VS_PEER}, "rows": rows}
         if args.json:
             print(json.dumps(out, indent=2))
             return 0
-        print(f"msd_run vs peer ({out['peer'] or 'peer not measured'}): {runs} interleaved rounds, "
-              f"project {src.name}, python {out['python']}, `{BASE}` median {base:.1f} ms (min {base_min:.1f})")
-        print("ratios: median/median (min/min in parentheses); budget judged on the medians")
-        print("| command | median ms | x python | peer's equivalent | peer median ms | x peer | budget |")
-        print("|---|---:|---:|---|---:|---:|---|")
+
+        def pair(r, a, b):
+            return "-" if r.get(a) is None else f"{r[a]:.2f} / {r[b]:.2f}"
+
+        print(f"msd_run vs peer ({out['peer'] or 'peer not measured'}): medians of {runs} interleaved rounds, "
+              f"project {src.name}, python {out['python']}; `{BASE}`: {base:.1f} ms wall, {cbase:.1f} ms CPU")
+        print("ratios: wall / CPU (user+system); budget: both within <= "
+              f"{GOAL_VS_PYTHON}x `{BASE}` and <= {GOAL_VS_PEER}x the peer's equivalent")
+        head = "| command | wall ms | CPU ms | x python | peer's equivalent | peer wall ms | x peer | budget |"
+        rule = "|---|---:|---:|---:|---|---:|---:|---|"
+        if before_env:
+            head += " before: x python | before: x peer |"
+            rule += "---:|---:|"
+        print(head)
+        print(rule)
         for r in rows:
-            peer_cmd = f"`{r['peer'][:40]}`" if r["peer"] else "-"
-            xpeer = f"{r['x_peer']:.2f} ({r['x_peer_min']:.2f})" if r["x_peer"] is not None else "-"
-            print(f"| `{r['command']}` | {r['median_ms']:.1f} | {r['x_python']:.2f} ({r['x_python_min']:.2f}) | "
-                  f"{peer_cmd} | {r['peer_ms'] if r['peer_ms'] else '-'} | {xpeer} | "
-                  f"{'ok' if r['within_budget'] else 'MISSED'} |")
-        print(f"budget: <= {GOAL_VS_PYTHON}x `{BASE}` and <= {GOAL_VS_PEER}x the peer's equivalent")
+            ok = r["within_budget"]
+            verdict = "ok" if ok["wall"] and ok["cpu"] else ("ok (CPU), wall missed" if ok["cpu"] else
+                                                              ("ok (wall), CPU missed" if ok["wall"] else "MISSED"))
+            line = (f"| `{r['command']}` | {r['ms']:.1f} | {r['cpu_ms']:.1f} | {pair(r, 'x_python', 'x_python_cpu')} | "
+                    f"{('`' + r['peer'][:40] + '`') if r['peer'] else '-'} | {r['peer_ms'] or '-'} | "
+                    f"{pair(r, 'x_peer', 'x_peer_cpu')} | {verdict} |")
+            if before_env:
+                line += f" {pair(r, 'before_x_python', 'before_x_python_cpu')} | {pair(r, 'before_x_peer', 'before_x_peer_cpu')} |"
+            print(line)
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
