@@ -60,9 +60,10 @@ def candidate_files(project: Path) -> list[Path]:
     for dirpath, dirnames, filenames in os.walk(planning, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if d != ".msd" and not os.path.islink(os.path.join(dirpath, d)))
         for name in sorted(filenames):
-            p = Path(dirpath) / name
-            if kind_of(name) and not p.is_symlink():
-                out.append(p)
+            if kind_of(name):  # (a Path only for candidates: every query walks the tree)
+                full = os.path.join(dirpath, name)
+                if not os.path.islink(full):
+                    out.append(Path(full))
     return out
 
 
@@ -139,11 +140,12 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
     report = IndexReport()
     known = {row[0]: row for row in conn.execute("SELECT path, id, sha256, size, mtime_ns FROM files")}
     seen: set[str] = set()
+    prefix = len(str(project)) + 1
     for path in candidate_files(project):
-        rel = path.relative_to(project).as_posix()
+        rel = str(path)[prefix:].replace(os.sep, "/")  # candidate_files yields paths under project
         seen.add(rel)
         try:
-            st = path.stat()
+            st = os.stat(path)
         except OSError as exc:
             report.skipped.append({"file": rel, "reason": f"cannot stat: {exc.strerror}"})
             continue
