@@ -30,6 +30,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "step-done": ("msd_core.run.cmd_flow", "record a flow step's result and advance"),
     "next": ("msd_core.run.cmd_next", "what the project should do next, and why"),
     "memory": ("msd_core.run.cmd_memory", "index and query the project's recorded summaries"),
+    "commit": ("msd_core.run.cmd_commit", "commit exactly the named paths of a plan, and record the commit"),
+    "wave": ("msd_core.run.cmd_wave", "a phase's waves: plan and check them, sync an isolated executor, merge its branch"),
+    "gate": ("msd_core.run.cmd_gate", "the regression gate: detect the project's test command, run it, record the result"),
 }
 
 PLACEHOLDER_HELP = "placeholders in content such as <phase> or <stem> stand for a value supplied at run time"
