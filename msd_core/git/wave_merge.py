@@ -124,6 +124,11 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
             continue
         for br in branches:
             if not _branch_exists(main, br):
+                hashes = [c.get("hash") for c in (record or {}).get("commits", [])
+                          if isinstance(c, dict) and c.get("branch") == br and isinstance(c.get("hash"), str)]
+                if hashes and all(_is_ancestor(main, h, "HEAD") for h in hashes):
+                    entry["branches"].append({"branch": br, "status": "already merged (branch removed)"})
+                    continue
                 raise OperationFailed(f"plan {p['id']}: branch {br} does not exist (removed, or never created)")
             if _is_ancestor(main, br, "HEAD"):
                 entry["branches"].append({"branch": br, "status": "already merged"})
@@ -179,6 +184,14 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
     return result, 0
 
 
+def _own_commits(top: Path) -> list[str]:
+    """Commits reachable from HEAD and from no other branch, remote branch or tag."""
+    mine = f"refs/heads/{current_branch(top)}"
+    refs = [r for r in git(["for-each-ref", "--format=%(refname)", "refs/heads", "refs/remotes", "refs/tags"], top).stdout.split()
+            if r != mine]
+    return git(["rev-list", "--stdin"], top, input_text="HEAD\n" + "".join(f"^{r}\n" for r in refs)).stdout.split()
+
+
 def sync_worktree(cwd: Path, base: str) -> dict:
     top = toplevel(cwd)
     if not is_linked_worktree(top):
@@ -197,9 +210,7 @@ def sync_worktree(cwd: Path, base: str) -> dict:
         git(["merge", "--ff-only", "-q", target], top)
         action = "fast-forward"
     else:
-        branch = current_branch(top)
-        exclude = [f"--exclude=refs/heads/{branch}"] if branch else []
-        own = git(["rev-list", "HEAD", "--not", *exclude, "--branches", "--remotes", "--tags"], top).stdout.split()
+        own = _own_commits(top)
         if own:
             raise OperationFailed(f"the worktree's branch holds {len(own)} commit(s) of its own; not reset to the base")
         git(["reset", "-q", "--hard", target], top)
