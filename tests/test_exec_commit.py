@@ -60,7 +60,7 @@ def test_refusals(tmp_path):
     assert r.stderr.count("\n") == 1 and git(root, "diff", "--cached", "--name-only") == ""
     # nothing changed in the named path: no empty commit
     r = run_msd(["commit", "--plan", plan, "-m", "feat(02-01): x", "--files", "tests/test_alpha.py"], root)
-    assert r.returncode == 2 and "no such file" in r.stderr
+    assert r.returncode == 1 and "no such file" in r.stderr
     (root / "tests").mkdir()
     (root / "tests" / "test_alpha.py").write_text("t\n")
     git(root, "add", "tests/test_alpha.py")

@@ -118,7 +118,7 @@ def test_sync_moves_a_fresh_worktree_to_the_base_and_refuses_otherwise(tmp_path)
     assert r.returncode == 1 and "of its own" in r.stderr
     # never in the main checkout
     r = run_msd(["wave", "sync", "--base", base], root)
-    assert r.returncode == 2 and "main checkout" in r.stderr
+    assert r.returncode == 1 and "main checkout" in r.stderr
 
 
 def test_wave_plan_batches_sequential_stuck(tmp_path):
@@ -127,7 +127,8 @@ def test_wave_plan_batches_sequential_stuck(tmp_path):
     root = tmp_path / "p"
     phase = make_project(root, plans, config={"parallelization": {"enabled": True, "max_concurrent_agents": 2}})
     out = json.loads(run_msd(["wave", "plan", "--phase-dir", "02-demo"], root).stdout)
-    assert out["mode"] == "parallel" and out["batches"] == [["02-01", "02-02"], ["02-03"]]
+    assert out["mode"] == "parallel"
+    assert out["batches"] == [{"plans": ["02-01", "02-02"], "isolation": "worktree"}, {"plans": ["02-03"], "isolation": "worktree"}]
     assert out["next_wave"] == 1 and out["plans_remaining"] == 4 and out["base"] == git(root, "rev-parse", "HEAD").strip()
     # skipping 02-01 leaves 02-02, 02-03; after they complete, 02-04 waits on 02-01: stuck
     for pid in ("02-02", "02-03"):
@@ -140,6 +141,7 @@ def test_wave_plan_batches_sequential_stuck(tmp_path):
     (phase / "02-02-SUMMARY.md").unlink()
     (phase / "02-03-SUMMARY.md").unlink()
     out = json.loads(run_msd(["wave", "plan", "--phase-dir", "02-demo"], root).stdout)
-    assert out["mode"] == "sequential" and out["batches"] == [["02-01"], ["02-02"], ["02-03"]]
+    assert out["mode"] == "sequential"
+    assert out["batches"] == [{"plans": [p], "isolation": "none"} for p in ("02-01", "02-02", "02-03")]
     r = run_msd(["wave", "plan", "--phase-dir", "nope"], root)
     assert r.returncode == 2 and "no phase folder" in r.stderr

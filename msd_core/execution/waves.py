@@ -10,11 +10,14 @@
   its plans whose `depends_on` plans of this phase are complete; `blocked`: the rest,
   with what they wait on; `stuck`: plans remain but none can run (a skipped plan, a
   dependency that never completed, a cycle). A stuck phase leaves the wave loop.
-- `mode`: `parallel` (isolated worktrees, batches of at most
-  `parallelization.max_concurrent_agents`) when parallelization is on, `plan_level` is not
-  false, `parallelization.isolation` is `worktree` and the wave holds at least
-  `min_plans_for_parallel` runnable plans; else `sequential` (batches of one, in plan order,
-  all in the main checkout).
+- `mode`: `parallel` when parallelization is on, `plan_level` is not false,
+  `parallelization.isolation` is `worktree` and the wave holds at least
+  `min_plans_for_parallel` (and 2) runnable autonomous plans; else `sequential`.
+- `batches`, in order: `{"plans": [...], "isolation": "worktree"|"none"}`. Parallel: the
+  autonomous plans in batches of at most `parallelization.max_concurrent_agents`, each
+  executor in its own worktree, then each plan with checkpoints alone in the main checkout
+  (it pauses and resumes in a fresh executor, which must find its work). Sequential: one
+  plan per batch, plan order, all in the main checkout.
 
 A missing or unreadable `wave` counts as 1 and is named in `problems`. Standard library only.
 """
@@ -172,10 +175,18 @@ def phase_waves(phase_dir: Path, cfg, skipped: list[str] | None = None) -> dict:
         else:
             runnable.append(p["id"])
     settings = _par_settings(cfg)
+    autonomous = [pid for pid in runnable if by_id[pid]["autonomous"]]
     parallel = (settings["enabled"] and settings["plan_level"] and settings["isolation"] == "worktree"
-                and len(runnable) >= settings["min"] and len(runnable) > 1)
-    size = settings["max"] if parallel else 1
-    batches = [runnable[i:i + size] for i in range(0, len(runnable), size)]
+                and len(autonomous) >= settings["min"] and len(autonomous) > 1)
+    batches: list[dict] = []
+    if parallel:
+        size = settings["max"]
+        batches = [{"plans": autonomous[i:i + size], "isolation": "worktree"} for i in range(0, len(autonomous), size)]
+        # a plan with checkpoints pauses for the user and resumes in a fresh executor: it runs in the
+        # main checkout, after the isolated batches are merged
+        batches += [{"plans": [pid], "isolation": "none"} for pid in runnable if pid not in autonomous]
+    else:
+        batches = [{"plans": [pid], "isolation": "none"} for pid in runnable]
     return {
         "phase_dir": Path(phase_dir).name,
         "plans": plans,
@@ -187,7 +198,6 @@ def phase_waves(phase_dir: Path, cfg, skipped: list[str] | None = None) -> dict:
         "blocked": blocked,
         "stuck": bool(incomplete) and not runnable,
         "mode": "parallel" if parallel else "sequential",
-        "isolation": "worktree" if parallel else "none",
         "max_concurrent_agents": settings["max"],
         "batches": batches,
         "problems": problems,

@@ -18,7 +18,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from msd_core.errors import OperationFailed, UsageError
+from msd_core.errors import OperationFailed
 
 GIT_TIMEOUT = 120.0
 INDEX_LOCK_WAIT = 15.0  # how long a commit waits out a hand-run git holding index.lock
@@ -70,17 +70,17 @@ def first_line(text: str) -> str:
 
 
 def toplevel(cwd: Path | str) -> Path:
-    """The working tree (main or linked) that holds `cwd`; UsageError outside a repository."""
+    """The working tree (main or linked) that holds `cwd`; OperationFailed outside a repository."""
     proc = git(["rev-parse", "--show-toplevel"], cwd, check=False)
     if proc.returncode != 0:
-        raise UsageError(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+        raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
     return Path(proc.stdout.strip())
 
 
 def _common_and_git_dir(cwd: Path | str) -> tuple[Path, Path]:
     proc = git(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir"], cwd, check=False)
     if proc.returncode != 0:
-        raise UsageError(f"{cwd} is not inside a git repository")
+        raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
     common, gitdir = proc.stdout.strip().splitlines()[:2]
     return Path(common), Path(gitdir)
 

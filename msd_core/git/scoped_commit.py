@@ -165,7 +165,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
                 if tracked.returncode != 0:
                     missing.append(rel)
         if missing:
-            raise UsageError(f"no such file (neither on disk nor tracked): {', '.join(missing)}")
+            raise OperationFailed(f"no such file (neither on disk nor tracked): {', '.join(missing)}")
         added = git(["add", "--", *rels], top, check=False, lock_wait=INDEX_LOCK_WAIT)
         if added.returncode != 0:
             from msd_core.git.runner import first_line

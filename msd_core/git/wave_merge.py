@@ -195,7 +195,7 @@ def _own_commits(top: Path) -> list[str]:
 def sync_worktree(cwd: Path, base: str) -> dict:
     top = toplevel(cwd)
     if not is_linked_worktree(top):
-        raise UsageError("wave sync runs only inside an isolated executor's worktree (this is the main checkout)")
+        raise OperationFailed("wave sync runs only inside an isolated executor's worktree (this is the main checkout)")
     target = git(["rev-parse", "--verify", "-q", f"{base}^{{commit}}"], top, check=False).stdout.strip()
     if not target:
         raise UsageError(f"--base {base} is not a commit of this repository")
