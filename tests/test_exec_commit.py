@@ -76,6 +76,9 @@ def test_refusals(tmp_path):
     assert r.returncode == 2 and "message" in r.stderr
     r = run_msd(["commit", "--plan", plan, "-m", "m"], root)
     assert r.returncode == 2 and "name the files" in r.stderr
+    for bad in ("0", "two"):
+        r = run_msd(["commit", "--plan", plan, "--task", bad, "-m", "m", "--files", "src/alpha.py"], root)
+        assert r.returncode == 2 and "task number" in r.stderr
     assert git(root, "rev-list", "--count", "HEAD").strip() == "2" and head != git(root, "rev-parse", "HEAD")
 
 

@@ -18,7 +18,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cwd", metavar="DIR", help="working tree to commit in (default: current directory)")
     parser.add_argument("-m", "--message", metavar="MSG", help="commit message: <type>(<scope>): <what>")
     parser.add_argument("--plan", metavar="PLAN", help="the PLAN.md the commit belongs to (scopes the paths, records the commit)")
-    parser.add_argument("--task", type=int, metavar="N", help="the plan's task number this commit finishes or advances")
+    parser.add_argument("--task", metavar="N", help="the plan's task number this commit finishes or advances")
     parser.add_argument("--deviation", metavar="WHY", help="allow paths outside the plan's files; the reason is recorded")
     parser.add_argument("--files", nargs="+", default=[], metavar="PATH", help="the paths to commit")
     parser.add_argument("--list", action="store_true", help="print the plan's run record instead of committing")
@@ -38,7 +38,10 @@ def run(args: argparse.Namespace):
         if not args.plan:
             raise UsageError("--list needs --plan <plan-path>")
         return sc.plan_record(cwd=cwd, plan=args.plan)
-    if args.task is not None and args.task < 1:
-        raise UsageError("--task is a task number, 1 or more")
+    task = None
+    if args.task is not None:
+        if not args.task.strip().isdigit() or int(args.task) < 1:
+            raise UsageError(f"--task {args.task!r}: a task number, 1 or more")
+        task = int(args.task)
     return sc.scoped_commit(cwd=cwd, message=args.message or "", paths=list(args.files) + list(args.paths),
-                            plan=args.plan, deviation=args.deviation, task=args.task)
+                            plan=args.plan, deviation=args.deviation, task=task)
