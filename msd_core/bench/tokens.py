@@ -199,12 +199,12 @@ def context_budget_markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_docs_section(doc: Path, section: str) -> None:
-    """Replace (or append) the `## Context budget` section of docs/PERFORMANCE.md."""
+def write_docs_section(doc: Path, section: str, heading: str = "## Context budget") -> None:
+    """Replace (or append) the section under `heading` of docs/PERFORMANCE.md."""
     from msd_core.fsutil import atomic_write_text
 
     text = doc.read_text(encoding="utf-8") if doc.exists() else "# Performance\n\n"
-    start = text.find("## Context budget")
+    start = text.find(heading + "\n")
     if start == -1:
         new = text.rstrip("\n") + "\n\n" + section
     else:
