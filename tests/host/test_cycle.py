@@ -107,8 +107,8 @@ def flow(host: hostkit.Host) -> dict:
 def test_the_whole_cycle_in_the_real_host(host_global):
     host = host_global
     p = host.project
-    settings = {"mode": "yolo", "workflow.research": "false", "workflow.plan_check": "false",
-                "workflow.verifier": "true", "commit_docs": "false", "testing.command": "none"}
+    settings = {"testing.command": "none", "mode": "yolo", "workflow.research": "false",
+                "workflow.plan_check": "false", "workflow.verifier": "true", "commit_docs": "false"}
 
     # --- new-project
     turns = [
