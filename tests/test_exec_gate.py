@@ -155,3 +155,14 @@ def test_passing_suite_goes_on_to_verify(tmp_path):
     root, flow = _run_phase(tmp_path, breaks=False)
     assert run_msd(["gate", "run", "--label", "phase 02"], root).returncode == 0
     assert flow.done("gate", {"status": "passed"}) == "verify"
+
+
+def test_torn_history_line_is_skipped(tmp_path):
+    root = _project(tmp_path, "none")
+    assert run_msd(["gate", "run", "--label", "a"], root).returncode == 0
+    runs = root / ".planning" / ".msd" / "gate" / "runs.jsonl"
+    with open(runs, "a") as fh:
+        fh.write('{"label": "killed mid-wri')  # a run killed while appending
+    r = run_msd(["gate", "status"], root)
+    assert r.returncode == 0 and [x["label"] for x in json.loads(r.stdout)["runs"]] == ["a"]
+    assert run_msd(["gate", "run", "--label", "b"], root).returncode == 0

@@ -143,5 +143,21 @@ def test_wave_plan_batches_sequential_stuck(tmp_path):
     out = json.loads(run_msd(["wave", "plan", "--phase-dir", "02-demo"], root).stdout)
     assert out["mode"] == "sequential"
     assert out["batches"] == [{"plans": [p], "isolation": "none"} for p in ("02-01", "02-02", "02-03")]
+    # parallelization off: one at a time as well
+    run_msd(["config", "set", "parallelization.isolation", "worktree"], root)
+    run_msd(["config", "set", "parallelization.enabled", "false"], root)
+    out = json.loads(run_msd(["wave", "plan", "--phase-dir", "02-demo"], root).stdout)
+    assert out["mode"] == "sequential" and all(b["isolation"] == "none" for b in out["batches"])
     r = run_msd(["wave", "plan", "--phase-dir", "nope"], root)
     assert r.returncode == 2 and "no phase folder" in r.stderr
+
+
+def test_plans_with_checkpoints_run_alone_in_the_project_after_the_isolated_batch(tmp_path):
+    root = tmp_path / "p"
+    phase = make_project(root, {"02-01": {"wave": 1, "files": ["a.py"]}, "02-02": {"wave": 1, "files": ["b.py"]},
+                                "02-03": {"wave": 1, "files": ["c.py"]}})
+    text = (phase / "02-02-PLAN.md").read_text().replace("autonomous: true", "autonomous: false")
+    (phase / "02-02-PLAN.md").write_text(text)
+    out = json.loads(run_msd(["wave", "plan", "--phase-dir", "02-demo"], root).stdout)
+    assert out["batches"] == [{"plans": ["02-01", "02-03"], "isolation": "worktree"},
+                              {"plans": ["02-02"], "isolation": "none"}]

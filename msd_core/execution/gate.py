@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -45,6 +42,10 @@ def failed_marker(root: Path) -> Path:
 
 
 def _execute(command: str, root: Path, timeout: float) -> tuple[str, int | None, float, str]:
+    import signal
+    import subprocess
+    import tempfile
+
     start = time.monotonic()
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(command, shell=True, cwd=str(root), stdin=subprocess.DEVNULL,
