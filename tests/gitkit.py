@@ -61,6 +61,10 @@ def make_project(root: Path, plans: dict[str, dict], *, config: dict | None = No
     (root / "README.md").write_text("demo\n")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "init")
+    command = (cfg.get("testing") or {}).get("command")
+    if command:  # the user confirmed it on this machine (recorded in git-ignored .planning/.msd/)
+        r = run_msd(["gate", "confirm", "--command", command], root)
+        assert r.returncode == 0, r.stderr
     return phase
 
 

@@ -44,8 +44,30 @@ def test_detect_proposes_the_test_command(tmp_path, files, expected):
 def _project(tmp_path, command):
     root = tmp_path / "p"
     (root / ".planning").mkdir(parents=True)
-    (root / ".planning" / "config.json").write_text(json.dumps({"testing": {"command": command}}))
+    (root / ".planning" / "config.json").write_text("{}")
+    r = run_msd(["gate", "confirm", "--command", command], root)
+    assert r.returncode == 0, r.stderr
     return root
+
+
+def test_a_command_the_repository_carries_runs_only_once_confirmed(tmp_path):
+    """config.json can come from a clone: its testing.command is not run until the user confirms it here."""
+    root = tmp_path / "p"
+    (root / ".planning").mkdir(parents=True)
+    planted = f"{PY} -c \"open('PWNED', 'w').write('x')\""
+    (root / ".planning" / "config.json").write_text(json.dumps({"testing": {"command": planted}}))
+    r = run_msd(["gate", "run"], root)
+    assert r.returncode == 1 and json.loads(r.stdout)["status"] == "unconfirmed" and "gate confirm" in r.stderr
+    assert not (root / "PWNED").exists()
+    assert (root / ".planning" / ".msd" / "gate" / "failed").is_file()  # the gate does not pass
+    # another command confirmed does not confirm this one
+    assert run_msd(["gate", "confirm", "--command", "true"], root).returncode == 0
+    (root / ".planning" / "config.json").write_text(json.dumps({"testing": {"command": planted}}))
+    assert json.loads(run_msd(["gate", "run"], root).stdout)["status"] == "unconfirmed"
+    assert run_msd(["gate", "confirm", "--command", planted], root).returncode == 0
+    assert run_msd(["gate", "run"], root).returncode == 0 and (root / "PWNED").exists()
+    for bad in ("", "a\nb"):
+        assert run_msd(["gate", "confirm", "--command", bad], root).returncode == 2
 
 
 def test_gate_records_pass_fail_duration_and_tail(tmp_path):
@@ -57,7 +79,7 @@ def test_gate_records_pass_fail_duration_and_tail(tmp_path):
     assert entry["tail"].rstrip().endswith("FAILED test_login") and len(entry["tail"]) <= 4000
     gate = root / ".planning" / ".msd" / "gate"
     assert (gate / "failed").is_file() and json.loads((gate / "last.json").read_text())["label"] == "phase 02 wave 1"
-    (root / ".planning" / "config.json").write_text(json.dumps({"testing": {"command": f"{PY} -c pass"}}))
+    assert run_msd(["gate", "confirm", "--command", f"{PY} -c pass"], root).returncode == 0
     assert run_msd(["gate", "run", "--label", "again"], root).returncode == 0
     assert not (gate / "failed").exists()
     runs = json.loads(run_msd(["gate", "status"], root).stdout)["runs"]
@@ -76,7 +98,7 @@ def test_gate_none_skips_and_unset_asks(tmp_path):
     root = _project(tmp_path, "none")
     r = run_msd(["gate", "run"], root)
     assert r.returncode == 0 and json.loads(r.stdout)["status"] == "skipped"
-    (root / ".planning" / "config.json").write_text("{}")
+    run_msd(["config", "unset", "testing.command"], root)
     r = run_msd(["gate", "run"], root)
     assert r.returncode == 1 and json.loads(r.stdout)["status"] == "unconfigured" and "gate detect" in r.stderr
     r = run_msd(["gate", "run", "--timeout", "0"], root)

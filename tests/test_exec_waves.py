@@ -161,3 +161,15 @@ def test_plans_with_checkpoints_run_alone_in_the_project_after_the_isolated_batc
     out = json.loads(run_msd(["wave", "plan", "--phase-dir", "02-demo"], root).stdout)
     assert out["batches"] == [{"plans": ["02-01", "02-03"], "isolation": "worktree"},
                               {"plans": ["02-02"], "isolation": "none"}]
+
+
+def test_phase_dir_outside_planning_is_refused(tmp_path):
+    root = tmp_path / "p"
+    make_project(root, TWO)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (root / ".planning" / "phases" / "03-link").symlink_to(outside)
+    for bad in ("../../elsewhere", str(outside), "03-link"):
+        for action in (["plan"], ["check"], ["merge", "--wave", "1"]):
+            r = run_msd(["wave", action[0], "--phase-dir", bad, *action[1:]], root)
+            assert r.returncode == 2 and r.stderr.count("\n") == 1, (bad, action, r.stderr)

@@ -4,6 +4,12 @@
 map-codebase; `none` means the project has no suite (the gate passes as `skipped`); unset
 means nobody confirmed one yet (`unconfigured`: the gate does not pass, the caller asks).
 
+The command is a shell line read from `.planning/config.json`, a file a cloned repository
+can carry. So it runs only once the user confirmed it on this machine:
+`msd_run gate confirm --command "<cmd>"` sets it and records its sha256 in
+`.planning/.msd/gate/confirmed.json` (git-ignored: a repository cannot pre-confirm). A
+command not recorded there is not run (`unconfirmed`: the gate does not pass).
+
 `run_gate(root, label, timeout)` runs the command through the shell in the project root,
 in its own process group (killed whole at the time bound), stdin closed, and records:
 
@@ -14,7 +20,7 @@ in its own process group (killed whole at the time bound), stdin closed, and rec
                                    execute-phase flow routes on it (exists(...)), so a
                                    failing suite can never reach "complete" on a report
 
-status: passed | failed | timeout | skipped | unconfigured. Standard library only.
+status: passed | failed | timeout | skipped | unconfigured | unconfirmed. Standard library only.
 """
 
 from __future__ import annotations
@@ -88,6 +94,35 @@ def record(root: Path, entry: dict) -> None:
             atomic_write_bytes(marker, (entry["status"] + " " + entry.get("label", "") + "\n").encode("utf-8"))
 
 
+def _digest(command: str) -> str:
+    from msd_core.fsutil import sha256_bytes
+
+    return sha256_bytes(command.strip().encode("utf-8"))
+
+
+def confirmed(root: Path) -> list[str]:
+    try:
+        data = json.loads((gate_dir(root) / "confirmed.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    items = data.get("sha256") if isinstance(data, dict) else None
+    return [x for x in items if isinstance(x, str)] if isinstance(items, list) else []
+
+
+def confirm(root: Path, command: str) -> dict:
+    """Record that the user confirmed `command` on this machine (caller sets testing.command)."""
+    from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
+
+    d = gate_dir(root)
+    with locked(d / "gate.lock", lock_timeout_from_env(), what="the gate record"):
+        items = confirmed(root)
+        digest = _digest(command)
+        if digest not in items:
+            items.append(digest)
+        atomic_write_bytes(d / "confirmed.json", (json.dumps({"sha256": items}, indent=1) + "\n").encode("utf-8"))
+    return {"command": command.strip(), "sha256": digest, "confirmed": True}
+
+
 def run_gate(root: Path, command: str | None, label: str, timeout: float) -> dict:
     at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     text = (command or "").strip()
@@ -96,6 +131,9 @@ def run_gate(root: Path, command: str | None, label: str, timeout: float) -> dic
                  "duration_s": 0.0, "at": at, "tail": ""}
     elif text.lower() == "none":
         entry = {"label": label, "command": "none", "status": "skipped", "exit_code": None,
+                 "duration_s": 0.0, "at": at, "tail": ""}
+    elif _digest(text) not in confirmed(root):
+        entry = {"label": label, "command": text, "status": "unconfirmed", "exit_code": None,
                  "duration_s": 0.0, "at": at, "tail": ""}
     else:
         status, code, duration, tail = _execute(text, root, timeout)

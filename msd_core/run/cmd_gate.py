@@ -1,6 +1,9 @@
 """`msd_run gate ...`: the regression gate (rules in msd_core.execution.gate).
 
     msd_run gate detect                 propose the project's test command (never runs it)
+    msd_run gate confirm --command "<cmd>"
+        the user agreed: set testing.command and record the confirmation on this machine
+        (`none` needs none); an unconfirmed command is never run
     msd_run gate run [--label <text>] [--timeout <s>]
         run `testing.command` with a time bound; record it under .planning/.msd/gate/.
         Exit 0 passed (or `none`: skipped); 1 failed, timed out, or no command confirmed yet.
@@ -16,10 +19,13 @@ import sys
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
-    sub = parser.add_subparsers(dest="action", metavar="detect|run|status", parser_class=type(parser))
+    sub = parser.add_subparsers(dest="action", metavar="detect|confirm|run|status", parser_class=type(parser))
     sub.required = True
     d = sub.add_parser("detect", help="propose the test command from the repository's files")
     d.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+    c = sub.add_parser("confirm", help="set testing.command to the command the user confirmed")
+    c.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+    c.add_argument("--command", dest="test_command", required=True, metavar="CMD", help="the command (or none)")
     r = sub.add_parser("run", help="run the test command, record pass/fail, duration and output tail")
     r.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
     r.add_argument("--label", default="", metavar="TEXT", help="what the run gates, e.g. 'phase 02 wave 1'")
@@ -45,6 +51,16 @@ def run(args: argparse.Namespace):
 
     if args.action == "status":
         return {"last": gate.last(root), "runs": gate.runs(root, limit=20)}
+    if args.action == "confirm":
+        from msd_core.config.store import set_value
+
+        text = args.test_command.strip()
+        if not text or "\n" in text or "\x00" in text:
+            raise UsageError("--command is one non-empty line (or none)")
+        set_value("testing.command", text, cwd=root)
+        if text.lower() == "none":
+            return {"command": "none", "confirmed": True}
+        return gate.confirm(root, text)
     from msd_core.config.store import get_value
 
     timeout = args.timeout if args.timeout is not None else get_value("testing.timeout_seconds", cwd=root)
@@ -58,9 +74,13 @@ def run(args: argparse.Namespace):
     sys.stdout.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
     if entry["status"] in gate.PASSING:
         return 0
-    if entry["status"] == "unconfigured":
+    if entry["status"] == "unconfirmed":
+        sys.stderr.write(f"msd_run gate run: testing.command {entry['command']!r} was not confirmed on this machine "
+                         "(it may come from the repository): show it to the user; if they agree, run "
+                         "`msd_run gate confirm --command '<command>'`\n")
+    elif entry["status"] == "unconfigured":
         sys.stderr.write("msd_run gate run: no test command confirmed (testing.command is unset): run "
-                         "`msd_run gate detect`, confirm with the user, then `msd_run config set testing.command "
+                         "`msd_run gate detect`, confirm with the user, then `msd_run gate confirm --command "
                          "'<command>'` (or `none`)\n")
     else:
         sys.stderr.write(f"msd_run gate run: the test suite {entry['status']} ({entry['command']}); output tail recorded in "

@@ -54,6 +54,9 @@ def _phase_path(root, value: str):
         p = candidate if candidate.is_dir() or "/" not in value else root / p
     if not p.is_dir():
         raise UsageError(f"no phase folder {value}")
+    planning = (root / ".planning").resolve()
+    if p.is_symlink() or planning not in p.resolve().parents:
+        raise UsageError(f"{value} is not a phase folder inside {planning} (symlinks are not followed)")
     return p
 
 

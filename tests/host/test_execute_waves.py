@@ -56,6 +56,7 @@ def _project(host: hostkit.Host) -> str:
     (p / ".gitignore").write_text(".claude/\n")
     git(p, "add", "-A")
     git(p, "commit", "-q", "-m", "init")
+    host.msd_run("gate", "confirm", "--command", suite)
     return git(p, "rev-parse", "HEAD").strip()
 
 
