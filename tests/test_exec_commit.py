@@ -148,3 +148,19 @@ def test_two_executors_commit_concurrently_in_one_tree(tmp_path):
         rec = json.loads(run_msd(["commit", "--plan", str(_plan(phase, pid)), "--list"], root).stdout)
         assert rec["tasks_done"] == [1, 2, 3] and len(rec["commits"]) == 4
     assert git(root, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_commit_waits_for_the_lock_then_exits_4(tmp_path, monkeypatch):
+    import filelock
+
+    root = tmp_path / "p"
+    phase = make_project(root, PLANS)
+    (root / "src").mkdir()
+    (root / "src" / "alpha.py").write_text("a\n")
+    lock = filelock.FileLock(str(root / ".planning" / ".msd" / "runs.lock"))
+    head = git(root, "rev-parse", "HEAD")
+    monkeypatch.setenv("MSD_LOCK_TIMEOUT", "0.5")
+    with lock:
+        r = run_msd(["commit", "--plan", str(_plan(phase, "02-01")), "-m", "feat(02-01): a", "--files", "src/alpha.py"], root)
+    assert r.returncode == 4 and r.stderr.count("\n") == 1 and "lock" in r.stderr
+    assert git(root, "rev-parse", "HEAD") == head and git(root, "diff", "--cached", "--name-only") == ""
