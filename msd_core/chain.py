@@ -1,20 +1,29 @@
-"""The outer loop of chained micro-agents: `msd chain WORKFLOW --agent-cmd CMD`.
+"""The outer loop of chained micro-agents: `msd chain WORKFLOW --agent claude` (or `--agent-cmd CMD`).
 
 For each step of a flow, from where its run stands (`.planning/state.json`):
 
-- `spawn_agent`, `write_artifact`, `run`: start CMD once (a fresh agent per step) with the
-  step's brief on stdin, or with `--prompt-file` the path of a file holding it as CMD's
-  last argument. The brief names the step, its prompt, the context files (absolute paths),
-  the agent definition for spawn_agent steps, and what must exist afterwards. The agent
-  reports result fields by writing a JSON object to the file named in $MSD_STEP_RESULT.
-  Then: exit code 0, expected files present, result valid -> recorded with step-done.
+- `spawn_agent`, `write_artifact`, `run`: start the agent command once (a fresh agent per
+  step, see msd_core.agent_command) with the step's brief on stdin, or with
+  `--prompt-file` in a file the command is told to read. The brief names the step, its
+  prompt, the context files (absolute paths), the agent definition for spawn_agent
+  steps, what must exist afterwards, and the one literal command that reports the result:
+  `msd_run step-report --ticket <path> --result '<json>'` (msd_core.step_report; checked
+  on the spot). Writing the JSON object to the result file (also in $MSD_STEP_RESULT)
+  still works. Then: exit code 0, a result reported, expected files present, every
+  checkable claim true (msd_core.claims), result valid -> recorded with step-done.
 - `ask_user`: asked in the terminal (each expected field; files the user creates), or a
   clear failure when there is no terminal.
 - `done`: the chain ends.
 
+Bounds: each agent runs in its own process group and is ended with everything it
+spawned when it outlives `--timeout` (default DEFAULT_TIMEOUT, 30 minutes per step) or
+exits leaving children behind (msd_core.agent_process). A result file that is not a
+regular file (FIFO, folder, symlink) fails the step; it is never opened.
+
 The chain stops at the first failure with a report: step, exit code, what was missing.
 Nothing is recorded for a failed step, so running the chain again retries it.
-`dry_run` lists the plan from the current step and runs nothing.
+`dry_run` lists the plan from the current step (with each agent step's command line)
+and runs nothing.
 
 Agent output goes to stderr so stdout carries only the chain's report.
 """
@@ -24,7 +33,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +41,7 @@ from typing import Callable
 
 from msd_core.errors import MsdError, OperationFailed, UsageError
 
-DEFAULT_TIMEOUT = 3600.0
+DEFAULT_TIMEOUT = 1800.0  # seconds per agent step: a planning or commit step takes minutes; long waves: --timeout
 DEFAULT_MAX_STEPS = 200
 AGENT_ACTIONS = ("spawn_agent", "write_artifact", "run")
 
@@ -61,7 +70,7 @@ def parse_agent_cmd(cmd: str) -> list[str]:
     except ValueError as exc:
         raise UsageError(f"--agent-cmd does not parse: {exc}") from None
     if not argv:
-        raise UsageError("--agent-cmd is empty", hint='e.g. --agent-cmd "claude -p"')
+        raise UsageError("--agent-cmd is empty", hint='e.g. --agent claude, or --agent-cmd "my-agent --headless"')
     return argv
 
 
@@ -73,8 +82,10 @@ def _agent_definition(ctx, agent: str | None) -> str | None:
     return path
 
 
-def brief(ctx, step: dict, result_path: Path) -> str:
+def brief(ctx, step: dict, result_path: Path, ticket: Path | None = None) -> str:
     """The text an agent gets for one step."""
+    from msd_core.step_report import command_line
+
     lines = [f"You are running step `{step['step']}` of the msd workflow `{step['workflow']}` (action: {step['action']})."]
     agent_def = _agent_definition(ctx, step.get("agent"))
     if step.get("agent"):
@@ -89,9 +100,26 @@ def brief(ctx, step: dict, result_path: Path) -> str:
         lines.append("These files must exist when you finish (paths relative to the project):")
         lines += [f"- {p}" for p in expects["files"]]
         lines.append("")
-    if expects.get("fields"):
-        fields = ", ".join(f"{k} ({v})" for k, v in expects["fields"].items())
-        lines.append(f"When you finish, write one JSON object with the fields {fields} to the file {result_path}"
+    fields = expects.get("fields", {})
+    if ticket is not None:
+        if fields:
+            shown = ", ".join(f"{k} ({v.rstrip('?')}{', optional' if v.endswith('?') else ''})" for k, v in fields.items())
+            lines.append(f"When you finish, report the fields {shown} by running exactly this command, "
+                         "with your values in place of the examples:")
+        else:
+            lines.append("When you finish, report that the step is done by running exactly this command:")
+        lines += ["", f"    {command_line(ticket, fields)}", ""]
+        lines.append("It checks your result on the spot: when it exits with an error, fix what it names and run it again. "
+                     "Fields can also be given as name=value words after the ticket (e.g. plans=3). "
+                     "Do not use shell variables or redirects in it.")
+        if fields:
+            lines.append(f"(Alternative: write the same JSON object to the file {result_path}.)")
+        lines.append("msd checks what you claim: committed: true needs a real new commit holding the step's files; "
+                     "a `files` list must name files that exist.")
+        lines.append("")
+    elif fields:
+        shown = ", ".join(f"{k} ({v})" for k, v in fields.items())
+        lines.append(f"When you finish, write one JSON object with the fields {shown} to the file {result_path}"
                      " (also named in $MSD_STEP_RESULT).")
         lines.append("")
     lines.append(f"Project folder: {ctx.project_root}")
@@ -101,23 +129,64 @@ def brief(ctx, step: dict, result_path: Path) -> str:
 def _chain_dir(ctx) -> Path:
     from msd_core.private_dir import ensure_private_dir
 
-    return ensure_private_dir(ctx.project_root) / "chain"
+    folder = ensure_private_dir(ctx.project_root) / "chain"
+    if os.path.islink(folder) or (os.path.lexists(folder) and not folder.is_dir()):
+        raise OperationFailed(f"{folder} is a symlink or a file; refusing to write the chain's files through it",
+                              hint="remove it; msd recreates the folder")
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def _clear(path: Path) -> str | None:
+    """Remove a leftover file at `path`; an error line when something else than a regular file sits there."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+        path.unlink()
+        return None
+    return f"{path} is {_kind(st.st_mode)}, not a regular file; remove it and run the chain again"
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
 
 
 def _read_result(path: Path) -> tuple[dict | None, str | None]:
-    """(fields the agent reported, or {} when it wrote none; error line or None)."""
-    from msd_core.errors import UsageError
+    """(fields the agent reported, or None when it reported nothing; error line or None).
+
+    Anything but a regular file at the result path (FIFO, folder, device, a symlink to
+    anywhere) fails without being opened, so a planted FIFO cannot block the chain."""
     from msd_core.jsonfile import read_json_object
 
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"cannot read result file {path}: {exc.strerror}"
+    if not stat.S_ISREG(st.st_mode):
+        return None, f"result file {path} is {_kind(st.st_mode)}, not a regular file; refusing to read it"
     try:
         data, _raw = read_json_object(path, "result file", 64 * 1024, hint="the agent must write one JSON object")
     except UsageError as exc:
         return None, exc.message
-    return ({} if data is None else data), None
+    return data, None
 
 
-def plan(ctx, vars: list[str] | None = None) -> list[dict]:
-    """The steps from the current one, in flow order, with what the chain would do (nothing is written)."""
+def plan(ctx, vars: list[str] | None = None, agent=None, prompt_file: bool = False) -> list[dict]:
+    """The steps from the current one, in flow order, with what the chain would do (nothing is written).
+
+    With `agent` (an AgentCommand), each agent step shows the command line it would start."""
     from msd_core.flows import engine, service, state_file
 
     flow = ctx.flow
@@ -147,6 +216,8 @@ def plan(ctx, vars: list[str] | None = None) -> list[dict]:
         exp = s.expects_json()
         if exp:
             item["expects"] = exp
+        if agent is not None and s.action in AGENT_ACTIONS:
+            item["command"] = agent.shown({"prompt": s.prompt, "expects": exp}, prompt_file)
         out.append(item)
     return out
 
@@ -161,15 +232,19 @@ def render_plan(workflow: str, items: list[dict]) -> str:
             lines.append(f"      if {w['if']} -> {w['goto']}")
         if it["next"]:
             lines.append(f"      then -> {it['next']}")
+        if it.get("command"):
+            lines.append(f"      command: {it['command']}")
     return "\n".join(lines) + "\n"
 
 
 class Chain:
-    def __init__(self, ctx, argv: list[str], *, prompt_file: bool = False, timeout: float = DEFAULT_TIMEOUT,
+    def __init__(self, ctx, agent, *, prompt_file: bool = False, timeout: float = DEFAULT_TIMEOUT,
                  max_steps: int = DEFAULT_MAX_STEPS, ask: Callable[[str], str | None] | None = None,
                  log: Callable[[str], None] | None = None):
+        from msd_core.agent_command import AgentCommand
+
         self.ctx = ctx
-        self.argv = argv
+        self.agent = agent if isinstance(agent, AgentCommand) else AgentCommand(argv=list(agent))
         self.prompt_file = prompt_file
         self.timeout = timeout
         self.max_steps = max_steps
@@ -200,7 +275,8 @@ class Chain:
             else:
                 outcome = self._run_agent(step)
                 if "problem" in outcome:
-                    return self._fail(report, step, exit_code=outcome.get("exit_code"), missing=outcome["problem"])
+                    info = {k: outcome[k] for k in ("reported", "claims") if k in outcome}
+                    return self._fail(report, step, exit_code=outcome.get("exit_code"), missing=outcome["problem"], **info)
                 result = outcome["result"]
                 entry = {"step": step["step"], "action": step["action"], "exit_code": 0}
             try:
@@ -212,39 +288,80 @@ class Chain:
             step = done["next"]
         return self._fail(report, step, exit_code=None, missing=f"stopped after {self.max_steps} steps (--max-steps)")
 
+    def _declared_paths(self, step: dict, run: dict) -> list[str]:
+        """Project paths the run declared so far: expected files of this and earlier steps, the phase folder."""
+        from msd_core.flows import engine
+
+        flow = self.ctx.flow
+        vars = run.get("vars", {})
+        out = list(step.get("expects", {}).get("files", []))
+        for entry in run.get("history", []):
+            earlier = flow.step(entry.get("step", ""))
+            for rel in earlier.files if earlier else ():
+                filled, _why = engine.fill_path(rel, vars)
+                if filled is not None:
+                    out.append(filled)
+        phase_dir = vars.get("phase_dir")
+        if isinstance(phase_dir, str) and engine.PATH_VALUE_RE.match(phase_dir) and ".." not in phase_dir:
+            out.append(f".planning/phases/{phase_dir}")
+        return [p for p in dict.fromkeys(out) if "<" not in p]
+
     def _run_agent(self, step: dict) -> dict:
+        from msd_core import claims, step_report
+        from msd_core.agent_process import run_agent
+        from msd_core.flows import service
+
         folder = _chain_dir(self.ctx)
-        folder.mkdir(parents=True, exist_ok=True)
         stem = f"{self.ctx.workflow}-{step['step']}-{step.get('visit', 1)}"
-        result_path = folder / f"{stem}.result.json"
-        result_path.unlink(missing_ok=True)
-        text = brief(self.ctx, step, result_path)
-        argv = list(self.argv)
+        ticket, result_path = step_report.paths_for(folder, stem)
+        for leftover in (ticket, result_path):
+            problem = _clear(leftover)
+            if problem:
+                return {"problem": problem, "exit_code": None}
+        run = service.show(self.ctx)
+        flow_step = self.ctx.flow.step(step["step"])
+        step_report.write_ticket(ticket, step, run.get("vars", {}), self.ctx.project_root,
+                                 list(flow_step.files) if flow_step else [])
+        text = brief(self.ctx, step, result_path, ticket)
         stdin_text: str | None = text
+        prompt_path = None
         if self.prompt_file:
-            prompt_path = folder / f"{stem}.prompt.md"
             from msd_core.fsutil import atomic_write_text
 
+            prompt_path = folder / f"{stem}.prompt.md"
             atomic_write_text(prompt_path, text)
-            argv.append(str(prompt_path))
             stdin_text = None
+        argv = self.agent.argv(step, str(prompt_path) if prompt_path else None)
         env = dict(os.environ, MSD_STEP_RESULT=str(result_path), MSD_WORKFLOW=self.ctx.workflow,
                    MSD_STEP=step["step"], MSD_PROJECT=str(self.ctx.project_root))
+        before = claims.snapshot(self.ctx.project_root)
         try:
-            proc = subprocess.run(argv, input=stdin_text, stdin=None if stdin_text is not None else subprocess.DEVNULL,
-                                  stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None,
-                                  cwd=str(self.ctx.project_root), env=env, text=True, timeout=self.timeout)
+            code, timed_out = run_agent(argv, stdin_text=stdin_text, cwd=str(self.ctx.project_root), env=env,
+                                        timeout=self.timeout, stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None)
         except FileNotFoundError:
             return {"problem": f"agent command not found: {argv[0]}", "exit_code": None}
         except PermissionError:
             return {"problem": f"agent command not executable: {argv[0]}", "exit_code": None}
-        except subprocess.TimeoutExpired:
-            return {"problem": f"agent did not finish within {self.timeout:g}s (--timeout)", "exit_code": None}
-        if proc.returncode != 0:
-            return {"problem": f"agent exited with code {proc.returncode}", "exit_code": proc.returncode}
+        finally:
+            ticket.unlink(missing_ok=True)
+        if timed_out:
+            return {"problem": f"agent did not finish within {self.timeout:g}s (--timeout); it and every process "
+                               "it started were ended", "exit_code": None}
+        if code != 0:
+            return {"problem": f"agent exited with code {code}", "exit_code": code}
         result, problem = _read_result(result_path)
         if problem:
             return {"problem": problem, "exit_code": 0}
+        fields = step.get("expects", {}).get("fields", {})
+        if result is None:
+            if any(not t.endswith("?") for t in fields.values()):
+                return {"problem": "the agent reported no result at all (no `msd_run step-report` call, no result "
+                                   f"file); the step expects {', '.join(fields)}", "exit_code": 0, "reported": False}
+            result = {}
+        false_claims = claims.check(self.ctx.project_root, before, result, self._declared_paths(step, run))
+        if false_claims:
+            return {"problem": "the result claims what the project does not show: " + "; ".join(false_claims),
+                    "exit_code": 0, "claims": false_claims}
         return {"result": result}
 
     def _ask_user(self, step: dict) -> tuple[dict, str | None]:

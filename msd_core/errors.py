@@ -4,7 +4,7 @@ Exit codes (DESIGN.md):
   0 ok
   1 operation failed
   2 bad usage or invalid value
-  3 integrity failure (installed file tampered or missing: run `msd install` to repair)
+  3 integrity failure (installed file tampered or missing: run `msd install --repair` to repair)
   4 lock not acquired in time
 
 Standard library only: imported on `msd_run`'s hot path.
@@ -20,7 +20,7 @@ EXIT_LOCKED = 4
 
 EXIT_CODES_HELP = (
     "exit codes: 0 ok; 1 operation failed; 2 bad usage or invalid value; "
-    "3 integrity failure (installed file tampered or missing: run `msd install` to repair); "
+    "3 integrity failure (installed file tampered or missing: run `msd install --repair`, with --global or --local, to repair); "
     "4 lock not acquired in time"
 )
 
@@ -62,11 +62,18 @@ class UsageError(MsdError):
     kind = "usage"
 
 
+# The repair that works for every integrity failure: a plain `msd install` keeps an edited file
+# (rightly), so it is never the repair of a modified one. msd_core.install.repair names the exact
+# command line once the install is known.
+REPAIR_HINT = ("run `msd install --global --repair` (or `msd install --local --repair` in the project, for a "
+               "project install) to restore the shipped files; files you edited are backed up first")
+
+
 class IntegrityError(MsdError):
     exit_code = EXIT_INTEGRITY
     kind = "integrity"
 
-    def __init__(self, message: str, *, hint: str | None = "run `msd install` to repair", details: dict | None = None):
+    def __init__(self, message: str, *, hint: str | None = REPAIR_HINT, details: dict | None = None):
         super().__init__(message, hint=hint, details=details)
 
 
@@ -80,3 +87,38 @@ class NotInstalledError(IntegrityError):
 class LockTimeout(MsdError):
     exit_code = EXIT_LOCKED
     kind = "locked"
+
+
+_CAUSES = {  # errno name -> the cause in words (looked up by name: errno is only imported on failure)
+    "ENOSPC": "disk full",
+    "EDQUOT": "disk quota exceeded",
+    "EFBIG": "file too large",
+    "EACCES": "permission denied",
+    "EPERM": "operation not permitted",
+    "EROFS": "read-only file system",
+    "EISDIR": "a folder where a file should be",
+    "ENOTDIR": "a file where a folder should be",
+    "ENOENT": "no such file or folder",
+    "ENAMETOOLONG": "name too long",
+    "EMFILE": "too many open files",
+    "EIO": "input/output error",
+}
+
+
+def os_cause(exc: OSError) -> str:
+    """What went wrong, in words: msd's own refusals keep their text; errno names a cause."""
+    import errno
+
+    own = type(exc).__module__.startswith("msd_core")
+    name = errno.errorcode.get(exc.errno or -1, "")
+    if not own and name in _CAUSES:
+        text = _CAUSES[name]
+    else:
+        text = exc.strerror or str(exc) or type(exc).__name__
+    return " ".join(str(text).split())
+
+
+def from_os_error(exc: OSError, action: str = "access", path=None) -> OperationFailed:
+    """One line naming the path and the cause (exit 1) for a file-system failure."""
+    where = path if path is not None else (exc.filename if exc.filename is not None else "a file")
+    return OperationFailed(f"cannot {getattr(exc, 'msd_action', action)} {where}: {os_cause(exc)}")

@@ -41,13 +41,13 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core.errors import IntegrityError, UsageError
 from msd_core.layout import AGENT_EXT_PREFIX, is_static_name
 from msd_core.manifest import Manifest, read_verified, safe_path
 from msd_core.paths import PLANNING_DIRNAME
+from msd_core.record import field, record
 
 MAX_PLAN_BYTES = 2 * 1024 * 1024  # a plan larger than this is refused (exit 2)
 MAX_DOC_BYTES = 2 * 1024 * 1024  # phase documents larger than this are skipped with a note
@@ -80,7 +80,7 @@ _ATTR_RE = re.compile(r"""([A-Za-z_][\w:.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s
 _FRONTMATTER_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
-@dataclass
+@record
 class TaskInfo:
     type: str
     tdd: bool
@@ -90,7 +90,7 @@ class TaskInfo:
         return self.type.lower().startswith("checkpoint:")
 
 
-@dataclass
+@record
 class PlanFacts:
     tasks: list[TaskInfo] = field(default_factory=list)
     plan_type: str = ""
@@ -215,7 +215,7 @@ def install_commands(text: str) -> list[str]:
     return found
 
 
-@dataclass
+@record
 class PhaseDocs:
     research: list[tuple[str, str]] = field(default_factory=list)  # (file name, text)
     context: list[tuple[str, str]] = field(default_factory=list)
@@ -248,14 +248,16 @@ def read_phase_dir(phase_dir: Path) -> PhaseDocs:
         kind = next((k for k in ("RESEARCH", "CONTEXT", "PLAN") if _is_doc(name, k)), None)
         if kind is None:
             continue
+        from msd_core.safe_read import FileTooLarge, NotRegularFile, read_regular
+
         try:
-            if entry.is_symlink() or not entry.is_file():
-                docs.notes.append(f"skipped {name}: not a regular file")
-                continue
-            if entry.stat().st_size > MAX_DOC_BYTES:
-                docs.notes.append(f"skipped {name}: larger than {MAX_DOC_BYTES} bytes")
-                continue
-            text = Path(entry.path).read_bytes().decode("utf-8", errors="replace")
+            text = read_regular(entry.path, MAX_DOC_BYTES, follow_symlinks=False).decode("utf-8", errors="replace")
+        except NotRegularFile:
+            docs.notes.append(f"skipped {name}: not a regular file")
+            continue
+        except FileTooLarge:
+            docs.notes.append(f"skipped {name}: larger than {MAX_DOC_BYTES} bytes")
+            continue
         except OSError as exc:
             docs.notes.append(f"skipped {name}: cannot be read ({exc.strerror or exc})")
             continue
@@ -274,12 +276,11 @@ def _project_config(phase_dir: Path) -> dict:
     for candidate in (here, *here.parents):
         if candidate.name == PLANNING_DIRNAME:
             path = candidate / "config.json"
+            from msd_core.safe_read import read_regular
+
             try:
-                st = path.stat()
-                if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_DOC_BYTES:
-                    return {}
-                raw = json.loads(path.read_bytes().decode("utf-8"))
-            except (OSError, ValueError):
+                raw = json.loads(read_regular(path, MAX_DOC_BYTES).decode("utf-8"))
+            except (OSError, ValueError, RecursionError):
                 return {}
             return raw if isinstance(raw, dict) else {}
     return {}
@@ -392,7 +393,7 @@ def agent_extensions_table(manifest: Manifest, agent: str) -> dict[str, str]:
     return table
 
 
-@dataclass
+@record
 class Selection:
     agent: str
     extensions: list[dict]
@@ -443,11 +444,6 @@ def select_extensions(agent: str, root: Path, *, plan: Path | None = None, compl
         if not rel.startswith(f"{AGENT_EXT_PREFIX}{agent}/"):
             raise IntegrityError(f"the install registry names {rel!r} for {agent} extension {name!r}; refusing it")
         path = safe_path(config, rel)
-        try:
-            if not stat.S_ISREG(os.lstat(path).st_mode):  # opening a FIFO would block
-                raise IntegrityError(f"installed file {path} is not a regular file")
-        except FileNotFoundError:
-            pass  # read_verified reports it as missing
-        read_verified(config, manifest, rel)
+        read_verified(config, manifest, rel)  # never opens a FIFO or device (msd_core.safe_read)
         out.append({"name": name, "path": str(path), "reason": reason})
     return Selection(agent=agent, extensions=out, notes=notes)

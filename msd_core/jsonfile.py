@@ -14,21 +14,25 @@ from msd_core.errors import UsageError
 def read_json_object(path: Path, what: str, max_bytes: int, hint: str) -> tuple[dict | None, bytes | None]:
     """(parsed object, raw bytes); (None, None) when the file does not exist.
 
-    UsageError (exit 2) for a folder, an unreadable, oversized, non-UTF-8, empty or
-    non-object file, and for JSON that does not parse (naming line and column). The file
+    UsageError (exit 2) for a folder, a FIFO, socket or device (refused before any blocking
+    read, see msd_core.safe_read), an unreadable, oversized, non-UTF-8, empty or non-object
+    file, and for JSON that does not parse (naming line and column). The file
     is never rewritten here; `hint` says what the person can do.
     """
+    from msd_core.safe_read import FileTooLarge, NotRegularFile, read_regular
+
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
+        raw = read_regular(path, max_bytes)
     except FileNotFoundError:
         return None, None
-    except IsADirectoryError:
-        raise UsageError(f"{what} {path} is a folder, not a file") from None
+    except FileTooLarge:
+        raise UsageError(f"{what} {path} is larger than {max_bytes} bytes; refusing to parse it") from None
+    except NotRegularFile as exc:
+        raise UsageError(f"{what} {path} is {exc.strerror}", hint=hint) from None
     except OSError as exc:
-        raise UsageError(f"cannot read {what} {path}: {exc.strerror}") from None
-    if len(raw) > max_bytes:
-        raise UsageError(f"{what} {path} is larger than {max_bytes} bytes; refusing to parse it")
+        from msd_core.errors import os_cause
+
+        raise UsageError(f"cannot read {what} {path}: {os_cause(exc)}") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -43,6 +47,8 @@ def read_json_object(path: Path, what: str, max_bytes: int, hint: str) -> tuple[
         ) from None
     except RecursionError:
         raise UsageError(f"{what} {path} is nested too deeply") from None
+    except ValueError as exc:  # e.g. a number with thousands of digits
+        raise UsageError(f"{what} {path} holds a value msd cannot read ({str(exc)[:80]})", hint=hint) from None
     if not isinstance(data, dict):
         raise UsageError(f"{what} {path} must hold a JSON object, found {type(data).__name__}")
     return data, raw

@@ -25,7 +25,8 @@ from msd_core.fsutil import atomic_write_bytes, sha256_bytes
 from msd_core.paths import MANIFEST_NAME, install_root
 
 MANIFEST_VERSION = 1
-REBUILD_HINT = "run `msd install --force` (with --global or --local) to rebuild it; edited files are backed up first"
+REBUILD_HINT = ("run `msd install --repair` (with --global or --local) to rebuild it from its bookkeeping copy; "
+                "edited files are backed up first")
 
 
 class Manifest:
@@ -141,20 +142,22 @@ class _NotRegular(Exception):
 
 def _read_regular(path: Path) -> bytes:
     """Read a regular file without following a symlink and without blocking on a FIFO or device."""
+    import errno
+
+    from msd_core.safe_read import NotRegularFile, read_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise
-        if os.path.islink(path):
+        return read_regular(path, follow_symlinks=False)
+    except FileNotFoundError:
+        raise
+    except NotRegularFile as exc:
+        if exc.errno == errno.ELOOP:
             raise _NotRegular("is a symlink; refusing to follow it") from None
-        if os.path.isdir(path):
+        if exc.errno == errno.EISDIR:
             raise _NotRegular("is not a file") from None
+        raise _NotRegular(f"is not a regular file ({exc.strerror.split(',')[0]})") from None
+    except OSError as exc:
         raise _NotRegular(f"cannot be read ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise _NotRegular("is not a regular file")
-        return fh.read()
 
 
 def safe_path(config: Path, relpath: str) -> Path:

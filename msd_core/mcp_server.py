@@ -1,36 +1,56 @@
 """`msd mcp`: an MCP server over stdio exposing the memory queries, config get and resolve.
 
 Each tool runs the same code path as the matching `msd_run` command (in-process, through
-the dispatcher), so the server and the CLI can never disagree. Needs the optional `mcp`
-dependency group (`pip install 'msd-core[mcp]'`).
+the dispatcher's `call`, which returns the command's result instead of printing it), so
+the server and the CLI can never disagree, and concurrent calls (the SDK runs each sync
+tool in its own thread) never see each other's answers. A failed command is raised as the
+SDK's ToolError: the client gets `isError: true` and the one-line message (with the exit
+code). Needs the optional `mcp` dependency group (`pip install 'msd-core[mcp]'`).
 """
 
 from __future__ import annotations
-
-import contextlib
-import io
-import json
 
 from msd_core.errors import OperationFailed
 
 SERVER_NAME = "msd-core"
 
 
-def run_runtime(argv: list[str]) -> dict:
-    """Run one `msd_run` command in-process; return its JSON result or {"error", "exit_code"}."""
-    from msd_core.run.dispatch import main
+class RuntimeCallFailed(Exception):
+    """A tool's command failed: `error` is what the CLI reports (message, exit code, hint)."""
 
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    text = out.getvalue().strip()
+    def __init__(self, error: dict):
+        self.error = error
+        text = f"{error.get('message')} (exit code {error.get('exit_code')})"
+        if error.get("hint"):
+            text += f"; hint: {error['hint']}"
+        super().__init__(text)
+
+
+def run_runtime(argv: list[str]) -> dict:
+    """Run one `msd_run` command in-process: its result as a dict; RuntimeCallFailed when it fails."""
+    from msd_core.run.dispatch import call
+
+    code, value = call(argv)
     if code != 0:
-        return {"error": err.getvalue().strip() or f"exit code {code}", "exit_code": code}
-    try:
-        value = json.loads(text) if text else {}
-    except json.JSONDecodeError:
-        return {"output": text}
+        raise RuntimeCallFailed(value if isinstance(value, dict) else {"message": str(value), "exit_code": code})
+    if isinstance(value, str):  # a command's printable text (e.g. `config get`'s JSON value)
+        import json
+
+        try:
+            value = json.loads(value) if value.strip() else {}
+        except json.JSONDecodeError:
+            return {"output": value.strip()}
     return value if isinstance(value, dict) else {"value": value}
+
+
+def _tool_error_class():
+    for name in ("mcp.server.mcpserver.exceptions", "mcp.server.fastmcp.exceptions"):
+        try:
+            module = __import__(name, fromlist=["ToolError"])
+            return module.ToolError
+        except ImportError:
+            continue
+    return RuntimeError  # pragma: no cover - every supported SDK has one of the above
 
 
 def _server_class():
@@ -51,40 +71,65 @@ def _server_class():
 def build_server(default_cwd: str | None = None):
     server = _server_class()(SERVER_NAME)
 
-    def with_cwd(args: list[str], cwd: str | None) -> list[str]:
+    tool_error = _tool_error_class()
+
+    def with_cwd(args: list[str], cwd: str | None, *values: str) -> list[str]:
+        """The command and its options, then `--` and every positional value: a value such
+        as "--help" or "-x" is always taken as the value, never as an option."""
         where = cwd or default_cwd
-        return args + (["--cwd", where] if where else [])
+        return args + (["--cwd", where] if where else []) + ["--", *values]
+
+    def answer(args: list[str]) -> dict:
+        try:
+            return run_runtime(args)
+        except RuntimeCallFailed as exc:
+            raise tool_error(str(exc)) from None
 
     @server.tool()
     def memory_search(text: str, limit: int = 10, cwd: str | None = None) -> dict:
-        """Full-text search over the project's SUMMARY/CONTEXT/RESEARCH/VERIFICATION files (bm25-ranked)."""
-        return run_runtime(with_cwd(["memory", "search", text, "--limit", str(limit)], cwd))
+        """Full-text search over the project's SUMMARY/CONTEXT/RESEARCH/VERIFICATION files (bm25-ranked).
+
+        Returns {"query", "term", "reindexed", "hits": [{"file", "phase", "plan", "field" or "section",
+        "snippet", "score"}]}, best first; an error result when the project has no .planning/ folder."""
+        return answer(with_cwd(["memory", "search", "--limit", str(limit)], cwd, text))
 
     @server.tool()
     def memory_what_uses(symbol: str, type: str = "any", limit: int = 10, cwd: str | None = None) -> dict:
-        """Which phases declare or use SYMBOL (a model, file, api or library); whole-word matches."""
-        return run_runtime(with_cwd(["memory", "what-uses", symbol, "--type", type, "--limit", str(limit)], cwd))
+        """Which phases declare or use SYMBOL (a model, file, api or library); whole-word matches.
+
+        Returns {"query", "term", "reindexed", "hits": [{"file", "phase", "plan", "field", "snippet", "score"}]}."""
+        return answer(with_cwd(["memory", "what-uses", "--type", type, "--limit", str(limit)], cwd, symbol))
 
     @server.tool()
     def memory_pattern_for(domain: str, limit: int = 10, cwd: str | None = None) -> dict:
-        """Patterns and conventions the project recorded for DOMAIN (e.g. 'auth', 'error handling')."""
-        return run_runtime(with_cwd(["memory", "pattern-for", domain, "--limit", str(limit)], cwd))
+        """Patterns and conventions the project recorded for DOMAIN (e.g. 'auth', 'error handling').
+
+        Returns {"query", "term", "reindexed", "hits": [{"file", "phase", "plan", "field", "snippet", "score"}]}."""
+        return answer(with_cwd(["memory", "pattern-for", "--limit", str(limit)], cwd, domain))
 
     @server.tool()
     def memory_decisions_affecting(subsystem: str, limit: int = 20, cwd: str | None = None) -> dict:
-        """Decisions recorded for SUBSYSTEM."""
-        return run_runtime(with_cwd(["memory", "decisions-affecting", subsystem, "--limit", str(limit)], cwd))
+        """Decisions recorded for SUBSYSTEM.
+
+        Returns {"query", "term", "reindexed", "hits": [{"file", "phase", "plan", "subsystem" or "section",
+        "snippet", "score"}]}."""
+        return answer(with_cwd(["memory", "decisions-affecting", "--limit", str(limit)], cwd, subsystem))
 
     @server.tool()
     def config_get(key: str, cwd: str | None = None) -> dict:
-        """The effective value of a config key (project .planning/config.json, user defaults, schema default)."""
-        return run_runtime(with_cwd(["config", "get", key], cwd))
+        """The effective value of a config key (project .planning/config.json, user defaults, schema default).
+
+        Returns {"value": <the value>}; an unknown key is an error result naming `msd_run config list`."""
+        return answer(with_cwd(["config"], cwd, "get", key))
 
     @server.tool()
     def resolve(stem: str, root: str | None = None, cwd: str | None = None) -> dict:
-        """The verified detail parts of a shipped workflow, honouring workflow.compact_content."""
-        args = ["resolve", stem] + (["--root", root] if root else [])
-        return run_runtime(with_cwd(args, cwd))
+        """The verified detail parts of a shipped workflow, honouring workflow.compact_content.
+
+        Returns {"stem", "compact", "root", "parts": [absolute paths of the verified files to read, in order]};
+        an error result (exit code 3) when there is no msd-core install at ROOT."""
+        args = ["resolve"] + (["--root", root] if root else [])
+        return answer(with_cwd(args, cwd, stem))
 
     return server
 

@@ -17,17 +17,21 @@ IGNORE_BODY = b"# msd's private per-project files\n*\n"
 
 
 def ensure_private_dir(project_root: Path) -> Path:
-    folder = project_state_dir(Path(project_root))
-    if os.path.islink(folder) or (os.path.lexists(folder) and not folder.is_dir()):
-        raise OperationFailed(f"{folder} is a symlink or a file; refusing to write msd's private files through it",
-                              hint="remove it; msd recreates the folder")
+    root = Path(project_root)
+    folder = project_state_dir(root)
+    from msd_core.fsutil import SymlinkRefused, atomic_write_bytes, ensure_dir
+
+    try:
+        ensure_dir(folder, anchor=root)  # no symlink below the project root is followed
+    except SymlinkRefused as exc:
+        raise OperationFailed(f"cannot write msd's private folder {folder}: {exc.filename} {exc.strerror}",
+                              hint="replace it with a real folder") from None
+    except OSError:
+        return folder  # read-only project: callers that need to write will report it
     ignore = folder / ".gitignore"
     if not os.path.lexists(ignore):
         try:
-            from msd_core.fsutil import atomic_write_bytes
-
-            folder.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(ignore, IGNORE_BODY)
+            atomic_write_bytes(ignore, IGNORE_BODY, anchor=root)
         except OSError:
-            pass  # read-only project: callers that need to write will report it
+            pass
     return folder

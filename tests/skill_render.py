@@ -1,6 +1,9 @@
 """Render a SKILL.md the way the host (Claude Code) does before the model sees it.
 
 - The YAML frontmatter is dropped (the host reads it; the model gets the body).
+- `${CLAUDE_SKILL_DIR}` is replaced by the skill's folder everywhere in the body, before
+  anything else (Claude Code 2.1.332 does this, in `@` lines and `!` lines alike; checked
+  by tests/host/test_release_host.py).
 - A line that is only `@<path>` is replaced by that file's text (`~` expanded): the
   host's file include, so a test can see the spine in the rendered skill.
 - Each inline shell context `` !`cmd` `` (at line start or after whitespace) and each
@@ -73,9 +76,11 @@ def _expand_include(line: str) -> str:
 
 
 def render_skill(text: str, cwd: Path, env: dict | None = None, timeout: float = 30.0,
-                 include_stderr: bool = False, expand_includes: bool = True) -> Rendered:
+                 include_stderr: bool = False, expand_includes: bool = True, skill_dir: Path | None = None) -> Rendered:
     """Render skill `text` (a SKILL.md's content) from project folder `cwd`."""
     body = _strip_frontmatter(text)
+    if skill_dir is not None:
+        body = body.replace("${CLAUDE_SKILL_DIR}", str(skill_dir))
     result = Rendered("")
     out_lines: list[str] = []
     lines = body.split("\n")
@@ -101,4 +106,5 @@ def render_skill(text: str, cwd: Path, env: dict | None = None, timeout: float =
 
 
 def render_file(path: Path, cwd: Path, **kw) -> Rendered:
+    kw.setdefault("skill_dir", Path(path).parent)
     return render_skill(Path(path).read_text(encoding="utf-8"), cwd, **kw)

@@ -42,6 +42,9 @@ EXPECTED = {
     },
     "flows": {("flows", "msd-core/flows/notes.toml", 9), ("flows", "msd-core/flows/plan.toml", 10)},
     "generated": {("generated", "INVENTORY.md", 0), ("generated", "msd-core/registry.json", 14)},
+    "agreement": {("template-headings", "msd-core/references/summary-notes.md", 4),
+                  ("deviation-labels", "msd-core/references/summary-notes.md", 7),
+                  ("deviation-labels", "msd-core/references/summary-notes.md", 8)},
 }
 
 
@@ -68,7 +71,8 @@ def test_fixture_breaks_exactly_its_rule(name):
 def test_every_rule_has_a_failing_fixture():
     rules = {rule for triples_ in EXPECTED.values() for rule, _, _ in triples_}
     assert {"size", "partition.disjoint", "partition.registration", "partition.protected", "includes",
-            "commit-scope", "contract", "shell-context", "flows", "generated"} <= rules
+            "commit-scope", "contract", "shell-context", "flows", "generated", "template-headings",
+            "deviation-labels"} <= rules
 
 
 # --- building blocks -------------------------------------------------------------------

@@ -85,10 +85,10 @@ def test_default_option(tmp_path):
 
 
 def test_enum_case_is_normalised_on_read_not_rewritten(tmp_path):
-    proj = make_project(tmp_path / "p", raw='{"mode": "YOLO", "depth": "Quick"}')
+    proj = make_project(tmp_path / "p", raw='{"mode": "YOLO", "granularity": "Fine"}')
     before = cfg_path(proj).read_bytes()
     assert get("mode", proj, "--raw")[1] == "yolo\n"
-    assert get("depth", proj, "--raw")[1] == "quick\n"
+    assert get("granularity", proj, "--raw")[1] == "fine\n"
     assert cfg_path(proj).read_bytes() == before
 
 
@@ -183,7 +183,7 @@ def test_set_under_a_non_object_value_is_refused(tmp_path):
 
 def test_set_object_form_validates_fields(tmp_path):
     proj = make_project(tmp_path / "p", {})
-    ok = run_inproc(["config", "set", "parallelization", '{"enabled": true, "task_level": true}', "--cwd", str(proj)])
+    ok = run_inproc(["config", "set", "parallelization", '{"enabled": true, "max_concurrent_agents": 2}', "--cwd", str(proj)])
     assert ok[0] == 0
     before = cfg_path(proj).read_bytes()
     bad = run_inproc(["config", "set", "parallelization", '{"enabeld": true}', "--cwd", str(proj)])
@@ -332,7 +332,8 @@ def test_concurrent_sets_all_land(tmp_path):
     import sys
 
     proj = make_project(tmp_path / "p", {"mode": "yolo"})
-    keys = ["workflow.research", "workflow.plan_check", "workflow.verifier", "commit_docs", "workflow.auto_advance", "gates.confirm_plan"]
+    keys = ["workflow.research", "workflow.plan_check", "workflow.verifier", "commit_docs", "workflow.tdd",
+            "workflow.compact_content"]
     procs = [subprocess.Popen([sys.executable, "-m", "msd_core.run", "config", "set", k, "false", "--cwd", str(proj)],
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for k in keys]
     for p in procs:

@@ -321,13 +321,19 @@ def test_installed_skills_name_only_installed_files(tmp_path, msd):
         pytest.skip("installer not available")
     assert res.returncode == 0, res.stderr
     config = project / ".claude"
-    root = str(config) + "/"
+    seen = 0
     for stem in STEMS:
         skill = config / "skills" / f"msd-{stem}" / "SKILL.md"
-        texts = [skill.read_text(encoding="utf-8"), (config / "msd-core" / "workflows" / f"{stem}.md").read_text(encoding="utf-8")]
+        # a local install is portable: the host substitutes the skill's folder in a skill
+        # (tests/host/test_release_host.py); other files name `.claude/` relative to the project
+        texts = [skill.read_text(encoding="utf-8").replace("${CLAUDE_SKILL_DIR}", str(skill.parent)),
+                 (config / "msd-core" / "workflows" / f"{stem}.md").read_text(encoding="utf-8")]
         for text in texts:
             assert "~/.claude/" not in text
-            for ref in re.findall(re.escape(root) + r"[\w./-]+\w", text):
-                assert Path(ref).exists(), f"msd-{stem} names {ref}, which the install does not have"
+            refs = re.findall(r"(?:" + re.escape(str(skill.parent)) + r"/\.\./\.\./|(?<![\w/])\.claude/)[\w./-]+\w", text)
+            seen += len(refs)
+            for ref in refs:
+                assert (project / ref).exists(), f"msd-{stem} names {ref}, which the install does not have"
         includes = [ln[1:] for ln in texts[0].splitlines() if ln.startswith("@")]
         assert includes and all(Path(p).is_file() for p in includes)
+    assert seen > len(STEMS)

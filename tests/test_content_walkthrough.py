@@ -219,7 +219,7 @@ def test_the_whole_path_on_an_installed_project(tmp_path, msd, msd_run):
         seen.append(out["next_step"])
         assert len(seen) < 20
     assert seen == steps
-    assert w.json("state", "get")["position"]["Status"] == "Ready to plan"
+    assert w.json("state", "get")["position"]["Status"] == "Ready to discuss"  # derived by state sync on step-done (no CONTEXT.md yet)
 
     nxt = w.next()
     assert (nxt["route"], nxt["command"]) == ("discuss-phase", "/msd-discuss-phase 1")
@@ -273,7 +273,7 @@ def test_the_whole_path_on_an_installed_project(tmp_path, msd, msd_run):
     w.run("state", "patch", "--position", "1 of 2 (Core)", "--status", "Phase complete", "--set-session", "Executed phase 1")
     w.run("state", "patch", "--add-decision", "[Phase 1]: Habits live in one table")
     digest = w.json("history-digest", "--phase", "1")
-    assert "create_habit()" in digest["phases"]["1"]["provides"]  # the template's frontmatter is readable
+    assert "create_habit()" in digest["phases"]["01-core"]["p"]  # the template's frontmatter is readable
     nxt = w.next()
     assert nxt["command"] == "/msd-discuss-phase 2" and "phase 1 is done" in nxt["reason"]
 

@@ -526,3 +526,16 @@ def test_hot_path_imports_stay_light(root, tmp_path):
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == "0 0 []", r.stdout + r.stderr
+
+
+def test_planner_phase_dir_accepts_a_phase_reference(msd_run, root, tmp_path):
+    proj = tmp_path / "refproj"
+    d = proj / ".planning/phases/02-auth"
+    write(d / "02-CONTEXT.md", "# Context\n")
+    by_path = msd_run(["extensions", "planner", "--phase-dir", str(d), "--root", str(root)])
+    for ref in ("2", "Phase 2", "02-auth"):
+        r = msd_run(["extensions", "planner", "--phase-dir", ref, "--root", str(root), "--cwd", str(proj)])
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["extensions"] == json.loads(by_path.stdout)["extensions"]
+    r = msd_run(["extensions", "planner", "--phase-dir", "7", "--root", str(root), "--cwd", str(proj)])
+    assert r.returncode == 2 and "names no phase" in r.stderr

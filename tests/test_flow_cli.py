@@ -113,7 +113,7 @@ def test_state_keeps_other_workflows_and_custom_state_file(msd_run, install, pro
     custom = project / "elsewhere.json"
     _json(msd_run(["next-step", "--workflow", "execute-phase", "--root", str(install), "--state-file", str(custom),
                    "--var", "phase=3"], cwd=project))
-    assert json.loads(custom.read_text())["workflows"]["execute-phase"]["vars"] == {"phase": "3"}
+    assert json.loads(custom.read_text())["workflows"]["execute-phase"]["vars"] == {"phase": "03"}  # canonical phase id
 
 
 def test_held_lock_is_exit_4(msd_run, install, project):

@@ -57,11 +57,14 @@ def test_fresh_local_install_layout_and_rewrite(tmp_path, content):
     skill = (cfg / "skills/msd-hello/SKILL.md").read_text()
     assert skill.startswith("---\nname: msd-hello\ndescription: Say hello")
     assert 'argument-hint: "[who]"' in skill and "Bash(msd_run resolve hello --emit *)" in skill
-    assert f"@{cfg}/msd-core/workflows/hello.md" in skill
-    assert f"--root {cfg}/msd-core ||" in skill
-    # JSON stays valid after the rewrite
+    # portable: the host's skill-folder substitution in skills, project-relative elsewhere
+    assert "@${CLAUDE_SKILL_DIR}/../../msd-core/workflows/hello.md" in skill
+    assert "--root ${CLAUDE_SKILL_DIR}/../../msd-core ||" in skill
     tpl = json.loads((cfg / "msd-core/templates/config.json").read_text())
-    assert tpl["root"] == f"{cfg}/msd-core/"
+    assert tpl["root"] == ".claude/msd-core/"
+    for rel in installed:  # no absolute path of this machine in what a project commits
+        if not rel.startswith("msd-core/.msd/"):
+            assert str(tmp_path).encode() not in (cfg / rel).read_bytes(), rel
 
 
 def test_skill_without_frontmatter_gets_name_and_description(tmp_path, content):
@@ -95,7 +98,7 @@ def test_manifest_records_every_written_file_and_registry(tmp_path, content):
     t = local_target(tmp_path)
     install(t, source=src(content))
     m = load_manifest(t.config)
-    assert m.scope == "local" and m.target == str(t.config)
+    assert m.scope == "local" and m.target == ".claude"  # portable: no absolute path in the manifest
     for rel, h in m.files.items():
         assert sha256_bytes((t.config / rel).read_bytes()) == h
     assert m.registry["workflows"]["hello"] == {
@@ -112,7 +115,7 @@ def test_manifest_records_every_written_file_and_registry(tmp_path, content):
             assert zf.read(rel) == (t.config / rel).read_bytes()
     # folders msd created (the project's .claude did not exist: it is recorded separately)
     assert {"skills", "skills/msd-hello", "agents", "msd-core", "msd-core/workflows"} <= set(m.created_dirs)
-    assert m.extra["created_config_dirs"] == [str(t.config)]
+    assert m.extra["created_config_dirs"] == [".claude"]  # relative to the project (portable)
 
 
 def test_shipped_registry_json_is_used_when_present(tmp_path, content):
@@ -256,10 +259,14 @@ def test_force_replaces_edits_after_backup(tmp_path, content):
     backup = Path(entry["backup"])
     assert backup.read_text() == "mine\n"
     assert str(backup).startswith(res.data["backup_dir"])
-    # uninstall removes msd's own backups and names them
+    # the backup holds the only copy of the edit: uninstall keeps it and names it
     res_u = uninstall(t)
-    assert res_u.data["backups_removed"] == [res.data["backup_dir"]]
-    assert not Path(res.data["backup_dir"]).exists()
+    assert res_u.data["backups_kept"] == [res.data["backup_dir"]] and res_u.data["backups_removed"] == []
+    assert backup.read_text() == "mine\n"
+    # only the flag that names backups deletes them (also once the install is gone)
+    res_b = uninstall(t, remove_backups=True)
+    assert res_b.data["backups_removed"] == [res.data["backup_dir"]]
+    assert not (t.config / "msd-core").exists()
 
 
 def test_dry_run_writes_nothing_and_reports_same_verdicts(tmp_path, content):
@@ -296,12 +303,12 @@ def test_corrupt_manifest_is_a_clear_error_with_repair(tmp_path, content, damage
     (t.config / "msd-core/manifest.json").write_text(damage)
     with pytest.raises(IntegrityError) as exc:
         install(t, source=src(content))
-    assert "--force" in exc.value.one_line()
+    assert f"msd install --local --config-dir {t.config} --repair" in exc.value.one_line()
     with pytest.raises(IntegrityError) as exc:
         uninstall(t)
-    assert "--force" in exc.value.one_line()
-    res = install(t, source=src(content), force=True)
-    assert any("rebuilding" in w for w in res.warnings)
+    assert f"msd install --local --config-dir {t.config} --repair" in exc.value.one_line()
+    res = install(t, source=src(content), repair=True)
+    assert any("rebuilt it from its bookkeeping copy" in w for w in res.warnings)
     entry = next(f for f in res.data["files"] if f["path"] == "msd-core/references/gate.md")
     assert Path(entry["backup"]).read_text() == "mine\n"
     load_manifest(t.config)  # valid again

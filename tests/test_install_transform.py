@@ -50,8 +50,8 @@ def test_rewrite_only_touches_the_token_and_leaves_binary_alone():
 
 
 def test_json_rewrite_escapes_odd_paths(tmp_path):
-    weird = tmp_path / 'we"ird\\dir' / ".claude"
-    target = Target("local", weird)
+    weird = tmp_path / 'we"ird\\dir' / "cfg"
+    target = Target("global", weird)
     files = [("msd-core/templates/config.json", b'{"root": "~/.claude/msd-core/"}\n')]
     out, _, _ = installed_files(files, target, "9.9")
     assert json.loads(out["msd-core/templates/config.json"])["root"] == f"{weird}/msd-core/"
@@ -81,3 +81,26 @@ def test_content_cannot_overwrite_msd_bookkeeping(tmp_path):
     out, _, skipped = installed_files(files, target, "1")
     assert sorted(out) == ["msd-core/VERSION", "msd-core/ok.md"]
     assert len(skipped) == 3 and all("reserved" in s for s in skipped)
+
+
+def test_local_install_is_portable_skills_use_the_skill_dir_others_the_project(tmp_path):
+    target = Target("local", tmp_path / "proj" / ".claude")
+    files = [("commands/msd/plan.md", b"---\ndescription: d\n---\n@~/.claude/msd-core/w.md\n!`msd_run resolve w --emit --root ~/.claude/msd-core || true`\n"),
+             ("agents/msd-planner.md", b"Start from `~/.claude/msd-core/templates/plan.md`.\n"),
+             ("msd-core/flows/f.toml", b"# msd_run next-step --root ~/.claude/msd-core\n")]
+    out, _, _ = installed_files(files, target, "1")
+    skill = out["skills/msd-plan/SKILL.md"].decode()
+    assert "@${CLAUDE_SKILL_DIR}/../../msd-core/w.md\n" in skill
+    assert "!`msd_run resolve w --emit --root ${CLAUDE_SKILL_DIR}/../../msd-core || true`" in skill
+    assert out["agents/msd-planner.md"] == b"Start from `.claude/msd-core/templates/plan.md`.\n"
+    assert out["msd-core/flows/f.toml"] == b"# msd_run next-step --root .claude/msd-core\n"
+    for data in out.values():
+        assert str(tmp_path).encode() not in data and b"~/.claude/" not in data
+
+
+def test_local_install_with_an_odd_config_folder_and_global_installs_stay_absolute(tmp_path):
+    files = [("agents/msd-a.md", b"~/.claude/msd-core/x\n"), ("commands/msd/c.md", b"---\ndescription: d\n---\n@~/.claude/msd-core/x\n")]
+    for target in (Target("local", tmp_path / "elsewhere"), Target("global", tmp_path / "g")):
+        out, _, _ = installed_files(files, target, "1")
+        assert out["agents/msd-a.md"] == f"{target.config}/msd-core/x\n".encode()
+        assert f"@{target.config}/msd-core/x".encode() in out["skills/msd-c/SKILL.md"]

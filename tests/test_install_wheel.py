@@ -54,7 +54,7 @@ def test_wheel_installs_and_msd_install_local_works(tmp_path, isolated_home):
 
     cfg = project / ".claude"
     manifest = json.loads((cfg / "msd-core/manifest.json").read_text())
-    assert manifest["scope"] == "local" and manifest["target"] == str(cfg)
+    assert manifest["scope"] == "local" and manifest["target"] == ".claude"  # portable
     assert any(p.startswith("skills/msd-") for p in manifest["files"])
     assert any(p.startswith("agents/msd-") for p in manifest["files"])
     assert any(p.startswith("msd-core/workflows/") for p in manifest["files"])

@@ -147,12 +147,13 @@ def test_old_schema_is_rebuilt(msd_run, tmp_path):
     assert "schema version 0" in out["rebuilt"] and out["indexed"] == 3
 
 
-def test_gitignore_gets_the_private_folder_once(msd_run, tmp_path):
+def test_project_gitignore_never_edited(msd_run, tmp_path):
     proj = make_project(tmp_path)
     (proj / ".gitignore").write_text("node_modules/\r\n")
     call(msd_run, proj, "index")
     call(msd_run, proj, "search", "login")
-    assert (proj / ".gitignore").read_bytes() == b"node_modules/\r\n.planning/.msd/\r\n"
+    assert (proj / ".gitignore").read_bytes() == b"node_modules/\r\n"
+    assert (proj / ".planning/.msd/.gitignore").read_text().splitlines()[-1] == "*"  # the folder ignores itself
 
 
 def test_no_project_and_bad_arguments(msd_run, tmp_path):
@@ -213,3 +214,17 @@ def test_corpus_tree_indexes_and_answers_known_queries(tree, copy_corpus_tree, m
         assert any(h["file"] == rel and flat[:60] in h["snippet"] for h in dec), (rel, subsystem, decision)
         uses = call(msd_run, proj, "what-uses", key_file, "--type", "file", "--limit", "1000")["hits"]
         assert any(h["file"] == rel for h in uses), (rel, key_file)
+
+
+def test_two_milestones_phase_01_stay_apart(msd_run, tmp_path):
+    """An archived milestone's phase 01 and the current phase 01 are two phases in memory."""
+    proj = make_project(tmp_path)
+    old = proj / ".planning/milestones/v1.0-phases/01-legacy"
+    old.mkdir(parents=True)
+    (old / "01-01-SUMMARY.md").write_text("---\nphase: 01-legacy\nplan: 01\nprovides: [legacy importer]\n---\n# S\n")
+    call(msd_run, proj, "index")
+    hits = call(msd_run, proj, "search", "importer")["hits"]
+    legacy = [h for h in hits if "legacy" in h["file"]]
+    assert legacy and {h["phase"] for h in legacy} == {"v1.0/01"}
+    current = call(msd_run, proj, "search", "login")["hits"]
+    assert current and all(h["phase"] == "01" for h in current if "01-foundation" in h["file"])

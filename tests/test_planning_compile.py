@@ -89,7 +89,9 @@ def test_compile_inlines_and_strips(tmp_path, msd_run):
     assert "<!-- @.planning/PROJECT.md: inlined above -->" in text
     assert "```python\n@override\n@.planning/PROJECT.md\n```" in text  # code blocks untouched
     assert 'no task has tdd="true"' in text.split("---")[0] or 'no task has tdd="true"' in text[:3000]
-    assert (root / ".gitignore").read_text() == "*.compiled.md\n" and out["gitignore"] == "added"
+    assert compiled == root / ".planning/.msd/compiled/phases/02-auth/02-01-PLAN.compiled.md"
+    assert not (root / ".gitignore").exists() and "gitignore" not in out
+    assert not plan.with_name("02-01-PLAN.compiled.md").exists()  # nothing beside the plan
 
 
 def test_compile_keeps_met_sections_without_markers(tmp_path, msd_run):
@@ -203,23 +205,30 @@ def test_freshness_reuse_and_check(tmp_path, msd_run):
     assert r.returncode == 1
 
 
-def test_gitignore_once_and_line_endings(tmp_path, msd_run):
+def test_project_gitignore_never_edited_and_cache_self_ignored(tmp_path, msd_run):
+    import subprocess
+
     root, plan, inst = make_project(tmp_path, plan_text())
     (root / ".gitignore").write_bytes(b"node_modules/\r\n.env")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
     _compile(msd_run, plan, inst)
-    assert (root / ".gitignore").read_bytes() == b"node_modules/\r\n.env\r\n*.compiled.md\r\n"
     plan.write_text(plan.read_text() + "\nmore\n")
     out = json.loads(_compile(msd_run, plan, inst).stdout)
-    assert out["status"] == "written" and out["gitignore"] == "present"
-    assert (root / ".gitignore").read_bytes().count(b"*.compiled.md") == 1
+    assert out["status"] == "written"
+    assert (root / ".gitignore").read_bytes() == b"node_modules/\r\n.env"  # byte for byte
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True).stdout
+    assert ".msd" not in status and "compiled" not in status and ".planning/phases/02-auth/02-01-PLAN.md" in status
 
 
-def test_gitignore_symlink_untouched(tmp_path, msd_run):
+def test_compiled_folder_symlink_refused(tmp_path, msd_run):
     root, plan, inst = make_project(tmp_path, plan_text())
-    target = _w(tmp_path / "elsewhere/.gitignore", "x\n")
-    (root / ".gitignore").symlink_to(target)
-    out = json.loads(_compile(msd_run, plan, inst).stdout)
-    assert out["gitignore"] == "skipped: .gitignore is a symlink" and target.read_text() == "x\n"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / ".planning/.msd").mkdir(parents=True)
+    (root / ".planning/.msd/compiled").symlink_to(outside)
+    r = _compile(msd_run, plan, inst)
+    assert r.returncode == 1 and "symlink" in r.stderr and list(outside.iterdir()) == []
 
 
 def test_compile_usage_errors(tmp_path, msd_run):
@@ -230,7 +239,8 @@ def test_compile_usage_errors(tmp_path, msd_run):
     assert r.returncode == 1 and "no plan at" in r.stderr
     r = _compile(msd_run, plan.with_name("02-01-PLAN.compiled.md"), inst)
     assert r.returncode == 2 and "compiled plan" in r.stderr
-    out = plan.with_name("02-01-PLAN.compiled.md")
+    out = root / ".planning/.msd/compiled/phases/02-auth/02-01-PLAN.compiled.md"
+    out.parent.mkdir(parents=True)
     out.symlink_to(tmp_path / "target.md")
     r = _compile(msd_run, plan, inst)
     assert r.returncode == 1 and "symlink" in r.stderr and not (tmp_path / "target.md").exists()
@@ -316,9 +326,13 @@ def test_corpus_compile_and_select(tree, copy_corpus_tree, msd_run, tmp_path):
         assert out.startswith("<!-- msd:compiled from ")
         for item in c.refused:
             assert item["reason"]
+    gitignore = (root / ".gitignore").read_bytes() if (root / ".gitignore").exists() else None
     for p in plans[:2]:  # and through the CLI
         r = _compile(msd_run, p, inst)
         assert r.returncode == 0, r.stderr
+        compiled = Path(json.loads(r.stdout)["compiled"])
+        assert (root / ".planning/.msd/compiled") in compiled.parents and compiled.is_file()
+        assert ((root / ".gitignore").read_bytes() if (root / ".gitignore").exists() else None) == gitignore
         assert _compile(msd_run, p, inst, "--check").returncode == 0
         r = msd_run(["template", "select", str(p), "--root", str(inst)])
         assert r.returncode == 0 and "Traceback" not in r.stderr

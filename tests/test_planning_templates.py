@@ -56,12 +56,11 @@ def test_digest_on_filled_summaries(project, msd_run):
     r = msd_run(["history-digest", "--cwd", str(project)])
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert out["skipped"] == [] and "lenient" not in out
-    assert list(out["phases"]) == ["2"]
-    phase = out["phases"]["2"]
-    assert phase["plans"] == ["02-01", "02-02", "02-03"]
-    assert phase["provides"] == [f"capability-now-available-{pp}" for pp in ("01", "02", "03")]
-    assert phase["affects"] == [f"area-touched-{pp}" for pp in ("01", "02", "03")]
+    assert "skipped" not in out and "lenient" not in out
+    assert list(out["phases"]) == ["02-auth"]
+    phase = out["phases"]["02-auth"]
+    assert phase["p"].split("\n") == [f"capability-now-available-{pp}" for pp in ("01", "02", "03")]
+    assert phase["a"].split("\n") == [f"area-touched-{pp}" for pp in ("01", "02", "03")]
 
 
 def test_state_commands_on_filled_state(project, msd_run):

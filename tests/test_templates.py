@@ -157,7 +157,7 @@ def test_history_digest_reads_filled_summaries(tmp_path, msd_run):
     res = msd_run(["history-digest", "--cwd", str(tmp_path)])
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
-    assert out["skipped"] == []
+    assert "skipped" not in out
     provides = json.dumps(out["phases"])
     for i in (1, 2, 3):
         assert f"capability {i}" in provides

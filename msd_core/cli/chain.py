@@ -1,7 +1,7 @@
-"""`msd chain WORKFLOW --agent-cmd CMD`: run a flow step by step, one fresh agent per step.
+"""`msd chain WORKFLOW --agent claude` (or `--agent-cmd CMD`): run a flow step by step, one fresh agent per step.
 
-Example with a real agent CLI:  msd chain plan-phase --var phase=02 --agent-cmd "claude -p"
-Logic: msd_core.chain.
+Example with the real agent CLI:  msd chain plan-phase --var phase=02 --agent claude
+Logic: msd_core.chain; command lines: msd_core.agent_command.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import List, Optional
 
 import typer
 
+from msd_core.chain import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT
 from msd_core.cli.common import errors_to_exit, print_json, stdin_is_tty
 
 
@@ -20,35 +21,45 @@ def register(app: typer.Typer) -> None:
 @errors_to_exit
 def chain(
     workflow: str = typer.Argument(..., help="the flow to run, e.g. plan-phase"),
-    agent_cmd: Optional[str] = typer.Option(None, "--agent-cmd", help='the agent command started once per step, e.g. "claude -p"'),
-    dry_run: bool = typer.Option(False, "--dry-run", help="print the plan from the current step; run nothing"),
-    prompt_file: bool = typer.Option(False, "--prompt-file", help="pass the step brief as a file path (last argument) instead of on stdin"),
+    agent: Optional[str] = typer.Option(None, "--agent", help="an agent preset: claude (headless, with the narrowest permissions each step needs)"),
+    agent_cmd: Optional[str] = typer.Option(None, "--agent-cmd", help='any other agent command, started once per step with the brief on stdin, e.g. "my-agent --headless"'),
+    allow: List[str] = typer.Option([], "--allow", help="with --agent: one more permission rule for every step, e.g. 'Bash(npm test)' (repeatable)"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="print the plan from the current step, with each agent step's command line; run nothing"),
+    prompt_file: bool = typer.Option(False, "--prompt-file", help="write the brief to a file and pass one line telling the agent to read it (after --, or in place of {prompt})"),
     var: List[str] = typer.Option([], "--var", help="a flow input, e.g. phase=02 (repeatable)"),
     cwd: Optional[str] = typer.Option(None, "--cwd", help="the project folder (default: the current directory)"),
     root: Optional[str] = typer.Option(None, "--root", help="the installed msd-core folder (default: the global install)"),
     flows_dir: Optional[str] = typer.Option(None, "--flows-dir", help="development option: read flows from this folder (unverified)"),
-    timeout: float = typer.Option(3600.0, "--timeout", min=1.0, help="seconds one agent may run"),
-    max_steps: int = typer.Option(200, "--max-steps", min=1, help="stop after this many steps"),
+    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=1.0, help="seconds one agent step may run; then it and everything it started are ended"),
+    max_steps: int = typer.Option(DEFAULT_MAX_STEPS, "--max-steps", min=1, help="stop after this many steps"),
     json_output: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
-    """Run WORKFLOW's flow: each agent step starts --agent-cmd once; stop at the first failure."""
+    """Run WORKFLOW's flow: each agent step starts the agent once; stop at the first failure."""
     import sys
 
     from msd_core import chain as logic
+    from msd_core.agent_command import AgentCommand
     from msd_core.errors import UsageError
     from msd_core.flows import service
 
+    if agent and agent_cmd:
+        raise UsageError("give --agent or --agent-cmd, not both")
+    command = None
+    if agent or agent_cmd:
+        command = AgentCommand(argv=logic.parse_agent_cmd(agent_cmd) if agent_cmd is not None else None, preset=agent,
+                               allow=allow)
+    elif allow:
+        raise UsageError("--allow works with --agent presets")
     ctx = service.open_flow(workflow, cwd=cwd, root=root, flows_dir=flows_dir)
     if dry_run:
-        items = logic.plan(ctx, var)
+        items = logic.plan(ctx, var, command, prompt_file)
         if json_output:
             print_json({"workflow": workflow, "dry_run": True, "plan": items})
         else:
             sys.stdout.write(logic.render_plan(workflow, items))
         return
-    if not agent_cmd:
-        raise UsageError("--agent-cmd is required unless --dry-run", hint='e.g. --agent-cmd "claude -p"')
-    argv = logic.parse_agent_cmd(agent_cmd)
+    if command is None:
+        raise UsageError("--agent or --agent-cmd is required unless --dry-run", hint="e.g. --agent claude")
     ask = None
     if stdin_is_tty():
         def ask(prompt: str) -> str | None:
@@ -57,7 +68,7 @@ def chain(
             line = sys.stdin.readline()
             return None if line == "" else line
 
-    runner = logic.Chain(ctx, argv, prompt_file=prompt_file, timeout=timeout, max_steps=max_steps, ask=ask)
+    runner = logic.Chain(ctx, command, prompt_file=prompt_file, timeout=timeout, max_steps=max_steps, ask=ask)
     report = runner.run(var)
     if json_output:
         print_json(report.to_json())

@@ -110,4 +110,27 @@ def register(app: typer.Typer) -> None:
 
         render(result, json_output, human)
 
+    @config_app.command("migrate")
+    @errors_to_exit
+    def migrate(
+        check: bool = typer.Option(False, "--check", help="Report only; write nothing."),
+        cwd: Optional[str] = cwd_opt,
+        json_output: bool = json_opt,
+    ) -> None:
+        """Move an old `depth` to `granularity`; list keys msd no longer reads (they stay in the file)."""
+        from msd_core.config.migrate import migrate as run_migrate
+
+        out = run_migrate(cwd, check=check)
+        result = OperationResult("config migrate", data=out)
+
+        def human(r: OperationResult) -> None:
+            for m in out["moved"]:
+                typer.echo(f"{'would move' if check else 'moved'} {m['from']} -> {m['to']} = {m['value']}")
+            for k in out["removed_keys_present"]:
+                typer.echo(f"kept, no longer read: {k['key']} ({k['why']})")
+            if not out["moved"] and not out["removed_keys_present"]:
+                typer.echo(f"nothing to migrate ({out['path']})")
+
+        render(result, json_output, human)
+
     app.add_typer(config_app, name="config")

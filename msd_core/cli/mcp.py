@@ -1,4 +1,5 @@
-"""`msd mcp`: serve the memory queries, config get and resolve over MCP (stdio)."""
+"""`msd mcp`: serve the memory queries, config get and resolve over MCP (stdio);
+`msd mcp install|uninstall --scope user|project`: register it with Claude Code (msd_core.mcp_setup)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,77 @@ from typing import Optional
 
 import typer
 
-from msd_core.cli.common import errors_to_exit
+from msd_core.cli.common import errors_to_exit, print_json
+
+
+def _scope_option():
+    return typer.Option("user", "--scope", help="user: ~/.claude.json (every project); project: ./.mcp.json (shared with the repository)")
+
+
+def _print(out: dict, as_json: bool) -> None:
+    if as_json:
+        print_json(out)
+        return
+    import sys
+
+    server, perm = out["server"], out["permission"]
+    sys.stdout.write(f"MCP server {out['scope']} scope: {server['path']}: {server['action']}\n")
+    sys.stdout.write(f"permission {perm.get('rule', 'mcp__msd')}: {perm['path']}: {perm['action']}\n")
+    if out.get("note"):
+        sys.stdout.write(f"note: {out['note']}\n")
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("mcp")
+    group = typer.Typer(invoke_without_command=True, no_args_is_help=False,
+                        help="Run the MCP server over stdio, or register it with Claude Code (install/uninstall).")
+
+    @group.callback()
     @errors_to_exit
     def mcp(
+        ctx: typer.Context,
         cwd: Optional[str] = typer.Option(None, "--cwd", help="Project directory the tools use when a call gives none."),
     ) -> None:
         """Run an MCP server over stdio (tools: memory search/what-uses/pattern-for/decisions-affecting, config get, resolve).
 
-        Register it with Claude Code:  claude mcp add msd -- msd mcp
+        Register it with Claude Code:  msd mcp install --scope user
         """
+        if ctx.invoked_subcommand is not None:
+            return
         from msd_core.mcp_server import serve
 
         serve(cwd)
+
+    @group.command("install")
+    @errors_to_exit
+    def install_cmd(
+        scope: str = _scope_option(),
+        config_dir: Optional[str] = typer.Option(None, "--config-dir", help="user scope: the global Claude config folder (default $CLAUDE_CONFIG_DIR or ~/.claude)"),
+        cwd: Optional[str] = typer.Option(None, "--cwd", help="project scope: the project folder (default: the current directory)"),
+        json_output: bool = typer.Option(False, "--json", help="print the result as JSON"),
+    ) -> None:
+        """Register `msd mcp` with Claude Code and allow its tools (mcp__msd) in settings.json."""
+        from msd_core import mcp_setup
+        from msd_core.errors import UsageError
+
+        if scope not in mcp_setup.SCOPES:
+            raise UsageError(f"--scope {scope!r} is not one of user, project")
+        _print(mcp_setup.install(scope, config_dir=config_dir, project_dir=cwd), json_output)
+
+    @group.command("uninstall")
+    @errors_to_exit
+    def uninstall_cmd(
+        scope: str = _scope_option(),
+        config_dir: Optional[str] = typer.Option(None, "--config-dir", help="user scope: the global Claude config folder"),
+        cwd: Optional[str] = typer.Option(None, "--cwd", help="project scope: the project folder"),
+        dry_run: bool = typer.Option(False, "--dry-run", help="say what would be removed; change nothing"),
+        json_output: bool = typer.Option(False, "--json", help="print the result as JSON"),
+    ) -> None:
+        """Remove msd's server entry and the mcp__msd permission (nothing else)."""
+        from msd_core import mcp_setup
+        from msd_core.errors import UsageError
+
+        if scope not in mcp_setup.SCOPES:
+            raise UsageError(f"--scope {scope!r} is not one of user, project")
+        _print(mcp_setup.uninstall(scope, config_dir=config_dir, project_dir=cwd, dry_run=dry_run), json_output)
+
+    app.add_typer(group, name="mcp")

@@ -95,7 +95,10 @@ def coerce_unknown(text: str, current):
     if isinstance(current, (int, float, dict, list)) or current is None:
         try:
             return json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError) as exc:  # also a number of thousands of digits
+            if not isinstance(exc, json.JSONDecodeError):
+                shown = text if len(text) <= 40 else f"{text[:37]}... ({len(text)} characters)"
+                raise UsageError(f"invalid value {shown!r}: too long or too deeply nested to read") from None
             if current is None:
                 return text
             raise UsageError(f"invalid value {text!r}: the file holds a {type(current).__name__} here; give JSON") from None

@@ -262,7 +262,17 @@ def _detect_format(raw: bytes | None) -> tuple[object, bool, bool]:
     return indent, text.endswith("\n"), bom
 
 
-def _dump(data: dict, raw: bytes | None) -> bytes:
+def _dump(data: dict, raw: bytes | None, before: dict | None = None) -> bytes:
+    """The new file: the old text with only the changed members edited (its line endings,
+    spacing, number spellings and escapes kept); a full re-dump in the file's indent and
+    line endings when a minimal edit is not possible."""
+    bom = raw is not None and raw.startswith(b"\xef\xbb\xbf")
+    if raw is not None and before is not None:
+        from msd_core.config.jsonedit import rewrite
+
+        edited = rewrite(raw.decode("utf-8-sig"), before, data)
+        if edited is not None:
+            return (b"\xef\xbb\xbf" if bom else b"") + edited.encode("utf-8")
     indent, newline, bom = _detect_format(raw)
     if indent is None:
         text = json.dumps(data, ensure_ascii=False)
@@ -270,6 +280,8 @@ def _dump(data: dict, raw: bytes | None) -> bytes:
         text = json.dumps(data, ensure_ascii=False, indent=indent)
     if newline:
         text += "\n"
+    if raw is not None and b"\r\n" in raw:
+        text = text.replace("\n", "\r\n")
     return (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
 
 
@@ -326,10 +338,10 @@ def _mutate(cwd, create: bool, change) -> dict:
     root, cfg = _target_for_write(cwd, create)
     try:
         return _mutate_at(root, cfg, create, change)
-    except OSError as exc:  # e.g. .planning is a file, a read-only disk: one line, exit 1
-        from msd_core.errors import OperationFailed
+    except OSError as exc:  # e.g. .planning is a file, a read-only disk, a symlinked lock: one line, exit 1
+        from msd_core.errors import from_os_error
 
-        raise OperationFailed(f"cannot write {cfg}: {exc.strerror or exc}") from None
+        raise from_os_error(exc, "write", exc.filename or cfg) from None
 
 
 def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
@@ -340,14 +352,14 @@ def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
     lock = ensure_private_dir(root) / LOCK_NAME
     if not create or cfg.parent.is_dir():
         read_config_file(cfg, "project config")  # refuse a corrupt file before taking the lock
-    with locked(lock, lock_timeout_from_env(), what=f"{cfg}"):
+    with locked(lock, lock_timeout_from_env(), what=f"{cfg}", anchor=root):
         data, raw = read_config_file(cfg, "project config")
         before = json.loads(json.dumps(data)) if data is not None else None
         work = data if data is not None else {}
         result = change(work)
         changed = before != work or (data is None and result.get("create_file"))
         if changed:
-            atomic_write_bytes(cfg, _dump(work, raw))
+            atomic_write_bytes(cfg, _dump(work, raw, before), anchor=root)
     result.pop("create_file", None)
     result.update({"path": str(cfg), "changed": bool(changed)})
     return result

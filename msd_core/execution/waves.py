@@ -10,9 +10,9 @@
   its plans whose `depends_on` plans of this phase are complete; `blocked`: the rest,
   with what they wait on; `stuck`: plans remain but none can run (a skipped plan, a
   dependency that never completed, a cycle). A stuck phase leaves the wave loop.
-- `mode`: `parallel` when parallelization is on, `plan_level` is not false,
-  `parallelization.isolation` is `worktree` and the wave holds at least
-  `min_plans_for_parallel` (and 2) runnable autonomous plans; else `sequential`.
+- `mode`: `parallel` when parallelization is on, `parallelization.isolation` is
+  `worktree` and the wave holds at least 2 runnable plans without checkpoints; else
+  `sequential`.
 - `batches`, in order: `{"plans": [...], "isolation": "worktree"|"none"}`. Parallel: the
   autonomous plans in batches of at most `parallelization.max_concurrent_agents`, each
   executor in its own worktree, then each plan with checkpoints alone in the main checkout
@@ -149,10 +149,8 @@ def _par_settings(cfg) -> dict:
     enabled = par if isinstance(par, bool) else bool(get("parallelization.enabled", True))
     return {
         "enabled": enabled,
-        "plan_level": get("parallelization.plan_level", True) is not False,
         "isolation": str(get("parallelization.isolation", "worktree")),
         "max": max(1, int(get("parallelization.max_concurrent_agents", 3) or 1)),
-        "min": max(1, int(get("parallelization.min_plans_for_parallel", 2) or 1)),
     }
 
 
@@ -176,8 +174,7 @@ def phase_waves(phase_dir: Path, cfg, skipped: list[str] | None = None) -> dict:
             runnable.append(p["id"])
     settings = _par_settings(cfg)
     autonomous = [pid for pid in runnable if by_id[pid]["autonomous"]]
-    parallel = (settings["enabled"] and settings["plan_level"] and settings["isolation"] == "worktree"
-                and len(autonomous) >= settings["min"] and len(autonomous) > 1)
+    parallel = settings["enabled"] and settings["isolation"] == "worktree" and len(autonomous) >= 2
     batches: list[dict] = []
     if parallel:
         size = settings["max"]

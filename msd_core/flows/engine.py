@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.flows.model import FieldSpec, Flow, Step
 from msd_core.flows.schema import PLACEHOLDER_RE
+from msd_core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
+    from typing import Any, Callable
 
 MAX_HISTORY = 500
 MAX_RESULT_BYTES = 64 * 1024
@@ -37,7 +40,7 @@ MAX_VAR_CHARS = 200
 PATH_VALUE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
-@dataclass
+@record
 class Env:
     """What the engine asks the outside world."""
 
@@ -45,6 +48,8 @@ class Env:
     config_get: Callable[[str], Any]  # dotted key -> value (None when unknown)
     resolve_installed: Callable[[str], tuple[str | None, str | None]]  # relpath -> (abs path, problem)
     now: Callable[[], str] = lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    # canonical phase variables (msd_core.planning.phase_ref.flow_phase_vars); identity by default
+    normalise_vars: Callable[[dict], dict] = lambda vars: vars
 
 
 # ------------------------------------------------------------------ variables and paths
@@ -249,6 +254,16 @@ def check_result(step: Step, result: dict, vars: dict, env: Env) -> list[str]:
     return problems
 
 
+def validate_result(step: Step, run_vars: dict, result: dict, env: Env) -> tuple[dict, list[str]]:
+    """(the run's variables with the result's scalars added, every way the result fails the step).
+
+    The one check behind `step-done` and `step-report`."""
+    vars = dict(run_vars)
+    vars.update(_result_vars(result))
+    vars = env.normalise_vars(vars)
+    return vars, check_result(step, result, vars, env)
+
+
 def _result_vars(result: dict) -> dict:
     out = {}
     for k, v in result.items():
@@ -315,9 +330,7 @@ def complete_step(flow: Flow, run: dict, step_id: str, result: dict, env: Env) -
         return run, {"recorded": step_id, "repeated": True, "next_step": run["current"], "status": run.get("status", "running")}
     if current.action == "done":
         return run, {"recorded": step_id, "repeated": True, "next_step": current.id, "status": "done"}
-    vars = dict(run.get("vars", {}))
-    vars.update(_result_vars(result))
-    problems = check_result(current, result, vars, env)
+    vars, problems = validate_result(current, run.get("vars", {}), result, env)
     if problems:
         raise UsageError(f"result of step {step_id} does not meet its expects: " + "; ".join(problems))
     visits = dict(run.get("visits", {}))

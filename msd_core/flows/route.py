@@ -45,10 +45,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core import paths
+from msd_core.record import field, record
 
 MAX_READ = 2 * 1024 * 1024
 FINISHED_SUFFIXES = ("-SUMMARY.md", "-VERIFICATION.md", "-UAT.md", "SUMMARY.md", "VERIFICATION.md", "UAT.md")
@@ -60,7 +60,7 @@ ARCHIVED_RE = re.compile(r"archived|between milestones|new[-_ ]milestone|next mi
 _STATUS_RE = re.compile(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
 
 
-@dataclass
+@record
 class CheckFile:
     """The newest VERIFICATION or UAT file of a phase: where, its status word, when written."""
 
@@ -70,7 +70,7 @@ class CheckFile:
     mtime: float
 
 
-@dataclass
+@record
 class PhaseInfo:
     number: str
     name: str = ""
@@ -100,19 +100,17 @@ class PhaseInfo:
 
 
 def _read(path: Path, skipped: list[dict], root: Path) -> str | None:
+    from msd_core.safe_read import read_regular
+
     try:
         if path.is_symlink():
             skipped.append({"file": str(path.relative_to(root)), "reason": "symlink not followed"})
             return None
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_READ + 1)
+        raw = read_regular(path, MAX_READ, follow_symlinks=False)
     except FileNotFoundError:
         return None
     except OSError as exc:
         skipped.append({"file": str(path.relative_to(root)), "reason": exc.strerror or str(exc)})
-        return None
-    if len(raw) > MAX_READ:
-        skipped.append({"file": str(path.relative_to(root)), "reason": f"larger than {MAX_READ} bytes"})
         return None
     return raw.decode("utf-8", errors="replace")
 
@@ -259,25 +257,15 @@ def _answer(route: str, command: str, reason: str, **extra) -> dict:
     return out
 
 
-def decide(cwd: str | os.PathLike | None = None) -> dict:
+def phase_states(root: Path, roadmap_text: str | None, skipped: list[dict], verifier: bool):
+    """(phases in order, [(phase, state)], passed-over numbers, current (phase, state) or None).
+
+    The phases are ROADMAP.md's list plus the current `phases/` folders (rule 4 above);
+    `msd_run next` routes on it and `msd_run state sync` derives STATE.md from it."""
     from msd_core.flows.roadmap import phase_sort_key, roadmap_phases
     from msd_core.planning.discovery import phase_dirs
 
-    base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
-    root = paths.find_project_root(base)
-    if root is None:
-        return _answer("new-project", "/msd-new-project", f"no .planning/ folder at or above {base}")
     planning = paths.planning_dir(root)
-    skipped: list[dict] = []
-    notes: list[str] = []
-    has_project = (planning / "PROJECT.md").is_file()
-    has_roadmap = (planning / "ROADMAP.md").is_file()
-    common = {"project_root": str(root)}
-    if not has_project and not has_roadmap:
-        return _answer("new-project", "/msd-new-project", ".planning/ holds neither PROJECT.md nor ROADMAP.md", **common)
-
-    # phases: the roadmap's list plus the current phase folders
-    roadmap_text = _read(planning / "ROADMAP.md", skipped, root) if has_roadmap else None
     phases: dict[str, PhaseInfo] = {}
     for rp in roadmap_phases(roadmap_text or ""):
         phases[rp.number] = PhaseInfo(rp.number, rp.name, roadmap_done=rp.done)
@@ -292,7 +280,6 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
         if info.folder is not None:
             _scan_phase(info, skipped, root)
     ordered = sorted(phases.values(), key=lambda p: phase_sort_key(p.number))
-    verifier = _verifier_on(base, notes)
     states = [(p, _phase_state(p, verifier)) for p in ordered]
     last_active = max((i for i, p in enumerate(ordered) if p.summaries), default=-1)
     # before the last phase with a SUMMARY, a fully summarised phase counts as done
@@ -300,6 +287,27 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
               for i, (p, s) in enumerate(states)]
     passed_over = [p.number for i, (p, s) in enumerate(states) if s != "done" and i < last_active]
     current = next(((p, s) for i, (p, s) in enumerate(states) if s != "done" and i >= last_active), None)
+    return ordered, states, passed_over, current
+
+
+def decide(cwd: str | os.PathLike | None = None) -> dict:
+    from msd_core.flows.roadmap import phase_sort_key
+
+    base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
+    root = paths.find_project_root(base)
+    if root is None:
+        return _answer("new-project", "/msd-new-project", f"no .planning/ folder at or above {base}")
+    planning = paths.planning_dir(root)
+    skipped: list[dict] = []
+    notes: list[str] = []
+    has_project = (planning / "PROJECT.md").is_file()
+    has_roadmap = (planning / "ROADMAP.md").is_file()
+    common = {"project_root": str(root)}
+    if not has_project and not has_roadmap:
+        return _answer("new-project", "/msd-new-project", ".planning/ holds neither PROJECT.md nor ROADMAP.md", **common)
+
+    roadmap_text = _read(planning / "ROADMAP.md", skipped, root) if has_roadmap else None
+    ordered, states, passed_over, current = phase_states(root, roadmap_text, skipped, _verifier_on(base, notes))
     done_count = sum(1 for _, s in states if s == "done")
     common.update({"phases_total": len(ordered), "phases_done": done_count})
     if passed_over:

@@ -12,20 +12,23 @@ Standard library only on this path (filelock is loaded when a write takes the lo
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from msd_core import paths
 from msd_core.errors import UsageError
 from msd_core.flows import engine, source, state_file
 from msd_core.flows.model import Flow
 from msd_core.flows.schema import VAR_NAME_RE
+from msd_core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
+    from typing import Any
 
 MAX_VARS = 20
 
 
-@dataclass
+@record
 class FlowContext:
     workflow: str
     cwd: Path
@@ -65,9 +68,37 @@ def open_flow(workflow: str, cwd: str | os.PathLike | None = None, state_file_ar
         raise UsageError(f"--cwd {here} is not a folder")
     src = source.load(workflow, root=root, flows_dir=flows_dir)
     project_root = paths.find_project_root(here) or here
-    env = engine.Env(project_root=project_root, config_get=_config_getter(here), resolve_installed=src.resolve_installed)
+    env = engine.Env(project_root=project_root, config_get=_config_getter(here), resolve_installed=src.resolve_installed,
+                     normalise_vars=lambda vars: _phase_vars(project_root, vars))
     spath = state_file.state_path(project_root, state_file_arg, here)
     return FlowContext(workflow, here, project_root, spath, src, env, root=root)
+
+
+def _phase_vars(project_root: Path, vars: dict) -> dict:
+    if "phase" not in vars:
+        return vars
+    from msd_core.planning.phase_ref import flow_phase_vars
+
+    return flow_phase_vars(project_root, vars)
+
+
+def _sync_state(project_root: Path) -> dict | None:
+    """After a recorded step, STATE.md's derived lines follow the files (state_sync).
+
+    Best effort: no STATE.md, or one that cannot be read or locked, leaves the step
+    recorded and says why in `state_sync.error`."""
+    if not (project_root / ".planning" / "STATE.md").is_file():
+        return None
+    from msd_core.errors import MsdError
+    from msd_core.planning.state_sync import sync
+
+    try:
+        report = sync(project_root)
+    except MsdError as exc:
+        return {"error": exc.message}
+    except (OSError, ValueError) as exc:  # an odd file must not undo a recorded step
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return {"changed": [c["field"] for c in report["changed"]], "missing": report["missing"]}
 
 
 def _with_root(ctx: FlowContext, payload: dict) -> dict:
@@ -106,7 +137,7 @@ def _conflicts(run: dict, vars: dict) -> list[str]:
 
 def next_step(ctx: FlowContext, var_pairs: list[str] | None = None, restart: bool = False) -> dict:
     flow = ctx.flow
-    vars = parse_vars(flow, var_pairs)
+    vars = ctx.env.normalise_vars(parse_vars(flow, var_pairs))
     doc = state_file.read_state(ctx.state_path)
     run = state_file.get_run(doc, flow.workflow)
     write = False
@@ -130,14 +161,14 @@ def next_step(ctx: FlowContext, var_pairs: list[str] | None = None, restart: boo
         with state_file.state_lock(ctx.project_root, ctx.state_path):
             doc = state_file.read_state(ctx.state_path)
             doc["workflows"][flow.workflow] = run
-            state_file.write_state(ctx.state_path, doc)
+            state_file.write_state(ctx.state_path, doc, ctx.project_root)
     return payload
 
 
 def step_done(ctx: FlowContext, step_id: str, result_text: str | None, var_pairs: list[str] | None = None) -> dict:
     flow = ctx.flow
     result = engine.parse_result(result_text)
-    vars = parse_vars(flow, var_pairs)
+    vars = ctx.env.normalise_vars(parse_vars(flow, var_pairs))
     with state_file.state_lock(ctx.project_root, ctx.state_path):
         doc = state_file.read_state(ctx.state_path)
         run = state_file.get_run(doc, flow.workflow)
@@ -151,7 +182,11 @@ def step_done(ctx: FlowContext, step_id: str, result_text: str | None, var_pairs
         new_run, report = engine.complete_step(flow, run, step_id, result, ctx.env)
         if not report["repeated"]:
             doc["workflows"][flow.workflow] = new_run
-            state_file.write_state(ctx.state_path, doc)
+            state_file.write_state(ctx.state_path, doc, ctx.project_root)
+    if not report["repeated"]:
+        synced = _sync_state(ctx.project_root)
+        if synced is not None:
+            report["state_sync"] = synced
     report["workflow"] = flow.workflow
     report["next"] = _with_root(ctx, engine.step_payload(flow, new_run, ctx.env))
     return report

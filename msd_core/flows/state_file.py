@@ -18,10 +18,13 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import Iterator
 
 from msd_core import paths
 from msd_core.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
+    from typing import Iterator
 
 STATE_VERSION = 1
 DEFAULT_NAME = "state.json"
@@ -72,16 +75,22 @@ def get_run(doc: dict, workflow: str) -> dict | None:
     return run
 
 
-def write_state(path: Path, doc: dict) -> None:
+def write_state(path: Path, doc: dict, project_root: Path | None = None) -> None:
+    """Atomic write; no symlink below the project root is followed (a custom --state-file
+    outside the project is checked from its own folder)."""
     from msd_core.fsutil import atomic_write_bytes
 
     doc["version"] = doc.get("version", STATE_VERSION)
-    atomic_write_bytes(path, (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+    anchor = None
+    if project_root is not None and Path(path).is_relative_to(project_root):
+        anchor = project_root
+    atomic_write_bytes(path, (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), anchor=anchor)
 
 
 @contextlib.contextmanager
 def state_lock(project_root: Path, state: Path) -> Iterator[None]:
     from msd_core.fsutil import lock_timeout_from_env, locked
 
-    with locked(lock_path(project_root, state), lock_timeout_from_env(), what=f"flow state {state}"):
+    anchor = project_root if Path(state).is_relative_to(project_root) else None
+    with locked(lock_path(project_root, state), lock_timeout_from_env(), what=f"flow state {state}", anchor=anchor):
         yield

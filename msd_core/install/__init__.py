@@ -8,7 +8,7 @@ Public API (everything else in this package is private detail):
 
 Modules, one decision each:
   source.py     where the content comes from (packaged tree or a given folder)
-  transform.py  what an installed file's bytes are (skill frontmatter, ~/.claude/ rewrite)
+  transform.py  what an installed file's bytes are (skill frontmatter, ~/.claude/ rewrite, portable local)
   plan.py       one verdict per file (create/identical/update/merged/conflict/removed/kept)
   merge.py      the three-way merge of a user's edit with a new version
   settings.py   the settings.json permission entry
@@ -18,6 +18,9 @@ Modules, one decision each:
   installer.py  install / update orchestration
   uninstaller.py  uninstall orchestration
   health.py     what is installed where, and is msd_run on PATH
+  versions.py   installed vs package version (PEP 440): update available, downgrade refused
+  origin.py     where an install was made (private record), portable manifest fields, moved/copied
+  runner_path.py  can the host run msd_run, and the exact fix
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ from a wheel, not only from a checkout.
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +19,8 @@ SKIP_NAMES = {"__pycache__", ".DS_Store", "Thumbs.db", ".gitkeep"}
 
 
 def _packaged_root():
-    if sys.version_info >= (3, 11):
-        from importlib.resources import files
-    else:  # pragma: no cover - exercised on 3.10 only
-        from importlib_resources import files
+    from importlib.resources import files  # standard library since 3.9 (files, Traversable.iterdir)
+
     return files("msd_core") / "content"
 
 

@@ -3,8 +3,16 @@
 - A command `commands/msd/<name>.md` becomes `skills/msd-<name>/SKILL.md` whose frontmatter
   starts with `name: msd-<name>` and has a `description`; every other key
   (argument-hint, allowed-tools, ...) and the body are kept byte for byte.
-- Every UTF-8 text file has `~/.claude/` rewritten to the target's config folder (absolute),
-  except in a default global install where `~/.claude/` already names the target.
+- Every UTF-8 text file has `~/.claude/` rewritten to the target's config folder, except in a
+  default global install where `~/.claude/` already names the target. A global install gets
+  the absolute folder. A local install (`<project>/.claude`) gets no absolute path, so a
+  committed `.claude/` works in a clone or a moved folder (checked in the real host,
+  tests/host/test_release_host.py): a skill says `${CLAUDE_SKILL_DIR}/../../`, which Claude Code
+  substitutes in `@` lines and in `!` shell lines (the permission rule `Bash(msd_run *)` still
+  matches, since substitution comes first); every other file (agents, workflows, references,
+  flows) is read by the model and says `.claude/`, relative to the project folder the agent
+  works in. (`${CLAUDE_PROJECT_DIR}` is not used: the host sets it to the launch folder,
+  which is a subfolder when claude starts there.)
 - `msd-core/VERSION` is written with the package version when the content has none.
 """
 
@@ -82,14 +90,30 @@ def rewrite_home(data: bytes, token: str, *, json_file: bool = False) -> bytes:
     return text.replace(SOURCE_HOME_TOKEN, repl).encode("utf-8")
 
 
-def home_token(target: Target) -> str:
-    """What `~/.claude/` becomes: itself for a default global install, else the absolute folder."""
-    return SOURCE_HOME_TOKEN if target.is_default_global else target.rewrite_token()
+SKILL_DIR_TOKEN = "${CLAUDE_SKILL_DIR}/../../"  # skills/<name>/ -> the config folder
+PROJECT_TOKEN = ".claude/"
 
 
-def installed_files(files: list[tuple[str, bytes]], target: Target, version: str) -> tuple[dict[str, bytes], list[str], list[str]]:
-    """Map source files to {installed relpath: bytes}; also (warnings, skipped-with-reason)."""
-    token = home_token(target)
+def is_portable(target: Target) -> bool:
+    """A local install in `<project>/.claude`: written without this machine's paths."""
+    return target.scope == "local" and target.config.name == ".claude"
+
+
+def home_token(target: Target, dest: str = "") -> str:
+    """What `~/.claude/` becomes in installed file `dest`: itself for a default global install,
+    a host substitution or project-relative path in a portable local install, else the
+    absolute folder."""
+    if target.is_default_global:
+        return SOURCE_HOME_TOKEN
+    if is_portable(target):
+        return SKILL_DIR_TOKEN if dest.startswith("skills/") else PROJECT_TOKEN
+    return target.rewrite_token()
+
+
+def installed_files(files: list[tuple[str, bytes]], target: Target, version: str,
+                    token: str | None = None) -> tuple[dict[str, bytes], list[str], list[str]]:
+    """Map source files to {installed relpath: bytes}; also (warnings, skipped-with-reason).
+    `token` replaces `~/.claude/` everywhere instead of the target's own (a plugin build)."""
     out: dict[str, bytes] = {}
     warnings: list[str] = []
     skipped: list[str] = []
@@ -112,8 +136,9 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
                 skipped.append(f"{rel}: not UTF-8 text")
                 continue
             warnings.extend(warns)
-        out[dest] = rewrite_home(data, token, json_file=dest.endswith(".json"))
+        out[dest] = rewrite_home(data, token or home_token(target, dest), json_file=dest.endswith(".json"))
     out.setdefault(VERSION_REL, (version + "\n").encode("utf-8"))
-    if " " in token or "\t" in token:
-        warnings.append(f"the install folder {token} contains whitespace; shell lines in the content that name it may need quoting")
+    folder = "" if target.is_default_global or token else str(target.config)
+    if " " in folder or "\t" in folder:
+        warnings.append(f"the install folder {folder} contains whitespace; shell lines in the content that name it may need quoting")
     return out, warnings, skipped

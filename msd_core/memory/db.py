@@ -1,4 +1,8 @@
-"""Opening the memory database: schema, version check, rebuild of a corrupt or old file."""
+"""Opening the memory database: schema, version check, rebuild of a corrupt or old file.
+
+The file lives in the private folder and is never followed through a symlink; a lock held
+by another process waits MSD_LOCK_TIMEOUT seconds, then is exit 4 (never a rebuild).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: phases of archived milestones are labelled `v1.1/01`
 
 SCHEMA = """
 CREATE TABLE files (
@@ -38,8 +42,39 @@ class RebuiltNotice(str):
     """Why the database was rebuilt (empty string when it was not)."""
 
 
+def failure(exc: Exception, path: Path) -> Exception:
+    """The MsdError for an SQLite error: locked or busy is exit 4 (another process holds the
+    database past the lock timeout), disk full / read-only / unopenable is exit 1, one line."""
+    from msd_core.errors import LockTimeout, OperationFailed
+
+    text = str(exc)
+    low = text.lower()
+    if "locked" in low or "busy" in low:
+        return LockTimeout(f"the memory database {path} is locked by another process",
+                           hint="retry when it finishes (MSD_LOCK_TIMEOUT sets the wait)")
+    if "disk is full" in low or "disk full" in low:
+        return OperationFailed(f"cannot write the memory database {path}: disk full")
+    if "readonly" in low or "read-only" in low:
+        return OperationFailed(f"cannot write the memory database {path}: read-only (permission denied)")
+    if "unable to open" in low:
+        return OperationFailed(f"cannot open the memory database {path}: permission denied or not a file")
+    return OperationFailed(f"memory database {path}: {text}")
+
+
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """Whether an error says the file itself is damaged (rebuilding is then safe and right)."""
+    low = str(exc).lower()
+    return "not a database" in low or "malformed" in low or "corrupt" in low
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    from msd_core.fsutil import lock_timeout_from_env
+
+    return sqlite3.connect(str(path), timeout=lock_timeout_from_env())
+
+
 def _create(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=30)
+    conn = _connect(path)
     conn.executescript(SCHEMA)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     conn.commit()
@@ -52,16 +87,47 @@ def _remove(path: Path) -> None:
             os.unlink(f"{path}{suffix}")
 
 
+def _check_plain(path: Path) -> bool:
+    """Whether the database file exists; refuses a symlink, FIFO, folder... (never followed)."""
+    import stat
+
+    from msd_core.errors import OperationFailed
+    from msd_core.safe_read import kind
+
+    for p in (path, Path(f"{path}-journal"), Path(f"{path}-wal")):
+        try:
+            mode = os.lstat(p).st_mode
+        except FileNotFoundError:
+            if p == path:
+                return False
+            continue
+        if not stat.S_ISREG(mode):
+            raise OperationFailed(f"memory database file {p} is {kind(mode)}; msd does not follow or open it",
+                                  hint="remove it; `msd_run memory index` rebuilds the database")
+    return True
+
+
 def open_db(path: Path) -> tuple[sqlite3.Connection, str]:
-    """Open (creating or rebuilding as needed). Returns (connection, reason it was rebuilt or '')."""
+    """Open (creating or rebuilding as needed). Returns (connection, reason it was rebuilt or '').
+
+    Called under the memory lock. Only a damaged file or an old schema is rebuilt; a
+    database another process holds locked is LockTimeout (exit 4), never deleted.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
+    try:
+        return _open(path)
+    except sqlite3.Error as exc:
+        raise failure(exc, path) from None
+
+
+def _open(path: Path) -> tuple[sqlite3.Connection, str]:
+    if not _check_plain(path):
         conn = _create(path)
     else:
         reason = ""
+        conn = None
         try:
-            conn = sqlite3.connect(str(path), timeout=30)
+            conn = _connect(path)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
                 reason = f"schema version {version} is not {SCHEMA_VERSION}"
@@ -72,6 +138,10 @@ def open_db(path: Path) -> tuple[sqlite3.Connection, str]:
                 if check != "ok":
                     reason = f"integrity check failed ({check})"
         except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and not _corrupt(exc) and "no such table" not in str(exc):
+                if conn is not None:
+                    conn.close()
+                raise
             reason = f"unreadable database ({exc})"
         if reason:
             with contextlib.suppress(Exception):

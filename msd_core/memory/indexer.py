@@ -11,10 +11,13 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core.fsutil import sha256_bytes
+from msd_core.safe_read import read_regular
+
+MAX_INDEX_BYTES = 8 << 20  # a planning file larger than this is skipped, not indexed
+from msd_core.record import field, record
 
 KINDS = (("SUMMARY", "summary"), ("CONTEXT", "context"), ("RESEARCH", "research"), ("VERIFICATION", "verification"))
 FACT_FIELDS = ("provides", "affects", "requires", "patterns", "decisions", "tech_stack", "key_files", "tags")
@@ -23,7 +26,7 @@ PHASE_DIR_RE = re.compile(r"^(\d+(?:\.\d+)*)[-_]")
 PLAN_FILE_RE = re.compile(r"^\d+(?:\.\d+)*-(?:[a-z0-9-]*?-)?(\d+)-(?:SUMMARY|PLAN)", re.I)
 
 
-@dataclass
+@record
 class IndexReport:
     indexed: list[str] = field(default_factory=list)
     unchanged: int = 0
@@ -60,13 +63,37 @@ def candidate_files(project: Path) -> list[Path]:
     for dirpath, dirnames, filenames in os.walk(planning, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if d != ".msd" and not os.path.islink(os.path.join(dirpath, d)))
         for name in sorted(filenames):
-            p = Path(dirpath) / name
-            if kind_of(name) and not p.is_symlink():
-                out.append(p)
+            if kind_of(name):  # (a Path only for candidates: every query walks the tree)
+                full = os.path.join(dirpath, name)
+                if not os.path.islink(full):
+                    out.append(Path(full))
     return out
 
 
-def phase_plan_from_path(rel: str) -> tuple[str | None, str | None]:
+def phase_labels(project: Path) -> dict[str, str]:
+    """{phase folder relative to the project: phase label} from the shared phase identity:
+    `01` for a current phase, `v1.1/01` for an archived one (never merged)."""
+    from msd_core.planning.discovery import folder_prefix_of, phase_dirs
+
+    out = {}
+    for d in phase_dirs(project / ".planning"):
+        try:
+            rel = d.path.relative_to(project).as_posix()
+        except ValueError:
+            continue
+        pid = folder_prefix_of(d.name)
+        out[rel] = f"{d.milestone}/{pid}" if d.milestone else pid
+    return out
+
+
+def phase_plan_from_path(rel: str, labels: dict[str, str] | None = None) -> tuple[str | None, str | None]:
+    """(phase label, plan number) of a file: the label of its phase folder (phase_labels),
+    else the number its path shows."""
+    if labels:
+        folder = rel.rsplit("/", 1)[0]
+        if folder in labels:
+            m = PLAN_FILE_RE.match(rel.rsplit("/", 1)[-1])
+            return labels[folder], (m.group(1) if m else None)
     parts = rel.split("/")
     phase = None
     for segment in reversed(parts[:-1]):
@@ -139,11 +166,13 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
     report = IndexReport()
     known = {row[0]: row for row in conn.execute("SELECT path, id, sha256, size, mtime_ns FROM files")}
     seen: set[str] = set()
+    labels = phase_labels(project)
+    prefix = len(str(project)) + 1
     for path in candidate_files(project):
-        rel = path.relative_to(project).as_posix()
+        rel = str(path)[prefix:].replace(os.sep, "/")  # candidate_files yields paths under project
         seen.add(rel)
         try:
-            st = path.stat()
+            st = os.stat(path)
         except OSError as exc:
             report.skipped.append({"file": rel, "reason": f"cannot stat: {exc.strerror}"})
             continue
@@ -152,7 +181,7 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
             report.unchanged += 1
             continue
         try:
-            data = path.read_bytes()
+            data = read_regular(path, MAX_INDEX_BYTES, follow_symlinks=False)
         except OSError as exc:
             report.skipped.append({"file": rel, "reason": f"cannot read: {exc.strerror}"})
             continue
@@ -164,7 +193,7 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
         text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
         kind = kind_of(path.name) or "summary"
         facts, body, reason = read_facts(path, text, kind)
-        phase, plan = phase_plan_from_path(rel)
+        phase, plan = phase_plan_from_path(rel, labels)
         subsystem = (facts.get("subsystem") or [None])[0]
         if row:
             _drop(conn, row[1])

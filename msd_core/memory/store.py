@@ -1,4 +1,7 @@
-"""Where the memory database lives and how a query gets a fresh index."""
+"""Where the memory database lives and how a query gets a fresh index.
+
+The database lives in `.planning/.msd/`, which ignores itself (msd_core.private_dir):
+the project's own .gitignore is never edited."""
 
 from __future__ import annotations
 
@@ -7,11 +10,10 @@ from pathlib import Path
 
 from msd_core import paths
 from msd_core.fsutil import lock_timeout_from_env, locked
-from msd_core.memory.db import open_db
+from msd_core.memory.db import failure, open_db
 from msd_core.memory.indexer import IndexReport, index_project
 
 DB_NAME = "memory.sqlite"
-IGNORE_PATTERN = ".planning/.msd/"
 
 
 def db_path(project: Path) -> Path:
@@ -20,13 +22,16 @@ def db_path(project: Path) -> Path:
 
 def refresh(project: Path) -> tuple[sqlite3.Connection, IndexReport]:
     """Open the index, re-index stale files under the project lock, return (conn, report)."""
-    from msd_core.gitignore import ensure_ignored
     from msd_core.planning.project import private_dir
 
     state = private_dir(project)
-    with locked(state / "memory.lock", lock_timeout_from_env(), what="the memory index"):
-        conn, rebuilt = open_db(db_path(project))
-        report = index_project(conn, project)
+    path = db_path(project)
+    with locked(state / "memory.lock", lock_timeout_from_env(), what="the memory index", anchor=project):
+        conn, rebuilt = open_db(path)
+        try:
+            report = index_project(conn, project)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise failure(exc, path) from None
         report.rebuilt = rebuilt
-    ensure_ignored(project, IGNORE_PATTERN)
     return conn, report

@@ -1,4 +1,8 @@
-"""compile-plan: one self-contained `<plan>.compiled.md` for the executor.
+"""compile-plan: one self-contained compiled plan for the executor.
+
+Where it goes. `.planning/.msd/compiled/<plan path under .planning/>` with the `.md`
+ending turned into `.compiled.md` (compiled_path): msd's private folder, which ignores
+itself, so nothing lands beside the plan and the project's .gitignore is never edited.
 
 What is inlined. A line whose only content is `@<path>` (outside fenced code blocks;
 the path must contain `/` or end in a file extension, so `@override` is no reference):
@@ -33,12 +37,12 @@ Standard library only (manifest.py and fsutil.py are imported when needed).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from pathlib import Path
 
+from msd_core.fsutil import sha256_bytes
 from msd_core.planning.plan import Plan, parse_plan
 
 COMPILER_VERSION = 1
@@ -55,14 +59,29 @@ _MARK_RE = re.compile(r"<!--\s*msd:(?:when\s+(?P<cond>[\w-]+)|(?P<end>end))\s*--
 _INPUTS_RE = re.compile(r"^<!-- msd:inputs (?P<json>\{.*\}) -->$", re.M)
 
 
-def compiled_path(plan_path: Path) -> Path:
+COMPILED_DIR = "compiled"  # under <project>/.planning/.msd/ (which git ignores by its own .gitignore)
+
+
+def compiled_path(plan_path: Path, project_root: Path) -> Path:
+    """`.planning/.msd/compiled/<plan's path under .planning/>` with `.compiled.md` for `.md`.
+
+    `.planning/phases/02-auth/02-01-PLAN.md` → `.planning/.msd/compiled/phases/02-auth/02-01-PLAN.compiled.md`.
+    A plan elsewhere in the project keeps its project-relative path under `compiled/_project/`.
+    Nothing is written beside the plan and the project's own .gitignore is never touched."""
+    from msd_core.paths import project_state_dir
+
     name = plan_path.name
     stem = name[:-3] if name.endswith(".md") else name
-    return plan_path.with_name(stem + ".compiled.md")
+    planning = Path(project_root) / ".planning"
+    try:
+        rel = plan_path.parent.relative_to(planning)
+    except ValueError:
+        rel = Path("_project") / plan_path.parent.relative_to(project_root)
+    return project_state_dir(Path(project_root)) / COMPILED_DIR / rel / (stem + ".compiled.md")
 
 
 def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256_bytes(data)  # CPython's built-in SHA-256: no OpenSSL load
 
 
 def conditions_met(plan: Plan) -> dict[str, bool]:
@@ -185,17 +204,20 @@ class Compiler:
             raise Refused("resolves outside the project (symlink or escape)")
         if any(ch in ref for ch in "*?["):
             raise Refused("glob patterns are not expanded")
+        from msd_core.safe_read import FileTooLarge, NotRegularFile, read_regular
+
         try:
-            if not real.is_file():
-                raise Refused("missing" if not real.exists() else "not a regular file")
-            size = real.stat().st_size
+            data = read_regular(real, MAX_FILE_BYTES)
+        except FileNotFoundError:
+            raise Refused("missing") from None
+        except FileTooLarge:
+            raise Refused(f"larger than {MAX_FILE_BYTES} bytes") from None
+        except NotRegularFile:
+            raise Refused("not a regular file") from None
         except OSError as exc:
             raise Refused(f"unreadable ({exc.strerror or exc})") from None
-        if size > MAX_FILE_BYTES:
-            raise Refused(f"larger than {MAX_FILE_BYTES} bytes")
-        if self.total + size > MAX_TOTAL_BYTES:
+        if self.total + len(data) > MAX_TOTAL_BYTES:
             raise Refused(f"inlining it would exceed {MAX_TOTAL_BYTES} bytes in all")
-        data = real.read_bytes()
         return real.relative_to(self.project).as_posix(), data
 
     # ---------------------------------------------------------------- expanding
@@ -262,13 +284,12 @@ class Compiler:
         """Current hash of a refused reference's project file (so its appearance makes the output stale)."""
         if os.path.isabs(ref) or ref.startswith(("~", "$")) or ".." in Path(ref).parts:
             return None
-        p = self.project / ref
+        from msd_core.safe_read import read_regular
+
         try:
-            if p.is_file() and not p.is_symlink() and p.stat().st_size <= MAX_FILE_BYTES:
-                return _sha(p.read_bytes())
+            return _sha(read_regular(self.project / ref, MAX_FILE_BYTES, follow_symlinks=False))
         except OSError:
             return None
-        return None
 
     # ---------------------------------------------------------------- output
     def compile(self, plan_bytes: bytes) -> str:
@@ -319,6 +340,8 @@ def recorded_inputs(compiled_text: str) -> dict | None:
 
 def stale_inputs(meta: dict, compiler: Compiler) -> list[str]:
     """Inputs whose current hash differs from the recorded one (empty list: fresh)."""
+    from msd_core.safe_read import read_regular
+
     if meta.get("compiler") != COMPILER_VERSION:
         return ["compiler version"]
     if meta.get("root") != str(compiler.root):
@@ -332,7 +355,7 @@ def stale_inputs(meta: dict, compiler: Compiler) -> list[str]:
         else:
             p = compiler.project / key if not os.path.isabs(key) else Path(key)
             try:
-                current = _sha(p.read_bytes()) if p.is_file() else None
+                current = _sha(read_regular(p, MAX_FILE_BYTES + MAX_TOTAL_BYTES))
             except OSError:
                 current = None
         if current != recorded:
@@ -341,19 +364,14 @@ def stale_inputs(meta: dict, compiler: Compiler) -> list[str]:
 
 
 def _current_installed(compiler: Compiler, rel: str) -> str | None:
+    from msd_core.safe_read import read_regular
+
     try:
         from msd_core.manifest import safe_path
 
-        return _sha(safe_path(compiler.config, rel).read_bytes())
+        return _sha(read_regular(safe_path(compiler.config, rel), follow_symlinks=False))
     except Exception:
         return None
 
 
 GITIGNORE_LINE = "*.compiled.md"
-
-
-def ensure_gitignore(project_root: Path) -> str:
-    """Add `*.compiled.md` to the project's .gitignore once: "added", "present" or "skipped: <why>"."""
-    from msd_core.gitignore import ensure_ignored
-
-    return ensure_ignored(project_root, GITIGNORE_LINE)

@@ -1,20 +1,34 @@
 """history-digest: the project's SUMMARY facts in one compact structure.
 
-  {"phases": {PHASE: {"name", "plans", "provides", "affects", "patterns"}},
-   "decisions": [{"phase", "decision"}], "tech_stack": [...],
-   "skipped": [{"file", "reason"}], "lenient": [file, ...]   # only when non-empty}
+  {"fields": "p=provides a=affects t=patterns d=decisions; one fact per line",
+   "where": {MILESTONE: FOLDER},
+   "phases": {KEY: {"name"?, "p"?, "a"?, "t"?, "d"?}},
+   "tech_stack": "fact\\nfact...",
+   "skipped": {REASON: count}?}                      # ? = only when there is one
 
-- PHASE is the normalised phase id (discovery.normalize_phase: `02` → `2`, `03.3` → `3.3`).
-  Archived milestone phases come first; a phase id seen in several folders is merged.
-- `name`: the frontmatter `name` if any, else the phase folder's words (`02-user-auth` → `user auth`).
-- `plans`: plan ids from the summary file names (`02-01`), every summary found, skipped or not.
-- Lists keep first-seen order without duplicates.
-- A summary that gives no facts is listed in `skipped` with the reason (no frontmatter,
-  unterminated, not a mapping, unreadable, too large, symlink). `lenient` names the
-  summaries whose frontmatter PyYAML rejected and the line reader read instead.
-- Filters: `phases` (normalised ids) keeps those phases only; `affects` keeps summaries
-  where the text occurs (case-insensitive) in an `affects` entry or equals the subsystem.
-  Decisions and tech_stack then come from the kept summaries only.
+Budget: the output is at most 10% of the SUMMARY bytes it reads over the corpus
+(scripts/bench_planning.py measures it), while carrying every fact the peer's digest
+carries. What that takes:
+- Each field is one string, one fact per line (facts are whitespace-normalised, so a
+  fact never holds a newline): one byte between facts instead of a JSON list's three.
+- KEY is the phase folder, qualified by its milestone when archived (phase_ref.phase_key:
+  `02-auth`, `v1.1/01-setup`): two milestones' phase 01 are two entries, never merged.
+  Archived milestones come first, oldest first, then the current phases.
+- `where` maps each milestone label ("" = current) to the folder holding its phase
+  folders: a phase's summaries are `<where[m]>/<folder>/*-SUMMARY.md`.
+- `name` only when the frontmatter name differs from the folder's words; a phase whose
+  summaries declare no facts is left out; a fact is listed once per phase and field.
+- Facts come from the summary contract's keys and their corpus spellings (provides,
+  affects, patterns-established, key-decisions, tech-stack.added, dependency-graph);
+  other keys (`decisions:` tables, requires, key-files) are in `msd_run memory`.
+- A summary that gives no facts is counted under `skipped` by reason (no frontmatter,
+  unterminated, not a mapping, unreadable, too large, symlink); `--skipped` (detail)
+  lists the files instead, plus `lenient`: summaries PyYAML rejected that the line
+  reader read.
+- Filters: `phases` (references: `2`, `02`, `v1.1/2`, `02-auth`; a bare number matches
+  that number in every milestone, each kept as its own entry) keeps those phases only;
+  `affects` keeps summaries where the text occurs (case-insensitive) in an `affects`
+  entry or equals the subsystem. tech_stack then comes from the kept summaries only.
 
 Per-file facts are cached in `.planning/.msd/digest-cache.json`, keyed by each file's
 (size, mtime_ns, ctime_ns, inode): a warm run parses nothing and does not import PyYAML.
@@ -30,10 +44,12 @@ import json
 import os
 from pathlib import Path
 
-from msd_core.planning.discovery import normalize_phase, plan_id, project_summaries
+from msd_core.planning.discovery import project_summaries
+from msd_core.planning.phase_ref import key_matches, parse_ref, phase_key
 
 CACHE_NAME = "digest-cache.json"
-CACHE_VERSION = 4  # bump when the facts a summary yields change
+CACHE_VERSION = 5  # bump when the facts a summary yields change
+MAX_CACHE_BYTES = 64 << 20  # a larger cache is ignored (rebuilt)
 
 
 def _key(st: os.stat_result) -> list[int]:
@@ -44,13 +60,17 @@ class FactCache:
     """Per-file facts as plain dicts ({"skip": true, "file", "reason"} or SummaryFacts.to_dict())."""
 
     def __init__(self, path: Path | None):
+        if path is not None and (os.path.islink(path.parent) or os.path.islink(path.parent.parent)):
+            path = None  # a symlinked private or planning folder: no cache read or written through it
         self.path = path
         self.entries: dict = {}
         self.dirty = False
         if path is None:
             return
         try:
-            raw = json.loads(path.read_bytes())
+            from msd_core.safe_read import read_regular
+
+            raw = json.loads(read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False))
             if isinstance(raw, dict) and raw.get("version") == CACHE_VERSION and isinstance(raw.get("files"), dict):
                 self.entries = raw["files"]
         except (OSError, ValueError):
@@ -80,11 +100,13 @@ class FactCache:
             from msd_core.fsutil import atomic_write_bytes
             from msd_core.planning.project import private_dir
 
-            private_dir(self.path.parent.parent.parent)  # <root>/.planning/.msd/<cache>
+            root = self.path.parent.parent.parent  # <root>/.planning/.msd/<cache>
+            private_dir(root)
             atomic_write_bytes(
-                self.path, json.dumps({"version": CACHE_VERSION, "files": self.entries}, separators=(",", ":")).encode()
+                self.path, json.dumps({"version": CACHE_VERSION, "files": self.entries}, separators=(",", ":")).encode(),
+                anchor=root,
             )
-        except OSError:
+        except Exception:  # OSError, or the private folder refused: the digest is still printed
             pass  # a read-only project still gets its digest
 
 
@@ -136,42 +158,55 @@ def _matches_affects(facts: dict, needle: str) -> bool:
     return any(n in a.lower() for a in facts.get("affects") or []) or (facts.get("subsystem") or "").lower() == n
 
 
-def build_digest(root: Path, *, phases: list[str] | None = None, affects: str | None = None, cache: bool = True) -> dict:
-    wanted = {normalize_phase(p) for p in phases} if phases else None
-    digest_phases: dict[str, dict] = {}
-    decisions: list[dict] = []
+FIELDS = (("p", "provides"), ("a", "affects"), ("t", "patterns"), ("d", "decisions"))
+LEGEND = "p=provides a=affects t=patterns d=decisions; one fact per line"
+
+
+def build_digest(root: Path, *, phases: list[str] | None = None, affects: str | None = None, cache: bool = True,
+                 detail: bool = False) -> dict:
+    """The digest (format in the module docstring). `phases` are phase references
+    (phase_ref.parse_ref); a bad one raises UsageError. `detail` adds the skipped and
+    leniently read files by name."""
+    wanted = [parse_ref(p) for p in phases] if phases else None
+    lists: dict[str, dict[str, list]] = {}
+    names: dict[str, str] = {}
+    where: dict[str, str] = {}
     tech: list[str] = []
-    skipped: list[dict] = []
+    skipped: dict[str, list[str]] = {}
     lenient: list[str] = []
     for phase, facts in collect_facts(root, cache=cache):
-        skip = bool(facts.get("skip"))
-        pid = (None if skip else facts.get("phase")) or phase.number or phase.name
-        if wanted is not None and pid not in wanted:
+        if wanted is not None and not any(key_matches(phase, w) for w in wanted):
             continue
-        if skip:
-            skipped.append({"file": facts["file"], "reason": facts["reason"]})
-            if affects:
-                continue
-        elif affects and not _matches_affects(facts, affects):
+        if facts.get("skip"):
+            skipped.setdefault(facts["reason"], []).append(facts["file"])
             continue
-        entry = digest_phases.get(pid)
-        if entry is None:
-            name = (None if skip else facts.get("name")) or phase.slug or phase.name
-            entry = digest_phases[pid] = {"name": name, "plans": [], "provides": [], "affects": [], "patterns": []}
-        _add(entry["plans"], [plan_id(Path(facts["file"])) if skip else facts["plan"]])
-        if skip:
+        if affects and not _matches_affects(facts, affects):
             continue
         if facts.get("lenient"):
             lenient.append(facts["file"])
-        _add(entry["provides"], facts.get("provides") or [])
-        _add(entry["affects"], facts.get("affects") or [])
-        _add(entry["patterns"], facts.get("patterns") or [])
-        for d in facts.get("decisions") or []:
-            item = {"phase": pid, "decision": d}
-            if item not in decisions:
-                decisions.append(item)
+        key = phase_key(phase)
+        entry = lists.setdefault(key, {})
+        if facts.get("name") and facts["name"] != phase.slug:
+            names.setdefault(key, facts["name"])
+        for short, src in FIELDS:
+            if facts.get(src):
+                _add(entry.setdefault(short, []), facts[src])
+        if entry:
+            try:
+                where.setdefault(phase.milestone or "", phase.path.parent.relative_to(root).as_posix())
+            except ValueError:
+                pass
         _add(tech, facts.get("tech_stack") or [])
-    out = {"phases": digest_phases, "decisions": decisions, "tech_stack": tech, "skipped": skipped}
-    if lenient:
+    out_phases: dict[str, dict] = {}
+    for key, entry in lists.items():
+        if not entry:
+            continue  # a phase whose summaries declare no facts adds nothing to a digest of facts
+        item = {"name": names[key]} if key in names else {}
+        item.update((short, "\n".join(entry[short])) for short, _src in FIELDS if short in entry)
+        out_phases[key] = item
+    out: dict = {"fields": LEGEND, "where": where, "phases": out_phases, "tech_stack": "\n".join(tech)}
+    if skipped:
+        out["skipped"] = skipped if detail else {reason: len(files) for reason, files in skipped.items()}
+    if detail and lenient:
         out["lenient"] = lenient
     return out

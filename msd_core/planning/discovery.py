@@ -50,6 +50,12 @@ def normalize_phase(value) -> str | None:
     return head or None
 
 
+def folder_prefix_of(name: str) -> str:
+    """The number as a phase folder writes it: `02-auth` → `02`, `35.1-x` → `35.1`, `G1-x` → `G1`."""
+    m = re.match(r"^(\d+(?:\.\d+)*)", name)
+    return m.group(1) if m else name.split("-", 1)[0]
+
+
 class PhaseDir:
     """A phase folder: path, name (`02-auth`), number (normalised id from the name, or None),
     slug (the words after the number: `auth`), milestone (archive label; None when current)."""

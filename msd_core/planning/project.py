@@ -62,25 +62,26 @@ def read_text_file(path: Path, what: str, max_bytes: int = MAX_STATE_BYTES, *, e
     FIFO or device (it would block), a file over `max_bytes`, a symlink unless
     `follow_symlinks`, and text that is not UTF-8 when `strict_utf8`.
     """
-    import stat as _stat
+    import errno
+
+    from msd_core.safe_read import FileTooLarge, NotRegularFile, read_regular
 
     try:
-        if not follow_symlinks and path.is_symlink():
-            raise error(f"{what} {path} is a symlink; refusing to follow it")
-        st = path.stat()
-        if _stat.S_ISDIR(st.st_mode):
-            raise error(f"{what} {path} is a folder, not a file")
-        if not _stat.S_ISREG(st.st_mode):
-            raise error(f"{what} {path} is not a regular file")
-        if st.st_size > max_bytes:
-            raise error(f"{what} {path} is larger than {max_bytes} bytes; not read")
-        raw = path.read_bytes()
+        raw = read_regular(path, max_bytes, follow_symlinks=follow_symlinks)
     except FileNotFoundError:
         raise error(f"no {what} at {path}") from None
-    except IsADirectoryError:
-        raise error(f"{what} {path} is a folder, not a file") from None
+    except FileTooLarge:
+        raise error(f"{what} {path} is larger than {max_bytes} bytes; not read") from None
+    except NotRegularFile as exc:
+        if exc.errno == errno.ELOOP:
+            raise error(f"{what} {path} is a symlink; refusing to follow it") from None
+        if exc.errno == errno.EISDIR:
+            raise error(f"{what} {path} is a folder, not a file") from None
+        raise error(f"{what} {path} is not a regular file ({exc.strerror.split(',')[0]})") from None
     except OSError as exc:
-        raise error(f"cannot read {what} {path} ({exc.strerror or exc})") from None
+        from msd_core.errors import os_cause
+
+        raise error(f"cannot read {what} {path} ({os_cause(exc)})") from None
     if not strict_utf8:
         return raw, raw.decode("utf-8", errors="replace")
     try:

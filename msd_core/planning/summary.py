@@ -198,7 +198,7 @@ def facts_from_frontmatter(data: dict, file: str, folder_phase: str | None, plan
 
 DIGEST_KEYS = frozenset({
     "phase", "plan", "name", "subsystem", "provides", "affects", "dependency-graph", "dependencies",
-    "tech-stack", "key-decisions", "decisions", "patterns-established",
+    "tech-stack", "key-decisions", "patterns-established",
 })
 
 
@@ -216,10 +216,11 @@ def summary_facts(path: Path, *, relative_to: Path | None = None, folder_phase: 
     try:
         if path.is_symlink():
             return Skip(shown, "symlink (not followed)")
-        size = path.stat().st_size
-        if size > MAX_SUMMARY_BYTES:
-            return Skip(shown, f"larger than {MAX_SUMMARY_BYTES} bytes")
-        raw = path.read_bytes()
+        from msd_core.safe_read import FileTooLarge, read_regular
+
+        raw = read_regular(path, MAX_SUMMARY_BYTES, follow_symlinks=False)
+    except FileTooLarge:
+        return Skip(shown, f"larger than {MAX_SUMMARY_BYTES} bytes")
     except OSError as exc:
         return Skip(shown, f"unreadable ({exc.strerror or exc})")
     try:

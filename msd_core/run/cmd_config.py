@@ -4,6 +4,8 @@
   config set KEY VALUE [--create]         {"key","value","previous","path","changed"}
   config unset KEY                        {"key","removed","previous","path","changed"}
   config list [--json]                    one `key = value  (source)` line each; --json: list of entries
+  config migrate [--check]                move `depth` to `granularity`; list keys the schema dropped
+                                          (msd_core.config.migrate); --check writes nothing
 
 `--default V` answers for a key no file sets (instead of the schema default), and for a
 key the schema does not know. `--create` lets `set` make .planning/config.json in the
@@ -16,7 +18,8 @@ import json
 
 
 def configure(parser) -> None:
-    parser.add_argument("verb", choices=["get", "set", "unset", "list"], help="what to do")
+    parser.add_argument("verb", choices=["get", "set", "unset", "list", "migrate"], help="what to do")
+    parser.add_argument("--check", action="store_true", help="migrate: report only")
     parser.add_argument("key", nargs="?", help="dotted key, e.g. workflow.research")
     parser.add_argument("value", nargs="?", help="value for set (coerced by the key's type)")
     parser.add_argument("--default", dest="default", default=None, help="get: value when no file sets the key")
@@ -29,7 +32,7 @@ def configure(parser) -> None:
 def _parse_default(text: str):
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # not JSON, or a number too long to read: keep the text
         return text
 
 
@@ -68,6 +71,11 @@ def run(args):
     if args.verb == "set":
         _need(args, 2)
         return store.set_value(args.key, args.value, args.cwd, create=args.create)
+    if args.verb == "migrate":
+        _need(args, 0)
+        from msd_core.config.migrate import migrate
+
+        return migrate(args.cwd, check=args.check)
     if args.verb == "unset":
         _need(args, 1)
         return store.unset_value(args.key, args.cwd)

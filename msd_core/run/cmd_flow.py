@@ -33,7 +33,8 @@ def configure_next_step(parser: argparse.ArgumentParser) -> None:
 def configure_step_done(parser: argparse.ArgumentParser) -> None:
     _common(parser)
     parser.add_argument("--step", required=True, metavar="ID", help="the step just finished (must be the current one)")
-    parser.add_argument("--result", metavar="JSON", help="the step's result as a JSON object")
+    parser.add_argument("--result", metavar="JSON",
+                        help="the step's result as a JSON object; `-` reads it from stdin (no shell quoting needed)")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:  # pragma: no cover - dispatch uses the named ones
@@ -52,9 +53,30 @@ def run_next_step(args) -> dict:
     return service.next_step(ctx, args.var, restart=args.restart)
 
 
+def read_result_arg(value: str | None) -> str | None:
+    """`--result -`: the JSON comes from stdin, read up to one byte past the size limit
+    (the engine refuses anything larger with its usual message)."""
+    if value != "-":
+        return value
+    import sys
+
+    from msd_core.errors import UsageError
+    from msd_core.flows.engine import MAX_RESULT_BYTES
+
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("--result -: pipe the JSON on stdin (nothing is piped)")
+    data = sys.stdin.buffer.read(MAX_RESULT_BYTES + 1)
+    if not data.strip():
+        raise UsageError("--result -: stdin is empty; pipe the step's result as a JSON object")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("--result -: stdin is not UTF-8 text") from None
+
+
 def run_step_done(args) -> dict:
     service, ctx = _open(args)
-    return service.step_done(ctx, args.step, args.result, args.var)
+    return service.step_done(ctx, args.step, read_result_arg(args.result), args.var)
 
 
 def run(args):  # pragma: no cover - dispatch uses the named ones

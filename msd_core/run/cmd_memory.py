@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 
+MAX_LIMIT = 1000
+
 QUERIES = ("search", "what-uses", "pattern-for", "decisions-affecting")
 TYPES = ("any", "model", "file", "api", "lib")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from msd_core.run.argtypes import count
+
+    limit = count(1, MAX_LIMIT, "--limit")
     subs = parser.add_subparsers(dest="verb", required=True, metavar="{index,search,what-uses,pattern-for,decisions-affecting}")
 
     def common(p):
@@ -18,31 +23,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
     common(subs.add_parser("index", help="index SUMMARY/CONTEXT/RESEARCH/VERIFICATION files (incremental)"))
     p = subs.add_parser("search", help="full-text search, ranked with bm25")
     p.add_argument("text")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=limit, default=10)
     common(p)
     p = subs.add_parser("what-uses", help="what declares or uses SYMBOL (whole word; case-sensitive when it has capitals)")
     p.add_argument("symbol")
     p.add_argument("--type", choices=TYPES, default="any", help="which facts to look in")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=limit, default=10)
     common(p)
     p = subs.add_parser("pattern-for", help="patterns and conventions recorded for DOMAIN")
     p.add_argument("domain")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=limit, default=10)
     common(p)
     p = subs.add_parser("decisions-affecting", help="decisions recorded for SUBSYSTEM")
     p.add_argument("subsystem")
-    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--limit", type=limit, default=20)
     common(p)
 
 
 def run(args: argparse.Namespace):
-    from msd_core.errors import UsageError
+    import sqlite3
+
     from msd_core.memory import query
-    from msd_core.memory.store import refresh
+    from msd_core.memory.db import failure
+    from msd_core.memory.store import db_path, refresh
     from msd_core.planning.project import project_root
 
-    if getattr(args, "limit", 1) < 1:
-        raise UsageError("--limit must be at least 1")
     project = project_root(args.cwd)
     conn, report = refresh(project)
     try:
@@ -61,5 +66,7 @@ def run(args: argparse.Namespace):
             hits = query.decisions_affecting(conn, args.subsystem, args.limit)
             term = args.subsystem
         return {"query": args.verb, "term": term, "reindexed": len(report.indexed), "hits": hits}
+    except sqlite3.Error as exc:
+        raise failure(exc, db_path(project)) from None
     finally:
         conn.close()

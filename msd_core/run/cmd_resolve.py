@@ -54,17 +54,12 @@ def _tolerate_errors_when_emitting(parser) -> None:
 
 
 def _budget(text) -> int:
-    from msd_core.resolve.emit import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
+    from msd_core.resolve.emit import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS
+    from msd_core.run.argtypes import whole_number
 
     if text is None:
         return DEFAULT_MAX_CHARS
-    try:
-        value = int(str(text), 10)
-    except ValueError:
-        from msd_core.errors import UsageError
-
-        raise UsageError(f"--max-chars must be a whole number, not {str(text)[:20]!r}") from None
-    return max(MIN_MAX_CHARS, value)
+    return max(MIN_MAX_CHARS, whole_number(text, "--max-chars", -MAX_MAX_CHARS, MAX_MAX_CHARS))
 
 
 def _trace(resolved) -> None:
@@ -89,11 +84,12 @@ def _emit(args) -> int:
     except Exception as exc:  # MsdError or anything else: the skill must still render
         from msd_core.errors import MsdError
 
+        fix = None
         if isinstance(exc, MsdError):
-            reason = exc.message
+            reason, fix = exc.message, exc.hint
         else:
             reason = f"internal error: {type(exc).__name__}"
-        out = emit.notice(reason) + "\n"
+        out = emit.notice(reason, fix) + "\n"
     if out and not out.endswith("\n"):
         out += "\n"
     try:

@@ -6,6 +6,11 @@ get SECTION    {"file", "section", "level", "fields", "content"}; a name that is
 patch          {"file", "written", "changed": [...], "not_found": [...]}; exit 0 when every
                requested change was made, 1 when something was not found (the rest is
                still written; the JSON is printed either way), 2 bad value, 4 lock timeout
+sync           recompute the derived lines (msd_core.planning.state_sync) and write the ones
+               that changed: {"file", "in_sync", "written", "changed": [{field, line, old, new}],
+               "missing": [...]}; exit 0 (4 lock timeout). `--check` writes nothing and exits 1
+               when a line would change. `--raw` prints the changes as `-old` / `+new` lines.
+get --raw      the bare text: the whole file, a section's content, or a field's value
 """
 
 from __future__ import annotations
@@ -27,11 +32,17 @@ class _OrderedOp(argparse.Action):
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
-    sub = parser.add_subparsers(dest="action", metavar="get|patch", parser_class=type(parser))
+    sub = parser.add_subparsers(dest="action", metavar="get|patch|sync", parser_class=type(parser))
     sub.required = True
     g = sub.add_parser("get", help="print STATE.md's outline, one section, or one field")
     g.add_argument("section", nargs="?", help="section title (or a prefix of it), or a field name")
     g.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+    g.add_argument("--raw", action="store_true", help="print the bare text (file, section content or field value)")
+    s = sub.add_parser("sync", help="recompute STATE.md's derived lines from ROADMAP.md and the phase folders")
+    s.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+    s.add_argument("--check", action="store_true", help="report what would change; write nothing (exit 1 if out of sync)")
+    s.add_argument("--json", action="store_true", help="print the report as JSON (the default)")
+    s.add_argument("--raw", action="store_true", help="print the changes as -old/+new lines instead of JSON")
     p = sub.add_parser("patch", help="change only the targeted lines of STATE.md")
     p.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
     p.add_argument("--position", action=_OrderedOp, metavar="TEXT", help="the Phase: line of Current Position")
@@ -59,14 +70,27 @@ def run(args: argparse.Namespace):
 
     root = project.project_root(getattr(args, "cwd", None))
     path = project.state_file(root)
+    if args.action == "sync":
+        from msd_core.planning.state_sync import sync
+
+        report = sync(root, check=args.check)
+        if args.raw:
+            for c in report["changed"]:
+                sys.stdout.write(f"{c['field']} (line {c['line']})\n-{c['old']}\n+{c['new']}\n")
+        else:
+            sys.stdout.write(json.dumps(report, ensure_ascii=False, separators=(",", ":")) + "\n")
+        return 1 if args.check and report["changed"] else 0
     if args.action == "get":
         _raw, text = project.read_text_file(path, "STATE.md")
         if args.section is None:
-            return {"file": _rel(path, root), **st.state_summary(text)}
+            return text if args.raw else {"file": _rel(path, root), **st.state_summary(text)}
         got = st.state_get(text, args.section)
         if got is None:
             titles = ", ".join(s.title for s in st.StateDoc(text).sections) or "none"
             raise OperationFailed(f"no section or field {args.section!r} in {_rel(path, root)} (sections: {titles})")
+        if args.raw:
+            value = got.get("content", got.get("value"))
+            return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         return {"file": _rel(path, root), **got}
 
     ops = getattr(args, "ops", None) or []
@@ -74,13 +98,13 @@ def run(args: argparse.Namespace):
         raise UsageError("state patch: nothing to change", hint="give --position, --status, --add-decision, ... ")
     from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
 
-    with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md"):
+    with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md", anchor=root):
         raw, text = project.read_text_file(path, "STATE.md")
         new_text, changed, not_found = st.apply_patch(text, ops)
         new_raw = new_text.encode("utf-8")
         written = new_raw != raw
         if written:
-            atomic_write_bytes(path, new_raw)
+            atomic_write_bytes(path, new_raw, anchor=root)
     result = {"file": _rel(path, root), "written": written, "changed": changed, "not_found": not_found}
     sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
     if not_found:

@@ -28,8 +28,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compile-plan": ("msd_core.run.cmd_compile_plan", "inline a plan's references into <plan>.compiled.md"),
     "next-step": ("msd_core.run.cmd_flow", "the next step of a workflow flow"),
     "step-done": ("msd_core.run.cmd_flow", "record a flow step's result and advance"),
+    "step-report": ("msd_core.run.cmd_step_report", "report the result of a step `msd chain` gave you (checked on the spot)"),
     "next": ("msd_core.run.cmd_next", "what the project should do next, and why"),
     "memory": ("msd_core.run.cmd_memory", "index and query the project's recorded summaries"),
+    "model": ("msd_core.run.cmd_model", "the model to pass when spawning an agent (model_profile x role)"),
+    "branch": ("msd_core.run.cmd_branch", "the git branch git.branching_strategy wants; --apply creates/switches"),
     "commit": ("msd_core.run.cmd_commit", "commit exactly the named paths of a plan, and record the commit"),
     "wave": ("msd_core.run.cmd_wave", "a phase's waves: plan and check them, sync an isolated executor, merge its branch"),
     "gate": ("msd_core.run.cmd_gate", "the regression gate: detect the project's test command, run it, record the result"),
@@ -56,8 +59,18 @@ class OneLineParser(argparse.ArgumentParser):
         return self.formatter_class(prog=self.prog, width=max(columns - 2, 20))
 
     def error(self, message: str):  # noqa: D401 - argparse API
+        message = _shorten_values(message)
         _report_error(self.prog, "usage", message, EXIT_USAGE, hint=f"see `{self.prog} --help`")
         raise SystemExit(EXIT_USAGE)
+
+
+def _shorten_values(message: str) -> str:
+    """A usage error quotes the bad value: keep the line short whatever was passed."""
+    if len(message) <= 300:
+        return message
+    import re
+
+    return re.sub(r"'([^']{60})[^']+'", lambda m: f"'{m.group(1)}...'", message)[:300]
 
 
 def _report_error(prog: str, kind: str, message: str, code: int, hint: str | None = None) -> None:
@@ -81,9 +94,23 @@ def _load(module_name: str):
     return importlib.import_module(module_name)
 
 
-def build_command_parser(name: str, prog: str = "msd_run") -> argparse.ArgumentParser:
+class _UsageProblem(Exception):
+    """A usage error inside `call`: carried back, never printed."""
+
+
+class _QuietParser(OneLineParser):
+    """For `call`: nothing is ever printed (a stray `--help` must not reach the caller's stdout)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise _UsageProblem(message)
+
+    def _print_message(self, message, file=None):  # noqa: D401 - argparse API
+        pass
+
+
+def build_command_parser(name: str, prog: str = "msd_run", parser_class=None) -> argparse.ArgumentParser:
     module_name, help_text = COMMANDS[name]
-    parser = OneLineParser(prog=f"{prog} {name}", description=help_text, epilog=EXIT_CODES_HELP)
+    parser = (parser_class or OneLineParser)(prog=f"{prog} {name}", description=help_text, epilog=EXIT_CODES_HELP)
     _common(parser)
     module = _load(module_name)
     configure = getattr(module, f"configure_{name.replace('-', '_')}", None) or module.configure
@@ -141,6 +168,45 @@ def emit(result) -> int:
     return EXIT_OK
 
 
+def call(argv: list[str]) -> tuple[int, object]:
+    """Run one command in-process and hand back what it returns, printing nothing.
+
+    (0, result) on success; (exit code, {"error", "exit_code", "message"[, "hint"]}) on failure.
+    Nothing process-wide is redirected, so concurrent calls (the MCP server's threads)
+    each get their own answer. Commands that print their own output (they return an int)
+    are refused: their output could not be told apart from another call's.
+    """
+    name = argv[0] if argv else ""
+    if name not in COMMANDS:
+        return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": f"unknown command {name!r}"}
+    try:
+        parser = build_command_parser(name, parser_class=_QuietParser)
+        args = parser.parse_args(argv[1:])
+        args.command = name
+        module = _load(COMMANDS[name][0])
+        runner = getattr(module, f"run_{name.replace('-', '_')}", None) or module.run
+        result = runner(args)
+    except _UsageProblem as exc:
+        return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": str(exc)}
+    except SystemExit as exc:  # --help and the like: no answer to hand back
+        code = exc.code if isinstance(exc.code, int) and exc.code != 0 else EXIT_USAGE
+        return code, {"error": "usage", "exit_code": code, "message": "the command printed help instead of an answer"}
+    except MsdError as exc:
+        out = {"error": exc.kind, "exit_code": exc.exit_code, "message": exc.message}
+        if exc.hint:
+            out["hint"] = exc.hint
+        return exc.exit_code, out
+    except Exception as exc:
+        if os.environ.get("MSD_DEBUG"):
+            raise
+        return EXIT_FAILED, {"error": "failed", "exit_code": EXIT_FAILED,
+                             "message": f"internal error: {type(exc).__name__}: {exc}"}
+    if isinstance(result, int) and not isinstance(result, bool):
+        return EXIT_FAILED, {"error": "failed", "exit_code": EXIT_FAILED,
+                             "message": f"`{name}` prints its own output and cannot be called in-process"}
+    return EXIT_OK, result
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     OneLineParser.json_errors = "--json-errors" in argv
@@ -180,6 +246,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # disk full, permission denied, a folder where a file should be, ...
+        from msd_core.errors import from_os_error
+
+        err = from_os_error(exc)
+        _report_error(f"msd_run {name}", err.kind, err.message, err.exit_code)
+        return err.exit_code
     except Exception as exc:  # never a traceback for the agent; MSD_DEBUG=1 shows it
         if os.environ.get("MSD_DEBUG"):
             raise

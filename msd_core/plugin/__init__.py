@@ -1,0 +1,1 @@
+"""The content packaged for a host's plugin system (Claude Code: `msd plugin build OUT`)."""

@@ -1,0 +1,45 @@
+"""Number arguments with bounds: a huge, negative or non-numeric count is a usage error (exit 2).
+
+`type=count(lo, hi)` for argparse; `whole_number(text, name, lo, hi)` for values read later.
+The bad value is quoted shortened, so the error stays one short line. Standard library only.
+"""
+
+from __future__ import annotations
+
+MAX_DIGITS = 12  # more digits than any count msd accepts: refused before int() is tried
+
+
+def _shown(text: str) -> str:
+    text = str(text)
+    return text if len(text) <= 24 else f"{text[:20]}... ({len(text)} characters)"
+
+
+def whole_number(text, name: str, lo: int, hi: int) -> int:
+    """`text` as an int in [lo, hi]; UsageError (exit 2) naming the allowed range otherwise."""
+    from msd_core.errors import UsageError
+
+    raw = str(text).strip()
+    digits = raw[1:] if raw[:1] in "+-" else raw
+    if not digits.isdigit() or not digits.isascii():
+        raise UsageError(f"{name} must be a whole number, not {_shown(raw)!r}")
+    value = None if len(digits) > MAX_DIGITS else int(raw, 10)
+    if value is None or not lo <= value <= hi:
+        raise UsageError(f"{name} must be between {lo} and {hi}, not {_shown(raw)}")
+    return value
+
+
+def count(lo: int, hi: int, name: str = "value"):
+    """An argparse `type=` accepting whole numbers in [lo, hi]."""
+
+    def parse(text: str) -> int:
+        import argparse
+
+        from msd_core.errors import UsageError
+
+        try:
+            return whole_number(text, name, lo, hi)
+        except UsageError as exc:
+            raise argparse.ArgumentTypeError(exc.message.replace(f"{name} must", "must", 1)) from None
+
+    parse.__name__ = "count"
+    return parse

@@ -1,0 +1,27 @@
+"""`msd_run model <agent> [--raw]`: the model to pass when spawning an agent (rules in msd_core.models).
+
+JSON {"agent", "role", "profile", "model"} (model null for `inherit`); `--raw` prints the
+model name, or an empty line when no model is to be passed. Exit 2 for an unknown agent.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("agent", help="planner, executor, ... (with or without the msd- prefix)")
+    parser.add_argument("--raw", action="store_true", help="print the bare model name (empty: pass none)")
+    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+
+
+def run(args: argparse.Namespace):
+    from msd_core.config import store
+    from msd_core.models import model_for, role_of
+
+    role = role_of(args.agent)
+    profile = str(store.get_value("model_profile", args.cwd))
+    model = model_for(profile, role)
+    if args.raw:
+        return (model or "") + "\n"
+    return {"agent": f"msd-{role}", "role": role, "profile": profile, "model": model}
