@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 
 from gitkit import commits, git, make_project, run_msd, start_executor
@@ -164,3 +166,23 @@ def test_commit_waits_for_the_lock_then_exits_4(tmp_path, monkeypatch):
         r = run_msd(["commit", "--plan", str(_plan(phase, "02-01")), "-m", "feat(02-01): a", "--files", "src/alpha.py"], root)
     assert r.returncode == 4 and r.stderr.count("\n") == 1 and "lock" in r.stderr
     assert git(root, "rev-parse", "HEAD") == head and git(root, "diff", "--cached", "--name-only") == ""
+
+
+def test_commit_imports_nothing_heavy(tmp_path):
+    """The hot-path row for `commit` (tests/test_hot_path.py): it needs a git repository."""
+    from test_hot_path import PROBE, denied
+
+    root = tmp_path / "p"
+    phase = make_project(root, PLANS)
+    (root / "src").mkdir()
+    (root / "src" / "alpha.py").write_text("a\n")
+    for name, argv in (("commit", ["commit", "--plan", str(_plan(phase, "02-01")), "--task", "1", "-m", "feat(02-01): a",
+                                   "--files", "src/alpha.py"]),
+                       ("list", ["commit", "--plan", str(_plan(phase, "02-01")), "--list"])):
+        out = tmp_path / f"{name}.json"
+        r = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv), str(out)], cwd=str(root),
+                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert r.returncode == 0, r.stderr
+        res = json.loads(out.read_text())
+        assert res["code"] == 0, res["err"]
+        assert denied(res["modules"], {"subprocess"}) == [], name

@@ -75,9 +75,8 @@ def _int_or_none(value):
 
 
 def read_plans(phase_dir: Path) -> tuple[list[dict], list[str]]:
-    from msd_core.git.scoped_commit import _norm_declared
     from msd_core.planning.discovery import plan_files, plan_id
-    from msd_core.planning.plan import parse_plan
+    from msd_core.planning.plan import normalize_declared, parse_plan
     from msd_core.planning.project import read_text_file
 
     plans: list[dict] = []
@@ -104,7 +103,7 @@ def read_plans(phase_dir: Path) -> tuple[list[dict], list[str]]:
             "number": int(m.group(1)) if m else 0,
             "wave": wave,
             "depends_on_raw": _as_list(fm.get("depends_on", fm.get("depends-on"))),
-            "files": [_norm_declared(f) for f in plan.files if f.strip()],
+            "files": [normalize_declared(f) for f in plan.files if f.strip()],
             "autonomous": fm.get("autonomous") not in (False, "false", "no"),
             "complete": (path.parent / f"{pid}-SUMMARY.md").is_file(),
             "tasks": len(plan.tasks),

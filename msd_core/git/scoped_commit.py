@@ -24,7 +24,6 @@ Standard library only (PyYAML is loaded lazily only to read the plan's frontmatt
 from __future__ import annotations
 
 import os
-import posixpath
 from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
@@ -60,21 +59,12 @@ def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:
     return rel_s
 
 
-def _norm_declared(path: str) -> str:
-    s = path.strip().replace("\\", "/")
-    while s.startswith("./"):
-        s = s[2:]
-    folder = s.endswith("/")
-    s = posixpath.normpath(s) if s else s
-    return s + "/" if folder and s not in ("", ".") else s
-
-
 class PlanScope:
     """What one plan may commit: its declared files and its SUMMARY."""
 
     def __init__(self, plan_path: Path, top: Path, main: Path):
         from msd_core.planning.discovery import plan_id
-        from msd_core.planning.plan import parse_plan
+        from msd_core.planning.plan import normalize_declared, parse_plan
         from msd_core.planning.project import read_text_file
 
         _raw, text = read_text_file(plan_path, "plan", error=UsageError)
@@ -83,7 +73,7 @@ class PlanScope:
             raise OperationFailed(f"plan {plan_path} has no readable frontmatter ({plan.frontmatter_error})")
         self.plan_id = plan_id(plan_path)
         self.phase_dir = plan_path.parent.name
-        self.declared = [_norm_declared(f) for f in plan.files if f.strip()]
+        self.declared = [normalize_declared(f) for f in plan.files if f.strip()]
         rel_dir = None
         for base in (top, main):
             try:

@@ -101,7 +101,9 @@ def test_two_plans_of_one_wave_run_isolated_and_merge_in_plan_order(host_global)
         step_done("execute-phase", "execute-wave", {"wave": 1, "plans_remaining": 0, "stuck": False}, '"removed"'),
         bash('msd_run gate run --label "phase 01 wave 1"', after("gate")),
         step_done("execute-phase", "gate", {"status": "passed"}, '"status":"passed"'),
-        step_done("execute-phase", "update-state", {"updated": True}, after("update-state")),
+        bash("msd_run state sync", after("update-state")),
+        bash(f"msd_run commit --files .planning/STATE.md .planning/ROADMAP.md -m \"docs(phase-1): execute phase 1\"", ""),
+        step_done("execute-phase", "update-state", {"updated": True}, '"committed":true'),
         {"when": after("done"), "text": "EXECUTE-DONE"},
     ]
     run = host.run("/msd-execute-phase 1", executors + main, args=ARGS, timeout=240)
