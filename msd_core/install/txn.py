@@ -92,7 +92,8 @@ def _keep_old(src: Path, dest: Path) -> None:
         shutil.copy2(src, dest)
 
 
-def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None = None) -> list[str]:
+def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None = None,
+          what: str = "the install") -> list[str]:
     """Apply `changes` atomically (see module doc). Returns the folders it created."""
     config = Path(config)
     tdir = txn_dir(config)
@@ -157,7 +158,7 @@ def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None
         _write_journal(tdir, journal)
     except OSError as exc:
         recover(config)
-        raise OperationFailed(f"could not write the install in {config} ({exc.strerror or exc}: {exc.filename or ''}); nothing was changed") from None
+        raise OperationFailed(f"could not write {what} in {config} ({exc.strerror or exc}: {exc.filename or ''}); nothing was changed") from None
     except BaseException:
         recover(config)
         raise
@@ -169,7 +170,7 @@ def pending(config: Path) -> bool:
     return txn_dir(config).exists()
 
 
-def recover(config: Path) -> str | None:
+def recover(config: Path, what: str = "install") -> str | None:
     """Finish or roll back an interrupted transaction. Returns what was done, or None."""
     config = Path(config)
     tdir = txn_dir(config)
@@ -184,7 +185,7 @@ def recover(config: Path) -> str | None:
         return "discarded an unfinished staging folder"
     if journal.get("state") == "committed":
         shutil.rmtree(tdir, ignore_errors=True)
-        return "finished an interrupted install"
+        return f"finished an interrupted {what}"
     tree = SafeTree(config)
     for op in reversed(journal.get("ops", [])):
         target = tree.path(op["rel"])
@@ -202,4 +203,4 @@ def recover(config: Path) -> str | None:
         with contextlib.suppress(OSError):
             os.rmdir(SafeTree(config).path(rel))
     shutil.rmtree(tdir, ignore_errors=True)
-    return "rolled back an interrupted install"
+    return f"rolled back an interrupted {what}"
