@@ -181,7 +181,7 @@ def _apply_mapping(model: Model, mapping: dict[str, str], res: Result, skip: set
         for rel, data in model.load(old_f).items():
             base = rel.rsplit("/", 1)[-1]
             new_rel = rel
-            if base.startswith(old_prefix + "-") or base.startswith(old_prefix + "."):
+            if "/" not in rel and (base.startswith(old_prefix + "-") or base.startswith(old_prefix + ".")):
                 new_rel = rel[: len(rel) - len(base)] + new_prefix + base[len(old_prefix):]
                 res.renames.append({"from": f"phases/{old_f}/{rel}", "to": f"phases/{new_f}/{new_rel}"})
             if rel.endswith(".md"):
