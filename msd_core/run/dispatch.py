@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "memory": ("msd_core.run.cmd_memory", "index and query the project's recorded summaries"),
     "model": ("msd_core.run.cmd_model", "the model to pass when spawning an agent (model_profile x role)"),
     "branch": ("msd_core.run.cmd_branch", "the git branch git.branching_strategy wants; --apply creates/switches"),
+    "todo": ("msd_core.run.cmd_todo", "capture a todo in one line (with file, phase, time); list, done, promote"),
     "phase": ("msd_core.run.cmd_phase", "insert, remove or move a phase (renumbering in one transaction)"),
 }
 
