@@ -335,7 +335,7 @@ def test_the_whole_path_on_an_installed_project(tmp_path, msd, msd_run):
     (project / ph1).rename(archive / "01-core")
     roadmap.write_text("# Roadmap: Habit tracker\n\n## Completed Milestones\n\n- **v1.0 Core** (Phases 1-3, 2 plans) - shipped 2026-11-30\n")
     nxt = w.next()
-    assert (nxt["route"], nxt["command"]) == ("new-milestone", "/msd-add-phase")
+    assert (nxt["route"], nxt["command"]) == ("new-milestone", "/msd-new-milestone")
 
 
 # ------------------------------------------------------------------ every line, for real
