@@ -338,7 +338,7 @@ def apply(root: Path, res: Result, *, dry_run: bool = False) -> dict:
 
     changes = txn.Changes(puts=dict(res.puts), deletes=list(res.deletes), rmdirs=list(res.rmdirs))
     if not changes.empty():
-        txn.apply(Path(root) / ".planning", changes, what="the phase change")
+        txn.apply(Path(root) / ".planning", changes)
     return report
 
 
