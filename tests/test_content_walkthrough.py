@@ -345,6 +345,7 @@ FILL = {
     "dir": ".planning/phases/01-core", "n": "1", "phase": "1", "nn": "01", "number": "001", "section": "Decisions",
     "agent": "planner", "stem": "plan-phase", "area": "storage", "subsystem": "storage", "key": "mode",
     "value": "interactive", "handoff-path": ".planning/.continue-here.md", "version": "v1.0",
+    "after": "1", "m": "2", "id": "T1", "text": "an idea", "file": "src/app.py",
 }
 
 

@@ -47,7 +47,7 @@ def test_done_and_unknown_ids(tmp_path, msd_run):
     assert todo(msd_run, root, "done", "1") == {"id": "T1", "done": True}
     r = todo(msd_run, root, "done", "T1", code=1)
     assert "already done" in r.stderr
-    r = todo(msd_run, root, "done", "T5", code=2)
+    r = todo(msd_run, root, "done", "T5", code=1)
     assert r.stderr.count("\n") == 1 and "no todo" in r.stderr
 
 

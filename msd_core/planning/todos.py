@@ -87,7 +87,7 @@ def find(items: list[dict], tid: str) -> dict:
         if i["id"] == want:
             return i
     known = ", ".join(i["id"] for i in items if not i["done"]) or "none open"
-    raise UsageError(f"no todo {tid!r} in .planning/{FILE} (open: {known})")
+    raise OperationFailed(f"no todo {tid!r} in .planning/{FILE} (open: {known})")
 
 
 def mark_done(text: str, item: dict, note: str | None = None) -> str:
