@@ -390,3 +390,17 @@ def test_corpus_copy_forced_remove_killed_at_every_step(tmp_path, corpus_dir):
         return dest
 
     _kill_everywhere(tmp_path, make, ["remove", "3", "--force"], max_steps=120)
+
+
+def test_removing_an_integer_phase_keeps_its_decimals_in_place(tmp_path, msd_run):
+    root = make_project(tmp_path / "p")
+    assert run(msd_run, root, "insert", "3", "Hotfix")[0].returncode == 0   # 3.1, between 3 and 4
+    r, out = run(msd_run, root, "remove", "3")
+    assert r.returncode == 0, r.stderr
+    # order before: 1, 2, 3, 3.1, 4 -> after: 1, 2, 2.1 (the hotfix), 3 (export)
+    assert out["phase"]["renumbered"] == {"3.1": "2.1", "4": "3"}
+    names = sorted(p.name for p in (root / ".planning/phases").iterdir())
+    assert names == ["01-setup", "02-auth", "02.1-hotfix", "03-export"]
+    from msd_core.flows.roadmap import roadmap_phases
+    got = [(p.number, p.name) for p in roadmap_phases((root / ".planning/ROADMAP.md").read_text())]
+    assert got == [("1", "Setup"), ("2", "Auth"), ("2.1", "Hotfix"), ("3", "Export")]

@@ -133,8 +133,9 @@ def next_decimal(numbers, integer: int) -> str:
 
 def _gap_mapping(model: Model, gone: str) -> tuple[dict[str, str], str | None]:
     """Renumbering that closes the gap `gone` leaves; ({}, why) when an executed phase blocks it."""
-    later = [n for n in model.numbers() if n != gone and
-             ((_int(n) > _int(gone)) if "." not in gone else (_int(n) == _int(gone) and _dec(n) > _dec(gone)))]
+    numbers = model.numbers()
+    later = [n for n in numbers if n != gone and
+             ((_int(n) >= _int(gone)) if "." not in gone else (_int(n) == _int(gone) and _dec(n) > _dec(gone)))]
     if not later:
         return {}, None
     blocked = [n for n in later if model.executed(n)]
@@ -142,7 +143,14 @@ def _gap_mapping(model: Model, gone: str) -> tuple[dict[str, str], str | None]:
         return {}, f"later phases keep their numbers: phase {blocked[0]} has executed plans"
     if "." in gone:
         return {n: f"{_int(n)}.{_dec(n) - 1}" for n in later}, None
-    return {n: str(_int(n) - 1) + (n[len(str(_int(n))):]) for n in later}, None
+    below = _int(gone) - 1
+    own = [n for n in later if _int(n) == _int(gone)]  # the removed phase's decimals: after phase N-1's
+    if own and (below < 0 or not any(_int(n) == below for n in numbers)):
+        return {}, f"later phases keep their numbers: phase {own[0]} has no phase {below} to follow"
+    top = max((_dec(n) for n in numbers if _int(n) == below), default=0)
+    mapping = {n: f"{below}.{top + _dec(n)}" for n in own}
+    mapping.update({n: str(_int(n) - 1) + n[len(str(_int(n))):] for n in later if _int(n) > _int(gone)})
+    return mapping, None
 
 
 class Result:
