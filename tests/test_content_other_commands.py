@@ -106,7 +106,8 @@ def test_command_frontmatter_and_includes(stem):
     meta = yaml.safe_load(fm)
     desc = meta["description"]
     assert isinstance(desc, str) and 20 < len(desc) < 200 and desc.endswith(".")
-    assert set(meta) <= {"description", "argument-hint", "allowed-tools"}
+    assert set(meta) <= {"description", "argument-hint", "allowed-tools", "disable-model-invocation"}
+    assert meta.get("disable-model-invocation", True) is True  # only ever set to hide a person-only command
     lines = body.splitlines()
     assert lines[0] == f"@~/.claude/msd-core/workflows/{stem}.md"
     includes = [ln for ln in lines if ln.startswith("@")]

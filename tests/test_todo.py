@@ -92,12 +92,3 @@ def test_no_project_is_exit_1(tmp_path, msd_run):
     r = msd_run(["todo", "add", "x", "--cwd", str(tmp_path)])
     assert r.returncode == 1 and "no .planning/" in r.stderr
 
-
-def test_todo_and_phase_commands_load_nothing_heavy(tmp_path):
-    from test_hot_path import heavy, probe
-
-    root = make_project(tmp_path / "p")
-    for argv in (["todo", "add", "an idea"], ["todo", "list"], ["phase", "insert", "2", "x"], ["phase", "remove", "2.1"]):
-        res = probe(argv, root, tmp_path)
-        assert res["code"] == 0, (argv, res)
-        assert heavy(res["modules"]) == [], argv
