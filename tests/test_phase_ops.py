@@ -252,7 +252,7 @@ def test_a_held_lock_times_out_with_exit_4(tmp_path, msd_run):
 
 # ---------------------------------------------------------------- killed mid-transaction
 
-def _killed_run(root: Path, argv: list[str], die_at: int) -> int:
+def _killed_run(root: Path, argv: list[str], die_at: int, command: str = "phase") -> int:
     """Fork a child that runs `msd_run phase ...` in-process and dies (os._exit) at its
     `die_at`-th file-system step (rename, unlink, rmdir, link). Returns the child's status."""
     pid = os.fork()
@@ -275,7 +275,7 @@ def _killed_run(root: Path, argv: list[str], die_at: int) -> int:
             os.dup2(devnull, 2)
             from msd_core.run.dispatch import main
 
-            os._exit(main(["phase", *argv, "--cwd", str(root)]))
+            os._exit(main([command, *argv, "--cwd", str(root)]))
         except BaseException:
             os._exit(70)
     _, status = os.waitpid(pid, 0)
@@ -404,3 +404,26 @@ def test_removing_an_integer_phase_keeps_its_decimals_in_place(tmp_path, msd_run
     from msd_core.flows.roadmap import roadmap_phases
     got = [(p.number, p.name) for p in roadmap_phases((root / ".planning/ROADMAP.md").read_text())]
     assert got == [("1", "Setup"), ("2", "Auth"), ("2.1", "Hotfix"), ("3", "Export")]
+
+
+def test_insert_killed_at_every_step_leaves_old_or_new(tmp_path):
+    _kill_everywhere(tmp_path, make_project, ["insert", "2", "Hotfix"])
+
+
+def test_concurrent_inserts_get_distinct_numbers(tmp_path):
+    """Four processes insert after phase 2 at once: the lock serialises them (2.1 .. 2.4)."""
+    import subprocess
+    import sys
+
+    root = make_project(tmp_path / "p")
+    procs = [subprocess.Popen([sys.executable, "-m", "msd_core.run", "phase", "insert", "2", f"Fix {i}",
+                               "--cwd", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for i in range(4)]
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
+    numbers = sorted(json.loads(o[0])["phase"]["number"] for o in outs)
+    assert numbers == ["2.1", "2.2", "2.3", "2.4"]
+    from msd_core.flows.roadmap import roadmap_phases
+    got = [p.number for p in roadmap_phases((root / ".planning/ROADMAP.md").read_text())]
+    assert got == ["1", "2", "2.1", "2.2", "2.3", "2.4", "3", "4"]
+    assert len([d for d in (root / ".planning/phases").iterdir() if d.name.startswith("02.")]) == 4

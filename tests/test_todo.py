@@ -92,3 +92,30 @@ def test_no_project_is_exit_1(tmp_path, msd_run):
     r = msd_run(["todo", "add", "x", "--cwd", str(tmp_path)])
     assert r.returncode == 1 and "no .planning/" in r.stderr
 
+
+
+def test_promote_killed_at_every_step_marks_the_todo_and_inserts_the_phase_together(tmp_path):
+    import shutil
+    import time
+
+    from msd_core.planning import phase_ops
+    from msd_core.run.dispatch import call
+    from test_phase_ops import _killed_run
+
+    start = time.monotonic()
+    for step in range(1, 60):
+        assert time.monotonic() - start < 60
+        root = make_project(tmp_path / f"k{step}")
+        assert call(["todo", "add", "cache results", "--cwd", str(root)])[0] == 0
+        status = _killed_run(root, ["promote", "T1", "--after", "2"], step, command="todo")
+        phase_ops.recover(root)
+        promoted = "→ phase 02.1" in (root / ".planning/TODOS.md").read_text()
+        inserted = (root / ".planning/phases/02.1-cache-results").is_dir()
+        road = "Phase 2.1: cache results" in (root / ".planning/ROADMAP.md").read_text()
+        assert promoted == inserted == road, (step, promoted, inserted, road)
+        shutil.rmtree(root)
+        if status == 0:
+            assert promoted
+            break
+    else:
+        raise AssertionError("promote still had steps left")
