@@ -14,7 +14,8 @@ AGENTS = {"planner", "executor", "verifier", "phase-researcher", "project-resear
           "plan-checker", "roadmapper", "codebase-mapper", "debugger"}
 COMMANDS = {"new-project", "discuss-phase", "plan-phase", "execute-phase", "verify-work", "progress",
             "quick", "pause-work", "resume-work", "settings", "help", "map-codebase", "add-phase",
-            "complete-milestone"}
+            "complete-milestone",
+            "new-milestone", "insert-phase", "remove-phase", "move-phase", "todo"}
 TEMPLATES = {"project.md", "requirements.md", "roadmap.md", "state.md", "plan.md", "context.md",
              "summary-minimal.md", "summary-standard.md", "summary-complex.md", "config.json"}
 INCLUDE_RE = re.compile(r"^@(\S+)\s*$")

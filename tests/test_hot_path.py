@@ -26,6 +26,7 @@ DENY = frozenset({
 })
 
 MEMORY = {"sqlite3", "datetime"}
+TXN = {"dataclasses", "inspect", "ast", "dis", "tokenize", "typing", "shutil"}
 
 # commands whose probe needs a fixture of its own; the probe runs in the named test
 ROWS_ELSEWHERE = {"step-report": "tests/test_step_report.py::test_step_report_imports_nothing_heavy",
@@ -67,6 +68,11 @@ HOT = [
     ("memory-what-uses", ["memory", "what-uses", "AuthService"], MEMORY),
     ("memory-pattern-for", ["memory", "pattern-for", "auth"], MEMORY),
     ("memory-decisions", ["memory", "decisions-affecting", "auth"], MEMORY),
+    ("todo-add", ["todo", "add", "an idea", "--file", "src/a.py"], set()),
+    ("todo-list", ["todo", "list"], set()),
+    # rare, person-started edits applied through the install transaction (dataclass, shutil)
+    ("phase-insert", ["phase", "insert", "1", "Hotfix"], TXN),
+    ("phase-remove", ["phase", "remove", "1.1"], TXN),
 ]
 
 PROBE = r"""

@@ -354,10 +354,10 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
         parts = [x.strip() for x in (status, fm.group(1) if fm else "") if x and x.strip()]
         signal = " / ".join(dict.fromkeys(parts))
         if not ordered:
-            return _answer("new-milestone", "/msd-add-phase", "ROADMAP.md lists no phases: add the first phase", **common)
+            return _answer("new-milestone", "/msd-new-milestone", "ROADMAP.md lists no phases: plan the next milestone", **common)
         tally = f"{done_count} of {len(ordered)} phases done" + (f", {len(passed_over)} passed over" if passed_over else "")
         if signal and ARCHIVED_RE.search(signal):
-            return _answer("new-milestone", "/msd-add-phase",
+            return _answer("new-milestone", "/msd-new-milestone",
                            f"no phase is left to do ({tally}) and STATE.md says \"{signal[:100]}\": start the next milestone", **common)
         return _answer("complete-milestone", "/msd-complete-milestone",
                        f"no phase is left to do ({tally}): complete the milestone", **common)

@@ -36,6 +36,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "commit": ("msd_core.run.cmd_commit", "commit exactly the named paths of a plan, and record the commit"),
     "wave": ("msd_core.run.cmd_wave", "a phase's waves: plan and check them, sync an isolated executor, merge its branch"),
     "gate": ("msd_core.run.cmd_gate", "the regression gate: detect the project's test command, run it, record the result"),
+    "todo": ("msd_core.run.cmd_todo", "capture a todo in one line (with file, phase, time); list, done, promote"),
+    "phase": ("msd_core.run.cmd_phase", "insert, remove or move a phase (renumbering in one transaction)"),
 }
 
 PLACEHOLDER_HELP = "placeholders in content such as <phase> or <stem> stand for a value supplied at run time"
