@@ -31,6 +31,8 @@ Rules, first match wins:
     `passed_over`, not routed to.
  5. every phase done: STATE.md says the milestone is archived / between milestones
                                                    -> new-milestone
+                     no `*MILESTONE-AUDIT.md` newer than every SUMMARY
+                                                   -> audit-milestone
                      otherwise                     -> complete-milestone
 
 Every answer has `route`, `command`, `reason`; phase answers add `phase`; unfinished flow
@@ -237,6 +239,19 @@ def _flows_in_progress(root: Path, notes: list[str]) -> list[dict]:
     return out
 
 
+def _audit_due(planning: Path, ordered) -> str | None:
+    """Why the milestone needs an audit before it completes, or None (an audit newer than every SUMMARY)."""
+    audits = [e for e in _files(planning) if e.name.endswith("MILESTONE-AUDIT.md")]
+    newest = max((p.newest_summary_mtime for p in ordered), default=0.0)
+    if not newest:
+        return None
+    if not audits:
+        return "no milestone audit yet: check cross-phase wiring first"
+    if max(e.stat(follow_symlinks=False).st_mtime for e in audits) < newest:
+        return "summaries were written after the last milestone audit: audit again"
+    return None
+
+
 def _answer(route: str, command: str, reason: str, **extra) -> dict:
     out = {"route": route, "command": command, "reason": reason}
     out.update({k: v for k, v in extra.items() if v is not None})
@@ -336,6 +351,9 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
         if signal and ARCHIVED_RE.search(signal):
             return _answer("new-milestone", "/msd-add-phase",
                            f"no phase is left to do ({tally}) and STATE.md says \"{signal[:100]}\": start the next milestone", **common)
+        audit = _audit_due(planning, ordered)
+        if audit:
+            return _answer("audit-milestone", "/msd-audit-milestone", f"no phase is left to do ({tally}); {audit}", **common)
         return _answer("complete-milestone", "/msd-complete-milestone",
                        f"no phase is left to do ({tally}): complete the milestone", **common)
 
@@ -344,7 +362,7 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     label = f"phase {n}" + (f" ({info.name})" if info.name else "")
     previous = [p for p, s in states if s == "done" and phase_sort_key(p.number) < phase_sort_key(n)]
     after = f"; phase {previous[-1].number} is done" if previous and state in ("discuss", "plan") else ""
-    extra = {"phase": info.to_json(root), **common}
+    extra = {"phase": info.to_json(root), "state": state, **common}
     if state == "discuss":
         return _answer("discuss-phase", f"/msd-discuss-phase {n}", f"{label} has no CONTEXT.md and no plans yet{after}", **extra)
     if state == "plan":
