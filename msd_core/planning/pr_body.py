@@ -63,8 +63,11 @@ def _goal(planning: Path, number: str) -> str | None:
 def phase_section(root: Path, pd, commits: list[dict]) -> tuple[str, list[str]]:
     from msd_core.planning.summary import SummaryFacts, summary_facts
 
+    from msd_core.planning.discovery import folder_prefix_of
+
     planning = root / ".planning"
-    lines = [f"## Phase {pd.number}: {pd.slug.replace('-', ' ')}", ""]
+    prefix = folder_prefix_of(pd.name)
+    lines = [f"## Phase {prefix}: {pd.slug.replace('-', ' ')}", ""]
     goal = _goal(planning, pd.number)
     if goal:
         lines += [f"**Goal:** {goal}", ""]
@@ -91,7 +94,7 @@ def phase_section(root: Path, pd, commits: list[dict]) -> tuple[str, list[str]]:
     lines.append(f"**Verification:** {ver or 'none'} · **UAT:** {uat or 'none'}")
     if reqs:
         lines.append(f"**Requirements:** {', '.join(reqs)}")
-    mine = [c for c in commits if str(c.get("plan", "")).startswith(f"{pd.number}-") or c.get("phase_dir") == pd.name]
+    mine = [c for c in commits if str(c.get("plan", "")).startswith(f"{prefix}-") or c.get("phase_dir") == pd.name]
     if mine:
         lines += ["", "Commits:"] + [f"- `{c['hash'][:10]}` {c['message']}" for c in mine]
     return "\n".join(lines) + "\n", [s for s in (ver, uat) if s]

@@ -21,12 +21,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace):
+    import re
+
     from msd_core.flows.autonomous import step
     from msd_core.planning.discovery import normalize_phase
 
-    until = normalize_phase(args.until) if args.until else None
-    if args.until and not until:
-        from msd_core.errors import UsageError
+    until = None
+    if args.until is not None:
+        if not re.fullmatch(r"\d{1,6}(?:\.\d{1,6})*", args.until.strip()):
+            from msd_core.errors import UsageError
 
-        raise UsageError(f"--until {args.until!r} is not a phase number")
+            raise UsageError(f"--until {args.until[:40]!r} is not a phase number")
+        until = normalize_phase(args.until.strip())
     return step(args.cwd, max_gap_rounds=args.max_gap_rounds, until=until, reset=args.reset)
