@@ -28,7 +28,11 @@ DENY = frozenset({
 MEMORY = {"sqlite3", "datetime"}
 
 # commands whose probe needs a fixture of its own; the probe runs in the named test
-ROWS_ELSEWHERE = {"step-report": "tests/test_step_report.py::test_step_report_imports_nothing_heavy"}
+ROWS_ELSEWHERE = {"step-report": "tests/test_step_report.py::test_step_report_imports_nothing_heavy",
+                  # git commands: probed in a git repository (k-lifecycle2)
+                  "undo": "tests/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
+                  "recorded": "tests/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
+                  "ship": "tests/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy"}
 
 HOT = [
     ("config-get", ["config", "get", "mode", "--raw"], set()),
@@ -62,6 +66,11 @@ HOT = [
     ("memory-what-uses", ["memory", "what-uses", "AuthService"], MEMORY),
     ("memory-pattern-for", ["memory", "pattern-for", "auth"], MEMORY),
     ("memory-decisions", ["memory", "decisions-affecting", "auth"], MEMORY),
+    # lifecycle (k-lifecycle2)
+    ("debug-list", ["debug", "list"], set()),
+    ("debug-start", ["debug", "start", "login fails after reload"], set()),
+    ("debug-resume", ["debug", "resume"], set()),
+    ("autonomous", ["autonomous"], set()),
 ]
 
 PROBE = r"""

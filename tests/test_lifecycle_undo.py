@@ -152,3 +152,16 @@ def test_recorded_lists_the_commits_for_review(repo):
     assert [c["hash"] for c in out["commits"]] == [c1, c2]
     assert out["files"] == [".planning/phases/02-auth/02-01-SUMMARY.md", "src/a.py"]
     assert out["show"].startswith("git show") and c1[:12] in out["show"] and _stranger[:12] not in out["show"]
+
+
+def test_git_commands_import_nothing_heavy(repo, tmp_path):
+    """undo, recorded and ship in a git repository: only git's subprocess beyond the light set."""
+    from test_hot_path import denied, probe
+
+    commit(repo, {"src/a.py": "A = 2\n"}, "feat(02-01): a", plan="02-01")
+    git(repo, "checkout", "-q", "-b", "feature")
+    for i, argv in enumerate((["recorded", "--phase", "2"], ["undo", "--plan", "02-01", "--dry-run"],
+                              ["ship", "--phase", "2"], ["undo", "--plan", "02-01"])):
+        res = probe(argv, repo, tmp_path / f"probe-{i}.json")
+        assert res["code"] == 0, res["err"]
+        assert denied(res["modules"], {"subprocess"}) == [], argv
