@@ -49,11 +49,16 @@ def test_start_list_resume_close_cycle(proj):
 @pytest.mark.parametrize("args", [["debug", "close", "../../etc/passwd", "--as", "abandoned"],
                                   ["debug", "start", "x", "--slug", "Bad Slug"],
                                   ["debug", "start", "   "],
-                                  ["debug", "close", "nope", "--as", "maybe"],
-                                  ["debug", "resume", "missing-one"]])
+                                  ["debug", "close", "nope", "--as", "maybe"]])
 def test_bad_input_is_one_line_exit_2(proj, args):
     proc = msd_run(args, proj)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_unknown_session_is_exit_1(proj):
+    for args in (["debug", "resume", "missing-one"], ["debug", "close", "missing-one", "--as", "abandoned"]):
+        proc = msd_run(args, proj)
+        assert proc.returncode == 1 and "no debug session 'missing-one'" in proc.stderr
 
 
 def test_symlinked_session_is_not_read(proj, tmp_path):

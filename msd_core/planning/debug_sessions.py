@@ -58,7 +58,7 @@ def _read(path: Path) -> str:
     try:
         return read_regular(path, MAX_BYTES, follow_symlinks=False).decode("utf-8", errors="replace")
     except FileNotFoundError:
-        raise UsageError(f"no debug session {path.stem!r}", hint="`msd_run debug list` shows the open ones") from None
+        raise OperationFailed(f"no debug session {path.stem!r}", hint="`msd_run debug list` shows the open ones") from None
     except OSError as exc:
         raise OperationFailed(f"cannot read {path}: {exc.strerror or exc}") from None
 
