@@ -11,22 +11,29 @@ import argparse
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    """--plan / --phase / --cwd: the target of `recorded` and `undo`."""
     parser.add_argument("--plan", metavar="PLAN", help="a PLAN.md path or plan id (02-01)")
     parser.add_argument("--phase", metavar="N", help="every recorded commit of the phase")
     parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
 
 
-def run(args: argparse.Namespace):
+def cwd_of(args: argparse.Namespace):
     from pathlib import Path
 
-    from msd_core.errors import OperationFailed, UsageError
-    from msd_core.git import recorded
-    from msd_core.git.runner import main_checkout
+    from msd_core.errors import UsageError
 
     cwd = Path(args.cwd).expanduser() if args.cwd else Path.cwd()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {args.cwd} is not a directory")
-    root = main_checkout(cwd)
+    return cwd
+
+
+def run(args: argparse.Namespace):
+    from msd_core.errors import OperationFailed
+    from msd_core.git import recorded
+    from msd_core.git.runner import main_checkout
+
+    root = main_checkout(cwd_of(args))
     records = recorded.select(root, phase=args.phase, plan=args.plan)
     commits = recorded.commits(records)
     target = f"phase {args.phase}" if args.phase else f"plan {args.plan}"
