@@ -30,6 +30,8 @@ def test_dry_run_lists_and_changes_nothing(repo):
     assert proc.returncode == 0, proc.stderr
     out = as_json(proc)
     assert out["ok"] and out["dry_run"] and [c["hash"] for c in out["commits"]] == [c1, c2]
+    # the committed SUMMARY goes with the revert: nothing to move, nothing left
+    assert out["would_move"] == [] and out["would_leave"] == []
     assert tree_state(repo) == before
 
 

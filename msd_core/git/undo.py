@@ -96,7 +96,10 @@ def undo(cwd: Path, *, phase: str | None = None, plan: str | None = None, dry_ru
         if reason:
             return _refusal(out, reason)
         if dry_run:
-            out.update({"ok": True, "would_move": _leftovers(root, records, bool(phase))})
+            reverted = {f for c in commits for f in c["files"]}
+            left = [r for r in _leftovers(root, records, bool(phase)) if r not in reverted]
+            out.update({"ok": True, "would_move": [r for r in left if not _tracked(root, r)],
+                        "would_leave": [r for r in left if _tracked(root, r)]})
             return out
         for c in reversed(commits):
             proc = git(["revert", "--no-commit", "--no-edit", c["hash"]], root, check=False)
