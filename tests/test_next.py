@@ -243,6 +243,13 @@ def test_phase_answers_name_their_state(tmp_path):
     assert decide(_base(tmp_path))["state"] == "discuss"
 
 
+def test_open_debug_sessions_are_named_closed_ones_are_not(tmp_path):
+    project = _base(tmp_path, {".planning/debug/login-cookie-lost.md": "---\nstatus: investigating\n---\n",
+                               ".planning/debug/resolved/old-bug.md": "---\nstatus: resolved\n---\n"})
+    assert decide(project)["debug_open"] == ["login-cookie-lost"]
+    assert "debug_open" not in decide(_base(tmp_path / "other"))
+
+
 def test_archived_milestone_is_new_milestone(tmp_path):
     project = _base(tmp_path, roadmap=ROADMAP.replace("[ ]", "[x]"))
     state = project / ".planning/STATE.md"

@@ -35,7 +35,8 @@ Rules, first match wins:
                                                    -> audit-milestone
                      otherwise                     -> complete-milestone
 
-Every answer has `route`, `command`, `reason`; phase answers add `phase`; unfinished flow
+Every answer has `route`, `command`, `reason`; phase answers add `phase` and `state`;
+open debug sessions (`.planning/debug/*.md`) are named in `debug_open`; unfinished flow
 runs in `.planning/state.json` are listed in `flows_in_progress` (workflow, step). Files that cannot
 be read are skipped and named in `skipped`. Nothing is written. Standard library only.
 """
@@ -316,6 +317,9 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     running = _flows_in_progress(root, notes)
     if running:
         common["flows_in_progress"] = running
+    debugging = sorted(e.name[:-3] for e in _files(planning / "debug") if e.name.endswith(".md"))
+    if debugging:
+        common["debug_open"] = debugging  # open /msd-debug sessions (k-lifecycle2)
     if skipped:
         common["skipped"] = skipped
     if notes:
