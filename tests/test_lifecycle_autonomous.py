@@ -103,6 +103,11 @@ def test_until_and_paused_and_damaged_memory(tmp_path):
     assert proc.returncode == 1 and "damaged" in proc.stderr
     assert (root / ".planning/.msd/autonomous.json").read_text() == "{torn"
     assert msd_run(["autonomous", "--until", "x"], root).returncode == 2
+    for bad in ('{"steps": "many"}', '{"gap_rounds": {"1": "x"}}', '[1]', '{"last": 5}'):
+        (root / ".planning/.msd/autonomous.json").write_text(bad)
+        proc = msd_run(["autonomous"], root)
+        assert proc.returncode == 1 and "damaged" in proc.stderr and "internal error" not in proc.stderr, bad
+    assert _step(root, "--reset")["action"] == "stop"  # --reset never reads the damaged file
 
 
 @pytest.mark.parametrize("route", ["complete-milestone", "audit-milestone", "new-milestone"])

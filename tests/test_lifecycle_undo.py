@@ -167,3 +167,24 @@ def test_git_commands_import_nothing_heavy(repo, tmp_path):
         res = probe(argv, repo, tmp_path / f"probe-{i}.json")
         assert res["code"] == 0, res["err"]
         assert denied(res["modules"], {"subprocess"}) == [], argv
+
+
+def test_record_naming_a_path_outside_the_phases_is_refused(repo, tmp_path):
+    """A planted record cannot make undo move a file outside .planning/phases/."""
+    import json as _json
+
+    from msd_core.git import run_record
+
+    c = commit(repo, {"src/a.py": "A = 2\n"}, "feat(02-01): a", plan="02-01")
+    victim = repo / "outside-SUMMARY.md"
+    victim.write_text("keep me")
+    path = run_record.record_path(repo, "02-auth", "02-01")
+    data = _json.loads(path.read_text())
+    data["phase_dir"], data["plan"] = "../..", "outside"
+    path.write_text(_json.dumps(data))
+    before = tree_state(repo)
+    proc = msd_run(["undo", "--plan", "outside"], repo)
+    assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr
+    proc = msd_run(["undo", "--plan", "02-01"], repo)
+    assert proc.returncode == 1 and "no safe phase folder" in proc.stderr
+    assert victim.read_text() == "keep me" and tree_state(repo) == before and c

@@ -47,7 +47,13 @@ def _load(path: Path) -> dict:
         return {}
     except (OSError, ValueError):
         raise OperationFailed(f"{path} is damaged; not changed", hint="run `msd_run autonomous --reset`") from None
-    return data if isinstance(data, dict) else {}
+    ints = lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 10**6  # noqa: E731
+    ok = (isinstance(data, dict) and all(ints(data.get(k, 0)) for k in ("repeats", "steps"))
+          and isinstance(data.get("last", ""), (str, type(None))) and isinstance(data.get("gap_rounds", {}), dict)
+          and all(ints(v) for v in data.get("gap_rounds", {}).values()))
+    if not ok:
+        raise OperationFailed(f"{path} is damaged; not changed", hint="run `msd_run autonomous --reset`")
+    return data
 
 
 def _num(value: str) -> tuple:

@@ -13,10 +13,11 @@ import os
 import re
 from pathlib import Path
 
-from msd_core.errors import UsageError
+from msd_core.errors import OperationFailed, UsageError
 from msd_core.git import run_record
 
 _PLAN_ID = re.compile(r"^\d+(?:\.\d+)*-\d+$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")  # a folder or plan name, never a path
 
 
 def _phase_dir_of(main_root: Path, phase: str) -> str:
@@ -59,6 +60,10 @@ def select(main_root: Path, *, phase: str | None = None, plan: str | None = None
         rec = run_record.load(folder / name)
         if rec is None:
             continue
+        if not all(isinstance(rec.get(k), str) and _NAME.match(rec[k]) and ".." not in rec[k]
+                   for k in ("phase_dir", "plan")):
+            raise OperationFailed(f"run record {folder / name} names no safe phase folder and plan; not used",
+                                  hint="move it aside; the commits themselves are in git log")
         if want_dir is not None and rec.get("phase_dir") != want_dir:
             continue
         if want_plan is not None and rec.get("plan") != want_plan:
