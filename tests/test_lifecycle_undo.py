@@ -188,3 +188,19 @@ def test_record_naming_a_path_outside_the_phases_is_refused(repo, tmp_path):
     proc = msd_run(["undo", "--plan", "02-01"], repo)
     assert proc.returncode == 1 and "no safe phase folder" in proc.stderr
     assert victim.read_text() == "keep me" and tree_state(repo) == before and c
+
+
+def test_state_goes_back_with_the_revert_in_the_same_commit(repo):
+    commit(repo, {"src/a.py": "A = 2\n", ".planning/phases/02-auth/02-01-SUMMARY.md": "---\nphase: 02\n---\nDone.\n"},
+           "feat(02-01): a", plan="02-01")
+    commit(repo, {"src/c.py": "C = 2\n", ".planning/phases/02-auth/02-02-SUMMARY.md": "---\nphase: 02\n---\nDone.\n"},
+           "feat(02-02): c", plan="02-02")
+    assert msd_run(["state", "sync"], repo).returncode == 0
+    git(repo, "commit", "-qam", "docs: state")
+    assert "Status: Ready to verify" in (repo / ".planning/STATE.md").read_text()
+    out = as_json(msd_run(["undo", "--phase", "2"], repo))
+    assert out["ok"] and out["state"] == "synced"
+    state = (repo / ".planning/STATE.md").read_text()
+    assert "Status: Ready to execute" in state and "Plan: 1 of 2 in current phase" in state
+    assert ".planning/STATE.md" in git(repo, "show", "--name-only", "--format=", "HEAD").split()
+    assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
