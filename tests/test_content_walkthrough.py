@@ -330,8 +330,13 @@ def test_the_whole_path_on_an_installed_project(tmp_path, msd, msd_run):
     nxt = w.next()
     assert nxt["command"] == "/msd-discuss-phase 2" and nxt["phases_total"] == 3
 
-    # --- every phase done: complete-milestone, then archived: next milestone
+    # --- every phase done: audit-milestone, then complete-milestone, then archived: next milestone
     roadmap.write_text(roadmap.read_text().replace("- [ ] **Phase", "- [x] **Phase"))
+    assert w.next()["route"] == "audit-milestone"
+    audit = project / ".planning/v1.0-MILESTONE-AUDIT.md"
+    audit.write_text("---\nmilestone: v1.0\nstatus: passed\n---\n# Milestone v1.0 audit\n")
+    later = time.time() + 1000  # after every SUMMARY (one was written 100 s ahead)
+    os.utime(audit, (later, later))
     assert w.next()["route"] == "complete-milestone"
     w.run("state", "patch", "--status", "Milestone v1.0 complete", "--set-session", "Completed milestone v1.0")
     w.run("state", "patch", "--add-decision", "[Milestone]: v1.0 shipped; archive in .planning/milestones/")
