@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -35,10 +35,30 @@ def _scope(global_: bool, local: bool, verb: str) -> str:
     raise UsageError(f"unknown scope {answer!r}: answer global or local")
 
 
-def _target(scope: str, config_dir: Optional[str]):
+def _target(scope: str, config_dir: Optional[str], runtime: str = "claude"):
     from msd_core.paths import resolve_target
 
-    return resolve_target(scope, config_dir)
+    return resolve_target(scope, config_dir, runtime=runtime)
+
+
+RUNTIME_HELP = "Agent runtime(s) to install for: claude (default), gemini, opencode; repeat or comma-separate for several."
+
+
+def _runtimes(values: Optional[List[str]], config_dir: Optional[str]) -> list[str]:
+    """The runtimes named by --runtime (claude when none), validated; UsageError (exit 2) otherwise."""
+    from msd_core.runtimes import SUPPORTED
+
+    names: list[str] = []
+    for v in values or ["claude"]:
+        for name in v.split(","):
+            name = name.strip().lower()
+            if name not in SUPPORTED:
+                raise UsageError(f"unknown runtime {name!r}: choose from {', '.join(SUPPORTED)}")
+            if name not in names:
+                names.append(name)
+    if len(names) > 1 and config_dir:
+        raise UsageError("--config-dir names one folder: give one --runtime with it")
+    return names
 
 
 def _progress_cb(as_json: bool):
@@ -82,7 +102,10 @@ def _human_install(result: OperationResult) -> None:
             out.print(f"  [{VERDICT_STYLE[f['verdict']]}]{f['verdict']:<9}[/] {f['path']}  {f.get('detail', '')}{extra}", soft_wrap=True)
     if d.get("backup_dir"):
         out.print(f"Replaced files were saved in {d['backup_dir']}", soft_wrap=True)
-    out.print(f"settings.json: {d['settings']['action']} ({d['settings']['permission']})", soft_wrap=True)
+    if d["settings"].get("permission"):
+        out.print(f"settings.json: {d['settings']['action']} ({d['settings']['permission']})", soft_wrap=True)
+    else:
+        out.print(f"permission ({d.get('runtime', 'claude')}): {d['settings']['action']}", soft_wrap=True)
     if d.get("msd_run"):
         _print_runner(out, d["msd_run"], prominent=True)
 
@@ -97,7 +120,7 @@ def _human_uninstall(result: OperationResult) -> None:
     for f in d["files"]:
         if f["verdict"] == "kept":
             out.print(f"  [bold yellow]kept[/] {f['path']}  {f.get('detail', '')}", soft_wrap=True)
-    out.print(f"settings.json: {d['settings']['action']}", soft_wrap=True)
+    out.print(f"{'settings.json' if d['settings'].get('path') else 'permission'}: {d['settings']['action']}", soft_wrap=True)
     for b in d.get("backups_removed", []):
         out.print(f"Removed msd's backup folder {b}", soft_wrap=True)
     if d.get("folders_left"):
@@ -109,6 +132,8 @@ def _human_status(result: OperationResult) -> None:
     d = result.data
     out.print(f"msd-core package {d['package_version']}")
     for inst in d["installs"]:
+        if inst.get("runtime", "claude") != "claude":
+            inst = {**inst, "scope": f"{inst['scope']} ({inst['runtime']})"}
         if not inst.get("installed"):
             line = f"  {inst['scope']:<6} {inst['path']}: not installed"
         elif inst.get("error"):
@@ -132,6 +157,11 @@ def _human_status(result: OperationResult) -> None:
         if inst.get("fix"):
             out.print(f"      fix: {inst['fix']}", soft_wrap=True)
     _print_runner(out, d["msd_run"])
+    for m in d.get("mcp", []):
+        state = "registered" if m["registered"] else "not registered"
+        allowed = "; mcp__msd allowed" if m["permission"] else ("; [yellow]mcp__msd not allowed[/]" if m["registered"] else "")
+        extra = f"; [red]{m['error']}[/]" if m.get("error") else (f"; {m['other']}" if m.get("other") else "")
+        out.print(f"MCP server ({m['scope']} scope, {m['path']}): {state}{allowed}{extra}", soft_wrap=True)
 
 
 def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
@@ -152,18 +182,19 @@ def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
         out.print("Then check with `msd status`.", soft_wrap=True)
     else:
         out.print(f"msd_run: [red]not on PATH[/] - {runner['fix']}", soft_wrap=True)
-    for m in d.get("mcp", []):
-        state = "registered" if m["registered"] else "not registered"
-        allowed = "; mcp__msd allowed" if m["permission"] else ("; [yellow]mcp__msd not allowed[/]" if m["registered"] else "")
-        extra = f"; [red]{m['error']}[/]" if m.get("error") else (f"; {m['other']}" if m.get("other") else "")
-        out.print(f"MCP server ({m['scope']} scope, {m['path']}): {state}{allowed}{extra}", soft_wrap=True)
 
 
-def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir):
+def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, runtime=None):
+    names = _runtimes(runtime, config_dir)
+    scope = _scope(global_, local, verb)
+    for name in names:  # one install per runtime folder, each with its own manifest and transaction
+        _install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir)
+
+
+def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir):
     from msd_core.install.installer import install
     from msd_core.install.source import resolve_source
 
-    target = _target(_scope(global_, local, verb), config_dir)
     progress, cb = _progress_cb(json_output)
     if progress is not None:
         with progress:
@@ -195,8 +226,9 @@ def register(app: typer.Typer) -> None:
             json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result with every per-file verdict."),
             allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Install through a config folder that is a symlink."),
             content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
+            runtime: Optional[List[str]] = typer.Option(None, "--runtime", help=RUNTIME_HELP),
         ) -> None:
-            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir)
+            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, runtime)
 
         command.__doc__ = doc
         return command
@@ -214,13 +246,16 @@ def register(app: typer.Typer) -> None:
         dry_run: bool = typer.Option(False, "--dry-run", help="Report what would be removed; change nothing."),
         json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
         allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Work through a config folder that is a symlink."),
+        runtime: Optional[List[str]] = typer.Option(None, "--runtime", help=RUNTIME_HELP),
     ) -> None:
         """Remove exactly the files msd installed; keep (and list) the ones you edited."""
         from msd_core.install.uninstaller import uninstall
 
-        target = _target(_scope(global_, local, "uninstall"), config_dir)
-        result = uninstall(target, force=force, dry_run=dry_run, allow_symlink=allow_symlink)
-        render(result, json_output, _human_uninstall)
+        names = _runtimes(runtime, config_dir)
+        scope = _scope(global_, local, "uninstall")
+        for name in names:
+            result = uninstall(_target(scope, config_dir, name), force=force, dry_run=dry_run, allow_symlink=allow_symlink)
+            render(result, json_output, _human_uninstall)
 
     @app.command("status")
     @errors_to_exit

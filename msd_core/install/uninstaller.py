@@ -15,13 +15,13 @@ import os
 from msd_core import mcp_setup
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes
-from msd_core.install import settings as settings_mod
 from msd_core.install import txn
-from msd_core.install.installer import MANIFEST_REL, _list_files
+from msd_core.install.installer import MANIFEST_REL, _list_files, check_runtime
 from msd_core.install.lock import install_lock
 from msd_core.install.origin import created_dirs_on_disk
 from msd_core.install.target import check_target, read_installed
 from msd_core.manifest import Manifest, load_manifest
+from msd_core.runtimes.base import permission_config
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target
 from msd_core.result import OperationResult
 
@@ -46,13 +46,13 @@ def uninstall(target: Target, *, force: bool = False, dry_run: bool = False, all
         raise NotInstalledError(f"no msd-core install in {target.config}", hint="nothing to uninstall")
     if dry_run:
         out = _run(target, force, True, result)
-        out.data["mcp"] = mcp_setup.unregister_for_target(target, dry_run=True)
+        out.data["mcp"] = _unregister_mcp(target, dry_run=True)
         return out
     with install_lock(target.config, lock_timeout):
         note = txn.recover(target.config)
         if note:
             result.warnings.append(note)
-        mcp = mcp_setup.unregister_for_target(target)  # first: settings.json then matches what install wrote
+        mcp = _unregister_mcp(target)  # first: settings.json then matches what install wrote
         result.warnings.extend([mcp["warning"]] if "warning" in mcp else [])
         out = _run(target, force, False, result)
         out.data["mcp"] = mcp
@@ -63,9 +63,17 @@ def uninstall(target: Target, *, force: bool = False, dry_run: bool = False, all
     return out
 
 
+def _unregister_mcp(target: Target, dry_run: bool = False) -> dict:
+    """The MCP server registration lives in Claude Code's settings; other runtimes have none."""
+    if target.runtime != "claude":
+        return {"action": "not applicable", "runtime": target.runtime}
+    return mcp_setup.unregister_for_target(target, dry_run=dry_run)
+
+
 def _run(target: Target, force: bool, dry_run: bool, result: OperationResult) -> OperationResult:
     config = target.config
     manifest = _load(target)
+    check_runtime(manifest, target)
     entries = []
     deletes: list[str] = []
     kept: list[str] = []
@@ -83,6 +91,7 @@ def _run(target: Target, force: bool, dry_run: bool, result: OperationResult) ->
             entries.append({"path": rel, "verdict": "kept", "detail": "edited by you; left in place"})
             kept.append(rel)
     bookkeeping = [p for p in _list_files(config / BOOKKEEPING_REL, BOOKKEEPING_REL)] if (config / BOOKKEEPING_REL).is_dir() else []
+    settings_mod = permission_config(target)
     before = read_installed(config, settings_mod.BEFORE_REL)
     sc = settings_mod.plan_remove(config, manifest.extra.get("settings"), manifest.settings_permission, before)
     result.warnings.extend(sc.warnings)
@@ -118,7 +127,8 @@ def _run(target: Target, force: bool, dry_run: bool, result: OperationResult) ->
         "kept": kept,
         "bookkeeping_removed": len(bookkeeping) + 1,
         "backups_removed": sorted({str(config / "/".join(p.split("/")[:4])) for p in bookkeeping if p.startswith(f"{BOOKKEEPING_REL}/backups/")}),
-        "settings": {"path": str(config / settings_mod.SETTINGS_REL), "action": sc.note},
+        "runtime": target.runtime,
+        "settings": {"path": str(config / settings_mod.SETTINGS_REL) if settings_mod.SETTINGS_REL else None, "action": sc.note},
         "folders_left": left if not dry_run else [],
         "_created_config_dirs": manifest.extra.get("created_config_dirs", []) if not dry_run else [],
     }
