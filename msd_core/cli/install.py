@@ -187,8 +187,22 @@ def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
 def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, runtime=None):
     names = _runtimes(runtime, config_dir)
     scope = _scope(global_, local, verb)
-    for name in names:  # one install per runtime folder, each with its own manifest and transaction
-        _install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir)
+    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir)
+               for name in names]  # one install per runtime folder, each with its own manifest and transaction
+    _render_all(verb, results, json_output, _human_install)
+
+
+def _render_all(verb: str, results: list, json_output: bool, human) -> None:
+    """One result: as before. Several (one per runtime): in turn, or one JSON document listing each."""
+    if len(results) == 1 or not json_output:
+        for r in results:
+            render(r, json_output, human)
+        return
+    combined = OperationResult(verb)
+    combined.data = {"runtimes": [r.envelope() for r in results]}
+    combined.warnings = [w for r in results for w in r.warnings]
+    combined.exit_code = max(r.exit_code for r in results)
+    render(combined, True)
 
 
 def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir):
@@ -205,7 +219,7 @@ def _install_one(verb, target, dry_run, force, json_output, allow_symlink, conte
     from msd_core.install.runner_path import check
 
     result.data["msd_run"] = check()
-    render(result, json_output, _human_install)
+    return result
 
 
 GLOBAL_HELP = "Install into the global Claude config folder (--config-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude)."
@@ -253,9 +267,9 @@ def register(app: typer.Typer) -> None:
 
         names = _runtimes(runtime, config_dir)
         scope = _scope(global_, local, "uninstall")
-        for name in names:
-            result = uninstall(_target(scope, config_dir, name), force=force, dry_run=dry_run, allow_symlink=allow_symlink)
-            render(result, json_output, _human_uninstall)
+        results = [uninstall(_target(scope, config_dir, name), force=force, dry_run=dry_run, allow_symlink=allow_symlink)
+                   for name in names]
+        _render_all("uninstall", results, json_output, _human_uninstall)
 
     @app.command("status")
     @errors_to_exit

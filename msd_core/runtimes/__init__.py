@@ -15,17 +15,17 @@ from msd_core.paths import DEFAULT_RUNTIME, RUNTIMES
 
 __all__ = ["get", "RUNTIMES", "DEFAULT_RUNTIME", "SUPPORTED"]
 
-SUPPORTED = ("claude", "gemini", "opencode")  # runtimes with a module; `codex` is reserved (not built yet)
+SUPPORTED = ("claude", "gemini")  # runtimes with a module; `codex` is reserved (not built yet)
 
 
 def get(name: str):
     """The Runtime for `name`; ValueError for a runtime without a module."""
+    if name not in SUPPORTED:
+        raise ValueError(f"unknown runtime {name!r}: choose from {', '.join(SUPPORTED)}")
     if name == "claude":
         from msd_core.runtimes.claude import RUNTIME
     elif name == "gemini":
         from msd_core.runtimes.gemini import RUNTIME
     elif name == "opencode":
         from msd_core.runtimes.opencode import RUNTIME
-    else:
-        raise ValueError(f"unknown runtime {name!r}: choose from {', '.join(SUPPORTED)}")
     return RUNTIME

@@ -28,6 +28,10 @@ TOOLS = {
     "Grep": "grep_search", "Glob": "glob", "WebFetch": "web_fetch", "WebSearch": "google_web_search",
 }
 POLICY_REL = "policies/msd-core.toml"
+# Gemini CLI 0.61 inserted only the first ~12,000 characters of a 17,000-character `!{...}`
+# output (run through its pseudo-terminal), then "[... terminated by signal 0]"; the emit budget
+# keeps what it inserts whole (tests/runtimes/test_gemini_cli.py).
+EMIT_BUDGET = 8000
 
 
 def _toml(obj: dict) -> bytes:
@@ -59,7 +63,13 @@ class Gemini(Runtime):
         for line in body.split("\n"):
             m = SHELL_LINE.match(line)
             if m:
-                lines.append("!{" + m.group("cmd") + "}")
+                # No `|| true`: Gemini inserts a failed command's output with its exit status,
+                # and the spine then runs alone (references/compact-content-gate.md).
+                cmd = m.group("cmd")
+                cmd = cmd[:-len(" || true")] if cmd.endswith(" || true") else cmd
+                if " --emit --root " in cmd:  # parts over the budget are listed by path instead
+                    cmd = cmd.replace(" --emit --root ", f" --emit --max-chars {EMIT_BUDGET} --root ", 1)
+                lines.append("!{" + cmd + "}")
                 continue
             m = INCLUDE_LINE.match(line)
             if m:
