@@ -291,3 +291,15 @@ def test_malformed_command_frontmatter_is_skipped_with_a_reason(tmp_path):
     out, _warn, skipped = installed_files(files, _target("gemini", "local", tmp_path), "1.0")
     assert "commands/msd/good.toml" in out and "commands/msd/bad.toml" not in out
     assert any("bad.md" in s and "YAML" in s for s in skipped)
+
+
+def test_repair_hints_name_the_runtime(tmp_path):
+    from msd_core.install.repair import command_for
+
+    g = _target("gemini", "global", tmp_path)
+    install(g)
+    assert command_for("install", g.config, "global") == "msd install --global --runtime gemini"
+    loc = _target("gemini", "local", tmp_path)
+    assert command_for("uninstall", loc.config, "local") == f"msd uninstall --local --runtime gemini --config-dir {loc.config}"
+    c = _target("claude", "global", tmp_path)
+    assert command_for("install", c.config, "global") == "msd install --global"
