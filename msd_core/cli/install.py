@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import List, Optional
 
 import typer
@@ -103,7 +104,7 @@ def _human_install(result: OperationResult) -> None:
     if d.get("backup_dir"):
         out.print(f"Replaced files were saved in {d['backup_dir']}", soft_wrap=True)
     if d["settings"].get("permission"):
-        out.print(f"settings.json: {d['settings']['action']} ({d['settings']['permission']})", soft_wrap=True)
+        out.print(f"{os.path.basename(d['settings']['path'] or 'settings.json')}: {d['settings']['action']} ({d['settings']['permission']})", soft_wrap=True)
     else:
         out.print(f"permission ({d.get('runtime', 'claude')}): {d['settings']['action']}", soft_wrap=True)
     if d.get("msd_run"):
@@ -120,7 +121,7 @@ def _human_uninstall(result: OperationResult) -> None:
     for f in d["files"]:
         if f["verdict"] == "kept":
             out.print(f"  [bold yellow]kept[/] {f['path']}  {f.get('detail', '')}", soft_wrap=True)
-    out.print(f"{'settings.json' if d['settings'].get('path') else 'permission'}: {d['settings']['action']}", soft_wrap=True)
+    out.print(f"{os.path.basename(d['settings']['path']) if d['settings'].get('path') else 'permission'}: {d['settings']['action']}", soft_wrap=True)
     for b in d.get("backups_removed", []):
         out.print(f"Removed msd's backup folder {b}", soft_wrap=True)
     for b in d.get("backups_kept", []):

@@ -15,7 +15,7 @@ from msd_core.paths import DEFAULT_RUNTIME, RUNTIMES
 
 __all__ = ["get", "RUNTIMES", "DEFAULT_RUNTIME", "SUPPORTED"]
 
-SUPPORTED = ("claude", "gemini")  # runtimes with a module; `codex` is reserved (not built yet)
+SUPPORTED = ("claude", "gemini", "opencode")  # runtimes with a module; `codex` is reserved (not built yet)
 
 
 def get(name: str):
