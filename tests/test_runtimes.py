@@ -303,3 +303,28 @@ def test_repair_hints_name_the_runtime(tmp_path):
     assert command_for("uninstall", loc.config, "local") == f"msd uninstall --local --runtime gemini --config-dir {loc.config}"
     c = _target("claude", "global", tmp_path)
     assert command_for("install", c.config, "global") == "msd install --global"
+
+
+def test_command_references_are_rewritten_only_for_shipped_commands(tmp_path):
+    from msd_core.install.transform import installed_files
+
+    files = [("commands/msd/go.md", b"---\ndescription: d\n---\nthen /msd-go and /msd-other\n"),
+             ("msd-core/x.md", b"run /msd-go; see ~/.claude/msd-core/y.md and /srv/msd-go-data/\n")]
+    folder = tmp_path / "msd-go"  # a folder whose name looks like a command
+    out, _w, _s = installed_files(files, resolve_target("global", config_dir=folder, runtime="gemini"), "1")
+    assert b"then /msd:go and /msd-other" in out["commands/msd/go.toml"]
+    assert out["msd-core/x.md"] == f"run /msd:go; see {folder}/msd-core/y.md and /srv/msd-go-data/\n".encode()
+
+
+def test_runtime_gate_check_catches_a_missing_gate(tmp_path):
+    import shutil
+
+    from msd_core.checks import run_checks
+
+    root = tmp_path / "content"
+    shutil.copytree(REPO / "msd_core/content", root)
+    assert not [v for v in run_checks(root).violations if v.rule == "runtime-gate"]
+    cmd = root / "commands/msd/plan-phase.md"
+    cmd.write_text(cmd.read_text().replace("description:", "description: [broken", 1))
+    bad = [v for v in run_checks(root).violations if v.rule == "runtime-gate"]
+    assert bad and all("plan-phase" in v.file for v in bad)

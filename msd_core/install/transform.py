@@ -119,6 +119,7 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
     from msd_core.runtimes import get as get_runtime
 
     rt = get_runtime(target.runtime)
+    commands = frozenset(n for rel, _ in files if (n := command_name_from_source(rel)) is not None)
     out: dict[str, bytes] = {}
     warnings: list[str] = []
     skipped: list[str] = []
@@ -146,7 +147,7 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
         except ValueError as exc:  # a runtime that parses the frontmatter found it malformed
             skipped.append(f"{rel}: {exc}")
             continue
-        out[dest] = rt.finish(data, token or rt.home_token(target, dest), dest)
+        out[dest] = rt.finish(data, token or rt.home_token(target, dest), dest, commands)
     out.setdefault(VERSION_REL, (version + "\n").encode("utf-8"))
     for rel, data in rt.own_files(target).items():
         out[rel] = data

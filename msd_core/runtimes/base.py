@@ -89,18 +89,28 @@ class Runtime:
     def own_files(self, target: Target) -> dict[str, bytes]:
         return {}
 
-    def finish(self, data: bytes, token: str, dest: str) -> bytes:
-        """Rewrite `~/.claude/` and command references in a UTF-8 text file."""
+    def gate_text(self, stem: str, root: str) -> str:
+        """What an installed command loading split workflow `stem` must contain so the model
+        gets its detail parts (references/compact-content-gate.md): the shell line the host
+        renders where it renders shell context."""
+        return f"!`msd_run resolve {stem} --emit --root {root} || true`"
+
+    def finish(self, data: bytes, token: str, dest: str, commands: frozenset[str] = frozenset()) -> bytes:
+        """Rewrite references to the shipped `commands` (`/msd-<name>`), then `~/.claude/`, in a
+        UTF-8 text file (in that order: a path the token brings in is never taken for a command)."""
         from msd_core.install.transform import rewrite_home
 
-        data = rewrite_home(data, token, json_file=dest.endswith(".json"))
-        if self.command_ref("x") == "/msd-x" or b"/msd-" not in data:
-            return data
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return data
-        return COMMAND_REF.sub(lambda m: self.command_ref(m.group(1)), text).encode("utf-8")
+        if commands and self.command_ref("x") != "/msd-x" and b"/msd-" in data:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is not None:
+                def ref(m: re.Match) -> str:
+                    return self.command_ref(m.group(1)) if m.group(1) in commands else m.group(0)
+
+                data = COMMAND_REF.sub(ref, text).encode("utf-8")
+        return rewrite_home(data, token, json_file=dest.endswith(".json"))
 
 
 def core_relpath(rel: str) -> str | None:

@@ -94,6 +94,9 @@ class Gemini(Runtime):
         out.append("---")
         return ("\n".join(out) + "\n" + body.lstrip("\n")).encode("utf-8")
 
+    def gate_text(self, stem: str, root: str) -> str:
+        return f"!{{msd_run resolve {stem} --emit --max-chars {EMIT_BUDGET} --root {root}}}"
+
     def own_files(self, target: Target) -> dict[str, bytes]:
         policy = {"rule": [{
             "toolName": "run_shell_command", "commandPrefix": "msd_run", "decision": "allow", "priority": 100,
