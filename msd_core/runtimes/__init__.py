@@ -4,6 +4,7 @@
   claude.py    Claude Code: skills/msd-<name>/SKILL.md, agents/*.md, settings.json permission
   gemini.py    Gemini CLI: commands/msd/<name>.toml, agents/*.md, policies/msd-core.toml
   opencode.py  OpenCode: commands/msd-<name>.md, agents/*.md, the permission in its config
+  codex.py     Codex CLI: skills/msd-<name>/SKILL.md, agents/*.toml, rules/msd-core.rules
 
 The installer, uninstaller, status and the content checks ask `get(name)` instead of naming
 folders. Not on msd_run's hot path.
@@ -15,7 +16,7 @@ from msd_core.paths import DEFAULT_RUNTIME, RUNTIMES
 
 __all__ = ["get", "RUNTIMES", "DEFAULT_RUNTIME", "SUPPORTED"]
 
-SUPPORTED = ("claude", "gemini", "opencode")  # runtimes with a module; `codex` is reserved (not built yet)
+SUPPORTED = ("claude", "gemini", "opencode", "codex")
 
 
 def get(name: str):
@@ -28,4 +29,6 @@ def get(name: str):
         from msd_core.runtimes.gemini import RUNTIME
     elif name == "opencode":
         from msd_core.runtimes.opencode import RUNTIME
+    elif name == "codex":
+        from msd_core.runtimes.codex import RUNTIME
     return RUNTIME
