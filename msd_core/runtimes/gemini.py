@@ -28,10 +28,19 @@ TOOLS = {
     "Grep": "grep_search", "Glob": "glob", "WebFetch": "web_fetch", "WebSearch": "google_web_search",
 }
 POLICY_REL = "policies/msd-core.toml"
-# Gemini CLI 0.61 inserted only the first ~12,000 characters of a 17,000-character `!{...}`
-# output (run through its pseudo-terminal), then "[... terminated by signal 0]"; the emit budget
-# keeps what it inserts whole (tests/runtimes/test_gemini_cli.py).
+# Gemini CLI 0.61 can cut a `!{...}` output short when it runs the command in its
+# pseudo-terminal (setting tools.shell.enableInteractiveShell, on by default): it inserted 4,000
+# to 12,000 characters of longer outputs, then "[... terminated by signal 0]". The budget keeps
+# the insertion small, and the prompt says how to read what was cut (tests/runtimes/test_gemini_cli.py).
 EMIT_BUDGET = 8000
+
+
+def _raw_command(cmd: str) -> str | None:
+    """`msd_run resolve <stem> --root <root> --raw` for an emit command, else None."""
+    words = cmd.split()
+    if words[:2] != ["msd_run", "resolve"] or "--root" not in words or words.index("--root") + 1 >= len(words):
+        return None
+    return f"msd_run resolve {words[2]} --root {words[words.index('--root') + 1]} --raw"
 
 
 def _toml(obj: dict) -> bytes:
@@ -70,6 +79,10 @@ class Gemini(Runtime):
                 if " --emit --root " in cmd:  # parts over the budget are listed by path instead
                     cmd = cmd.replace(" --emit --root ", f" --emit --max-chars {EMIT_BUDGET} --root ", 1)
                 lines.append("!{" + cmd + "}")
+                raw = _raw_command(cmd)
+                if raw:
+                    lines.append(f"(If the detail parts above end early, at a `[Shell command` line, run `{raw}` "
+                                 "and read the files it lists that were not inserted.)")
                 continue
             m = INCLUDE_LINE.match(line)
             if m:

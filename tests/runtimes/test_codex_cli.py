@@ -2,7 +2,8 @@
 `codex debug prompt-input` renders the model-visible prompt without calling a model; it must
 list every msd skill (with our description, from our folder) and every msd agent as a role.
 `codex execpolicy check` evaluates our rules file: msd_run allowed, nothing else matched.
-Not proven here: a turn against a model (no stand-in OpenAI Responses server)."""
+Against a stand-in Responses API (tests/runtimes/openai_server.py): `$msd-plan-phase 3` puts our
+SKILL.md, with its gate instruction, in front of the model."""
 
 from __future__ import annotations
 
@@ -76,3 +77,28 @@ def test_rules_allow_msd_run_only(tmp_path):
     assert ok["decision"] == "allow"
     other = json.loads(_codex(exe, tmp_path, "execpolicy", "check", "--rules", rules, "rm", "-rf", "x").stdout)
     assert other["matchedRules"] == []
+
+
+def test_a_skill_reaches_the_model_with_its_gate(tmp_path):
+    """`codex exec '$msd-plan-phase 3'` against a stand-in Responses API: Codex inserts our
+    SKILL.md (the files to read, the `msd_run resolve --raw` instruction) and the request."""
+    from tests.runtimes.openai_fixture import openai_api, requests
+
+    exe = cli_binary("codex")
+    project = tmp_path / "project"
+    project.mkdir()
+    t = resolve_target("global", runtime="codex")
+    install(t)
+    with openai_api(tmp_path) as (base, record):
+        (t.config / "config.toml").write_text(  # the test's own CODEX home: a provider pointing at the stand-in
+            f'model = "stand-in"\nmodel_provider = "local"\n[model_providers.local]\nname = "local"\n'
+            f'base_url = "{base}"\nwire_api = "responses"\n')
+        proc = _codex(exe, project, "exec", "--skip-git-repo-check", "$msd-plan-phase 3")
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "MSD-OPENAI-OK" in proc.stdout
+        sent = [r for r in requests(record) if r["path"].endswith("/responses")]
+    assert sent
+    text = "\n".join(_strings(sent[-1]["body"]))
+    skill = (t.config / "skills/msd-plan-phase/SKILL.md").read_text()
+    assert skill.split("---\n", 2)[2].strip() in text
+    assert f"run `msd_run resolve plan-phase --root {t.config}/msd-core --raw`" in text and "$msd-plan-phase 3" in text

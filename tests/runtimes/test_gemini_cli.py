@@ -45,8 +45,10 @@ def _run(exe: Path, api: str, cwd: Path, args: list[str]) -> subprocess.Complete
     home = Path(os.environ["HOME"])
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    if not settings.exists():  # the test's own HOME: choose API-key auth so the base URL is used
-        settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    if not settings.exists():  # the test's own HOME: choose API-key auth so the base URL is used, and
+        # run shell lines without the pseudo-terminal, which can cut a long output short (gemini.py)
+        settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}},
+                                        "tools": {"shell": {"enableInteractiveShell": False}}}))
     env = {**os.environ, "GOOGLE_GEMINI_BASE_URL": api, "GEMINI_API_KEY": "stand-in", "GEMINI_CLI_TRUST_WORKSPACE": "true",
            "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1"}
     return subprocess.run([str(exe), *args, "-o", "text"], cwd=cwd, env=env, capture_output=True, text=True, timeout=180)

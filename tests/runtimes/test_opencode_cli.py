@@ -2,8 +2,9 @@
 `msd install --runtime opencode` wrote, offline, through its own listing commands:
 `opencode debug config` (the resolved config: commands with their templates, agents, the
 merged permission) and `opencode agent list`. Proven here: the files are found and parsed
-in both scopes and our permission entry merges with a user's own opencode.json. Not proven
-here: a command's text reaching a model (no model server run for OpenCode)."""
+in both scopes and our permission entry merges with a user's own opencode.json. And, against a
+stand-in OpenAI-compatible server (tests/runtimes/openai_server.py), a command's text, its files
+and its rendered detail parts reaching the model."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ AGENTS = sorted(p.stem for p in (REPO / "msd_core/content/agents").glob("msd-*.m
 
 
 def _oc(exe: Path, cwd: Path, *args: str) -> str:
-    proc = subprocess.run([str(exe), *args], cwd=cwd, env=dict(os.environ), capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([str(exe), *args], cwd=cwd, env={**os.environ, "PWD": str(cwd)}, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
@@ -76,3 +77,44 @@ def test_global_install_merges_with_the_users_config(tmp_path):
     text = (t.config / "opencode.json").read_text()
     # OpenCode itself may add a "$schema" line to the user's file when it runs; ours is gone, theirs kept
     assert snippet not in text and "// mine" in text and '"permission": {"edit": "ask"}' in text
+
+
+def test_a_command_reaches_the_model_with_its_files_and_parts(tmp_path):
+    """`opencode run --command msd-plan-phase 3` against a stand-in OpenAI-compatible server:
+    the spine (an `@` file), the detail parts (the !`msd_run resolve --emit` output, allowed by
+    our permission entry) and the argument reach the model."""
+    import sys
+
+    from tests.runtimes.openai_fixture import openai_api, requests
+
+    exe = cli_binary("opencode")
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    t = resolve_target("local", project_dir=project, runtime="opencode")
+    install(t)
+    with openai_api(tmp_path) as (base, record):
+        gcfg = resolve_target("global", runtime="opencode").config
+        gcfg.mkdir(parents=True, exist_ok=True)  # the test's own HOME: a provider pointing at the stand-in
+        (gcfg / "opencode.json").write_text(json.dumps({
+            "provider": {"local": {"npm": "@ai-sdk/openai-compatible", "name": "Local",
+                                   "options": {"baseURL": base, "apiKey": "stand-in"}, "models": {"stand-in": {}}}},
+            "model": "local/stand-in"}))
+        env = {**os.environ, "PWD": str(project),  # OpenCode takes its folder from $PWD
+               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+        proc = subprocess.run([str(exe), "run", "--command", "msd-plan-phase", "3"], cwd=project, env=env,
+                              capture_output=True, text=True, timeout=180)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "MSD-OPENAI-OK" in proc.stdout
+        main = [r for r in requests(record) if r["path"].endswith("/chat/completions")
+                and "title generator" not in json.dumps(r["body"]["messages"][0])]
+        assert main
+        text = "\n".join(m["content"] if isinstance(m["content"], str) else
+                         "\n".join(p.get("text", "") for p in m["content"] if isinstance(p, dict))
+                         for m in main[-1]["body"]["messages"] if m["role"] == "user")
+    emit = subprocess.run([str(Path(sys.executable).parent / "msd_run"), "resolve", "plan-phase", "--emit", "--root", ".opencode/msd-core"],
+                          cwd=project, capture_output=True, text=True, timeout=60).stdout
+    assert "<!-- msd:part " in emit and emit.strip()[:2000] in text   # the detail parts, rendered by the host
+    spine = [ln for ln in (t.config / "msd-core/workflows/plan-phase.md").read_text().splitlines() if len(ln) > 30][:5]
+    assert spine and all(ln in text for ln in spine)  # the spine, attached by its `@` line (OpenCode numbers its lines)
+    assert "Run the plan-phase workflow above, step by step, for: 3" in text
