@@ -4,13 +4,13 @@ as TOML, the permission as a rules file of our own."""
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import yaml
 
 from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
+from msd_core.tomlread import loads as toml_loads
 from msd_core.paths import resolve_target
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,7 +38,7 @@ def test_agents_are_toml_with_the_three_keys(tmp_path):
     agents = sorted((t.config / "agents").glob("msd-*.toml"))
     assert len(agents) == len(list((REPO / "msd_core/content/agents").glob("msd-*.md")))
     for p in agents:
-        doc = tomllib.loads(p.read_text())
+        doc = toml_loads(p.read_text())
         assert set(doc) == {"name", "description", "developer_instructions"} and doc["name"] == p.stem
         assert str(t.config / "msd-core") in doc["developer_instructions"] or "msd-core" not in doc["developer_instructions"]
 

@@ -9,7 +9,6 @@ import json
 import os
 import re
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from msd_core.errors import UsageError
 from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
 from msd_core.manifest import load_manifest
+from msd_core.tomlread import loads as toml_loads
 from msd_core.paths import RUNTIME_DIRS, resolve_target
 from msd_core.runtimes import SUPPORTED, get
 
@@ -64,7 +64,7 @@ def test_gemini_commands_are_toml_with_its_placeholders(tmp_path):
     assert len(cmds) == len(list((REPO / "msd_core/content/commands/msd").glob("*.md")))
     split = 0
     for p in cmds:
-        doc = tomllib.loads(p.read_text())
+        doc = toml_loads(p.read_text())
         assert set(doc) == {"description", "prompt"} and doc["description"].strip()
         prompt = doc["prompt"]
         assert "$ARGUMENTS" not in prompt and "{{args}}" in prompt
@@ -94,7 +94,7 @@ def test_gemini_agents_carry_only_its_frontmatter_keys(tmp_path):
 def test_gemini_policy_is_a_file_of_our_own(tmp_path):
     t = _target("gemini", "global", tmp_path)
     install(t)
-    policy = tomllib.loads((t.config / "policies" / "msd-core.toml").read_text())
+    policy = toml_loads((t.config / "policies" / "msd-core.toml").read_text())
     assert policy == {"rule": [{"toolName": "run_shell_command", "commandPrefix": "msd_run", "decision": "allow", "priority": 100}]}
 
 
@@ -104,7 +104,7 @@ def test_gemini_gate_every_split_workflow_renders_its_parts(tmp_path):
     install(t)
     for src in (REPO / "msd_core/content/commands/msd").glob("*.md"):
         m = re.search(r"^!`msd_run resolve (\S+) --emit", src.read_text(), re.M)
-        prompt = tomllib.loads((t.config / "commands/msd" / f"{src.stem}.toml").read_text())["prompt"]
+        prompt = toml_loads((t.config / "commands/msd" / f"{src.stem}.toml").read_text())["prompt"]
         if m:
             assert f"!{{msd_run resolve {m.group(1)} --emit --max-chars 8000 --root {t.config}/msd-core}}" in prompt
         else:

@@ -1,5 +1,6 @@
-"""The gate per runtime: every command that loads the spine of a split workflow carries, in
-each runtime's installed form, the instruction that runtime needs to get the detail parts.
+"""The gate per runtime: every command that loads the spine of a split workflow (and carries
+Claude Code's gate, which shell.py checks) carries, in each other runtime's installed form, the
+instruction that runtime needs to get the detail parts.
 
 Runtimes that render shell context before the model reads a command (Claude Code, Gemini CLI,
 OpenCode) carry the runtime's `msd_run resolve <stem> --emit` line, so the parts are inserted;
@@ -33,14 +34,17 @@ def check(ctx: CheckContext) -> list[Violation]:
         name = command_name_from_source(rel)
         if name is None:
             continue
-        stems = [m.group(1) for line in tree.lines(rel) if (m := SPINE_INCLUDE.match(line.strip())) and m.group(1) in split]
+        lines = tree.lines(rel)
+        # Only commands whose own (Claude Code) gate is in place: a missing one is shell-context's report.
+        stems = [m.group(1) for line in lines if (m := SPINE_INCLUDE.match(line.strip())) and m.group(1) in split
+                 and any(x.strip().startswith(f"!`msd_run resolve {m.group(1)} --emit ") for x in lines)]
         if stems:
             commands[rel] = stems
     if not commands:
         return []
     files = [(rel, tree.data(rel)) for rel in tree.files]
     out: list[Violation] = []
-    for name in SUPPORTED:
+    for name in SUPPORTED[1:]:  # Claude Code's own form is checked by shell.py
         rt = get(name)
         target = Target("global", PLACEHOLDER / name, name)
         desired, _warnings, skipped = installed_files(files, target, "0")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import List, Optional
+from typing import Optional
 
 import typer
 
@@ -42,15 +42,15 @@ def _target(scope: str, config_dir: Optional[str], runtime: str = "claude"):
     return resolve_target(scope, config_dir, runtime=runtime)
 
 
-RUNTIME_HELP = "Agent runtime(s) to install for: claude (default), gemini, opencode; repeat or comma-separate for several."
+RUNTIME_HELP = "Agent runtime(s): claude (default), gemini, opencode, codex; comma-separate several (claude,gemini)."
 
 
-def _runtimes(values: Optional[List[str]], config_dir: Optional[str]) -> list[str]:
+def _runtimes(value: Optional[str], config_dir: Optional[str]) -> list[str]:
     """The runtimes named by --runtime (claude when none), validated; UsageError (exit 2) otherwise."""
     from msd_core.runtimes import SUPPORTED
 
     names: list[str] = []
-    for v in values or ["claude"]:
+    for v in [value or "claude"]:
         for name in v.split(","):
             name = name.strip().lower()
             if name not in SUPPORTED:
@@ -257,7 +257,7 @@ def register(app: typer.Typer) -> None:
             json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result with every per-file verdict."),
             allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Install through a config folder that is a symlink."),
             content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
-            runtime: Optional[List[str]] = typer.Option(None, "--runtime", help=RUNTIME_HELP),
+            runtime: Optional[str] = typer.Option(None, "--runtime", help=RUNTIME_HELP),
         ) -> None:
             _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime)
 
@@ -278,7 +278,7 @@ def register(app: typer.Typer) -> None:
         dry_run: bool = typer.Option(False, "--dry-run", help="Report what would be removed; change nothing."),
         json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
         allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Work through a config folder that is a symlink."),
-        runtime: Optional[List[str]] = typer.Option(None, "--runtime", help=RUNTIME_HELP),
+        runtime: Optional[str] = typer.Option(None, "--runtime", help=RUNTIME_HELP),
     ) -> None:
         """Remove exactly the files msd installed; keep (and list) the ones you edited."""
         from msd_core.install.uninstaller import uninstall

@@ -49,8 +49,10 @@ def _guess_runtime(config: Path) -> str:
 
     from msd_core.paths import DEFAULT_RUNTIME, RUNTIME_DIRS
 
-    try:
-        recorded = json.loads((config / "msd-core" / "manifest.json").read_text(encoding="utf-8")).get("runtime")
+    from msd_core.safe_read import read_regular
+
+    try:  # a regular file only: a FIFO or device there must not block a hint
+        recorded = json.loads(read_regular(config / "msd-core" / "manifest.json", 4 * 1024 * 1024)).get("runtime")
     except (OSError, ValueError, AttributeError):
         recorded = None
     if recorded in RUNTIME_DIRS:
