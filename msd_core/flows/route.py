@@ -29,11 +29,17 @@ Rules, first match wins:
     phase holds a SUMMARY. A phase that is still not done but lies before the
     last phase holding a SUMMARY was passed over (the project moved on): it is listed in
     `passed_over`, not routed to.
+ 4b. the regression gate's last run did not pass (`.planning/.msd/gate/failed`), and the
+    current phase (or, with every phase done, the last one holding a SUMMARY) is being
+    executed or checked                               -> fix-tests (execute-phase: its gate and fix-up)
  5. every phase done: STATE.md says the milestone is archived / between milestones
                                                    -> new-milestone
+                     no `*MILESTONE-AUDIT.md` newer than every SUMMARY
+                                                   -> audit-milestone
                      otherwise                     -> complete-milestone
 
-Every answer has `route`, `command`, `reason`; phase answers add `phase`; unfinished flow
+Every answer has `route`, `command`, `reason`; phase answers add `phase` and `state`;
+open debug sessions (`.planning/debug/*.md`) are named in `debug_open`; unfinished flow
 runs in `.planning/state.json` are listed in `flows_in_progress` (workflow, step). Files that cannot
 be read are skipped and named in `skipped`. Nothing is written. Standard library only.
 """
@@ -237,6 +243,30 @@ def _flows_in_progress(root: Path, notes: list[str]) -> list[dict]:
     return out
 
 
+def _gate_failed(root: Path) -> str | None:
+    """The failed gate run's line when `.planning/.msd/gate/failed` exists (msd_core.execution.gate)."""
+    marker = paths.project_state_dir(root) / "gate" / "failed"
+    try:
+        if marker.is_symlink() or not marker.is_file():
+            return None
+        return marker.read_text(encoding="utf-8", errors="replace")[:200].strip() or "failed"
+    except OSError:
+        return None
+
+
+def _audit_due(planning: Path, ordered) -> str | None:
+    """Why the milestone needs an audit before it completes, or None (an audit newer than every SUMMARY)."""
+    audits = [e for e in _files(planning) if e.name.endswith("MILESTONE-AUDIT.md")]
+    newest = max((p.newest_summary_mtime for p in ordered), default=0.0)
+    if not newest:
+        return None
+    if not audits:
+        return "no milestone audit yet: check cross-phase wiring first"
+    if max(e.stat(follow_symlinks=False).st_mtime for e in audits) < newest:
+        return "summaries were written after the last milestone audit: audit again"
+    return None
+
+
 def _answer(route: str, command: str, reason: str, **extra) -> dict:
     out = {"route": route, "command": command, "reason": reason}
     out.update({k: v for k, v in extra.items() if v is not None})
@@ -301,6 +331,9 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     running = _flows_in_progress(root, notes)
     if running:
         common["flows_in_progress"] = running
+    debugging = sorted(e.name[:-3] for e in _files(planning / "debug") if e.name.endswith(".md"))
+    if debugging:
+        common["debug_open"] = debugging  # open /msd-debug sessions (k-lifecycle2)
     if skipped:
         common["skipped"] = skipped
     if notes:
@@ -325,17 +358,29 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     if not has_roadmap:
         return _answer("new-project", "/msd-new-project", "PROJECT.md exists but ROADMAP.md does not: finish the project setup", **common)
 
+    gate_failed = _gate_failed(root)
+    if gate_failed is not None:
+        target = current[0] if current is not None else (ordered[last_active] if last_active >= 0 else None)
+        if target is not None and (current is None or current[1] not in ("discuss", "plan")):
+            return _answer("fix-tests", f"/msd-execute-phase {target.number}",
+                           f"the regression gate did not pass ({gate_failed}): the suite must pass before phase "
+                           f"{target.number} is verified or complete (`msd_run gate status` shows the output)",
+                           phase=target.to_json(root), **common)
+
     if current is None:
         status = (_field(state_text, "Status") or "") if state_text else ""
         fm = re.search(r"^status:\s*(.+)$", state_text or "", re.M)
         parts = [x.strip() for x in (status, fm.group(1) if fm else "") if x and x.strip()]
         signal = " / ".join(dict.fromkeys(parts))
         if not ordered:
-            return _answer("new-milestone", "/msd-add-phase", "ROADMAP.md lists no phases: add the first phase", **common)
+            return _answer("new-milestone", "/msd-new-milestone", "ROADMAP.md lists no phases: plan the next milestone", **common)
         tally = f"{done_count} of {len(ordered)} phases done" + (f", {len(passed_over)} passed over" if passed_over else "")
         if signal and ARCHIVED_RE.search(signal):
-            return _answer("new-milestone", "/msd-add-phase",
+            return _answer("new-milestone", "/msd-new-milestone",
                            f"no phase is left to do ({tally}) and STATE.md says \"{signal[:100]}\": start the next milestone", **common)
+        audit = _audit_due(planning, ordered)
+        if audit:
+            return _answer("audit-milestone", "/msd-audit-milestone", f"no phase is left to do ({tally}); {audit}", **common)
         return _answer("complete-milestone", "/msd-complete-milestone",
                        f"no phase is left to do ({tally}): complete the milestone", **common)
 
@@ -344,7 +389,7 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     label = f"phase {n}" + (f" ({info.name})" if info.name else "")
     previous = [p for p, s in states if s == "done" and phase_sort_key(p.number) < phase_sort_key(n)]
     after = f"; phase {previous[-1].number} is done" if previous and state in ("discuss", "plan") else ""
-    extra = {"phase": info.to_json(root), **common}
+    extra = {"phase": info.to_json(root), "state": state, **common}
     if state == "discuss":
         return _answer("discuss-phase", f"/msd-discuss-phase {n}", f"{label} has no CONTEXT.md and no plans yet{after}", **extra)
     if state == "plan":
