@@ -25,7 +25,8 @@ def test_skills_carry_the_gate_as_an_instruction(tmp_path):
         assert front == {"name": f"msd-{src.stem}", "description": front["description"]} and front["description"]
         body = text.split("---\n", 2)[2]
         assert not re.search(r"^[@!]", body, re.M) and "$ARGUMENTS" not in body
-        assert f"- `.codex/msd-core/workflows/{src.stem}.md`" in body
+        includes = re.findall(r"^@~/\.claude/(\S+)$", src.read_text(), re.M)
+        assert includes and all(f"- `.codex/{inc}`" in body for inc in includes)
         m = re.search(r"^!`msd_run resolve (\S+) --emit", src.read_text(), re.M)
         if m:
             assert f"run `msd_run resolve {m.group(1)} --root .codex/msd-core --raw` and read each file it lists" in body
