@@ -39,6 +39,7 @@ import time
 
 from msd_core.errors import UsageError
 from msd_core.planning.frontmatter import locate, split_frontmatter
+from msd_core.planning.state_labels import field_names, section_names
 
 _HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*\r?\n?$")
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)")
@@ -103,13 +104,15 @@ class StateDoc:
         return data, err
 
     def find_section(self, name: str) -> Section | None:
-        want = _norm_title(name)
-        if not want:
+        """The section `name` under any of its names (state_labels), exact matches first."""
+        wants = [w for w in (_norm_title(n) for n in section_names(name)) if w]
+        if not wants:
             return None
-        for test in (lambda t: t == want, lambda t: t.startswith(want), lambda t: want in t):
-            for sec in self.sections:
-                if test(_norm_title(sec.title)):
-                    return sec
+        for test in (lambda t, w: t == w, lambda t, w: t.startswith(w), lambda t, w: w in t):
+            for want in wants:
+                for sec in self.sections:
+                    if test(_norm_title(sec.title), want):
+                        return sec
         return None
 
     def section_text(self, sec: Section) -> str:
@@ -134,6 +137,7 @@ class StateDoc:
         return out
 
     def field_line(self, sec: Section, name: str) -> tuple[int, re.Match] | None:
+        """The first line of `sec` labelled `name` under any of its labels (state_labels)."""
         rx = _field_re(name)
         for i in range(sec.start + 1, self.own_end(sec)):
             if i in self._code:
@@ -159,7 +163,7 @@ def _norm_title(title: str) -> str:
 
 
 def _field_re(name: str) -> re.Pattern:
-    n = re.escape(name)
+    n = "(?:" + "|".join(re.escape(x) for x in field_names(name)) + ")"
     return re.compile(
         rf"^(?P<pre>[ \t]*(?:[-*][ \t]+)?(?:\*\*{n}(?::\*\*|\*\*:)|{n}:)[ \t]*)(?P<val>.*?)(?P<eol>\r?\n)?$",
         re.I,
