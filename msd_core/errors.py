@@ -4,7 +4,7 @@ Exit codes (DESIGN.md):
   0 ok
   1 operation failed
   2 bad usage or invalid value
-  3 integrity failure (installed file tampered or missing: run `msd install` to repair)
+  3 integrity failure (installed file tampered or missing: run `msd install --repair` to repair)
   4 lock not acquired in time
 
 Standard library only: imported on `msd_run`'s hot path.
@@ -20,7 +20,7 @@ EXIT_LOCKED = 4
 
 EXIT_CODES_HELP = (
     "exit codes: 0 ok; 1 operation failed; 2 bad usage or invalid value; "
-    "3 integrity failure (installed file tampered or missing: run `msd install` to repair); "
+    "3 integrity failure (installed file tampered or missing: run `msd install --repair`, with --global or --local, to repair); "
     "4 lock not acquired in time"
 )
 
@@ -62,11 +62,18 @@ class UsageError(MsdError):
     kind = "usage"
 
 
+# The repair that works for every integrity failure: a plain `msd install` keeps an edited file
+# (rightly), so it is never the repair of a modified one. msd_core.install.repair names the exact
+# command line once the install is known.
+REPAIR_HINT = ("run `msd install --global --repair` (or `msd install --local --repair` in the project, for a "
+               "project install) to restore the shipped files; files you edited are backed up first")
+
+
 class IntegrityError(MsdError):
     exit_code = EXIT_INTEGRITY
     kind = "integrity"
 
-    def __init__(self, message: str, *, hint: str | None = "run `msd install` to repair", details: dict | None = None):
+    def __init__(self, message: str, *, hint: str | None = REPAIR_HINT, details: dict | None = None):
         super().__init__(message, hint=hint, details=details)
 
 

@@ -25,7 +25,8 @@ from msd_core.fsutil import atomic_write_bytes, sha256_bytes
 from msd_core.paths import MANIFEST_NAME, install_root
 
 MANIFEST_VERSION = 1
-REBUILD_HINT = "run `msd install --force` (with --global or --local) to rebuild it; edited files are backed up first"
+REBUILD_HINT = ("run `msd install --repair` (with --global or --local) to rebuild it from its bookkeeping copy; "
+                "edited files are backed up first")
 
 
 class Manifest:

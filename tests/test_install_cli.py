@@ -136,7 +136,7 @@ def test_unwritable_target_exits_1(msd, tmp_path):
         pytest.skip("cannot make a folder unwritable here (root without chattr)")
     try:
         line = one_clear_line(msd(["install", "--global", "--config-dir", str(cfg), *CONTENT], cwd=tmp_path), 1)
-        assert "cannot write" in line and str(cfg) in line
+        assert str(cfg) in line and ("not permitted" in line or "permission denied" in line)
         assert list(cfg.iterdir()) == []
     finally:
         _undo_unwritable(cfg)
@@ -146,11 +146,14 @@ def test_corrupt_manifest_exits_3_naming_the_repair(msd, tmp_path):
     assert msd(["install", "--local", *CONTENT], cwd=tmp_path).returncode == 0
     (tmp_path / ".claude/msd-core/manifest.json").write_text("{broken")
     line = one_clear_line(msd(["install", "--local", *CONTENT], cwd=tmp_path), 3)
-    assert "corrupt" in line and "msd install --local --force" in line
+    named = f"msd install --local --config-dir {tmp_path / '.claude'} --repair"
+    assert "corrupt" in line and f"`{named}`" in line
     st = ok_json(msd(["status", "--json"], cwd=tmp_path))
     local = next(i for i in st["installs"] if i["scope"] == "local")
-    assert "corrupt" in local["error"] and "--force" in local["fix"]
-    assert msd(["install", "--local", "--force", *CONTENT], cwd=tmp_path).returncode == 0
+    assert "corrupt" in local["error"] and named in local["fix"]
+    # the command the message names is the one that repairs (run from anywhere)
+    assert msd([*named.split()[1:], *CONTENT], cwd=tmp_path.parent).returncode == 0
+    assert ok_json(msd(["install", "--local", "--json", *CONTENT], cwd=tmp_path))["changed"] is False
 
 
 def test_uninstall_not_installed_exits_3(msd, tmp_path):

@@ -259,10 +259,14 @@ def test_force_replaces_edits_after_backup(tmp_path, content):
     backup = Path(entry["backup"])
     assert backup.read_text() == "mine\n"
     assert str(backup).startswith(res.data["backup_dir"])
-    # uninstall removes msd's own backups and names them
+    # the backup holds the only copy of the edit: uninstall keeps it and names it
     res_u = uninstall(t)
-    assert res_u.data["backups_removed"] == [res.data["backup_dir"]]
-    assert not Path(res.data["backup_dir"]).exists()
+    assert res_u.data["backups_kept"] == [res.data["backup_dir"]] and res_u.data["backups_removed"] == []
+    assert backup.read_text() == "mine\n"
+    # only the flag that names backups deletes them (also once the install is gone)
+    res_b = uninstall(t, remove_backups=True)
+    assert res_b.data["backups_removed"] == [res.data["backup_dir"]]
+    assert not (t.config / "msd-core").exists()
 
 
 def test_dry_run_writes_nothing_and_reports_same_verdicts(tmp_path, content):
@@ -299,12 +303,12 @@ def test_corrupt_manifest_is_a_clear_error_with_repair(tmp_path, content, damage
     (t.config / "msd-core/manifest.json").write_text(damage)
     with pytest.raises(IntegrityError) as exc:
         install(t, source=src(content))
-    assert "--force" in exc.value.one_line()
+    assert f"msd install --local --config-dir {t.config} --repair" in exc.value.one_line()
     with pytest.raises(IntegrityError) as exc:
         uninstall(t)
-    assert "--force" in exc.value.one_line()
-    res = install(t, source=src(content), force=True)
-    assert any("rebuilding" in w for w in res.warnings)
+    assert f"msd install --local --config-dir {t.config} --repair" in exc.value.one_line()
+    res = install(t, source=src(content), repair=True)
+    assert any("rebuilt it from its bookkeeping copy" in w for w in res.warnings)
     entry = next(f for f in res.data["files"] if f["path"] == "msd-core/references/gate.md")
     assert Path(entry["backup"]).read_text() == "mine\n"
     load_manifest(t.config)  # valid again

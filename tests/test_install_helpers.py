@@ -32,3 +32,36 @@ def copy_fixture(dest: Path, src: Path = FIXTURE) -> Path:
 
 def files_of(root: Path) -> list[str]:
     return sorted(k for k, v in snapshot(root).items() if not k.endswith("/"))
+
+
+WATCHED = ("replace", "unlink", "link", "rmdir", "mkdir")
+
+
+def crash_at(k: int, after: bool, action) -> int:
+    """Run action() in a child that exits hard at its k-th watched filesystem call; return its exit status."""
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            count = [0]
+            originals = {name: getattr(os, name) for name in WATCHED}
+
+            def wrap(name):
+                def inner(*a, **kw):
+                    count[0] += 1
+                    if count[0] == k and not after:
+                        os._exit(77)
+                    try:
+                        return originals[name](*a, **kw)
+                    finally:  # also after a call that raised (mkdir of an existing folder)
+                        if count[0] == k and after:
+                            os._exit(77)
+                return inner
+
+            for name in WATCHED:
+                setattr(os, name, wrap(name))
+            action()
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)

@@ -88,7 +88,8 @@ def test_status_reports_update_available_with_both_versions(tmp_path, content, m
     inst = local_status(proj)
     assert inst["version"] == "0.0.1" and inst["package_version"] != "0.0.1"
     assert inst["version_state"] == "older" and inst["update_available"] and not inst["up_to_date"]
-    assert inst["fix"] == "run `msd install --local` to update"
+    assert inst["fix"] in ("run `msd install --local` to update",
+                           f"run `msd install --local --config-dir {t.config}` to update")
 
 
 def test_private_files_are_git_ignored_and_committed_content_has_no_machine_path(tmp_path, content):

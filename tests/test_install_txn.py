@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from test_install_helpers import FIXTURE, copy_fixture, snapshot
+from test_install_helpers import FIXTURE, copy_fixture, crash_at as _crash_at, snapshot
 from msd_core.install import txn
 from msd_core.install.installer import install
 from msd_core.install.lock import LOCK_NAME
@@ -26,39 +26,8 @@ from msd_core.paths import resolve_target
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 
-WATCHED = ("replace", "unlink", "link", "rmdir", "mkdir")
 MAX_POINTS = 400
 TIME_BUDGET = 40.0
-
-
-def _crash_at(k: int, after: bool, action) -> int:
-    """Run action() in a child that exits hard at its k-th watched filesystem call; return its exit status."""
-    pid = os.fork()
-    if pid == 0:  # child
-        try:
-            count = [0]
-            originals = {name: getattr(os, name) for name in WATCHED}
-
-            def wrap(name):
-                def inner(*a, **kw):
-                    count[0] += 1
-                    if count[0] == k and not after:
-                        os._exit(77)
-                    try:
-                        return originals[name](*a, **kw)
-                    finally:  # also after a call that raised (mkdir of an existing folder)
-                        if count[0] == k and after:
-                            os._exit(77)
-                return inner
-
-            for name in WATCHED:
-                setattr(os, name, wrap(name))
-            action()
-            os._exit(0)
-        except BaseException:
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
 
 
 def _state(root):

@@ -40,7 +40,7 @@ def test_missing_install_names_msd_install(tmp_path):
 def test_corrupt_manifest_is_integrity_error(payload):
     with pytest.raises(IntegrityError) as err:
         parse_manifest(payload)
-    assert "msd install --force" in err.value.one_line()  # plain `msd install` refuses a corrupt manifest
+    assert "msd install --repair" in err.value.one_line()  # plain `msd install` refuses a corrupt manifest
 
 
 def test_tampered_missing_unlisted_symlink_and_fifo_are_refused(tmp_path):

@@ -76,7 +76,7 @@ def _human_install(result: OperationResult) -> None:
             table.add_row(f"[{VERDICT_STYLE.get(verdict, '')}]{verdict}[/]", str(n))
     out.print(table)
     for f in d["files"]:
-        if f["verdict"] in NOTEWORTHY or f.get("backup"):
+        if f["verdict"] in NOTEWORTHY or f.get("backup") or f.get("detail", "").startswith("restored"):
             extra = f" -> new version in {f['new_version']}" if f.get("new_version") else ""
             extra += f" (backup: {f['backup']})" if f.get("backup") else ""
             out.print(f"  [{VERDICT_STYLE[f['verdict']]}]{f['verdict']:<9}[/] {f['path']}  {f.get('detail', '')}{extra}", soft_wrap=True)
@@ -100,6 +100,8 @@ def _human_uninstall(result: OperationResult) -> None:
     out.print(f"settings.json: {d['settings']['action']}", soft_wrap=True)
     for b in d.get("backups_removed", []):
         out.print(f"Removed msd's backup folder {b}", soft_wrap=True)
+    for b in d.get("backups_kept", []):
+        out.print(f"Kept the backup folder {b} (your replaced edits)", soft_wrap=True)
     if d.get("folders_left"):
         out.print(f"Folders left because they hold files: {', '.join(d['folders_left'])}", soft_wrap=True)
 
@@ -127,11 +129,29 @@ def _human_status(result: OperationResult) -> None:
                 out.print(f"      {key}: {rel}", soft_wrap=True)
         if inst.get("moved"):
             out.print(f"      [yellow]{inst['moved']}[/]", soft_wrap=True)
+        for c in inst.get("pending_conflicts", []):
+            out.print(f"      [bold red]conflict[/]: {c['path']} (new version beside it: {c['new_version']}; "
+                      f"edit {c['path']} as you want it, then delete the .msd-new file)", soft_wrap=True)
+        pending = {c["new_version"] for c in inst.get("pending_conflicts", [])}
+        for rel in inst.get("new_versions", []):
+            if rel not in pending:
+                out.print(f"      new version file: {rel}", soft_wrap=True)
+        for rel in inst.get("resolved", []):
+            out.print(f"      resolved conflict (your version kept): {rel}", soft_wrap=True)
+        for b in inst.get("backups", []):
+            out.print(f"      backup of replaced edits: {b}", soft_wrap=True)
+        if inst.get("note"):
+            out.print(f"      note: {inst['note']}", soft_wrap=True)
         if inst.get("interrupted"):
             out.print("      [red]an install was interrupted here[/]", soft_wrap=True)
         if inst.get("fix"):
             out.print(f"      fix: {inst['fix']}", soft_wrap=True)
     _print_runner(out, d["msd_run"])
+    for m in d.get("mcp", []):
+        state = "registered" if m["registered"] else "not registered"
+        allowed = "; mcp__msd allowed" if m["permission"] else ("; [yellow]mcp__msd not allowed[/]" if m["registered"] else "")
+        extra = f"; [red]{m['error']}[/]" if m.get("error") else (f"; {m['other']}" if m.get("other") else "")
+        out.print(f"MCP server ({m['scope']} scope, {m['path']}): {state}{allowed}{extra}", soft_wrap=True)
 
 
 def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
@@ -152,14 +172,9 @@ def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
         out.print("Then check with `msd status`.", soft_wrap=True)
     else:
         out.print(f"msd_run: [red]not on PATH[/] - {runner['fix']}", soft_wrap=True)
-    for m in d.get("mcp", []):
-        state = "registered" if m["registered"] else "not registered"
-        allowed = "; mcp__msd allowed" if m["permission"] else ("; [yellow]mcp__msd not allowed[/]" if m["registered"] else "")
-        extra = f"; [red]{m['error']}[/]" if m.get("error") else (f"; {m['other']}" if m.get("other") else "")
-        out.print(f"MCP server ({m['scope']} scope, {m['path']}): {state}{allowed}{extra}", soft_wrap=True)
 
 
-def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir):
+def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False):
     from msd_core.install.installer import install
     from msd_core.install.source import resolve_source
 
@@ -167,9 +182,9 @@ def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, a
     progress, cb = _progress_cb(json_output)
     if progress is not None:
         with progress:
-            result = install(target, source=resolve_source(content_dir), force=force, dry_run=dry_run, allow_symlink=allow_symlink, progress=cb)
+            result = install(target, source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink, progress=cb)
     else:
-        result = install(target, source=resolve_source(content_dir), force=force, dry_run=dry_run, allow_symlink=allow_symlink)
+        result = install(target, source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink)
     result.command = verb
     from msd_core.install.runner_path import check
 
@@ -191,12 +206,13 @@ def register(app: typer.Typer) -> None:
             local: bool = typer.Option(False, "--local", "-l", help=LOCAL_HELP),
             config_dir: Optional[str] = typer.Option(None, "--config-dir", help="Use this Claude config folder."),
             dry_run: bool = typer.Option(False, "--dry-run", help="Report the verdicts; write nothing."),
-            force: bool = typer.Option(False, "--force", help="Replace files you edited (saved to a backup folder first); rebuild a corrupt manifest."),
+            repair: bool = typer.Option(False, "--repair", help="Restore every shipped file that is missing or modified (modified ones are saved to a backup folder first, each reported) and rebuild a corrupt manifest."),
+            force: bool = typer.Option(False, "--force", help="The same as --repair (replace files you edited after saving them to a backup folder)."),
             json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result with every per-file verdict."),
             allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Install through a config folder that is a symlink."),
             content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
         ) -> None:
-            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir)
+            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair)
 
         command.__doc__ = doc
         return command
@@ -210,7 +226,8 @@ def register(app: typer.Typer) -> None:
         global_: bool = typer.Option(False, "--global", "-g", help="Remove the global install."),
         local: bool = typer.Option(False, "--local", "-l", help="Remove ./.claude's install."),
         config_dir: Optional[str] = typer.Option(None, "--config-dir", help="Use this Claude config folder."),
-        force: bool = typer.Option(False, "--force", help="Also remove files you edited."),
+        force: bool = typer.Option(False, "--force", help="Also remove files you edited (an edited .msd-new file and the backup folders are still kept)."),
+        remove_backups: bool = typer.Option(False, "--remove-backups", help="Also delete msd's backup folders (the saved copies of edits that --repair/--force replaced); works after an uninstall too."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Report what would be removed; change nothing."),
         json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
         allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Work through a config folder that is a symlink."),
@@ -219,7 +236,7 @@ def register(app: typer.Typer) -> None:
         from msd_core.install.uninstaller import uninstall
 
         target = _target(_scope(global_, local, "uninstall"), config_dir)
-        result = uninstall(target, force=force, dry_run=dry_run, allow_symlink=allow_symlink)
+        result = uninstall(target, force=force, remove_backups=remove_backups, dry_run=dry_run, allow_symlink=allow_symlink)
         render(result, json_output, _human_uninstall)
 
     @app.command("status")
@@ -228,7 +245,7 @@ def register(app: typer.Typer) -> None:
         config_dir: Optional[str] = typer.Option(None, "--config-dir", help="Global Claude config folder to inspect."),
         json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
     ) -> None:
-        """Show installs (global and ./.claude), modified/missing/unexpected files, and whether msd_run is on PATH."""
+        """Show installs (global and ./.claude): modified/missing/unexpected files, pending conflicts, .msd-new files, backups, and whether msd_run is on PATH."""
         from msd_core.install.health import status
 
         render(status(config_dir=config_dir), json_output, _human_status)

@@ -1,6 +1,8 @@
 """`msd status`: which installs exist (global, and local to the current folder), how they compare
-with the package version, which files were modified, are missing or unexpected, and whether
-`msd_run` is on PATH (with the exact fix when it is not). Read-only.
+with the package version, which files were modified, are missing or unexpected, the pending
+conflicts and every <file>.msd-new, the backup folders holding replaced edits, and whether
+`msd_run` is on PATH (with the exact fix when it is not). Read-only; an unreadable path is
+reported in one line (oserrors.py), never as an internal error.
 """
 
 from __future__ import annotations
@@ -11,9 +13,13 @@ from pathlib import Path
 from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes
-from msd_core.install import origin, runner_path, txn, versions
+from msd_core.install import origin, ownership, runner_path, txn, versions
 from msd_core.install.installer import MANIFEST_REL
+from msd_core.install.oserrors import environment_errors
+from msd_core.install.plan import NEW_SUFFIX, resolutions
+from msd_core.install.repair import command_for, repair_command
 from msd_core.install.target import read_installed
+from msd_core.install.uninstaller import backup_dirs
 from msd_core.manifest import load_manifest
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target, resolve_target
 from msd_core.result import OperationResult
@@ -38,7 +44,8 @@ def _owned_area_files(config: Path) -> list[str]:
                     out.extend(f"{rel_dir}/{n}" for n in names)
     agents = config / "agents"
     if agents.is_dir() and not agents.is_symlink():
-        out.extend(f"agents/{p.name}" for p in agents.iterdir() if p.name.startswith("msd-") and p.name.endswith(".md"))
+        out.extend(f"agents/{p.name}" for p in agents.iterdir()
+                   if p.name.startswith("msd-") and (p.name.endswith(".md") or p.name.endswith(".md" + NEW_SUFFIX)))
     return sorted(set(out) - {MANIFEST_REL})
 
 
@@ -46,14 +53,21 @@ def inspect(target: Target) -> dict:
     info: dict = {"scope": target.scope, "path": str(target.config), "installed": False}
     if txn.pending(target.config):
         info["interrupted"] = True
-        info["fix"] = f"run `msd install --{target.scope}` to roll back the interrupted run and install again"
+        info["fix"] = f"run `{command_for('install', target.config, target.scope)}` to roll back the interrupted run and install again"
+    backups = [str(target.config / b) for b in backup_dirs(target.config)]
+    if backups:
+        info["backups"] = backups
     try:
         manifest = load_manifest(target.config)
     except NotInstalledError:
         return info
     except IntegrityError as exc:
-        info.update(installed=True, error=exc.message,
-                    fix=f"run `msd install --{target.scope} --force` to rebuild it")
+        try:
+            ownership.refuse_unusable_manifest(target)
+            fix = f"run `{repair_command(target.config, target.scope)}` to rebuild it"
+        except IntegrityError as unusable:
+            fix = unusable.hint
+        info.update(installed=True, error=exc.message, fix=fix)
         return info
     modified, missing = [], []
     for rel, h in sorted(manifest.files.items()):
@@ -66,8 +80,11 @@ def inspect(target: Target) -> dict:
             missing.append(rel)
         elif sha256_bytes(disk) != h:
             modified.append(rel)
-    unexpected = [p for p in _owned_area_files(target.config) if p not in manifest.files]
+    owned = _owned_area_files(target.config)
+    unexpected = [p for p in owned if p not in manifest.files]
     version_state = versions.compare(manifest.version, __version__)
+    recorded = manifest.extra.get("conflicts")
+    conflicts = [r for r in (recorded if isinstance(recorded, list) else []) if isinstance(r, str)]
     info.update(
         installed=True,
         version=manifest.version,
@@ -79,7 +96,11 @@ def inspect(target: Target) -> dict:
         modified=modified,
         missing=missing,
         unexpected=unexpected,
-        conflicts=manifest.extra.get("conflicts", []),
+        conflicts=conflicts,
+        pending_conflicts=[{"path": r, "new_version": r + NEW_SUFFIX} for r in conflicts if r + NEW_SUFFIX in owned],
+        new_versions=[p for p in owned if p.endswith(NEW_SUFFIX)],
+        resolved=sorted(resolutions(manifest)),
+        backups=backups,
     )
     moved = origin.moved_from(target, manifest.target)
     if moved:
@@ -87,13 +108,22 @@ def inspect(target: Target) -> dict:
         info["fix"] = origin.adopt_hint(target)
     elif version_state == "newer":
         info["fix"] = ("this install was made by a newer msd-core: upgrade the package (pipx upgrade msd-core); "
-                       f"`msd install --{target.scope} --force` would downgrade it")
+                       f"`{command_for('install', target.config, target.scope)} --force` would downgrade it")
     elif missing or info["update_available"]:
-        info["fix"] = f"run `msd install --{target.scope}`" + (" to update" if info["update_available"] else " to restore missing files")
+        info["fix"] = f"run `{command_for('install', target.config, target.scope)}`" + (
+            " to update" if info["update_available"] else " to restore missing files")
+    if modified:
+        info["note"] = (f"modified files are your edits and msd keeps them; `{repair_command(target.config, target.scope)}` "
+                        "restores the shipped versions (yours are backed up first)")
     return info
 
 
 def status(cwd: str | Path | None = None, config_dir: str | Path | None = None) -> OperationResult:
+    with environment_errors("inspect the install"):
+        return _status(cwd, config_dir)
+
+
+def _status(cwd, config_dir) -> OperationResult:
     base = Path(cwd) if cwd else Path.cwd()
     targets = [resolve_target("global", config_dir), resolve_target("local", project_dir=base)]
     if targets[0].config == targets[1].config:

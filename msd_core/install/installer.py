@@ -2,12 +2,16 @@
 
 Order: check the target -> take the lock -> recover an interrupted run -> read the manifest
 -> refuse a downgrade (unless --force) -> build the installed bytes from the content
--> plan verdicts -> plan settings.json -> stage + journal + swap (manifest last). `dry_run` stops after planning and writes nothing.
+-> plan verdicts -> plan settings.json -> stage + journal + swap (manifest last).
+`dry_run` stops after planning and writes nothing.
+
+`repair` (`--repair`, also spelled `--force`): every shipped file is made byte-identical to
+the shipped version (a modified one is saved to a new backup folder first) and a corrupt
+manifest is rebuilt from its bookkeeping copy (ownership.py) when that copy is intact.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from pathlib import Path
@@ -15,14 +19,16 @@ from typing import Callable
 
 from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError
+from msd_core.install import origin, ownership
 from msd_core.install import settings as settings_mod
 from msd_core.install import txn
-from msd_core.install import origin
 from msd_core.install.lock import install_lock
+from msd_core.install.oserrors import environment_errors
 from msd_core.install.plan import Plan, plan_install
 from msd_core.install.pristine import PACK_REL, build_pack
+from msd_core.install.repair import repair_hint
 from msd_core.install.source import ContentSource
-from msd_core.install.target import cannot_write, check_target, read_installed
+from msd_core.install.target import check_target, read_installed
 from msd_core.install.transform import installed_files
 from msd_core.install.versions import refuse_downgrade
 from msd_core.manifest import Manifest, load_manifest
@@ -33,43 +39,31 @@ MANIFEST_REL = f"{INSTALL_DIRNAME}/{MANIFEST_NAME}"
 BACKUPS_PREFIX = "msd-core/.msd/backups/"
 
 
-def repair_hint(target: Target) -> str:
-    flag = "--global" if target.scope == "global" else "--local"
-    return (f"run `msd install {flag} --force` to rebuild the install: files you edited are saved to a backup "
-            "folder first and files you created are kept")
-
-
 def load_old_manifest(target: Target, *, force: bool, warnings: list[str]) -> Manifest | None:
     try:
         return load_manifest(target.config)
     except NotInstalledError:
         return None
     except IntegrityError as exc:
+        ownership.refuse_unusable_manifest(target)  # a folder or symlink there: no command can repair it
         if force:
-            warnings.append(f"{exc.message}; rebuilding it (--force)")
-            return None
-        raise IntegrityError(exc.message, hint=repair_hint(target)) from None
+            copy = ownership.load_copy(target.config)
+            if copy is not None:
+                warnings.append(f"{exc.message}; rebuilt it from its bookkeeping copy")
+            else:
+                warnings.append(f"{exc.message}; rebuilding it (its bookkeeping copy is missing or damaged too)")
+            return copy
+        raise IntegrityError(exc.message, hint=repair_hint(target.config, target.scope)) from None
 
 
-def _ensure_config(target: Target) -> list[str]:
-    """Create the config folder if needed; return the absolute folders created."""
-    config = target.config
-    if config.is_dir():
-        return []
-    missing = []
-    for candidate in (config, *config.parents):
-        if os.path.lexists(candidate):
-            break
-        missing.append(str(candidate))
-    try:
-        config.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise cannot_write(Path(missing[-1]).parent if missing else config, exc) from None
-    return missing
-
-
-def _timestamp() -> str:
-    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{os.getpid()}"
+def _timestamp(config: Path) -> str:
+    """A backup folder name no earlier backup uses (a second install in the same second gets -2, -3, ...)."""
+    base = time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{os.getpid()}"
+    stamp, n = base, 1
+    while os.path.lexists(config / BACKUPS_PREFIX / stamp):
+        n += 1
+        stamp = f"{base}-{n}"
+    return stamp
 
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str) -> tuple[txn.Changes, Manifest]:
@@ -82,6 +76,8 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
             changes.puts[rel] = data
     for rel, data in plan.backups.items():
         changes.puts[f"{BACKUPS_PREFIX}{backup_stamp}/{rel}"] = data
+    if os.path.lexists(target.config / ownership.MARKER):
+        changes.deletes.append(ownership.MARKER)  # the manifest now records the folders msd created
     if settings_change.new_bytes is not None:
         changes.puts[settings_mod.SETTINGS_REL] = settings_change.new_bytes
         if settings_change.before is not None:
@@ -105,6 +101,10 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
     created_dirs = sorted((created_before - set(rmdirs)) | set(new_dirs))
     extra = dict(old.extra) if old else {}
     extra["conflicts"] = sorted(plan.conflicts)
+    if plan.resolved:
+        extra["resolved"] = dict(sorted(plan.resolved.items()))
+    else:
+        extra.pop("resolved", None)
     if created_config:
         extra["created_config_dirs"] = origin.recorded_created_dirs(target, created_config)
     if settings_change.record is not None:
@@ -116,6 +116,8 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
         registry=registry, created_dirs=created_dirs, settings_permission=settings_change.permission, extra=extra,
     )
     changes.puts[MANIFEST_REL] = manifest.dumps()
+    if read_installed(target.config, ownership.COPY_REL) != changes.puts[MANIFEST_REL]:
+        changes.puts[ownership.COPY_REL] = changes.puts[MANIFEST_REL]
     changes.last = MANIFEST_REL
     return changes, manifest
 
@@ -129,10 +131,17 @@ def _list_files(path: Path, rel: str) -> list[str]:
     return out
 
 
-def install(target: Target, *, source: ContentSource | None = None, force: bool = False, dry_run: bool = False,
-            allow_symlink: bool = False, lock_timeout: float | None = None,
+def install(target: Target, *, source: ContentSource | None = None, force: bool = False, repair: bool = False,
+            dry_run: bool = False, allow_symlink: bool = False, lock_timeout: float | None = None,
             progress: Callable[[str, int, int], None] | None = None) -> OperationResult:
-    """Install or update msd-core in `target`. Returns the per-file verdicts (OperationResult)."""
+    """Install or update msd-core in `target`. Returns the per-file verdicts (OperationResult).
+
+    `repair` and `force` are one mode (see the module doc)."""
+    with environment_errors("install"):
+        return _install(target, source, force or repair, dry_run, allow_symlink, lock_timeout, progress)
+
+
+def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progress) -> OperationResult:
     check_target(target, allow_symlink=allow_symlink, writing=not dry_run)
     source = source or ContentSource.packaged()
     result = OperationResult("install")
@@ -140,7 +149,7 @@ def install(target: Target, *, source: ContentSource | None = None, force: bool 
         if txn.pending(target.config):
             result.warnings.append("an interrupted install is pending; the next install rolls it back first")
         return _run(target, source, force, True, result, [], progress)
-    created_config = _ensure_config(target)
+    created_config = ownership.ensure_config(target)
     try:
         with install_lock(target.config, lock_timeout):
             note = txn.recover(target.config)
@@ -148,9 +157,7 @@ def install(target: Target, *, source: ContentSource | None = None, force: bool 
                 result.warnings.append(note)
             return _run(target, source, force, False, result, created_config, progress)
     except BaseException:
-        for d in created_config:  # a failed first install leaves no empty folder behind
-            with contextlib.suppress(OSError):
-                os.rmdir(d)
+        ownership.undo_config(target.config, created_config)  # a failed first install leaves no empty folder behind
         raise
 
 
@@ -159,8 +166,7 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
     old = load_old_manifest(target, force=force, warnings=warnings) if target.config.is_dir() else None
     if old is not None and not force:
         refuse_downgrade(old.version, __version__, flag="--global" if target.scope == "global" else "--local")
-    if old and old.extra.get("created_config_dirs"):
-        created_config = old.extra["created_config_dirs"]
+    created_config = ownership.created_config_dirs(target, old, created_config)
     src_files = source.files()
     desired, warns, skipped = installed_files(src_files, target, __version__)
     warnings.extend(warns)
@@ -171,7 +177,7 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
     old_settings = old.extra.get("settings") if old else None
     settings_change = settings_mod.plan_add(target.config, old_settings, old.settings_permission if old else None)
     warnings.extend(settings_change.warnings)
-    stamp = _timestamp()
+    stamp = _timestamp(target.config)
     changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp)
     backup_dir = str(target.config / BACKUPS_PREFIX / stamp) if plan.backups else None
     for fv in plan.verdicts:

@@ -25,6 +25,31 @@ def lock_path(config: Path) -> Path:
     return Path(config) / LOCK_NAME
 
 
+def _open_lock_file(path: Path) -> int:
+    """Open (creating) the lock file without following a symlink and without blocking on a FIFO.
+    A symlink there is refused (exit 2: msd never writes through links in the config folder);
+    anything else that is not a regular file, or cannot be created, is named with its cause (exit 1)."""
+    import stat
+
+    from msd_core.install.oserrors import env_error
+    from msd_core.install.target import link_error
+
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise link_error(str(path)) from None
+        raise env_error(exc, path, doing="create the install lock file") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        from msd_core.errors import OperationFailed
+
+        raise OperationFailed(f"cannot use the install lock file {path}: it is not a regular file",
+                              hint="move it aside, then rerun")
+    return fd
+
+
 @contextlib.contextmanager
 def install_lock(config: Path, timeout: float | None = None) -> Iterator[None]:
     timeout = lock_timeout_from_env() if timeout is None else timeout
@@ -39,12 +64,7 @@ def install_lock(config: Path, timeout: float | None = None) -> Iterator[None]:
         return
     deadline = time.monotonic() + timeout
     while True:
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            from msd_core.install.target import cannot_write
-
-            raise cannot_write(Path(config), exc) from None
+        fd = _open_lock_file(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -12,6 +12,15 @@
 The manifest records, per file, the hash of the pristine version msd shipped; a merged or
 kept file therefore still reads as modified (so uninstall keeps it and the next update merges
 again against the right base). Pure: reads the disk, writes nothing.
+
+A conflict is pending while its <file>.msd-new exists. You resolve it by making <file> what
+you want and deleting <file>.msd-new; the next install records the resolution (manifest
+"resolved": {file: {sha256: your file then, shipped: the version you resolved against}}) and
+from then on treats your file as your edit of that version: kept while that version is
+shipped, merged three-way into a newer one (a new .msd-new only when that merge conflicts).
+A file msd never wrote ("yours": true) is never merged: a newer version is a new conflict.
+An edited .msd-new is never overwritten by the same version; a newer one replaces it only
+after saving yours to the backup folder.
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ class Plan:
     pristine: dict[str, bytes] = field(default_factory=dict)  # the complete new pristine set
     backups: dict[str, bytes] = field(default_factory=dict)   # relpath -> bytes to save before replacing
     conflicts: list[str] = field(default_factory=list)
+    resolved: dict[str, dict] = field(default_factory=dict)   # the manifest's "resolved" table after this install
 
     def counts(self) -> dict[str, int]:
         out = {v: 0 for v in VERDICTS}
@@ -65,17 +75,29 @@ class Plan:
         return out
 
 
+def resolutions(old: Manifest | None) -> dict[str, dict]:
+    """The manifest's valid "resolved" records (anything malformed is ignored: no resolution)."""
+    table = old.extra.get("resolved") if old else None
+    if not isinstance(table, dict):
+        return {}
+    return {rel: rec for rel, rec in table.items()
+            if isinstance(rec, dict) and isinstance(rec.get("shipped"), str) and len(rec["shipped"]) == 64}
+
+
 def plan_install(config: Path, desired: dict[str, bytes], old: Manifest | None, *, force: bool = False) -> Plan:
     config = SafeTree(config)
     plan = Plan()
     old_files = old.files if old else {}
+    old_conflicts = set(old.extra.get("conflicts") or []) if old and isinstance(old.extra.get("conflicts"), list) else set()
+    old_resolved = resolutions(old)
     side: dict[str, bytes] = {}
     old_pack: list[dict[str, bytes]] = []
 
-    def base_of(rel: str) -> bytes | None:
+    def pristine_of(key: str, expect: str) -> bytes | None:
         if not old_pack:
             old_pack.append(read_pack(config))  # read once, only when an edit needs a base
-        return old_pack[0].get(rel)
+        data = old_pack[0].get(key)
+        return data if data is not None and sha256_bytes(data) == expect else None  # a tampered copy is no base
 
     def record(rel: str, data: bytes, *, write: bool) -> None:
         plan.files[rel] = sha256_bytes(data)
@@ -104,18 +126,33 @@ def plan_install(config: Path, desired: dict[str, bytes], old: Manifest | None, 
         # The file on disk is not what msd wrote: an edit, or a file msd never wrote.
         if force:
             plan.backups[rel] = disk
-            plan.verdicts.append(FileVerdict(rel, "update", "replaced your version (--force)", backup=rel))
+            plan.verdicts.append(FileVerdict(rel, "update", "replaced your version (saved to the backup folder first)", backup=rel))
             record(rel, new, write=True)
             continue
-        base = base_of(rel) if old_h is not None else None
-        if base is not None and sha256_bytes(base) != old_h:
-            base = None  # a tampered pristine copy is no base to merge against
+        side_rel = rel + NEW_SUFFIX
+        # Which shipped version is the file on disk your edit of (its merge base)?
+        base_h, base_key, yours, resolution = old_h, rel, old_h is None, None
+        if rel in old_conflicts and old_files.get(side_rel) and read_installed(config, side_rel) is None:
+            # you resolved the conflict: the .msd-new is gone and the file is what you made it
+            base_h, base_key = old_files[side_rel], side_rel
+            resolution = {"sha256": dh, "shipped": base_h, "yours": yours}
+        elif rel in old_resolved and (old_h is None or old_h == old_resolved[rel]["shipped"]):
+            rec = old_resolved[rel]
+            base_h, yours = rec["shipped"], old_h is None
+            resolution = {"sha256": rec.get("sha256", dh), "shipped": base_h, "yours": yours}
+        base = None
+        if base_h is not None:
+            base = new if base_h == nh else pristine_of(base_key, base_h)
         if base is not None and base == new:
-            plan.verdicts.append(FileVerdict(rel, "kept", "your edit kept (unchanged upstream)"))
-            plan.files[rel] = old_h
+            detail = "your resolution of the conflict kept" if resolution else "your edit kept (unchanged upstream)"
+            plan.verdicts.append(FileVerdict(rel, "kept", detail))
+            if not yours:
+                plan.files[rel] = base_h
             plan.pristine[rel] = base
+            if resolution:
+                plan.resolved[rel] = resolution
             continue
-        if base is not None:
+        if base is not None and not yours:
             merged = merge3(base, disk, new)
             if merged.clean:
                 plan.verdicts.append(FileVerdict(rel, "merged", "your edit merged into the new version"))
@@ -123,25 +160,30 @@ def plan_install(config: Path, desired: dict[str, bytes], old: Manifest | None, 
                 plan.puts[rel] = merged.data
                 plan.pristine[rel] = new
                 continue
-        why = "your edit conflicts with the new version" if base is not None else (
-            "a file msd did not write is in the way" if old_h is None else "edited, and no pristine copy to merge against")
-        side_rel = rel + NEW_SUFFIX
+        if base is not None:
+            why = "your edit conflicts with the new version" if not yours else "your own file; a new version is shipped"
+        else:
+            why = "a file msd did not write is in the way" if yours else "edited, and no pristine copy to merge against"
         side[side_rel] = new
         plan.conflicts.append(rel)
         plan.verdicts.append(FileVerdict(rel, "conflict", why, new_version=side_rel))
-        if old_h is not None:
-            plan.files[rel] = old_h  # keep the old base: the next update merges against it
+        if not yours:
+            plan.files[rel] = base_h  # keep the base: the next update merges against it
             if base is not None:
                 plan.pristine[rel] = base
 
     for side_rel, data in side.items():
-        plan.files[side_rel] = sha256_bytes(data)
+        sh = sha256_bytes(data)
+        plan.files[side_rel] = sh
         plan.pristine[side_rel] = data
-        if read_installed(config, side_rel) != data:
-            disk = read_installed(config, side_rel)
-            if disk is not None and old_files.get(side_rel) != sha256_bytes(disk):
-                plan.backups[side_rel] = disk
-            plan.puts[side_rel] = data
+        disk = read_installed(config, side_rel)
+        if disk == data:
+            continue
+        if disk is not None and old_files.get(side_rel) not in (None, sha256_bytes(disk)):
+            if old_files[side_rel] == sh:
+                continue  # you edited the .msd-new of this same version: left alone
+            plan.backups[side_rel] = disk  # a newer version replaces your edited .msd-new: saved first
+        plan.puts[side_rel] = data
 
     for rel in sorted(old_files):
         if rel in desired or rel in side:
@@ -154,7 +196,7 @@ def plan_install(config: Path, desired: dict[str, bytes], old: Manifest | None, 
             plan.deletes.append(rel)
         elif force:
             plan.backups[rel] = disk
-            plan.verdicts.append(FileVerdict(rel, "removed", "no longer shipped; your edit saved (--force)", backup=rel))
+            plan.verdicts.append(FileVerdict(rel, "removed", "no longer shipped; your edit saved to the backup folder", backup=rel))
             plan.deletes.append(rel)
         else:
             plan.verdicts.append(FileVerdict(rel, "kept", "no longer shipped; your edit left in place (now yours)"))

@@ -38,15 +38,16 @@ def _dump(obj: dict) -> bytes:
 
 
 def _read(config: Path) -> tuple[bytes | None, str | None]:
+    from msd_core.errors import MsdError
+    from msd_core.install.target import read_installed
+
     path = Path(config) / SETTINGS_REL
     if path.is_symlink():
         return None, f"{path} is a symlink; left untouched"
-    try:
-        return path.read_bytes(), None
-    except FileNotFoundError:
-        return None, None
-    except OSError as exc:
-        return None, f"cannot read {path} ({exc.strerror}); left untouched"
+    try:  # never blocks on a FIFO; a folder or unreadable file is a warning, not a failure
+        return read_installed(config, SETTINGS_REL), None
+    except MsdError as exc:
+        return None, f"{exc.message}; left untouched"
 
 
 def _parse(data: bytes, path: Path) -> tuple[dict | None, str | None]:

@@ -53,7 +53,7 @@ def cannot_write(folder: Path, exc: OSError) -> OperationFailed:
                            hint="check the folder's permissions or choose another --config-dir")
 
 
-def _link_error(path: str) -> UsageError:
+def link_error(path: str) -> UsageError:
     return UsageError(f"{path} is a symlink inside the config folder; msd never writes through links there",
                       hint="replace it with a real folder or file, or move it aside, then rerun")
 
@@ -82,12 +82,12 @@ class SafeTree:
             except (FileNotFoundError, NotADirectoryError):
                 return Path(self._base, relpath)
             if stat.S_ISLNK(st.st_mode):
-                raise _link_error(full)
+                raise link_error(full)
             self._ok.add(prefix)
         full = os.path.join(self._base, relpath)
         try:
             if stat.S_ISLNK(os.lstat(full).st_mode):
-                raise _link_error(full)
+                raise link_error(full)
         except (FileNotFoundError, NotADirectoryError):
             pass
         return Path(full)
@@ -101,15 +101,20 @@ def read_installed(config, relpath: str) -> bytes | None:
     """Bytes of <config>/<relpath>, None when absent. IntegrityError on a symlink on the way.
     `config` is a folder or a SafeTree (which caches folder checks)."""
     path = as_tree(config).path(relpath)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError:
+    try:  # O_NONBLOCK: a FIFO planted there never blocks the read
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    except NotADirectoryError:
-        return None
-    except IsADirectoryError:
-        raise OperationFailed(f"{path} is a folder where msd installs a file") from None
     except OSError as exc:
-        raise OperationFailed(f"cannot read {path} ({exc.strerror or exc})") from None
+        if os.path.islink(path):
+            raise link_error(str(path)) from None
+        from msd_core.install.oserrors import env_error
+
+        raise env_error(exc, path, doing="read") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = "a folder is where msd installs a file" if stat.S_ISDIR(mode) else "it is not a regular file"
+        raise OperationFailed(f"cannot use {path}: {what}", hint="move it aside, then rerun")
     with os.fdopen(fd, "rb") as fh:
         return fh.read()

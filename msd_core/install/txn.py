@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-from msd_core.errors import OperationFailed
 from msd_core.install.target import SafeTree
 
 TXN_DIRNAME = ".msd-core.txn"
@@ -92,8 +91,17 @@ def _keep_old(src: Path, dest: Path) -> None:
         shutil.copy2(src, dest)
 
 
+def _stage(path: Path, data: bytes) -> None:
+    """Write one staged file (the write primitive a full disk or a size limit fails)."""
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
 def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None = None) -> list[str]:
-    """Apply `changes` atomically (see module doc). Returns the folders it created."""
+    """Apply `changes` atomically (see module doc). Returns the folders it created.
+
+    Any OSError (disk full, file too large, permission denied, a folder where a file goes)
+    rolls everything back and raises OperationFailed naming the installed path and the cause."""
     config = Path(config)
     tdir = txn_dir(config)
     delay = _slow()
@@ -106,14 +114,14 @@ def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None
     created = dirs_to_create(config, order)
     tree = SafeTree(config)
     made: set[str] = set()
+    current: str | Path = config
     try:
         (tdir / "new").mkdir(parents=True)
         (tdir / "old").mkdir()
         ops: list[dict] = []
         for i, rel in enumerate(order):
-            staged = tdir / "new" / str(i)
-            with open(staged, "wb") as fh:
-                fh.write(changes.puts[rel])
+            current = config / rel
+            _stage(tdir / "new" / str(i), changes.puts[rel])
             ops.append({"op": "put", "rel": rel, "n": i})
             tick(1)
             if delay:
@@ -127,9 +135,11 @@ def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None
             if op["op"] != "rmdir":
                 op["had_old"] = os.path.lexists(tree.path(op["rel"]))
         journal = {"journal_version": JOURNAL_VERSION, "state": "prepared", "created_dirs": created, "ops": ops}
+        current = tdir / "journal.json"
         _write_journal(tdir, journal)
         for op in ops:
             target = tree.path(op["rel"])
+            current = target
             if op["op"] == "rmdir":
                 with contextlib.suppress(OSError):
                     os.rmdir(target)
@@ -154,10 +164,13 @@ def apply(config: Path, changes: Changes, progress: Callable[[int], None] | None
             if delay:
                 time.sleep(delay)
         journal["state"] = "committed"
+        current = tdir / "journal.json"
         _write_journal(tdir, journal)
     except OSError as exc:
         recover(config)
-        raise OperationFailed(f"could not write the install in {config} ({exc.strerror or exc}: {exc.filename or ''}); nothing was changed") from None
+        from msd_core.install.oserrors import env_error
+
+        raise env_error(exc, current, after="nothing was changed") from None
     except BaseException:
         recover(config)
         raise

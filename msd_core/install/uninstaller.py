@@ -1,9 +1,13 @@
 """`msd uninstall`: remove exactly what the manifest says msd owns, keep what the user edited.
 
 - a manifest file whose hash still matches: removed; edited: kept and listed (removed with --force)
-- msd's bookkeeping (manifest, pristine copies, backups, saved settings): removed
+- an edited <file>.msd-new: kept, even with --force (it holds your work, like a backup)
+- msd's bookkeeping (manifest, its copy, pristine copies, saved settings): removed
+- backup folders (the only copy of edits that --force/--repair replaced): kept and named,
+  removed only with --remove-backups (which also works after the install is gone)
 - settings.json: restored byte for byte when unchanged since msd's write, else just the entry removed
-- every folder msd created that is now empty: removed (the config folder too, if msd created it)
+- every folder msd created that is now empty: removed (the config folder too, if msd created it,
+  also when it was created by a first install that was killed: ownership.py)
 All in one transaction, like install.
 """
 
@@ -15,37 +19,56 @@ import os
 from msd_core import mcp_setup
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes
+from msd_core.install import ownership
 from msd_core.install import settings as settings_mod
 from msd_core.install import txn
-from msd_core.install.installer import MANIFEST_REL, _list_files
+from msd_core.install.installer import BACKUPS_PREFIX, MANIFEST_REL, _list_files
 from msd_core.install.lock import install_lock
 from msd_core.install.origin import created_dirs_on_disk
+from msd_core.install.oserrors import environment_errors
+from msd_core.install.plan import NEW_SUFFIX
+from msd_core.install.repair import command_for, repair_command
 from msd_core.install.target import check_target, read_installed
 from msd_core.manifest import Manifest, load_manifest
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target
 from msd_core.result import OperationResult
 
 BOOKKEEPING_REL = f"{INSTALL_DIRNAME}/{BOOKKEEPING_DIRNAME}"
+REMOVE_BACKUPS_FLAG = "--remove-backups"
 
 
-def _load(target: Target) -> Manifest:
+def _load(target: Target) -> Manifest | None:
     try:
         return load_manifest(target.config)
     except NotInstalledError:
-        raise NotInstalledError(f"no msd-core install in {target.config}", hint="nothing to uninstall") from None
+        return None
     except IntegrityError as exc:
-        flag = "--global" if target.scope == "global" else "--local"
-        raise IntegrityError(exc.message, hint=f"run `msd install {flag} --force` to rebuild the manifest, then `msd uninstall {flag}`") from None
+        ownership.refuse_unusable_manifest(target)
+        raise IntegrityError(exc.message, hint=f"run `{repair_command(target.config, target.scope)}` to rebuild the "
+                                               f"manifest, then `{command_for('uninstall', target.config, target.scope)}`") from None
 
 
-def uninstall(target: Target, *, force: bool = False, dry_run: bool = False, allow_symlink: bool = False,
-              lock_timeout: float | None = None) -> OperationResult:
+def backup_dirs(config) -> list[str]:
+    """Relpaths of msd's backup folders (msd-core/.msd/backups/<stamp>), oldest first."""
+    root = config / BACKUPS_PREFIX.rstrip("/")
+    if not root.is_dir() or root.is_symlink():
+        return []
+    return sorted(BACKUPS_PREFIX + p.name for p in root.iterdir() if p.is_dir() and not p.is_symlink())
+
+
+def uninstall(target: Target, *, force: bool = False, remove_backups: bool = False, dry_run: bool = False,
+              allow_symlink: bool = False, lock_timeout: float | None = None) -> OperationResult:
+    with environment_errors("uninstall"):
+        return _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeout)
+
+
+def _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeout) -> OperationResult:
     check_target(target, allow_symlink=allow_symlink, writing=not dry_run)
     result = OperationResult("uninstall")
     if not target.config.is_dir():
         raise NotInstalledError(f"no msd-core install in {target.config}", hint="nothing to uninstall")
     if dry_run:
-        out = _run(target, force, True, result)
+        out = _run(target, force, remove_backups, True, result)
         out.data["mcp"] = mcp_setup.unregister_for_target(target, dry_run=True)
         return out
     with install_lock(target.config, lock_timeout):
@@ -54,7 +77,7 @@ def uninstall(target: Target, *, force: bool = False, dry_run: bool = False, all
             result.warnings.append(note)
         mcp = mcp_setup.unregister_for_target(target)  # first: settings.json then matches what install wrote
         result.warnings.extend([mcp["warning"]] if "warning" in mcp else [])
-        out = _run(target, force, False, result)
+        out = _run(target, force, remove_backups, False, result)
         out.data["mcp"] = mcp
     created = created_dirs_on_disk(target, out.data.pop("_created_config_dirs", []))
     for d in created:  # after the lock file is gone
@@ -63,9 +86,15 @@ def uninstall(target: Target, *, force: bool = False, dry_run: bool = False, all
     return out
 
 
-def _run(target: Target, force: bool, dry_run: bool, result: OperationResult) -> OperationResult:
+def _is_edited_new_version(rel: str, disk: bytes, manifest: Manifest) -> bool:
+    return rel.endswith(NEW_SUFFIX) and sha256_bytes(disk) != manifest.files[rel]
+
+
+def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, result: OperationResult) -> OperationResult:
     config = target.config
     manifest = _load(target)
+    if manifest is None:
+        return _leftovers(target, remove_backups, dry_run, result)
     entries = []
     deletes: list[str] = []
     kept: list[str] = []
@@ -76,13 +105,26 @@ def _run(target: Target, force: bool, dry_run: bool, result: OperationResult) ->
         elif sha256_bytes(disk) == manifest.files[rel]:
             entries.append({"path": rel, "verdict": "removed"})
             deletes.append(rel)
+        elif _is_edited_new_version(rel, disk, manifest):
+            entries.append({"path": rel, "verdict": "kept", "detail": "the new version msd wrote beside your file, "
+                            "edited by you; left in place (delete it by hand when you are done with it)"})
+            kept.append(rel)
         elif force:
             entries.append({"path": rel, "verdict": "removed", "detail": "edited; removed (--force)"})
             deletes.append(rel)
         else:
             entries.append({"path": rel, "verdict": "kept", "detail": "edited by you; left in place"})
             kept.append(rel)
+    backups = backup_dirs(config)
     bookkeeping = [p for p in _list_files(config / BOOKKEEPING_REL, BOOKKEEPING_REL)] if (config / BOOKKEEPING_REL).is_dir() else []
+    if not remove_backups:
+        bookkeeping = [p for p in bookkeeping if not p.startswith(BACKUPS_PREFIX)]
+    created_config = ownership.created_config_dirs(target, manifest, [])
+    # Something of msd's stays (your edits, backups): the folders msd created stay marked as
+    # msd's, so the uninstall that finally empties them (--remove-backups) removes them too.
+    keep_marker = bool(created_config) and bool(kept or (backups and not remove_backups))
+    if os.path.lexists(config / ownership.MARKER) and not keep_marker:
+        bookkeeping.append(ownership.MARKER)
     before = read_installed(config, settings_mod.BEFORE_REL)
     sc = settings_mod.plan_remove(config, manifest.extra.get("settings"), manifest.settings_permission, before)
     result.warnings.extend(sc.warnings)
@@ -92,6 +134,8 @@ def _run(target: Target, force: bool, dry_run: bool, result: OperationResult) ->
         changes.puts[settings_mod.SETTINGS_REL] = sc.new_bytes
     if sc.delete:
         changes.deletes.append(settings_mod.SETTINGS_REL)
+    if keep_marker:
+        changes.puts[ownership.MARKER] = ownership.marker_bytes(created_config)
     gone = set(changes.deletes)
     # Folders to remove when empty: those msd created, plus bookkeeping's own folders.
     dirs = set(manifest.created_dirs)
@@ -107,7 +151,7 @@ def _run(target: Target, force: bool, dry_run: bool, result: OperationResult) ->
     changes.rmdirs = rmdirs
     if not dry_run:
         txn.apply(config, changes)
-    left = [d for d in sorted(dirs) if (config / d).is_dir()]
+    left = [d for d in sorted(dirs) if (config / d).is_dir() and not (d + "/").startswith(BACKUPS_PREFIX)]
     result.data = {
         "scope": target.scope,
         "target": str(config),
@@ -117,11 +161,56 @@ def _run(target: Target, force: bool, dry_run: bool, result: OperationResult) ->
         "files": entries,
         "kept": kept,
         "bookkeeping_removed": len(bookkeeping) + 1,
-        "backups_removed": sorted({str(config / "/".join(p.split("/")[:4])) for p in bookkeeping if p.startswith(f"{BOOKKEEPING_REL}/backups/")}),
+        **_backups_report(config, backups, remove_backups),
         "settings": {"path": str(config / settings_mod.SETTINGS_REL), "action": sc.note},
         "folders_left": left if not dry_run else [],
-        "_created_config_dirs": manifest.extra.get("created_config_dirs", []) if not dry_run else [],
+        "_created_config_dirs": created_config if not dry_run else [],
     }
-    if kept:
-        result.warnings.append(f"{len(kept)} file(s) you edited were kept (pass --force to remove them)")
+    edited = [e["path"] for e in entries if e["verdict"] == "kept" and not e["path"].endswith(NEW_SUFFIX)]
+    if edited:
+        result.warnings.append(f"{len(edited)} file(s) you edited were kept (pass --force to remove them)")
+    if backups and not remove_backups:
+        result.warnings.append(f"{len(backups)} backup folder(s) holding your replaced edits were kept "
+                               f"(`{command_for('uninstall', config, target.scope, REMOVE_BACKUPS_FLAG)}` deletes them)")
+    return result
+
+
+def _backups_report(config, backups: list[str], removed: bool) -> dict:
+    paths = [str(config / b) for b in backups]
+    return {"backups_removed": paths if removed else [], "backups_kept": [] if removed else paths}
+
+
+def _leftovers(target: Target, remove_backups: bool, dry_run: bool, result: OperationResult) -> OperationResult:
+    """No manifest: what msd may still have left behind -- the marker of a first install that was
+    killed (and the folders it created), and backup folders kept by an earlier uninstall."""
+    config = target.config
+    marker = os.path.lexists(config / ownership.MARKER)
+    backups = backup_dirs(config) if remove_backups else []
+    if not marker and not backups:
+        hint = "nothing to uninstall"
+        if backup_dirs(config):
+            hint = (f"only backup folders are left; "
+                    f"`{command_for('uninstall', config, target.scope, REMOVE_BACKUPS_FLAG)}` deletes them")
+        raise NotInstalledError(f"no msd-core install in {config}", hint=hint)
+    created = ownership.read_marker(config) if marker else []
+    deletes = [ownership.MARKER] if marker else []
+    dirs: set[str] = set()
+    for b in backups:
+        deletes.extend(_list_files(config / b, b))
+        parts = b.split("/")
+        for i in range(1, len(parts) + 1):
+            dirs.add("/".join(parts[:i]))
+        for dirpath, _subdirs, _names in os.walk(config / b):
+            dirs.add(os.path.relpath(dirpath, config).replace(os.sep, "/"))
+    rmdirs = [d for d in sorted(dirs, key=lambda d: (-d.count("/"), d))
+              if all(f in deletes for f in _list_files(config / d, d))]
+    if not dry_run:
+        txn.apply(config, txn.Changes(deletes=deletes, rmdirs=rmdirs))
+    result.data = {
+        "scope": target.scope, "target": str(config), "version": None, "dry_run": dry_run,
+        "counts": {"removed": 0, "kept": 0, "missing": 0}, "files": [], "kept": [],
+        "bookkeeping_removed": len(deletes), **_backups_report(config, backups, True),
+        "settings": {"path": str(config / settings_mod.SETTINGS_REL), "action": "unchanged"},
+        "folders_left": [], "_created_config_dirs": created if not dry_run else [],
+    }
     return result

@@ -26,14 +26,22 @@ def compact_line(stem: str) -> str:
             "on the spine above alone; no detail parts are loaded.")
 
 
-def notice(reason: str) -> str:
-    """One line: what failed, and that the skill runs on its spine. Control characters removed."""
-    clean = "".join(ch if ch.isprintable() else " " for ch in str(reason))
+def _clean(text: str, limit: int) -> str:
+    clean = "".join(ch if ch.isprintable() else " " for ch in str(text))
     clean = " ".join(clean.split())
-    if len(clean) > NOTICE_MAX:
-        clean = clean[: NOTICE_MAX - 3] + "..."
-    return (f"<!-- msd:notice --> Detail parts not loaded ({clean}); run this workflow on the spine above. "
-            "Run `msd install` to repair.")
+    return clean[: limit - 3] + "..." if len(clean) > limit else clean
+
+
+def notice(reason: str, fix: str | None = None) -> str:
+    """One line: what failed, that the skill runs on its spine, and the failure's own fix (the
+    exact repair command for a damaged install; nothing for, say, a bad argument).
+    Control characters removed."""
+    line = (f"<!-- msd:notice --> Detail parts not loaded ({_clean(reason, NOTICE_MAX)}); "
+            "run this workflow on the spine above.")
+    if fix:
+        fixed = _clean(fix, NOTICE_MAX)
+        line += " To fix: " + fixed[0].upper() + fixed[1:] + "."
+    return line
 
 
 def fallback_block(paths: list[str]) -> str:

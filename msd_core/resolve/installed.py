@@ -27,7 +27,10 @@ class Install:
         try:
             return read_verified(self.config, self.manifest, relpath)
         except OSError as exc:  # e.g. a folder where the part should be
-            raise IntegrityError(f"installed file {self.abspath(relpath)} cannot be read ({exc.strerror})") from None
+            raise IntegrityError(f"installed file {self.abspath(relpath)} cannot be read ({exc.strerror})",
+                                 hint=repair_hint(self.config, self.manifest.scope)) from None
+        except IntegrityError as exc:  # modified or missing: name the command that restores it
+            raise IntegrityError(exc.message, hint=repair_hint(self.config, self.manifest.scope)) from None
 
     def abspath(self, relpath: str) -> str:
         return str(self.config.joinpath(*relpath.split("/")))
@@ -46,12 +49,25 @@ def root_path(root: str | os.PathLike | None) -> Path:
     return Path(os.path.expanduser(os.fspath(root))).absolute()
 
 
+def repair_hint(config: Path, scope: str | None) -> str:
+    from msd_core.install.repair import repair_hint as hint  # only on a failure: off the hot path
+
+    return hint(config, scope)
+
+
 def open_install(root: str | os.PathLike | None) -> Install:
-    """Load the install at `root`. NotInstalledError (exit 3) names `msd install` when absent."""
+    """Load the install at `root`. NotInstalledError (exit 3) names `msd install` when absent;
+    a corrupt manifest names the exact `msd install ... --repair` that rebuilds it."""
     rp = root_path(root)
     if rp.name != paths.INSTALL_DIRNAME:
         raise NotInstalledError(f"{rp} is not an installed {paths.INSTALL_DIRNAME} folder")
-    return Install(rp, rp.parent, load_manifest(rp.parent))
+    try:
+        manifest = load_manifest(rp.parent)
+    except NotInstalledError:
+        raise
+    except IntegrityError as exc:
+        raise IntegrityError(exc.message, hint=repair_hint(rp.parent, None)) from None
+    return Install(rp, rp.parent, manifest)
 
 
 def registered_relpath(rel: object, prefix: str, where: str) -> str:

@@ -4,7 +4,7 @@ Writes the compiled plan under `.planning/.msd/compiled/` (never beside the plan
 touching the project's .gitignore), or reuses it when every recorded input is unchanged.
 JSON {"plan", "compiled", "status": "written"|"fresh", "inlined", "stripped", "refused", "warnings"}. With --check nothing is written:
 {"plan", "compiled", "fresh", "stale": [...]}, exit 0 when fresh, 1 when stale or absent.
-Exit 3 when an installed file is missing or fails its manifest hash (run `msd install`).
+Exit 3 when an installed file is missing or fails its manifest hash (the error names `msd install … --repair`).
 """
 
 from __future__ import annotations

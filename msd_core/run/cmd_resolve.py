@@ -84,11 +84,12 @@ def _emit(args) -> int:
     except Exception as exc:  # MsdError or anything else: the skill must still render
         from msd_core.errors import MsdError
 
+        fix = None
         if isinstance(exc, MsdError):
-            reason = exc.message
+            reason, fix = exc.message, exc.hint
         else:
             reason = f"internal error: {type(exc).__name__}"
-        out = emit.notice(reason) + "\n"
+        out = emit.notice(reason, fix) + "\n"
     if out and not out.endswith("\n"):
         out += "\n"
     try:
