@@ -1,14 +1,16 @@
 """STATE.md: read a section or field, and patch exactly the lines asked for.
 
-Reading accepts every shape seen in real projects: with or without YAML frontmatter,
+Sections and lines are found under msd's labels and the older spellings alike
+(msd_core.planning.state_labels: `Position` / `Current Position`, `Left off` / `Stopped at`, …);
+a patch edits the line under the label the file has. Reading accepts every shape seen in real projects: with or without YAML frontmatter,
 `Field: value`, `**Field:** value` and `**Field**: value` lines (optionally as list
 items), headings of any level, missing sections, CRLF or LF, a BOM. Headings and
 fields inside fenced code blocks are ignored.
 
 Patch operations (docs/CONTRACTS.md `msd_run state patch`), applied in the order given:
 
-  position TEXT       value of the `Phase:` line under "Current Position"
-  status TEXT         value of the `Status:` line under "Current Position", and the
+  position TEXT       value of the `Phase:` line under "Position"
+  status TEXT         value of the `Status:` line under "Position", and the
                       frontmatter `status` key when the file has one
   add-decision TEXT   `- TEXT` appended to the "Decisions" section (after its last
                       line of text); a lone placeholder (`None yet.`, `None.`, `- None`)
@@ -18,9 +20,9 @@ Patch operations (docs/CONTRACTS.md `msd_run state patch`), applied in the order
   resolve-blocker T   removes the one line of the Blockers section that contains T
                       (case-insensitive); when no text is left, `None yet.` is written;
                       more than one matching line is refused as ambiguous (exit 2)
-  set-session TEXT    `Stopped at:` = TEXT and `Last session:` = now (UTC, `YYYY-MM-DD HH:MM`)
-                      under "Session Continuity"; frontmatter `stopped_at` too when present
-  resume-file PATH    `Resume file:` = PATH under "Session Continuity" (`None` clears it);
+  set-session TEXT    `Left off:` = TEXT and `Last worked:` = now (UTC, `YYYY-MM-DD HH:MM`)
+                      under "Session"; frontmatter `stopped_at` too when present
+  resume-file PATH    `Handoff:` = PATH under "Session" (`None` clears it);
                       PATH is one line of text, a project-relative path by convention
   field NAME VALUE    an existing top-level frontmatter key's value (scalars only)
 
