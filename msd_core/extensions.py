@@ -40,13 +40,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+import stat
 from pathlib import Path
 
 from msd_core.errors import IntegrityError, UsageError
 from msd_core.layout import AGENT_EXT_PREFIX, is_static_name
 from msd_core.manifest import Manifest, read_verified, safe_path
 from msd_core.paths import PLANNING_DIRNAME
+from msd_core.record import field, record
 
 MAX_PLAN_BYTES = 2 * 1024 * 1024  # a plan larger than this is refused (exit 2)
 MAX_DOC_BYTES = 2 * 1024 * 1024  # phase documents larger than this are skipped with a note
@@ -79,7 +80,7 @@ _ATTR_RE = re.compile(r"""([A-Za-z_][\w:.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s
 _FRONTMATTER_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
-@dataclass
+@record
 class TaskInfo:
     type: str
     tdd: bool
@@ -89,7 +90,7 @@ class TaskInfo:
         return self.type.lower().startswith("checkpoint:")
 
 
-@dataclass
+@record
 class PlanFacts:
     tasks: list[TaskInfo] = field(default_factory=list)
     plan_type: str = ""
@@ -214,7 +215,7 @@ def install_commands(text: str) -> list[str]:
     return found
 
 
-@dataclass
+@record
 class PhaseDocs:
     research: list[tuple[str, str]] = field(default_factory=list)  # (file name, text)
     context: list[tuple[str, str]] = field(default_factory=list)
@@ -392,7 +393,7 @@ def agent_extensions_table(manifest: Manifest, agent: str) -> dict[str, str]:
     return table
 
 
-@dataclass
+@record
 class Selection:
     agent: str
     extensions: list[dict]

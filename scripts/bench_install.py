@@ -6,7 +6,16 @@ Baselines, measured interleaved with msd in the same run (median of --repeat rou
   peer       `node <pkg>/bin/install.js --claude --global` of npm get-shit-done-cc@1.42.3 with
              HOME=<temp>, when node and npm are present (installed into a temp folder first)
 
-Goals: fresh install no slower than the peer's installer; no-op reinstall <= 0.3x a fresh one.
+`msd` is the console script installed beside this Python (the command users run); its
+start-up alone is `msd --version`, answered before typer is imported. The peer always runs
+with HOME pointing at a scratch folder (its installer writes into $HOME/.claude and has no
+option that only prints its version).
+
+Process measures are also given in CPU time (user + system of the process and its
+children), which a busy shared machine disturbs far less than wall time.
+
+Goals (issue 17, issue 19 item 6): fresh `msd install` <= 0.5x the peer's installer; a
+no-op `msd install` <= 0.25x the peer's reinstall.
 
     .venv/bin/python scripts/bench_install.py [--repeat 7] [--json] [--no-peer] [--peer-dir DIR] [--content-dir DIR]
 """
@@ -16,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -36,10 +46,17 @@ def _timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-def _proc(cmd: list[str], env: dict | None = None) -> None:
+CPU: dict[str, list[float]] = {}  # CPU seconds (user + system) of each timed process, by measure
+
+
+def _proc(cmd: list[str], env: dict | None = None, measure: str | None = None) -> None:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     res = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if res.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[:4])}... failed ({res.returncode}): {res.stderr.decode(errors='replace')[-400:]}")
+    if measure:
+        CPU.setdefault(measure, []).append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
 
 
 def _count_files(root: Path) -> int:
@@ -59,6 +76,11 @@ def setup_peer(work: Path, peer_dir: str | None) -> Path | None:
     return script if res.returncode == 0 and script.exists() else None
 
 
+def msd_cmd_label(content_dir: str | None) -> list[str]:
+    msd = shutil.which("msd", path=str(Path(sys.executable).parent))
+    return [msd or f"{sys.executable} -m msd_core"]
+
+
 def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | None) -> dict:
     from msd_core.install.installer import install
     from msd_core.install.source import resolve_source
@@ -68,11 +90,14 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
     content_root = Path(str(source.root))
     work = Path(tempfile.mkdtemp(prefix="msd-bench-"))
     times: dict[str, list[float]] = {k: [] for k in (
-        "copy_api", "msd_fresh_api", "msd_noop_api", "copy_proc", "msd_fresh_cli", "msd_noop_cli", "peer_fresh", "peer_noop")}
+        "python_bare", "copy_api", "msd_fresh_api", "msd_noop_api", "copy_proc", "msd_version_cli", "msd_fresh_cli",
+        "msd_noop_cli", "peer_fresh", "peer_noop")}
     counts: dict[str, int] = {}
     try:
         peer = setup_peer(work, peer_dir) if use_peer else None
         py = sys.executable
+        msd = shutil.which("msd", path=str(Path(py).parent))
+        msd_cmd = [msd] if msd else [py, "-m", "msd_core"]
         copy_code = "import shutil, sys; shutil.copytree(sys.argv[1], sys.argv[2])"
         base_env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
         for i in range(repeat):
@@ -83,11 +108,13 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
             times["msd_fresh_api"].append(_timed(lambda: install(target, source=source)))
             times["msd_noop_api"].append(_timed(lambda: install(target, source=source)))
             times["copy_proc"].append(_timed(lambda: _proc([py, "-c", copy_code, str(content_root), str(r / "copy2")])))
-            cli = [py, "-m", "msd_core", "install", "--global", "--config-dir", str(r / "cli"), "--json"]
+            times["python_bare"].append(_timed(lambda: _proc([py, "-I", "-S", "-c", "pass"], measure="python_bare")))
+            times["msd_version_cli"].append(_timed(lambda: _proc([*msd_cmd, "--version"], base_env, "msd_version_cli")))
+            cli = [*msd_cmd, "install", "--global", "--config-dir", str(r / "cli"), "--json"]
             if content_dir:
                 cli += ["--content-dir", content_dir]
-            times["msd_fresh_cli"].append(_timed(lambda: _proc(cli, base_env)))
-            times["msd_noop_cli"].append(_timed(lambda: _proc(cli, base_env)))
+            times["msd_fresh_cli"].append(_timed(lambda: _proc(cli, base_env, "msd_fresh_cli")))
+            times["msd_noop_cli"].append(_timed(lambda: _proc(cli, base_env, "msd_noop_cli")))
             counts["msd"] = _count_files(r / "cli")
             counts["copy"] = _count_files(r / "copy")
             if peer is not None:
@@ -95,13 +122,17 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
                 home.mkdir()
                 env = {**base_env, "HOME": str(home), "npm_config_cache": str(work / "npm-cache")}
                 node = [shutil.which("node") or "node", str(peer), "--claude", "--global"]
-                times["peer_fresh"].append(_timed(lambda: _proc(node, env)))
-                times["peer_noop"].append(_timed(lambda: _proc(node, env)))
+                times["peer_fresh"].append(_timed(lambda: _proc(node, env, "peer_fresh")))
+                times["peer_noop"].append(_timed(lambda: _proc(node, env, "peer_noop")))
                 counts["peer"] = _count_files(home / ".claude")
             shutil.rmtree(r, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     med = {k: statistics.median(v) for k, v in times.items() if v}
+    cpu = {k: statistics.median(v) for k, v in CPU.items() if v}
+
+    def cpu_ratio(a: str, b: str):
+        return round(cpu[a] / cpu[b], 3) if a in cpu and b in cpu and cpu[b] > 0 else None
 
     def ratio(a: str, b: str):
         return round(med[a] / med[b], 3) if a in med and b in med and med[b] > 0 else None
@@ -109,6 +140,7 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
     return {
         "repeat": repeat,
         "content": source.label,
+        "msd": " ".join(msd_cmd_label(content_dir)),
         "files_written": counts,
         "median_seconds": {k: round(v, 4) for k, v in med.items()},
         "ratios": {
@@ -118,7 +150,17 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
             "noop_cli_vs_fresh_cli": ratio("msd_noop_cli", "msd_fresh_cli"),
             "fresh_cli_vs_peer": ratio("msd_fresh_cli", "peer_fresh"),
             "noop_cli_vs_peer_noop": ratio("msd_noop_cli", "peer_noop"),
+            "version_cli_vs_peer_noop": ratio("msd_version_cli", "peer_noop"),
+            "version_cli_vs_python_bare": ratio("msd_version_cli", "python_bare"),
         },
+        "cpu_median_seconds": {k: round(v, 4) for k, v in cpu.items()},
+        "cpu_ratios": {
+            "fresh_cli_vs_peer": cpu_ratio("msd_fresh_cli", "peer_fresh"),
+            "noop_cli_vs_peer_noop": cpu_ratio("msd_noop_cli", "peer_noop"),
+            "version_cli_vs_peer_noop": cpu_ratio("msd_version_cli", "peer_noop"),
+            "version_cli_vs_python_bare": cpu_ratio("msd_version_cli", "python_bare"),
+        },
+        "goals": {"fresh_cli_vs_peer": 0.5, "noop_cli_vs_peer_noop": 0.25},
         "peer": PEER_PKG if "peer_fresh" in med else None,
     }
 
@@ -140,9 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'measure':<18}{'seconds':>10}")
     for k, v in out["median_seconds"].items():
         print(f"{k:<18}{v:>10.4f}")
-    print(f"{'ratio':<28}{'value':>8}")
+    print(f"{'ratio':<28}{'wall':>8}{'CPU':>8}")
     for k, v in out["ratios"].items():
-        print(f"{k:<28}{'n/a' if v is None else f'{v:.3f}':>8}")
+        goal = out["goals"].get(k)
+        c = out["cpu_ratios"].get(k)
+        print(f"{k:<28}{'n/a' if v is None else f'{v:.3f}':>8}{'' if c is None else f'{c:.3f}':>8}"
+              + (f"   goal <= {goal}" if goal else ""))
     if out["peer"] is None and not args.no_peer:
         print("peer installer not measured (node/npm missing or npm install failed)")
     return 0

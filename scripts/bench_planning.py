@@ -2,8 +2,8 @@
 """Benchmark `msd_run history-digest` against the peer `gsd-tools.cjs history-digest`.
 
 For each corpus tree (copied to a temp dir first; the corpus is read-only):
-  - median wall time of N runs of each command, side by side in one run, as a ratio
-    ours/peer, for a cold start (`--no-cache`: every SUMMARY parsed) and a warm one
+  - median wall and CPU time (user + system) of N runs of each command, interleaved (each
+    round runs the peer, our cold run and our warm run once), as a ratio ours/peer, for a cold start (`--no-cache`: every SUMMARY parsed) and a warm one
     (the per-file fact cache in .planning/.msd/ is current);
   - digest bytes as a share of the tree's SUMMARY bytes (the files the digest reads);
   - fact coverage: every provides / affects / pattern / decision / tech_stack entry the
@@ -16,8 +16,9 @@ For each corpus tree (copied to a temp dir first; the corpus is read-only):
         containing an apostrophe, e.g. `[Let's Encrypt, certbot]`).
 
 Usage:
-  scripts/bench_planning.py [--peer PATH/gsd-tools.cjs] [--runs 7] [--tree NAME]... [--json]
-Without --peer, get-shit-done-cc@1.42.3 is installed with `npm install --prefix <tmp>`.
+  scripts/bench_planning.py [--peer PATH/gsd-tools.cjs | --peer-prefix DIR] [--runs 7] [--tree NAME]... [--json]
+Without --peer, get-shit-done-cc@1.42.3 is installed once with `npm install --prefix DIR`
+(default <tmp>/msd-bench-peer, outside the repository). Ours is the `msd_run` console script.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -38,13 +40,16 @@ CORPUS = REPO.parent / "shared" / "corpus" / "planning"
 PEER_PKG = "get-shit-done-cc@1.42.3"
 
 
-def find_peer(explicit: str | None) -> Path:
+def find_peer(explicit: str | None, prefix: str) -> Path:
+    """gsd-tools.cjs: the given path, or get-shit-done-cc from npm in `prefix` (installed once)."""
     if explicit:
         return Path(explicit)
-    prefix = Path(tempfile.mkdtemp(prefix="gsd-peer-"))
-    subprocess.run(["npm", "install", "--silent", "--prefix", str(prefix), PEER_PKG], check=True,
-                   stdout=subprocess.DEVNULL, timeout=600)
-    hits = sorted(prefix.rglob("gsd-tools.cjs"))
+    hits = sorted(Path(prefix).rglob("gsd-tools.cjs"))
+    if not hits:
+        Path(prefix).mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", prefix, PEER_PKG],
+                       check=True, stdout=subprocess.DEVNULL, timeout=600)
+        hits = sorted(Path(prefix).rglob("gsd-tools.cjs"))
     if not hits:
         sys.exit(f"gsd-tools.cjs not found in {prefix}")
     return hits[0]
@@ -55,16 +60,33 @@ def find_peer(explicit: str | None) -> Path:
 CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed(cmd: list[str], runs: int) -> tuple[float, bytes]:
-    times, out = [], b""
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=CHILD_ENV, timeout=120)  # warm-up
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                              env=CHILD_ENV, timeout=120)
-        times.append(time.perf_counter() - t0)
-        out = proc.stdout
-    return statistics.median(times), out
+def _run(cmd: list[str]) -> tuple[float, float, bytes]:
+    """(wall seconds, CPU seconds of the process and its children, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                          env=CHILD_ENV, timeout=120)
+    dt = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return dt, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.stdout
+
+
+def interleaved(cmds: dict[str, list[str]], runs: int, before: dict[str, list[str]] | None = None) -> dict:
+    """(median wall seconds, median CPU seconds, last output) per command; each round runs
+    every command once (after one warm-up round), so a change of machine load hits them
+    alike. `before[label]` runs untimed just before that command (e.g. to fill a cache)."""
+    times: dict[str, list[float]] = {k: [] for k in cmds}
+    cpu: dict[str, list[float]] = {k: [] for k in cmds}
+    outs: dict[str, bytes] = {}
+    for i in range(runs + 1):
+        for label, cmd in cmds.items():
+            if before and label in before:
+                _run(before[label])
+            dt, ct, outs[label] = _run(cmd)
+            if i:
+                times[label].append(dt)
+                cpu[label].append(ct)
+    return {k: (statistics.median(v), statistics.median(cpu[k]), outs[k]) for k, v in times.items()}
 
 
 def norm(value) -> str:
@@ -127,25 +149,29 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--peer", help="path to gsd-tools.cjs (default: npm install " + PEER_PKG + ")")
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--peer-prefix", default=os.path.join(tempfile.gettempdir(), "msd-bench-peer"),
+                    help="npm prefix for the peer package, outside the repository (installed once)")
     ap.add_argument("--tree", action="append", help="only this corpus tree (repeatable)")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = ap.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"corpus not found at {CORPUS}")
-    peer = find_peer(args.peer)
+    peer = find_peer(args.peer, args.peer_prefix)
     py = sys.executable
+    msd_run = shutil.which("msd_run", path=str(Path(py).parent)) or shutil.which("msd_run")
+    if not msd_run:
+        sys.exit(f"msd_run not found beside {py}: pip install -e . first")
     rows = []
     trees = args.tree or sorted(p.name for p in CORPUS.iterdir() if (p / ".planning").is_dir())
     with tempfile.TemporaryDirectory(prefix="bench-planning-") as tmp:
         for name in trees:
             root = Path(tmp) / name
             shutil.copytree(CORPUS / name, root, symlinks=True)
-            ours_cmd = [py, "-m", "msd_core.run", "history-digest", "--cwd", str(root)]
+            ours_cmd = [msd_run, "history-digest", "--cwd", str(root)]
             peer_cmd = ["node", str(peer), "history-digest", "--cwd", str(root)]
-            t_peer, peer_out = timed(peer_cmd, args.runs)
-            t_cold, _ = timed(ours_cmd + ["--no-cache"], args.runs)
-            subprocess.run(ours_cmd, stdout=subprocess.DEVNULL, env=CHILD_ENV, timeout=120)  # fill the cache
-            t_warm, ours_out = timed(ours_cmd, args.runs)
+            got = interleaved({"peer": peer_cmd, "cold": ours_cmd + ["--no-cache"], "warm": ours_cmd}, args.runs,
+                              before={"warm": ours_cmd})  # the cache is current when the warm run starts
+            (t_peer, c_peer, peer_out), (t_cold, c_cold, _), (t_warm, c_warm, ours_out) = got["peer"], got["cold"], got["warm"]
             sbytes = summary_bytes(root)
             try:
                 peer_json = json.loads(peer_out or b"{}")
@@ -162,6 +188,8 @@ def main() -> int:
                 "warm_ms": round(t_warm * 1000, 1),
                 "cold_ratio": round(t_cold / t_peer, 2),
                 "warm_ratio": round(t_warm / t_peer, 2),
+                "cold_cpu_ratio": round(c_cold / c_peer, 2) if c_peer else None,
+                "warm_cpu_ratio": round(c_warm / c_peer, 2) if c_peer else None,
                 "digest_bytes": len(ours_out),
                 "peer_bytes": len(json.dumps(peer_json, ensure_ascii=False, separators=(",", ":")).encode()),
                 "bytes_pct": round(100 * len(ours_out) / sbytes, 1) if sbytes else None,
@@ -185,7 +213,9 @@ def main() -> int:
     med = lambda k: statistics.median(r[k] for r in rows)
     facts_total = sum(r["peer_facts"] for r in rows)
     miss_total = sum(sum(len(v) for v in r["missing"].values()) for r in rows)
-    print(f"\nmedian ratio ours/peer: cold {med('cold_ratio'):.2f}x, warm {med('warm_ratio'):.2f}x (goal <= 0.5x)")
+    print(f"\nmedian ratio ours/peer, wall time: cold {med('cold_ratio'):.2f}x, warm {med('warm_ratio'):.2f}x; "
+          f"CPU time: cold {med('cold_cpu_ratio'):.2f}x, warm {med('warm_cpu_ratio'):.2f}x "
+          f"(goal: cold <= 0.4x); runs interleaved per tree, median of {args.runs}")
     print(f"digest bytes / summary bytes: {100 * tot_d / tot_s:.1f}% overall (goal <= 10%); "
           f"median per tree {statistics.median(r['bytes_pct'] for r in rows if r['bytes_pct'] is not None):.1f}%; "
           f"peer's output (compact JSON) {100 * tot_p / tot_s:.1f}%")

@@ -1,24 +1,39 @@
 #!/usr/bin/env python3
-"""Benchmark msd_run's hot commands against bare Python and the npm peer, side by side.
+"""Benchmark every agent-facing `msd_run` command against its peer equivalent, side by side.
 
-For each command: the median wall time of --runs (>= 20) fresh processes, measured in
-this run, as a ratio to `python -I -S -c pass` and (when node is present) to
-`node gsd-tools.cjs config-get <key>` from get-shit-done-cc@1.42.3. The commands run
-against a fake install in a temporary HOME, from a project with a .planning/config.json.
+Set-up (all in one temporary folder, nothing faked):
+  - a project: a copy of one corpus tree (../shared/corpus/planning/<tree>, default the
+    first with phases, plans and summaries) or --project DIR (copied, never written);
+  - msd: `msd install --local` into that project (a real install, manifest and all);
+  - peer: get-shit-done-cc@1.42.3 from npm in its own prefix (--peer-prefix, outside the
+    repository), then its installer `install.js --claude --global` into a scratch HOME,
+    as scripts/bench_install.py does; the peer's commands run the INSTALLED gsd-tools.cjs.
 
-    python scripts/bench_runtime.py [--runs 21] [--json] [--importtime] [--no-peer]
-                                    [--gsd-tools PATH] [--peer-prefix DIR]
+Every command runs as a fresh process, round-robin (one warm-up round, then --runs
+rounds; each round runs every command once), so a change of machine load hits all
+commands alike. The table gives medians and the ratios median/median to
+`python -I -S -c pass` and to the peer's equivalent command (like with like; `-` where
+the peer has none), for wall time and for CPU time (user + system, which a busy shared
+machine disturbs far less). Commands that write (state patch, step-done) restore their
+input before each run, untimed.
 
-Goals (issue 3): <= 5x bare python, <= 0.4x the peer. `--importtime` adds the
-self/cumulative import times (python -X importtime) of the slowest imports per command.
+    python scripts/bench_runtime.py [--runs 11] [--json] [--tree NAME | --project DIR]
+                                    [--peer-prefix DIR] [--no-peer] [--only SUBSTR]...
+                                    [--before DIR]
+
+`--before DIR` also runs every msd_run command with PYTHONPATH=DIR (an older checkout of
+this repository, e.g. `git archive <commit> | tar -x -C DIR`), interleaved in the same
+rounds, and prints its ratios beside: before and after measured side by side.
+
+Goals (issue 17): every command <= 5x `python -I -S -c pass` and <= 0.4x its peer.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -28,186 +43,227 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus" / "planning"
 PEER_PACKAGE = "get-shit-done-cc@1.42.3"
 GOAL_VS_PYTHON = 5.0
 GOAL_VS_PEER = 0.4
+BASE = "python -I -S -c pass"
 
 
-def fake_install(config: Path) -> Path:
-    """A small but realistic install: plan-phase with 4 parts of ~6 KB, executor payloads."""
-    files, parts = {}, []
-
-    def put(rel: str, text: str) -> None:
-        p = config / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-        files[rel] = hashlib.sha256(text.encode()).hexdigest()
-
-    put("msd-core/workflows/plan-phase.md", "# plan-phase spine\n")
-    for i in range(1, 5):
-        rel = f"msd-core/workflows/plan-phase/detail/0{i}-part.md"
-        put(rel, f"# part {i}\n" + ("detail text line for the benchmark.\n" * 170))
-        parts.append(rel)
-    put("agents/msd-executor.md", "# executor\n")
-    put("msd-core/agent-skills/executor.md", "# executor skills\n" + "rule\n" * 200)
-    put("msd-core/agent-skills/executor.compact.md", "# executor skills (compact)\n" + "rule\n" * 40)
-    registry = {"registry_version": 1,
-                "workflows": {"plan-phase": {"spine": "msd-core/workflows/plan-phase.md", "parts": parts}},
-                "agents": {"executor": {"core": "agents/msd-executor.md", "extensions": {},
-                                        "skills": {"canonical": "msd-core/agent-skills/executor.md",
-                                                   "compact": "msd-core/agent-skills/executor.compact.md"}}}}
-    manifest = {"manifest_version": 1, "package": "msd-core", "version": "bench", "scope": "global",
-                "target": str(config), "runtime": "claude", "files": files, "created_dirs": [],
-                "registry": registry, "settings_permission": None}
-    (config / "msd-core" / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    return config / "msd-core"
+def pick_tree(name: str | None) -> Path:
+    if name:
+        p = CORPUS / name
+        if not p.is_dir():
+            raise SystemExit(f"bench: no corpus tree {p}")
+        return p
+    if not CORPUS.is_dir():
+        raise SystemExit(f"bench: corpus {CORPUS} absent; pass --project DIR")
+    for tree in sorted(CORPUS.iterdir()):
+        pl = tree / ".planning"
+        if (pl / "STATE.md").is_file() and any(pl.glob("phases/*/*-PLAN.md")) and any(pl.glob("phases/*/*-SUMMARY.md")):
+            return tree
+    raise SystemExit("bench: no corpus tree with STATE.md, plans and summaries")
 
 
-def find_peer(args, env) -> Path | None:
-    if args.no_peer or not shutil.which("node"):
+def peer_tools(prefix: Path, home: Path, env: dict) -> Path | None:
+    """Install the peer package into `prefix` (once) and run its installer into `home`."""
+    if not (shutil.which("node") and shutil.which("npm")):
         return None
-    if args.gsd_tools:
-        p = Path(args.gsd_tools)
-        return p if p.is_file() else None
-    prefix = Path(args.peer_prefix)
-    found = sorted(prefix.glob("node_modules/get-shit-done-cc/**/gsd-tools.cjs"))
-    if not found and shutil.which("npm"):
+    installer = prefix / "node_modules" / "get-shit-done-cc" / "bin" / "install.js"
+    if not installer.is_file():
         prefix.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--ignore-scripts",
-                        "--prefix", str(prefix), PEER_PACKAGE], env=env, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300, check=False)
-        found = sorted(prefix.glob("node_modules/get-shit-done-cc/**/gsd-tools.cjs"))
+        subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(prefix), PEER_PACKAGE],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600,
+                       check=False)
+    if not installer.is_file():
+        return None
+    subprocess.run(["node", str(installer), "--claude", "--global"], env={**env, "HOME": str(home)},
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300, check=False)
+    found = sorted((home / ".claude").rglob("gsd-tools.cjs"))
     return found[0] if found else None
 
 
-def run_once(cmd: list[str], cwd: Path, env: dict) -> float:
+def first(pattern: str, proj: Path) -> str:
+    hits = sorted((proj / ".planning").glob(pattern))
+    if not hits:
+        raise SystemExit(f"bench: nothing matches .planning/{pattern} in {proj}")
+    return hits[0].relative_to(proj).as_posix()
+
+
+def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
+    """label, msd argv (after msd_run), peer argv or None, optional untimed `prep` argv list."""
+    plan = first("phases/*/*-PLAN.md", proj)
+    phase_dir = str(Path(plan).parent)
+    phase = Path(phase_dir).name.split("-")[0]
+    p = peer or []
+
+    def peer_cmd(*a):
+        return [*p, *a] if peer else None
+
+    restart = ["next-step", "--workflow", "plan-phase", "--restart", "--var", f"phase={phase}", "--root", root]
+    result = json.dumps({"phase": phase, "phase_dir": Path(phase_dir).name})
+    rows = [
+        ("config get mode --raw", ["config", "get", "mode", "--raw"], peer_cmd("config-get", "mode", "--raw"), None),
+        ("config list", ["config", "list"], None, None),
+        ("resolve plan-phase --emit", ["resolve", "plan-phase", "--emit", "--root", root], None, None),
+        ("agent-skills executor --raw", ["agent-skills", "executor", "--root", root, "--raw"],
+         peer_cmd("agent-skills", "gsd-executor"), None),
+        ("extensions executor --plan", ["extensions", "executor", "--plan", plan, "--root", root, "--raw"], None, None),
+        ("extensions planner --phase-dir", ["extensions", "planner", "--phase-dir", phase_dir, "--root", root, "--raw"],
+         None, None),
+        ("state get", ["state", "get"], peer_cmd("state", "load"), None),
+        ("state get 'Current Position'", ["state", "get", "Current Position"],
+         peer_cmd("state", "get", "Current Position"), None),
+        ("state patch --status", ["state", "patch", "--status", "Benchmarking"],
+         peer_cmd("state", "patch", "--Status", "Benchmarking"), "restore-state"),
+        ("template select", ["template", "select", plan, "--root", root], peer_cmd("template", "select", plan), None),
+        ("compile-plan (fresh)", ["compile-plan", plan, "--root", root], None, None),
+        ("compile-plan --check", ["compile-plan", plan, "--check", "--root", root], None, None),
+        ("next", ["next"], None, None),
+        ("next-step plan-phase", ["next-step", "--workflow", "plan-phase", "--var", f"phase={phase}", "--root", root],
+         None, None),
+        ("step-done plan-phase", ["step-done", "--workflow", "plan-phase", "--step", "load-context", "--result", result,
+                                  "--var", f"phase={phase}", "--root", root], None, restart),
+        ("history-digest (cold)", ["history-digest", "--no-cache"], peer_cmd("history-digest"), None),
+        ("history-digest (warm cache)", ["history-digest"], peer_cmd("history-digest"), None),
+        ("memory search", ["memory", "search", "test"], None, None),
+        ("memory decisions-affecting", ["memory", "decisions-affecting", "ui"], None, None),
+    ]
+    return [{"label": a, "msd": b, "peer": c, "prep": d} for a, b, c, d in rows]
+
+
+def run(cmd: list[str], cwd: Path, env: dict, *, check: bool = True) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system of the process and its children). CPU time
+    is what the command costs the machine, and much less sensitive to a busy machine."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=60)
+                       stderr=subprocess.PIPE, timeout=120)
     dt = time.perf_counter() - t0
-    if r.returncode != 0:
-        raise SystemExit(f"bench: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.decode()[:300]}")
-    return dt
-
-
-def time_all(cmds: dict[str, list[str]], cwd: Path, env: dict, runs: int) -> dict[str, dict]:
-    """Round-robin: each round runs every command once (after one warm-up round), so a change
-    in machine load hits all commands alike. Median and min wall time per command."""
-    samples: dict[str, list[float]] = {k: [] for k in cmds}
-    for i in range(runs + 1):
-        for label, cmd in cmds.items():
-            dt = run_once(cmd, cwd, env)
-            if i:
-                samples[label].append(dt)
-    return {k: {"median_ms": statistics.median(v) * 1000, "min_ms": min(v) * 1000, "runs": runs}
-            for k, v in samples.items()}
-
-
-def importtime(cmd_args: list[str], cwd: Path, env: dict, top: int = 8, repeat: int = 7) -> list[dict]:
-    """Slowest imports of one command (python -X importtime): per module the minimum self
-    time over `repeat` runs, which filters out the noise of a busy machine."""
-    best: dict[str, list[int]] = {}
-    totals = []
-    for _ in range(repeat):
-        r = subprocess.run([sys.executable, "-X", "importtime", "-m", "msd_core.run", *cmd_args], cwd=str(cwd),
-                           env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
-        total = 0
-        for line in r.stderr.splitlines():
-            if not line.startswith("import time:") or "|" not in line or "self [us]" in line:
-                continue
-            self_us, cum_us, name = (x.strip() for x in line.split(":", 1)[1].split("|"))
-            total += int(self_us)
-            cur = best.get(name)
-            if cur is None or int(self_us) < cur[0]:
-                best[name] = [int(self_us), int(cum_us)]
-        totals.append(total)
-    rows = sorted(({"module": k, "self_us": v[0], "cumulative_us": v[1]} for k, v in best.items()),
-                  key=lambda r: r["self_us"], reverse=True)
-    head = {"module": f"(all imports: min total self of {repeat} runs)", "self_us": min(totals),
-            "cumulative_us": min(totals)}
-    return [head] + rows[:top]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if check and r.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.decode(errors='replace')[:300]}")
+    return dt, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runs", type=int, default=21)
-    ap.add_argument("--json", action="store_true", help="print the results as JSON")
-    ap.add_argument("--importtime", action="store_true", help="also report the slowest imports per command")
-    ap.add_argument("--no-peer", action="store_true", help="skip the node peer")
-    ap.add_argument("--gsd-tools", default=None, help="path to gsd-tools.cjs (default: npm install into --peer-prefix)")
-    ap.add_argument("--peer-prefix", default=os.path.join(tempfile.gettempdir(), "msd-bench-peer"))
+    ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--tree", help="corpus tree to copy as the project")
+    ap.add_argument("--project", help="a project folder to copy instead of a corpus tree")
+    ap.add_argument("--peer-prefix", default=os.path.join(tempfile.gettempdir(), "msd-bench-peer"),
+                    help="npm prefix for the peer package (outside the repository)")
+    ap.add_argument("--no-peer", action="store_true")
+    ap.add_argument("--only", action="append", default=[], help="only commands whose label contains this")
+    ap.add_argument("--before", help="an older checkout to time beside this one (PYTHONPATH)")
     args = ap.parse_args(argv)
-    runs = max(20, args.runs)
+    runs = max(3, args.runs)
 
-    tmp = Path(tempfile.mkdtemp(prefix="msd-bench-"))
+    tmp = Path(tempfile.mkdtemp(prefix="msd-bench-rt-"))
     try:
+        src = Path(args.project) if args.project else pick_tree(args.tree)
+        proj = tmp / "proj"
+        shutil.copytree(src, proj, symlinks=True, ignore=shutil.ignore_patterns(".git", ".claude", ".msd"))
         home = tmp / "home"
         home.mkdir()
-        root = fake_install(home / ".claude")
-        proj = tmp / "proj"
-        (proj / ".planning").mkdir(parents=True)
-        (proj / ".planning" / "config.json").write_text(json.dumps(
-            {"mode": "yolo", "model_profile": "balanced", "workflow": {"research": True, "compact_content": False}},
-            indent=2), encoding="utf-8")
-        env = dict(os.environ)
-        for var in ("CLAUDE_CONFIG_DIR", "MSD_TRACE", "MSD_COMPACT_DEFAULT", "PYTHONSTARTUP", "PYTHONDONTWRITEBYTECODE"):
-            env.pop(var, None)
-        # an installed wheel has its bytecode compiled by pip; do the same for this checkout
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "msd_core")], stdin=subprocess.DEVNULL,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("CLAUDE_CONFIG_DIR", "MSD_TRACE", "MSD_COMPACT_DEFAULT", "PYTHONSTARTUP",
+                            "PYTHONDONTWRITEBYTECODE", "MSD_USER_CONFIG_DIR", "GSD_WORKSTREAM")}
         env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
-        env.pop("MSD_USER_CONFIG_DIR", None)  # the real lookup: $XDG_CONFIG_HOME/msd/defaults.json
-        env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        npm_env = dict(os.environ)
-
         py = sys.executable
-        console = shutil.which("msd_run", path=str(Path(py).parent)) or shutil.which("msd_run")
-        hot = {
-            "config get mode": ["config", "get", "mode"],
-            "resolve plan-phase": ["resolve", "plan-phase", "--root", str(root)],
-            "resolve plan-phase --emit": ["resolve", "plan-phase", "--emit", "--root", str(root)],
-            "agent-skills executor": ["agent-skills", "executor", "--root", str(root)],
-        }
-        cmds = {"python -I -S -c pass": [py, "-I", "-S", "-c", "pass"], "python -c pass": [py, "-c", "pass"]}
-        for label, a in hot.items():
-            cmds[f"python -m msd_core.run {label}"] = [py, "-m", "msd_core.run", *a]
-            if console:
-                cmds[f"msd_run {label}"] = [console, *a]
-        peer_path = find_peer(args, npm_env)
-        peer_label = "node gsd-tools.cjs config-get mode"
-        if peer_path:
-            cmds[peer_label] = ["node", str(peer_path), "config-get", "mode"]
-        timed = time_all(cmds, proj, env, runs)
-        base = timed["python -I -S -c pass"]
-        peer = timed.get(peer_label)
+        msd_run = shutil.which("msd_run", path=str(Path(py).parent))
+        msd = shutil.which("msd", path=str(Path(py).parent))
+        if not (msd_run and msd):
+            raise SystemExit(f"bench: msd and msd_run must be installed beside {py} (pip install -e .)")
+        run([msd, "install", "--local"], proj, env)
+        root = ".claude/msd-core"
+        tools = None if args.no_peer else peer_tools(Path(args.peer_prefix), home, env)
+        peer = ["node", str(tools)] if tools else None
+        table = command_table(proj, root, peer)
+        if args.only:
+            table = [t for t in table if any(s in t["label"] for s in args.only)]
+        state = proj / ".planning" / "STATE.md"
+        state_text = state.read_bytes()
+        run([msd_run, "memory", "index"], proj, env)  # queries then run on a current index
+
+        cmds: dict[str, tuple[list[str], object]] = {BASE: ([py, "-I", "-S", "-c", "pass"], None)}
+        before_env = None
+        if args.before:
+            before_env = {**env, "PYTHONPATH": str(Path(args.before).resolve())}
+            subprocess.run([py, "-m", "compileall", "-q", str(Path(args.before) / "msd_core")], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        for t in table:
+            cmds["msd_run " + t["label"]] = ([msd_run, *t["msd"]], t["prep"])
+            if before_env:
+                cmds["before msd_run " + t["label"]] = ([msd_run, *t["msd"]], t["prep"])
+            if t["peer"] and "peer " + " ".join(t["peer"][2:]) not in cmds:
+                cmds["peer " + " ".join(t["peer"][2:])] = (t["peer"], t["prep"])
+        samples: dict[str, list[float]] = {k: [] for k in cmds}
+        cpu: dict[str, list[float]] = {k: [] for k in cmds}
+        for i in range(runs + 1):
+            for label, (cmd, prep) in cmds.items():
+                if prep == "restore-state":
+                    state.write_bytes(state_text)
+                elif prep:
+                    run([msd_run, *prep], proj, env)
+                dt, ct = run(cmd, proj, before_env if label.startswith("before ") else env,
+                             check=not label.startswith("peer "))
+                if i:
+                    samples[label].append(dt * 1000)
+                    cpu[label].append(ct * 1000)
+        med = {k: statistics.median(v) for k, v in samples.items()}
+        cmed = {k: statistics.median(v) for k, v in cpu.items()}
+        base, cbase = med[BASE], cmed[BASE]
         rows = []
-        for label, t in timed.items():
-            rows.append({"command": label, **t,
-                         "x_python": t["median_ms"] / base["median_ms"],
-                         "x_python_min": t["min_ms"] / base["min_ms"],
-                         "x_peer": t["median_ms"] / peer["median_ms"] if peer else None,
-                         "x_peer_min": t["min_ms"] / peer["min_ms"] if peer else None})
-        result = {"python": sys.version.split()[0], "runs": runs, "peer": str(peer_path) if peer_path else None,
-                  "goals": {"x_python": GOAL_VS_PYTHON, "x_peer": GOAL_VS_PEER}, "rows": rows}
-        if args.importtime:
-            result["importtime"] = {label: importtime(a, proj, env) for label, a in hot.items()}
+        for t in table:
+            key = "msd_run " + t["label"]
+            pk = "peer " + " ".join(t["peer"][2:]) if t["peer"] else None
+            row = {"command": key, "peer": " ".join(t["peer"][2:]) if t["peer"] else None}
+            for prefix, k in (("", key), ("before_", "before " + key)):
+                if k not in med:
+                    continue
+                row.update({prefix + "ms": round(med[k], 1), prefix + "cpu_ms": round(cmed[k], 1),
+                            prefix + "x_python": round(med[k] / base, 2), prefix + "x_python_cpu": round(cmed[k] / cbase, 2),
+                            prefix + "x_peer": round(med[k] / med[pk], 2) if pk else None,
+                            prefix + "x_peer_cpu": round(cmed[k] / cmed[pk], 2) if pk else None})
+            row["peer_ms"] = round(med[pk], 1) if pk else None
+            row["peer_cpu_ms"] = round(cmed[pk], 1) if pk else None
+            wall_ok = row["x_python"] <= GOAL_VS_PYTHON and (not pk or row["x_peer"] <= GOAL_VS_PEER)
+            cpu_ok = row["x_python_cpu"] <= GOAL_VS_PYTHON and (not pk or row["x_peer_cpu"] <= GOAL_VS_PEER)
+            row["within_budget"] = {"wall": wall_ok, "cpu": cpu_ok}
+            rows.append(row)
+        out = {"python": sys.version.split()[0], "runs": runs, "project": src.name, "before": args.before,
+               "base_ms": round(base, 1), "base_cpu_ms": round(cbase, 1), "peer": PEER_PACKAGE if peer else None,
+               "goals": {"x_python": GOAL_VS_PYTHON, "x_peer": GOAL_VS_PEER}, "rows": rows}
         if args.json:
-            print(json.dumps(result, indent=2))
+            print(json.dumps(out, indent=2))
             return 0
-        print(f"msd_run hot-path benchmark: median of {runs} runs (python {result['python']})")
-        print("ratios: median/median (min/min) to `python -I -S -c pass` and to the peer")
-        print(f"{'command':<50} {'median ms':>9} {'min ms':>7} {'x python':>14} {'x peer':>12}")
-        for row in rows:
-            xp = f"{row['x_peer']:.2f} ({row['x_peer_min']:.2f})" if row["x_peer"] is not None else "-"
-            xpy = f"{row['x_python']:.2f} ({row['x_python_min']:.2f})"
-            print(f"{row['command']:<50} {row['median_ms']:>9.1f} {row['min_ms']:>7.1f} {xpy:>14} {xp:>12}")
-        print(f"goals: <= {GOAL_VS_PYTHON}x python -I -S -c pass, <= {GOAL_VS_PEER}x the peer"
-              + ("" if peer else " (peer not measured: node or the package unavailable)"))
-        if args.importtime:
-            for label, imps in result["importtime"].items():
-                print(f"\nimports of `{label}` (self us, cumulative us):")
-                for imp in imps:
-                    print(f"  {imp['self_us']:>7} {imp['cumulative_us']:>8}  {imp['module']}")
+
+        def pair(r, a, b):
+            return "-" if r.get(a) is None else f"{r[a]:.2f} / {r[b]:.2f}"
+
+        print(f"msd_run vs peer ({out['peer'] or 'peer not measured'}): medians of {runs} interleaved rounds, "
+              f"project {src.name}, python {out['python']}; `{BASE}`: {base:.1f} ms wall, {cbase:.1f} ms CPU")
+        print("ratios: wall / CPU (user+system); budget: both within <= "
+              f"{GOAL_VS_PYTHON}x `{BASE}` and <= {GOAL_VS_PEER}x the peer's equivalent")
+        head = "| command | wall ms | CPU ms | x python | peer's equivalent | peer wall ms | x peer | budget |"
+        rule = "|---|---:|---:|---:|---|---:|---:|---|"
+        if before_env:
+            head += " before: x python | before: x peer |"
+            rule += "---:|---:|"
+        print(head)
+        print(rule)
+        for r in rows:
+            ok = r["within_budget"]
+            verdict = "ok" if ok["wall"] and ok["cpu"] else ("ok (CPU), wall missed" if ok["cpu"] else
+                                                              ("ok (wall), CPU missed" if ok["wall"] else "MISSED"))
+            line = (f"| `{r['command']}` | {r['ms']:.1f} | {r['cpu_ms']:.1f} | {pair(r, 'x_python', 'x_python_cpu')} | "
+                    f"{('`' + r['peer'][:40] + '`') if r['peer'] else '-'} | {r['peer_ms'] or '-'} | "
+                    f"{pair(r, 'x_peer', 'x_peer_cpu')} | {verdict} |")
+            if before_env:
+                line += f" {pair(r, 'before_x_python', 'before_x_python_cpu')} | {pair(r, 'before_x_peer', 'before_x_peer_cpu')} |"
+            print(line)
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

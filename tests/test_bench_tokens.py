@@ -24,46 +24,88 @@ def w(rel: str) -> int:
 def test_report_shape_is_pinned():
     report = build_report(TREE, words, "words")
     assert set(report) == {"tokenizer", "files", "commands", "agents", "host_rendered", "aggregate"}
-    assert set(report["aggregate"]) == {"eager", "with_details"}
+    assert set(report["aggregate"]) == {"window", "window_compact", "eager", "with_details"}
     for entry in report["files"].values():
         assert set(entry) == {"bytes", "tokens"}
     for entry in report["commands"].values():
-        assert set(entry) == {"eager", "with_details"}
-    assert set(report["agents"]["worker"]) == {"core", "extensions"}
+        assert set(entry) == {"window", "window_compact", "eager", "with_details"}
+    assert set(report["agents"]["worker"]) == {"core", "core_file", "always", "extensions"}
+
+
+def _emitted(parts: list[str], compact: bool = False) -> str:
+    """The runtime's own --emit text for the fixture's parts (an installed copy of the tree)."""
+    from msd_core.resolve.emit import compact_line, marker
+
+    if compact:
+        return compact_line("alpha") + "\n"
+    return "".join(marker(p) + "\n" + (TREE / p).read_text() for p in parts)
+
+
+ALPHA_PARTS = ["msd-core/workflows/alpha/detail/01-a.md", "msd-core/workflows/alpha/detail/02-b.md"]
 
 
 def test_eager_counts_command_plus_recursive_includes_once():
     report = build_report(TREE, words, "words")
     # alpha includes its spine and ref.md; the spine includes ref.md again (counted once).
     expected_eager = w("commands/msd/alpha.md") + w("msd-core/workflows/alpha.md") + w("msd-core/references/ref.md")
-    parts = w("msd-core/workflows/alpha/detail/01-a.md") + w("msd-core/workflows/alpha/detail/02-b.md")
-    assert report["commands"]["alpha"] == {"eager": expected_eager, "with_details": expected_eager + parts}
-    # beta has no spine: with_details == eager; the project reference is not content.
+    parts = sum(w(p) for p in ALPHA_PARTS)
+    alpha = report["commands"]["alpha"]
+    assert (alpha["eager"], alpha["with_details"]) == (expected_eager, expected_eager + parts)
+    # beta has no spine: every window equals eager; the project reference is not content.
     beta = w("commands/msd/beta.md") + w("msd-core/references/ref.md")
-    assert report["commands"]["beta"] == {"eager": beta, "with_details": beta}
-    assert report["aggregate"] == {"eager": expected_eager + beta, "with_details": expected_eager + parts + beta}
+    assert report["commands"]["beta"] == {"window": beta, "window_compact": beta, "eager": beta, "with_details": beta}
+    assert report["aggregate"]["eager"] == expected_eager + beta
+    assert report["aggregate"]["with_details"] == expected_eager + parts + beta
+
+
+def test_window_is_what_the_host_renders():
+    """compact off: eager + the text `msd_run resolve alpha --emit` prints (marker lines and
+    parts); compact on: eager + its one line. The >8,000 flag looks at this window."""
+    report = build_report(TREE, words, "words")
+    alpha = report["commands"]["alpha"]
+    assert alpha["window"] == alpha["eager"] + words(_emitted(ALPHA_PARTS))
+    assert alpha["window"] > alpha["with_details"]  # the marker lines count too
+    assert alpha["window_compact"] == alpha["eager"] + words(_emitted(ALPHA_PARTS, compact=True))
+    assert report["host_rendered"]["alpha"] == {"off": alpha["window"], "on": alpha["window_compact"]}
+    assert report["aggregate"]["window"] == alpha["window"] + report["commands"]["beta"]["window"]
 
 
 def test_agents_core_and_core_plus_extension():
     report = build_report(TREE, words, "words")
     core = w("agents/msd-worker.md")
-    assert report["agents"]["worker"] == {"core": core, "extensions": {"tdd": core + w("msd-core/agent-ext/worker/tdd.md")}}
+    assert report["agents"]["worker"] == {"core": core, "core_file": core, "always": [],
+                                          "extensions": {"tdd": core + w("msd-core/agent-ext/worker/tdd.md")}}
 
 
-def test_host_rendered_off_carries_parts_and_on_carries_one_line():
-    report = build_report(TREE, words, "words")
-    h = report["host_rendered"]["alpha"]
-    eager = report["commands"]["alpha"]["eager"]
-    assert h["on"] - eager < 20
-    assert h["off"] - eager >= w("msd-core/workflows/alpha/detail/01-a.md") + w("msd-core/workflows/alpha/detail/02-b.md")
+def test_always_loaded_extensions_count_in_core():
+    report = build_report(TREE, words, "words", always=lambda agent: ["tdd"] if agent == "worker" else [])
+    core = w("agents/msd-worker.md") + w("msd-core/agent-ext/worker/tdd.md")
+    assert report["agents"]["worker"] == {"core": core, "core_file": w("agents/msd-worker.md"), "always": ["tdd"],
+                                          "extensions": {}}
+
+
+def test_always_loaded_follows_the_extension_rules():
+    from msd_core.bench.tokens import always_loaded
+
+    assert always_loaded("executor") == ["deviation-rules", "summary"]  # extensions.py: "always"
+    assert always_loaded("planner") == []
+    assert always_loaded("verifier") == []
 
 
 def test_flags_name_commands_and_files_over_the_limits():
     report = build_report(TREE, lambda t: 9000 if "Alpha spine" in t else 1, "fake")
     text = "\n".join(flags(report))
-    assert "command alpha" in text and "command beta" not in text
+    assert "command alpha: host-rendered window" in text and "command beta" not in text
     big = build_report(TREE, lambda t: 20000 if "Reference" in t else 1, "fake")
     assert any("references/ref.md" in line for line in flags(big))
+
+
+def test_flag_applies_to_the_host_rendered_window_not_eager():
+    """Parts the host inserts can push a command over the limit that its eager figure is under."""
+    report = build_report(TREE, lambda t: 9000 if "msd:part" in t else 1, "fake")
+    alpha = report["commands"]["alpha"]
+    assert alpha["eager"] < 8000 < alpha["window"]
+    assert any(line.startswith("command alpha:") for line in flags(report))
 
 
 def test_compare_reports_deltas(tmp_path):
@@ -83,6 +125,7 @@ def test_docs_section_names_tokenizer_and_commands():
     md = context_budget_markdown(build_report(TREE, words, "words-tokenizer"))
     assert md.startswith("## Context budget")
     assert "words-tokenizer" in md and "| alpha |" in md and "| beta |" in md
+    assert "window (compact off)" in md and "| worker |" in md
 
 
 def test_history_counts_every_summary_and_the_digest(tmp_path):

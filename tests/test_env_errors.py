@@ -260,3 +260,22 @@ def test_emit_with_an_unreadable_config_is_one_notice(proj, monkeypatch, tmp_pat
     code, out, err = run_inproc(["resolve", "plan-phase", "--emit", "--root", str(inst.root), "--cwd", str(proj)])
     assert code == 0 and err == "" and out.count("\n") == 1
     assert out.startswith("<!-- msd:notice -->") and "permission denied" in out
+
+
+def test_msd_cli_boundary_names_path_and_cause_for_os_errors(capsys):
+    """`msd` commands: an OSError that reaches the boundary is one line with the path, exit 1,
+    never "internal error"."""
+    import typer
+
+    from msd_core.cli.common import errors_to_exit
+
+    @errors_to_exit
+    def boom():
+        raise OSError(errno.ENOSPC, "No space left on device", "/somewhere/settings.json")
+
+    with pytest.raises(typer.Exit) as info:
+        boom()
+    err = capsys.readouterr().err
+    assert info.value.exit_code == 1
+    assert err.count("\n") == 1 and "/somewhere/settings.json" in err and "disk full" in err
+    assert "internal error" not in err

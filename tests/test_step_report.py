@@ -8,7 +8,7 @@ import shlex
 
 import pytest
 
-from test_hot_path import heavy, probe
+from test_hot_path import denied, probe
 
 FIELDS = {"phase": "string", "plans": "int", "approved": "bool", "issues": "list?"}
 
@@ -97,5 +97,5 @@ def test_a_special_file_at_the_result_path_is_never_written_through(msd_run, tic
 def test_step_report_imports_nothing_heavy(tmp_path, ticket):
     project, t, _result = ticket
     (project / ".planning/phases/02-a/02-NOTES.md").write_text("n\n")
-    res = probe(["step-report", "--ticket", str(t), "phase=02", "plans=1", "approved=true"], project, tmp_path)
-    assert res["code"] == 0 and heavy(res["modules"]) == []
+    res = probe(["step-report", "--ticket", str(t), "phase=02", "plans=1", "approved=true"], project, tmp_path / "probe.json")
+    assert res["code"] == 0 and denied(res["modules"], set()) == []

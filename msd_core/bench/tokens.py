@@ -1,14 +1,24 @@
-"""`msd bench tokens`: bytes and proxy tokens per content file, eager windows per command.
+"""`msd bench tokens`: bytes and proxy tokens per content file, the window the host renders per command.
 
 Report shape (pinned by tests/test_bench_tokens.py):
   {"tokenizer": "proxy: o200k_base via <package>==<version>",
    "files":    {source relpath: {"bytes", "tokens"}},
-   "commands": {name: {"eager", "with_details"}},
-   "agents":   {name: {"core", "extensions": {ext: core + ext}}},
-   "host_rendered": {stem: {"off", "on"}},   # what a skill of a split workflow delivers when the host
-                                              # runs its `msd_run resolve --emit` line (issue 10)
-   "aggregate": {"eager", "with_details"}}
+   "commands": {name: {"window", "window_compact", "eager", "with_details"}},
+   "agents":   {name: {"core", "core_file", "always", "extensions": {ext: core + ext}}},
+   "host_rendered": {stem: {"off", "on"}},   # split workflows: the window with compact off / on
+   "aggregate": {"window", "window_compact", "eager", "with_details"}}
   plus, with --history, "history": {tree: {"summaries", "digest"}} for the corpus trees.
+
+The headline is `window`: what the model receives when the host renders the skill with
+compact content off (the default): the command, everything it `@`-includes, and for a
+split workflow the detail parts the host inserts by running the skill's
+`msd_run resolve <stem> --emit` line (the same text, rendered by msd_core.resolve.emit).
+`window_compact` is the same with compact content on (the spine and one line).
+`eager` (the command and its `@`-includes, before the host inserts anything) and
+`with_details` (eager plus the bare parts) are kept, labelled, for comparison.
+An agent's `core` is its prompt plus the extensions `msd_run extensions` lists for it
+whatever the plan or phase (`always`); `core_file` is the prompt alone; `extensions`
+adds each optional extension to `core`. The 8,000-token flag applies to `window`.
 
 Deterministic: sorted keys, no timestamps, LF-normalised text; two runs on unchanged
 content print identical bytes.
@@ -22,9 +32,8 @@ from pathlib import Path
 from msd_core.bench.eager import eager_closure
 from msd_core.registry import build_registry
 
-EAGER_FLAG_TOKENS = 8000
+EAGER_FLAG_TOKENS = 8000  # applies to the host-rendered window
 FILE_FLAG_TOKENS = 10000
-SPINE_ONLY_NOTICE = "msd: compact content is on for this project: this workflow runs on its spine alone."
 
 
 def _text(path: Path) -> str:
@@ -39,16 +48,41 @@ def content_files(root: Path) -> list[str]:
     )
 
 
-def emit_text(root: Path, parts: list[str]) -> str:
-    """The text `msd_run resolve --emit` inserts with compact content off: a marker line, then each part."""
-    chunks = []
-    for rel in parts:
-        chunks.append(f"<!-- msd:part {rel} -->\n")
-        chunks.append(_text(root / rel))
-    return "".join(chunks)
+class _Emitted:
+    """What msd_core.resolve.emit.render reads of a resolved workflow and its parts."""
+
+    def __init__(self, stem: str, compact: bool, parts: list, relpath: str = "", data: bytes = b"", path: str = ""):
+        self.stem, self.compact, self.parts = stem, compact, parts
+        self.relpath, self.data, self.path = relpath, data, path
 
 
-def build_report(root: Path, count, label: str) -> dict:
+def emit_text(root: Path, parts: list[str], stem: str = "", compact: bool = False) -> str:
+    """The text `msd_run resolve <stem> --emit` prints for these parts (compact off), or its
+    one line (compact on): rendered by the runtime's own emit module."""
+    from msd_core.resolve.emit import render
+
+    items = [_Emitted(stem, False, [], rel, _text(root / rel).encode("utf-8"), f"~/.claude/{rel}") for rel in parts]
+    return render(_Emitted(stem, compact, items))
+
+
+def always_loaded(agent: str) -> list[str]:
+    """Extensions `msd_run extensions <agent>` lists whatever the input: what its rules choose
+    for the plainest one (a plan with one auto task; an empty phase folder, no flags)."""
+    import tempfile
+
+    from msd_core import extensions
+
+    if agent == "executor":
+        chosen, _ = extensions.executor_rules('<task type="auto"><name>t</name></task>\n', None)
+    elif agent == "planner":
+        with tempfile.TemporaryDirectory() as empty:
+            chosen, _ = extensions.planner_rules(Path(empty), False, False, False)
+    else:
+        return []
+    return [name for name, _reason in chosen]
+
+
+def build_report(root: Path, count, label: str, always=always_loaded) -> dict:
     root = Path(root)
     registry = build_registry(root)
     files: dict[str, dict] = {}
@@ -68,26 +102,30 @@ def build_report(root: Path, count, label: str) -> dict:
         closure = eager_closure(root, rel)
         eager = sum(tokens.get(r, 0) for r in closure)
         parts: list[str] = []
-        for r in closure:
-            for stem, entry in workflows.items():
-                if entry["spine"] == r:
-                    parts.extend(entry["parts"])
-        details = sum(tokens.get(p, 0) for p in parts)
-        commands[path.stem] = {"eager": eager, "with_details": eager + details}
+        window, window_compact = eager, eager
         for r in closure:
             for stem, entry in workflows.items():
                 if entry["spine"] == r and entry["parts"]:
-                    host_rendered[stem] = {
-                        "off": eager + count(emit_text(root, entry["parts"])),
-                        "on": eager + count(SPINE_ONLY_NOTICE + "\n"),
-                    }
+                    parts.extend(entry["parts"])
+                    window += count(emit_text(root, entry["parts"], stem))
+                    window_compact += count(emit_text(root, entry["parts"], stem, compact=True))
+                    host_rendered[stem] = {"off": eager + count(emit_text(root, entry["parts"], stem)),
+                                           "on": eager + count(emit_text(root, entry["parts"], stem, compact=True))}
+        details = sum(tokens.get(p, 0) for p in parts)
+        commands[path.stem] = {"window": window, "window_compact": window_compact,
+                               "eager": eager, "with_details": eager + details}
 
     agents: dict[str, dict] = {}
     for name, entry in sorted(registry.get("agents", {}).items()):
-        core = tokens.get(entry["core"], 0)
+        core_file = tokens.get(entry["core"], 0)
+        fixed = [e for e in always(name) if e in entry["extensions"]]
+        core = core_file + sum(tokens.get(entry["extensions"][e], 0) for e in fixed)
         agents[name] = {
             "core": core,
-            "extensions": {ext: core + tokens.get(p, 0) for ext, p in sorted(entry["extensions"].items())},
+            "core_file": core_file,
+            "always": fixed,
+            "extensions": {ext: core + tokens.get(p, 0) for ext, p in sorted(entry["extensions"].items())
+                           if ext not in fixed},
         }
 
     return {
@@ -96,10 +134,8 @@ def build_report(root: Path, count, label: str) -> dict:
         "commands": commands,
         "agents": agents,
         "host_rendered": host_rendered,
-        "aggregate": {
-            "eager": sum(c["eager"] for c in commands.values()),
-            "with_details": sum(c["with_details"] for c in commands.values()),
-        },
+        "aggregate": {key: sum(c[key] for c in commands.values())
+                      for key in ("window", "window_compact", "eager", "with_details")},
     }
 
 
@@ -138,7 +174,7 @@ def compare(report: dict, baseline: dict) -> dict:
         return out
 
     cmd = {}
-    for key in ("eager", "with_details"):
+    for key in ("window", "eager", "with_details"):
         for name, d in delta(report["commands"], baseline.get("commands", {}), key).items():
             cmd.setdefault(name, {})[key] = d
     return {
@@ -148,7 +184,7 @@ def compare(report: dict, baseline: dict) -> dict:
         "commands": cmd,
         "aggregate": {
             k: {"baseline": baseline.get("aggregate", {}).get(k), "now": report["aggregate"][k]}
-            for k in ("eager", "with_details")
+            for k in ("window", "eager", "with_details")
         },
     }
 
@@ -156,8 +192,8 @@ def compare(report: dict, baseline: dict) -> dict:
 def flags(report: dict) -> list[str]:
     out = []
     for name, c in sorted(report["commands"].items()):
-        if c["eager"] > EAGER_FLAG_TOKENS:
-            out.append(f"command {name}: eager window {c['eager']} > {EAGER_FLAG_TOKENS} proxy tokens")
+        if c["window"] > EAGER_FLAG_TOKENS:
+            out.append(f"command {name}: host-rendered window {c['window']} > {EAGER_FLAG_TOKENS} proxy tokens")
     for rel, f in sorted(report["files"].items()):
         if f["tokens"] > FILE_FLAG_TOKENS:
             out.append(f"file {rel}: {f['tokens']} > {FILE_FLAG_TOKENS} proxy tokens")
@@ -167,33 +203,33 @@ def flags(report: dict) -> list[str]:
 def context_budget_markdown(report: dict) -> str:
     """The "Context budget" section of docs/PERFORMANCE.md, generated from one run."""
     agg = report["aggregate"]
-    share = (agg["eager"] / agg["with_details"] * 100) if agg["with_details"] else 100.0
     lines = [
         "## Context budget",
         "",
         f"Generated by `msd bench tokens --write-docs`; tokenizer: {report['tokenizer']}.",
-        "`eager` is what the host loads before the first step (the command and everything it",
-        "`@`-includes); `with_details` adds the detail parts its spines list (compact content off).",
+        "`window` is what the model receives when Claude Code renders the skill with compact content",
+        "off (the default): the command, everything it `@`-includes, and for a split workflow the",
+        "detail parts the host inserts by running the skill's `msd_run resolve <stem> --emit` line.",
+        "`compact on` is the same window with `workflow.compact_content` on. `eager` (the command and",
+        "its `@`-includes, before the host inserts anything) is kept for comparison.",
         "",
-        f"Aggregate over all commands: eager {agg['eager']:,} vs with details {agg['with_details']:,} "
-        f"proxy tokens ({share:.0f}%).",
+        f"Aggregate over all commands: window {agg['window']:,} (compact on {agg['window_compact']:,}; "
+        f"eager {agg['eager']:,}) proxy tokens.",
         "",
-        "| command | eager | with details | eager share |",
+        "| command | window (compact off) | compact on | eager |",
         "|---|---:|---:|---:|",
     ]
     for name, c in sorted(report["commands"].items()):
-        s = c["eager"] / c["with_details"] * 100 if c["with_details"] else 100.0
-        lines.append(f"| {name} | {c['eager']:,} | {c['with_details']:,} | {s:.0f}% |")
-    if report.get("host_rendered"):
-        lines += ["", "Host-rendered skills (what the model receives at invocation):", "",
-                  "| workflow | compact off | compact on |", "|---|---:|---:|"]
-        for stem, h in sorted(report["host_rendered"].items()):
-            lines.append(f"| {stem} | {h['off']:,} | {h['on']:,} |")
+        flag = " (over 8,000)" if c["window"] > EAGER_FLAG_TOKENS else ""
+        lines.append(f"| {name} | {c['window']:,}{flag} | {c['window_compact']:,} | {c['eager']:,} |")
     if report.get("agents"):
-        lines += ["", "| agent | core | largest core + extension |", "|---|---:|---:|"]
+        lines += ["", "Agents: `core` is the prompt plus the extensions always listed for it; the last",
+                  "column adds the largest optional extension.", "",
+                  "| agent | core | always-loaded extensions | prompt alone | core + largest optional |",
+                  "|---|---:|---|---:|---:|"]
         for name, a in sorted(report["agents"].items()):
             biggest = max(a["extensions"].values(), default=a["core"])
-            lines.append(f"| {name} | {a['core']:,} | {biggest:,} |")
+            lines.append(f"| {name} | {a['core']:,} | {', '.join(a['always']) or '-'} | {a['core_file']:,} | {biggest:,} |")
     fl = flags(report)
     lines += ["", "Flags: " + ("; ".join(fl) if fl else "none") + "."]
     return "\n".join(lines) + "\n"

@@ -1,10 +1,18 @@
-"""The `msd` application: each subcommand group registers itself from its own module."""
+"""The `msd` application: each subcommand group registers itself from its own module.
+
+`msd --version` is answered before typer is imported. Typer costs ~30 ms to import, and
+typer 0.2x coerces every option that is not a bool flag through a pydantic TypeAdapter,
+built when the command runs even for an option that was not given (~30 ms more). So a
+top-level command whose options are all plain (`--flag`, `--name VALUE`, `--name=VALUE`,
+str or bool) is called directly with the values its own typer declarations define
+(`direct()`); anything else (help, groups, other option kinds, an unknown argument) goes
+through typer unchanged, which also reports every usage error.
+"""
 
 from __future__ import annotations
 
 import importlib
-
-import typer
+import sys
 
 from msd_core import __version__
 
@@ -20,32 +28,125 @@ SUBCOMMAND_MODULES = [
     "msd_core.cli.plugin",    # plugin build
 ]
 
-app = typer.Typer(
-    name="msd",
-    help="msd-core: spec-driven development for coding agents. Install the content, manage config, check and benchmark it.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+
+def build_app():
+    """The typer app with every subcommand module registered."""
+    import typer
+
+    app = typer.Typer(
+        name="msd",
+        help="msd-core: spec-driven development for coding agents. Install the content, manage config, check and benchmark it.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    def _version_callback(value: bool) -> None:
+        if value:
+            typer.echo(__version__)
+            raise typer.Exit()
+
+    @app.callback()
+    def _root(
+        version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."),
+    ) -> None:
+        """msd-core: spec-driven development for coding agents."""
+
+    for _name in SUBCOMMAND_MODULES:
+        importlib.import_module(_name).register(app)
+    return app
 
 
-def _version_callback(value: bool) -> None:
-    if value:
-        typer.echo(__version__)
-        raise typer.Exit()
+def __getattr__(name: str):
+    if name == "app":  # `from msd_core.cli.app import app` builds it
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."),
-) -> None:
-    """msd-core: spec-driven development for coding agents."""
+_PLAIN = {"bool": bool, "str": str, "Optional[str]": str, "str | None": str}
 
 
-for _name in SUBCOMMAND_MODULES:
-    importlib.import_module(_name).register(app)
+def _plain_options(fn) -> dict | None:
+    """{param: (decls, kind, default)} of a command function whose parameters are all plain
+    typer options; None when any is not (positional argument, callback, prompt, envvar, ...)."""
+    import typer.models
+
+    target = fn
+    while hasattr(target, "__wrapped__"):
+        target = target.__wrapped__
+    code = target.__code__
+    names = code.co_varnames[: code.co_argcount]
+    defaults = target.__defaults__ or ()
+    if code.co_kwonlyargcount or len(defaults) != len(names):
+        return None
+    out = {}
+    for name, info in zip(names, defaults):
+        kind = _PLAIN.get(str(target.__annotations__.get(name)))
+        if type(info) is not typer.models.OptionInfo or kind is None:
+            return None
+        if (info.callback or info.prompt or info.envvar or info.is_eager or info.parser or info.count
+                or info.default_factory or not info.expose_value or any("/" in d for d in info.param_decls)):
+            return None
+        if not isinstance(info.default, kind) and info.default is not None:
+            return None
+        out[name] = (tuple(info.param_decls), kind, info.default)
+    return out
+
+
+def direct(app, argv: list[str]) -> int | None:
+    """Run `msd <command> ...` by calling the command's function, or None for typer to run it."""
+    if not argv or argv[0].startswith("-") or any(a in ("-h", "--help", "--") for a in argv):
+        return None
+    fn = next((c.callback for c in app.registered_commands
+               if (c.name or c.callback.__name__.replace("_", "-")) == argv[0]), None)
+    spec = _plain_options(fn) if fn is not None else None
+    if spec is None:
+        return None
+    by_decl = {d: name for name, (decls, _k, _d) in spec.items() for d in decls}
+    values = {name: default for name, (_d, _k, default) in spec.items()}
+    rest = argv[1:]
+    i = 0
+    while i < len(rest):
+        tok, val = rest[i], None
+        if tok.startswith("--") and "=" in tok:
+            tok, val = tok.split("=", 1)
+        name = by_decl.get(tok)
+        if name is None:
+            return None  # not ours to judge: typer reports it
+        if spec[name][1] is bool:
+            if val is not None:
+                return None
+            values[name] = True
+        else:
+            if val is None:
+                if i + 1 >= len(rest):
+                    return None
+                i += 1
+                val = rest[i]
+            values[name] = val
+        i += 1
+    import typer
+
+    try:
+        fn(**values)
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.Abort:
+        sys.stderr.write("Aborted!\n")
+        return 1
+    return 0
 
 
 def main() -> None:
-    app()
+    argv = sys.argv[1:]
+    if argv == ["--version"]:
+        sys.stdout.write(__version__ + "\n")
+        return
+    app = __getattr__("app")
+    code = direct(app, argv)
+    if code is None:
+        app()
+    else:
+        sys.exit(code)

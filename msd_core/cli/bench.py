@@ -29,26 +29,18 @@ def _human(report: dict, comparison: dict | None) -> None:
 
     out = console()
     agg = report["aggregate"]
-    share = agg["eager"] / agg["with_details"] * 100 if agg["with_details"] else 100.0
     out.print(f"[bold]Tokenizer[/bold]: {report['tokenizer']}")
     out.print(
-        f"[bold]Aggregate[/bold]: eager {agg['eager']:,} vs with details {agg['with_details']:,} proxy tokens "
-        f"(eager is {share:.0f}%, a {100 - share:.0f}% reduction of the always-loaded window)"
+        f"[bold]Aggregate[/bold]: host-rendered window {agg['window']:,} proxy tokens with compact content off "
+        f"(the default), {agg['window_compact']:,} with it on; eager (before the host inserts detail parts) {agg['eager']:,}"
     )
-    table = Table(title="Commands (proxy tokens)")
-    for col in ("command", "eager", "with details", "eager share", "flag"):
+    table = Table(title="Commands: the window the host renders (proxy tokens)")
+    for col in ("command", "window (compact off)", "compact on", "eager", "flag"):
         table.add_column(col, justify="left" if col in ("command", "flag") else "right")
     for name, c in sorted(report["commands"].items()):
-        s = c["eager"] / c["with_details"] * 100 if c["with_details"] else 100.0
-        table.add_row(name, f"{c['eager']:,}", f"{c['with_details']:,}", f"{s:.0f}%", "over 8,000" if c["eager"] > 8000 else "")
+        table.add_row(name, f"{c['window']:,}", f"{c['window_compact']:,}", f"{c['eager']:,}",
+                      "over 8,000" if c["window"] > 8000 else "")
     out.print(table)
-    if report.get("host_rendered"):
-        ht = Table(title="Host-rendered skills: what the model receives at invocation")
-        for col in ("workflow", "compact off", "compact on"):
-            ht.add_column(col, justify="left" if col == "workflow" else "right")
-        for stem, h in sorted(report["host_rendered"].items()):
-            ht.add_row(stem, f"{h['off']:,}", f"{h['on']:,}")
-        out.print(ht)
     biggest = sorted(report["files"].items(), key=lambda kv: -kv[1]["tokens"])[:10]
     ft = Table(title="Largest files")
     for col in ("file", "bytes", "tokens"):
@@ -57,12 +49,14 @@ def _human(report: dict, comparison: dict | None) -> None:
         ft.add_row(rel, f"{f['bytes']:,}", f"{f['tokens']:,}")
     out.print(ft)
     if report.get("agents"):
-        at = Table(title="Agents (core, core + extension)")
+        at = Table(title="Agents: core = prompt + extensions always listed; then each optional extension")
         at.add_column("agent")
         at.add_column("core", justify="right")
-        at.add_column("with extensions", justify="left")
+        at.add_column("always", justify="left")
+        at.add_column("with an optional extension", justify="left")
         for name, a in sorted(report["agents"].items()):
-            at.add_row(name, f"{a['core']:,}", ", ".join(f"{k} {v:,}" for k, v in a["extensions"].items()))
+            at.add_row(name, f"{a['core']:,}", ", ".join(a["always"]) or "-",
+                       ", ".join(f"{k} {v:,}" for k, v in a["extensions"].items()))
         out.print(at)
     if report.get("history"):
         hist = Table(title="History: SUMMARY files vs history-digest")
@@ -100,7 +94,7 @@ def tokens(
     corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus of .planning trees for --history (default ../shared/corpus/planning)."),
     write_docs: Optional[Path] = typer.Option(None, "--write-docs", help="Regenerate the 'Context budget' section of this markdown file."),
 ) -> None:
-    """Bytes and proxy tokens of every content file; eager vs with-details windows per command."""
+    """Proxy tokens per command of the window the host renders (compact off and on), per agent and per file."""
     from msd_core.bench import tokenizer
     from msd_core.bench.tokens import build_report, compare as compare_reports, context_budget_markdown, dumps, history_report, write_docs_section
 

@@ -63,6 +63,12 @@ def errors_to_exit(fn: Callable) -> Callable:
         except KeyboardInterrupt:
             sys.stderr.write("msd: interrupted\n")
             raise typer.Exit(130)
+        except BrokenPipeError:
+            raise typer.Exit(0)
+        except OSError as exc:  # disk full, permission denied, a folder where a file should be, ...
+            from msd_core.errors import from_os_error
+
+            fail(from_os_error(exc), as_json)
         except Exception as exc:  # pragma: no cover - defensive boundary
             if os.environ.get("MSD_DEBUG"):
                 raise

@@ -25,8 +25,12 @@ Standard library only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Callable
+
+from msd_core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
+    from typing import Any, Callable
 
 ROOTS = ("config", "result", "var", "visits")
 MAX_CONDITION_LEN = 500
@@ -53,7 +57,7 @@ class ConditionError(ValueError):
     """A condition that does not parse; the message says where."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Condition:
     source: str
     tree: tuple

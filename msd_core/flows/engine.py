@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.flows.model import FieldSpec, Flow, Step
 from msd_core.flows.schema import PLACEHOLDER_RE
+from msd_core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
+    from typing import Any, Callable
 
 MAX_HISTORY = 500
 MAX_RESULT_BYTES = 64 * 1024
@@ -37,7 +40,7 @@ MAX_VAR_CHARS = 200
 PATH_VALUE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
-@dataclass
+@record
 class Env:
     """What the engine asks the outside world."""
 

@@ -5,28 +5,27 @@ Standard library only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from msd_core.flows.conditions import Condition
+from msd_core.record import field, record
 
 ACTIONS = ("ask_user", "spawn_agent", "write_artifact", "run", "done")
 FIELD_TYPES = ("string", "int", "number", "bool", "list", "object")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FieldSpec:
     name: str
     type: str
     optional: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class When:
     condition: Condition
     goto: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Step:
     id: str
     action: str
@@ -55,7 +54,7 @@ class Step:
         return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Flow:
     workflow: str
     version: int

@@ -15,16 +15,16 @@ Standard library only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from msd_core.planning.discovery import normalize_phase
+from msd_core.record import record
 
 _CHECK_RE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX✓])\]\s*(?:\*\*)?\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>[^*\n]*)")
 _HEAD_RE = re.compile(r"^\s*#{2,4}\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>.*)$")
 _DONE_WORDS = re.compile(r"✅|✓|\bCOMPLETE(?:D)?\b|\(complete(?:d)?\)|\bSHIPPED\b|\bSUPERSEDED\b|\bCANCELL?ED\b|\bDROPPED\b|^~~", re.I)
 
 
-@dataclass
+@record
 class RoadmapPhase:
     number: str  # normalised (discovery.normalize_phase)
     name: str

@@ -42,10 +42,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core import paths
+from msd_core.record import field, record
 
 MAX_READ = 2 * 1024 * 1024
 FINISHED_SUFFIXES = ("-SUMMARY.md", "-VERIFICATION.md", "-UAT.md", "SUMMARY.md", "VERIFICATION.md", "UAT.md")
@@ -57,7 +57,7 @@ ARCHIVED_RE = re.compile(r"archived|between milestones|new[-_ ]milestone|next mi
 _STATUS_RE = re.compile(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
 
 
-@dataclass
+@record
 class CheckFile:
     """The newest VERIFICATION or UAT file of a phase: where, its status word, when written."""
 
@@ -67,7 +67,7 @@ class CheckFile:
     mtime: float
 
 
-@dataclass
+@record
 class PhaseInfo:
     number: str
     name: str = ""

@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from msd_core.flows import simple_toml
 from msd_core.flows.conditions import ConditionError, parse_condition
 from msd_core.flows.model import ACTIONS, FIELD_TYPES, FieldSpec, Flow, Step, When
 from msd_core.layout import is_static_name
@@ -319,7 +320,9 @@ def parse_flow(text: str, name: str | None = None) -> tuple[Flow | None, Errors]
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FLOW_BYTES:
         return None, [(1, f"flow file larger than {MAX_FLOW_BYTES} bytes")]
     try:
-        data = _toml_loads(text)
+        data = simple_toml.parse_simple(text)  # the flow form, without importing tomllib
+        if data is simple_toml.NOT_SIMPLE:
+            data = _toml_loads(text)
     except Exception as exc:  # tomllib.TOMLDecodeError (and tomli's)
         msg = str(exc)
         return None, [(_toml_error_line(msg), f"not valid TOML: {msg}")]

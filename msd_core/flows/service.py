@@ -12,20 +12,23 @@ Standard library only on this path (filelock is loaded when a write takes the lo
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from msd_core import paths
 from msd_core.errors import UsageError
 from msd_core.flows import engine, source, state_file
 from msd_core.flows.model import Flow
 from msd_core.flows.schema import VAR_NAME_RE
+from msd_core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
+    from typing import Any
 
 MAX_VARS = 20
 
 
-@dataclass
+@record
 class FlowContext:
     workflow: str
     cwd: Path

@@ -11,14 +11,17 @@ Standard library only; the config store is imported when used.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from msd_core.errors import UsageError
+from msd_core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
+    from typing import Callable
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Question:
     key: str  # config key
     flag: str  # CLI flag (bools also have --no-<flag>)

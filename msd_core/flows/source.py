@@ -15,19 +15,22 @@ Standard library only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from msd_core.errors import IntegrityError, UsageError
 from msd_core.flows.model import Flow
 from msd_core.flows.schema import MAX_FLOW_BYTES, parse_flow
 from msd_core.layout import is_static_name
+from msd_core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
+    from typing import Callable
 
 FLOWS_SUBDIR = "flows"
 
 
-@dataclass
+@record
 class FlowSource:
     flow: Flow
     origin: str  # absolute path of the flow file

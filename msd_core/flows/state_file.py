@@ -18,10 +18,13 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import Iterator
 
 from msd_core import paths
 from msd_core.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
+    from typing import Iterator
 
 STATE_VERSION = 1
 DEFAULT_NAME = "state.json"

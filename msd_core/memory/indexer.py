@@ -11,13 +11,13 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core.fsutil import sha256_bytes
 from msd_core.safe_read import read_regular
 
 MAX_INDEX_BYTES = 8 << 20  # a planning file larger than this is skipped, not indexed
+from msd_core.record import field, record
 
 KINDS = (("SUMMARY", "summary"), ("CONTEXT", "context"), ("RESEARCH", "research"), ("VERIFICATION", "verification"))
 FACT_FIELDS = ("provides", "affects", "requires", "patterns", "decisions", "tech_stack", "key_files", "tags")
@@ -26,7 +26,7 @@ PHASE_DIR_RE = re.compile(r"^(\d+(?:\.\d+)*)[-_]")
 PLAN_FILE_RE = re.compile(r"^\d+(?:\.\d+)*-(?:[a-z0-9-]*?-)?(\d+)-(?:SUMMARY|PLAN)", re.I)
 
 
-@dataclass
+@record
 class IndexReport:
     indexed: list[str] = field(default_factory=list)
     unchanged: int = 0
@@ -63,9 +63,10 @@ def candidate_files(project: Path) -> list[Path]:
     for dirpath, dirnames, filenames in os.walk(planning, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if d != ".msd" and not os.path.islink(os.path.join(dirpath, d)))
         for name in sorted(filenames):
-            p = Path(dirpath) / name
-            if kind_of(name) and not p.is_symlink():
-                out.append(p)
+            if kind_of(name):  # (a Path only for candidates: every query walks the tree)
+                full = os.path.join(dirpath, name)
+                if not os.path.islink(full):
+                    out.append(Path(full))
     return out
 
 
@@ -166,11 +167,12 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
     known = {row[0]: row for row in conn.execute("SELECT path, id, sha256, size, mtime_ns FROM files")}
     seen: set[str] = set()
     labels = phase_labels(project)
+    prefix = len(str(project)) + 1
     for path in candidate_files(project):
-        rel = path.relative_to(project).as_posix()
+        rel = str(path)[prefix:].replace(os.sep, "/")  # candidate_files yields paths under project
         seen.add(rel)
         try:
-            st = path.stat()
+            st = os.stat(path)
         except OSError as exc:
             report.skipped.append({"file": rel, "reason": f"cannot stat: {exc.strerror}"})
             continue

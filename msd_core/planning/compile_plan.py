@@ -37,12 +37,12 @@ Standard library only (manifest.py and fsutil.py are imported when needed).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from pathlib import Path
 
+from msd_core.fsutil import sha256_bytes
 from msd_core.planning.plan import Plan, parse_plan
 
 COMPILER_VERSION = 1
@@ -81,7 +81,7 @@ def compiled_path(plan_path: Path, project_root: Path) -> Path:
 
 
 def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256_bytes(data)  # CPython's built-in SHA-256: no OpenSSL load
 
 
 def conditions_met(plan: Plan) -> dict[str, bool]:

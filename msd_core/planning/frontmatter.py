@@ -6,7 +6,9 @@
   is returned with its original line endings.
 - No frontmatter (the text does not start with a `---` line): `(None, text, None)`.
 - An opening `---` without a closing `---` (or `...`) line: `(None, text, "unterminated frontmatter")`.
-- YAML is read with PyYAML's safe loader (the C one when available), imported lazily.
+- The common form of frontmatter (simple_yaml.py) is read without PyYAML, giving what
+  PyYAML would; any other block is read with PyYAML's safe loader (the C one when
+  available), imported lazily.
   Timestamps are NOT converted: `completed: 2026-11-30` stays the string "2026-11-30",
   so every value is JSON-serialisable.
 - Duplicate keys: the LAST occurrence wins (PyYAML's behaviour; the fallback does the same).
@@ -28,6 +30,8 @@ Standard library at import time.
 from __future__ import annotations
 
 import re
+
+from msd_core.planning.simple_yaml import NOT_SIMPLE, Rejected, parse_simple
 
 _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.M)
@@ -81,19 +85,27 @@ def split_frontmatter(text: str, keys: frozenset[str] | None = None) -> tuple[di
 _TOP_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
 
 
+_COLUMN0_RE = re.compile(r"^[^ \t\n#-][^\n]*", re.M)
+
+
 def select_top_keys(block: str, keys: frozenset[str]) -> str:
-    """The top-level `key:` entries of a YAML block whose normalised key is in `keys`."""
+    """The top-level `key:` entries of a YAML block whose normalised key is in `keys`.
+
+    An entry runs from its `key:` line to the next line that starts in column 0 with
+    anything but `-` or `#` (a list at the key's own indent and comments stay with it)."""
     out: list[str] = []
-    keep = False
-    for line in block.split("\n"):
-        m = _TOP_KEY_RE.match(line)
-        if m:
-            keep = m.group(1).lower().replace("_", "-") in keys
-        elif line[:1] not in (" ", "\t", "-", "#", ""):
-            keep = False  # something unexpected at column 0: not part of a wanted entry
+    keep, start = False, 0
+    for m in _COLUMN0_RE.finditer(block):
         if keep:
-            out.append(line)
-    return "\n".join(out)
+            out.append(block[start:m.start()])
+        k = _TOP_KEY_RE.match(m.group())
+        keep = bool(k) and k.group(1).lower().replace("_", "-") in keys
+        start = m.start()
+    if keep:  # the last entry runs to the end of the block
+        out.append(block[start:])
+        return "".join(out)
+    kept = "".join(out)
+    return kept[:-1] if kept.endswith("\n") else kept  # lines joined by "\n", as split() left them
 
 
 def _split(text: str, keys: frozenset[str] | None = None) -> tuple[dict | None, str, str | None]:
@@ -116,16 +128,20 @@ def _split(text: str, keys: frozenset[str] | None = None) -> tuple[dict | None, 
         block = select_top_keys(block, keys)
         if not block.strip():
             return {}, body, None
-    try:
-        import yaml
+    data = parse_simple(block)  # the common form, read exactly as PyYAML would (simple_yaml.py)
+    if data is NOT_SIMPLE or isinstance(data, Rejected):
+        try:
+            if isinstance(data, Rejected):  # PyYAML would raise: no need to import it
+                raise ValueError(data.reason)
+            import yaml
 
-        data = yaml.load(block, Loader=_loader())
-    except Exception as exc:  # YAMLError, RecursionError, ...
-        reason = " ".join(str(exc).split())[:200]
-        data = read_lenient(block)
-        if not data:
-            return None, body, f"yaml rejected the frontmatter ({reason}) and the line reader found no keys"
-        return data, body, f"yaml rejected the frontmatter ({reason}); read with the line-based fallback"
+            data = yaml.load(block, Loader=_loader())
+        except Exception as exc:  # YAMLError, RecursionError, ...
+            reason = " ".join(str(exc).split())[:200]
+            data = read_lenient(block)
+            if not data:
+                return None, body, f"yaml rejected the frontmatter ({reason}) and the line reader found no keys"
+            return data, body, f"yaml rejected the frontmatter ({reason}); read with the line-based fallback"
     if data is None:
         return {}, body, None
     if not isinstance(data, dict):

@@ -14,9 +14,9 @@ Standard library only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from msd_core.planning.frontmatter import split_frontmatter
+from msd_core.record import field, record
 
 _TASK_RE = re.compile(r"<task(?P<attrs>(?:\s[^>]*)?)>(?P<inner>.*?)</task\s*>", re.S | re.I)
 _ATTR_RE = re.compile(r"([A-Za-z_][\w:-]*)\s*=\s*(\"[^\"]*\"|'[^']*')")
@@ -45,7 +45,7 @@ def split_files(raw: str | list | None) -> list[str]:
     return out
 
 
-@dataclass
+@record
 class Task:
     type: str
     tdd: bool
@@ -55,7 +55,7 @@ class Task:
     attrs: dict = field(default_factory=dict)
 
 
-@dataclass
+@record
 class Plan:
     frontmatter: dict
     tasks: list[Task]
