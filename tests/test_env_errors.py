@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from pathlib import Path
 
 from hostile import one_clear_line
 from installed import make_install, make_project, run_inproc
@@ -147,10 +148,15 @@ def test_folder_where_compiled_plan_should_be(proj, msd_run, tmp_path):
     phase = proj / ".planning" / "phases" / "01-core"
     phase.mkdir(parents=True)
     (phase / "01-01-PLAN.md").write_text("---\nphase: 01-core\nplan: 01\n---\n<tasks></tasks>\n")
-    (phase / "01-01-PLAN.compiled.md").mkdir()
-    r = msd_run(["compile-plan", str(phase / "01-01-PLAN.md"), "--root", str(inst.root)], cwd=proj)
+    argv = ["compile-plan", str(phase / "01-01-PLAN.md"), "--root", str(inst.root)]
+    first = msd_run(argv, cwd=proj)
+    assert first.returncode == 0, first.stderr
+    out = Path(json.loads(first.stdout)["compiled"])
+    out.unlink()
+    out.mkdir()  # a folder where the compiled plan belongs
+    r = msd_run(argv, cwd=proj)
     assert r.returncode == 1 and one_clear_line(r.stderr), r.stderr
-    assert "01-01-PLAN.compiled.md" in r.stderr and "folder where a file should be" in r.stderr
+    assert out.name in r.stderr and "folder where a file should be" in r.stderr
 
 
 def test_writer_names_a_folder_in_the_way(tmp_path):
