@@ -43,7 +43,9 @@ AGENT = textwrap.dedent(r'''
     elif step == "execute-wave":
         n = int(counter.read_text()) + 1 if counter.exists() else 1
         counter.write_text(str(n))
-        result = {"wave": n, "plans_remaining": 2 - n}
+        result = {"wave": n, "plans_remaining": 2 - n, "stuck": False}
+    elif step == "gate":
+        result = {"status": "passed"}
     elif step == "verify":
         if not (mode == "forget" and at):
             p = project / ".planning/phases/02-a/02-VERIFICATION.md"
@@ -99,9 +101,11 @@ def test_chain_runs_every_agent_step_to_done(msd, setup):
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     assert report["ok"] and report["status"] == "done"
-    assert [s["step"] for s in report["steps"]] == ["discover-plans", "execute-wave", "execute-wave", "verify", "update-state"]
+    assert [s["step"] for s in report["steps"]] == ["discover-plans", "execute-wave", "gate", "execute-wave", "gate", "verify",
+                                                 "update-state"]
     calls = _log(log)
-    assert [c["step"] for c in calls] == ["discover-plans", "execute-wave", "execute-wave", "verify", "update-state"]
+    assert [c["step"] for c in calls] == ["discover-plans", "execute-wave", "gate", "execute-wave", "gate", "verify",
+                                                 "update-state"]
     wave = calls[1]["brief"]
     assert "Act as the msd-executor agent; its definition: " + str(install.parent / "agents" / "msd-executor.md") in wave
     assert "phase 02" in wave and "wave (int), plans_remaining (int)" in wave

@@ -111,6 +111,17 @@ def test_protected_sentinel_deleted_since_base(repo):
     assert rule_hits(root, base, "partition.protected") == {(WF, 4), (WF, 5)}
 
 
+def test_declared_protected_edit_passes_only_for_its_stem(repo):
+    root = repo / "tree"
+    write(root, {WF: PROTECTED})
+    base = commit(repo, "protected text")
+    write(root, {WF: "# The wf workflow\n\nLoad the project state before doing anything else.\n"})
+    commit(repo, "rewrite the guardrails\n\nMsd-Protected-Edit: other\n")
+    assert rule_hits(root, base, "partition.protected") == {(WF, 4), (WF, 5)}
+    commit(repo, "declare it\n\nMsd-Protected-Edit: wf\n")
+    assert rule_hits(root, base, "partition.protected") == set()
+
+
 def test_protected_kept_passes(repo):
     root = repo / "tree"
     write(root, {WF: PROTECTED})

@@ -190,7 +190,7 @@ REQUIRED = {
     "discuss-phase": ["templates/context.md", "<NN>-CONTEXT.md", "Deferred", "Claude's Discretion", "/msd-plan-phase"],
     "verify-work": ["<NN>-UAT.md", "/msd-plan-phase <n> --gaps", "One test at a time", "msd-debugger"],
     "progress": ["msd_run state get", "msd_run history-digest --phase <n>", "msd_run next", "--next"],
-    "quick": [".planning/quick/<NNN>-<slug>", "msd-executor", "msd_run state patch", "git add <dir>/<NNN>-PLAN.md",
+    "quick": [".planning/quick/<NNN>-<slug>", "msd-executor", "msd_run state patch", "msd_run commit --files <dir>/<nnn>-PLAN.md",
               "--research", "--check"],
     "pause-work": [".planning/phases/<NN>-<slug>/.continue-here.md", ".planning/.continue-here.md",
                    'msd_run state patch --set-session "'],

@@ -40,7 +40,8 @@ STEP_IDS = {  # docs/CONTRACTS.md, "Flows"
     "new-project": ["detect-existing", "questioning", "ask-settings", "write-project", "research",
                     "write-requirements", "roadmap", "confirm-roadmap", "commit", "done"],
     "plan-phase": ["load-context", "research", "plan", "check", "revise", "commit", "done"],
-    "execute-phase": ["discover-plans", "execute-wave", "verify", "update-state", "done"],
+    "execute-phase": ["discover-plans", "execute-wave", "gate", "fix-up", "tests-failing", "verify",
+                      "update-state", "done"],
 }
 PROTECTED_ANY = re.compile(r"<!--\s*msd:protected")
 
@@ -276,7 +277,7 @@ def test_flow_walk_with_spine_examples(stem, tmp_path):
         assert code == 0, f"{step}: {err}"
         payload = json.loads(out)["next"]
     assert seen[-1] == "done"
-    optional = {"research", "check", "revise", "verify", "commit", "execute-wave"}
+    optional = {"research", "check", "revise", "verify", "commit", "execute-wave", "fix-up", "tests-failing"}
     assert set(STEP_IDS[stem]) - optional <= set(seen)
 
 

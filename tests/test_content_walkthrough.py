@@ -260,12 +260,16 @@ def test_the_whole_path_on_an_installed_project(tmp_path, msd, msd_run):
     w.write(f"{ph1}/01-VERIFICATION.md", "---\nphase: 01-core\nstatus: passed\nscore: 1/1\ngaps: []\n---\n", age=-50)
     exec_results = [
         ("discover-plans", {"phase": "01", "phase_dir": "01-core", "plans_remaining": 1}),
-        ("execute-wave", {"wave": 1, "plans_remaining": 0}),
+        ("execute-wave", {"wave": 1, "plans_remaining": 0, "stuck": False}),
+        ("gate", {"status": "skipped"}),
         ("verify", {"status": "passed"}),
         ("update-state", {"updated": True}),
     ]
+    # the project has no test suite: the user answered `none`; the gate records a skip
+    w.run("config", "set", "testing.command", "none")
+    assert w.json("gate", "run", "--label", "phase 01 wave 1")["status"] == "skipped"
     assert w.flow("execute-phase", exec_results, ["phase=01"]) == [
-        "discover-plans", "execute-wave", "verify", "update-state", "done"]
+        "discover-plans", "execute-wave", "gate", "verify", "update-state", "done"]
     w.run("state", "patch", "--position", "1 of 2 (Core)", "--status", "Phase complete", "--set-session", "Executed phase 1")
     w.run("state", "patch", "--add-decision", "[Phase 1]: Habits live in one table")
     digest = w.json("history-digest", "--phase", "1")
@@ -294,7 +298,8 @@ def test_the_whole_path_on_an_installed_project(tmp_path, msd, msd_run):
     assert w.next()["command"] == "/msd-execute-phase 1"
     w.write(f"{ph1}/01-02-SUMMARY.md", w.template(summary_template, PP="02"), age=+100)
     exec2 = [("discover-plans", {"phase": "01", "phase_dir": "01-core", "plans_remaining": 1}),
-             ("execute-wave", {"wave": 1, "plans_remaining": 0}),
+             ("execute-wave", {"wave": 1, "plans_remaining": 0, "stuck": False}),
+             ("gate", {"status": "skipped"}),
              ("verify", {"status": "passed"}),
              ("update-state", {"updated": True})]
     assert w.flow("execute-phase", exec2, ["phase=01"], restart=True)[-1] == "done"
@@ -350,7 +355,7 @@ FILL = {
 
 
 # commands named in prose ("change it only with `msd_run state patch`"), not calls
-MENTIONS = {"state patch", "config set", "extensions planner", "extensions executor"}
+MENTIONS = {"state patch", "config set", "extensions planner", "extensions executor", "commit"}
 
 
 def fill(body: str) -> str:

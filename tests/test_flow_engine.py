@@ -266,10 +266,12 @@ def test_execute_phase_waves_then_verify(project):
     w = Walker("execute-phase", project)
     w.next("phase=02")
     assert w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 3})["next_step"] == "execute-wave"
-    assert w.done("execute-wave", {"wave": 1, "plans_remaining": 1})["next_step"] == "execute-wave"
+    assert w.done("execute-wave", {"wave": 1, "plans_remaining": 1, "stuck": False})["next_step"] == "gate"
     # the same result again is a repeat, not a new wave
-    assert w.done("execute-wave", {"wave": 1, "plans_remaining": 1})["repeated"] is True
-    assert w.done("execute-wave", {"wave": 2, "plans_remaining": 0})["next_step"] == "verify"
+    assert w.done("execute-wave", {"wave": 1, "plans_remaining": 1, "stuck": False})["repeated"] is True
+    assert w.done("gate", {"status": "passed"})["next_step"] == "execute-wave"
+    assert w.done("execute-wave", {"wave": 2, "plans_remaining": 0, "stuck": False})["next_step"] == "gate"
+    assert w.done("gate", {"status": "passed"})["next_step"] == "verify"
     with pytest.raises(UsageError, match="02-VERIFICATION.md does not exist"):
         w.done("verify", {"status": "passed"})
     w.touch(".planning/phases/02-a/02-VERIFICATION.md")
@@ -285,7 +287,27 @@ def test_execute_phase_waves_then_verify(project):
 def test_execute_phase_without_verifier_and_nothing_left(project):
     write_config(project, {"workflow": {"verifier": False}})
     w = Walker("execute-phase", project)
-    assert w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 0})["next_step"] == "update-state"
+    assert w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 0})["next_step"] == "gate"
+    assert w.done("gate", {"status": "skipped"})["next_step"] == "update-state"
+
+
+def test_execute_phase_stuck_wave_leaves_the_loop(project):
+    w = Walker("execute-phase", project)
+    w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 3})
+    w.done("execute-wave", {"wave": 1, "plans_remaining": 2, "stuck": True})
+    assert w.done("gate", {"status": "passed"})["next_step"] == "update-state"
+
+
+def test_execute_phase_gate_failure_routes_on_the_recorded_file(project):
+    """The report says passed; the gate's marker file says otherwise: fix-up, never verify."""
+    w = Walker("execute-phase", project)
+    w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 1})
+    w.done("execute-wave", {"wave": 1, "plans_remaining": 0, "stuck": False})
+    w.touch(".planning/.msd/gate/failed")
+    assert w.done("gate", {"status": "passed"})["next_step"] == "fix-up"
+    assert w.done("fix-up", {"fixed": True})["next_step"] == "gate"
+    (project / ".planning" / ".msd" / "gate" / "failed").unlink()
+    assert w.done("gate", {"status": "passed"})["next_step"] == "verify"
 
 
 # ---------------------------------------------------------------- the fixture flow: bounds and config

@@ -19,10 +19,11 @@ CONTRACT_IDS = {
     "new-project": ["detect-existing", "questioning", "ask-settings", "write-project", "research",
                     "write-requirements", "roadmap", "confirm-roadmap", "commit", "done"],
     "plan-phase": ["load-context", "research", "plan", "check", "revise", "commit", "done"],
-    "execute-phase": ["discover-plans", "execute-wave", "verify", "update-state", "done"],
+    "execute-phase": ["discover-plans", "execute-wave", "gate", "fix-up", "tests-failing", "verify",
+                      "update-state", "done"],
 }
 KNOWN_AGENTS = {"msd-project-researcher", "msd-roadmapper", "msd-phase-researcher", "msd-planner",
-                "msd-plan-checker", "msd-executor", "msd-verifier"}
+                "msd-plan-checker", "msd-executor", "msd-verifier", "msd-debugger"}
 
 
 def _expectation(path: Path) -> tuple[int, str]:

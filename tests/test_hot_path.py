@@ -28,7 +28,8 @@ DENY = frozenset({
 MEMORY = {"sqlite3", "datetime"}
 
 # commands whose probe needs a fixture of its own; the probe runs in the named test
-ROWS_ELSEWHERE = {"step-report": "tests/test_step_report.py::test_step_report_imports_nothing_heavy"}
+ROWS_ELSEWHERE = {"step-report": "tests/test_step_report.py::test_step_report_imports_nothing_heavy",
+                  "commit": "tests/test_exec_commit.py::test_commit_imports_nothing_heavy"}
 
 HOT = [
     ("config-get", ["config", "get", "mode", "--raw"], set()),
@@ -57,6 +58,10 @@ HOT = [
     ("history-digest-cold", ["history-digest"], set()),
     ("history-digest-warm", ["history-digest"], set()),
     ("history-digest-phase", ["history-digest", "--phase", "1", "--no-cache"], set()),
+    ("wave-plan", ["wave", "plan", "--phase-dir", "{phase_dir}"], {"subprocess"}),
+    ("wave-check", ["wave", "check", "--phase-dir", "{phase_dir}"], set()),
+    ("gate-detect", ["gate", "detect"], set()),
+    ("gate-status", ["gate", "status"], set()),
     ("memory-index", ["memory", "index"], MEMORY),
     ("memory-search", ["memory", "search", "token"], MEMORY),
     ("memory-what-uses", ["memory", "what-uses", "AuthService"], MEMORY),

@@ -4,7 +4,8 @@ Fails, anywhere in a markdown content file (prose or code):
   - `git add -A`, `git add --all`, `git add .`, `git add -u` / `--update` (stage everything);
   - `git commit -a`, `--all`, or a short-option cluster holding `a` before any value option
     (`-am`, `-av`); `-ma` is message "a" and passes;
-  - a commit helper call without its files argument: `msd_run commit` without `--files <path>`.
+  - a commit helper call without its files argument: `msd_run commit` with options but without
+    `--files <path>` (or `-- <path>`); a bare mention of the command and `--list` pass.
 A match preceded, earlier in the same sentence of its line, by a negation (never, not, n't,
 avoid, instead of, forbidden, prohibited) is a prohibition, not an instruction, and passes:
 "Never run `git add -A`, `git add .` or `git commit -a`" is fine; "Done. Run `git add -A`" is not.
@@ -87,7 +88,10 @@ def check(ctx: CheckContext) -> list[Violation]:
                 helper = " ".join(m.group(1).split())
                 opt = _HELPERS[helper]
                 toks = _tokens(m.group(2))
+                if not toks or "--list" in toks:
+                    continue  # a mention of the command, or a read of a plan's record: no commit
                 named = opt in toks and toks.index(opt) + 1 < len(toks) and not toks[toks.index(opt) + 1].startswith("-")
+                named = named or ("--" in toks and toks.index("--") + 1 < len(toks))
                 if not named and not _negated(line, m.start()):
                     out.append(Violation(rel, i, RULE, f"`{helper}` without `{opt} <file>...` commits whatever is staged", f"pass the files: {helper} ... {opt} <file> <file>"))
     return out

@@ -1,8 +1,8 @@
 """The content tree as it was at `--base REV`, read from git (never checked out).
 
 `load_base(root, rev, tiers_path)` returns a BaseSnapshot: the content files under `root` at
-REV (bytes), the tier file's text at REV, and the `Msd-Boundary-Move` trailers of the
-commits in REV..HEAD. A REV that does not name a commit, or a root outside a git work
+REV (bytes), the tier file's text at REV, and the `Msd-Boundary-Move` and
+`Msd-Protected-Edit` trailers of the commits in REV..HEAD. A REV that does not name a commit, or a root outside a git work
 tree, is a usage error (exit 2).
 """
 
@@ -17,6 +17,7 @@ from msd_core.checks.model import CONTENT_TOPS, workflows_of
 from msd_core.errors import UsageError
 
 BOUNDARY_TRAILER = "Msd-Boundary-Move"
+PROTECTED_TRAILER = "Msd-Protected-Edit"  # a deliberate rewrite of a spine's protected text
 
 
 @dataclass
@@ -26,6 +27,7 @@ class BaseSnapshot:
     files: dict[str, bytes] = field(default_factory=dict)  # content relpath -> bytes at REV
     tiers_text: str | None = None  # None when the tier file did not exist at REV
     boundary_moves: set[str] = field(default_factory=set)  # stems declared in REV..HEAD
+    protected_edits: set[str] = field(default_factory=set)  # stems whose protected text was rewritten on purpose
 
     def text(self, rel: str) -> str | None:
         data = self.files.get(rel)
@@ -114,4 +116,7 @@ def load_base(root: Path, rev: str, tiers_path: Path) -> BaseSnapshot:
     log = _git(root, "log", f"--format=%(trailers:key={BOUNDARY_TRAILER},valueonly)", f"{sha}..HEAD")
     if log.returncode == 0:
         snap.boundary_moves = parse_trailer_values(log.stdout.decode("utf-8", "replace"))
+    log = _git(root, "log", f"--format=%(trailers:key={PROTECTED_TRAILER},valueonly)", f"{sha}..HEAD")
+    if log.returncode == 0:
+        snap.protected_edits = parse_trailer_values(log.stdout.decode("utf-8", "replace"))
     return snap

@@ -106,8 +106,8 @@ def check(ctx: CheckContext) -> list[Violation]:
         if not WORKFLOW_RE.match(rel):
             continue
         text = base.text(rel)
-        if text is None:
-            continue
+        if text is None or WORKFLOW_RE.match(rel).group(1) in getattr(base, "protected_edits", set()):
+            continue  # a commit in REV..HEAD declared `Msd-Protected-Edit: <stem>`
         was, _ = parse(split_lines(text))
         if not was:
             continue

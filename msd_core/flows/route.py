@@ -29,6 +29,9 @@ Rules, first match wins:
     phase holds a SUMMARY. A phase that is still not done but lies before the
     last phase holding a SUMMARY was passed over (the project moved on): it is listed in
     `passed_over`, not routed to.
+ 4b. the regression gate's last run did not pass (`.planning/.msd/gate/failed`), and the
+    current phase (or, with every phase done, the last one holding a SUMMARY) is being
+    executed or checked                               -> fix-tests (execute-phase: its gate and fix-up)
  5. every phase done: STATE.md says the milestone is archived / between milestones
                                                    -> new-milestone
                      otherwise                     -> complete-milestone
@@ -239,6 +242,17 @@ def _flows_in_progress(root: Path, notes: list[str]) -> list[dict]:
     return out
 
 
+def _gate_failed(root: Path) -> str | None:
+    """The failed gate run's line when `.planning/.msd/gate/failed` exists (msd_core.execution.gate)."""
+    marker = paths.project_state_dir(root) / "gate" / "failed"
+    try:
+        if marker.is_symlink() or not marker.is_file():
+            return None
+        return marker.read_text(encoding="utf-8", errors="replace")[:200].strip() or "failed"
+    except OSError:
+        return None
+
+
 def _answer(route: str, command: str, reason: str, **extra) -> dict:
     out = {"route": route, "command": command, "reason": reason}
     out.update({k: v for k, v in extra.items() if v is not None})
@@ -326,6 +340,15 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
 
     if not has_roadmap:
         return _answer("new-project", "/msd-new-project", "PROJECT.md exists but ROADMAP.md does not: finish the project setup", **common)
+
+    gate_failed = _gate_failed(root)
+    if gate_failed is not None:
+        target = current[0] if current is not None else (ordered[last_active] if last_active >= 0 else None)
+        if target is not None and (current is None or current[1] not in ("discuss", "plan")):
+            return _answer("fix-tests", f"/msd-execute-phase {target.number}",
+                           f"the regression gate did not pass ({gate_failed}): the suite must pass before phase "
+                           f"{target.number} is verified or complete (`msd_run gate status` shows the output)",
+                           phase=target.to_json(root), **common)
 
     if current is None:
         status = (_field(state_text, "Status") or "") if state_text else ""

@@ -29,6 +29,19 @@ def _element(inner: str, tag: str) -> str | None:
     return m.group(1).strip() if m else None
 
 
+def normalize_declared(path: str) -> str:
+    """A declared path as a repository-relative POSIX path (`./src/a.py` → `src/a.py`);
+    a trailing `/` (a folder that covers what is under it) is kept."""
+    import posixpath
+
+    s = path.strip().replace("\\", "/")
+    while s.startswith("./"):
+        s = s[2:]
+    folder = s.endswith("/")
+    s = posixpath.normpath(s) if s else s
+    return s + "/" if folder and s not in ("", ".") else s
+
+
 def split_files(raw: str | list | None) -> list[str]:
     """File list from a `<files>` element or a frontmatter list, normalised and de-duplicated."""
     if raw is None:

@@ -33,6 +33,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "memory": ("msd_core.run.cmd_memory", "index and query the project's recorded summaries"),
     "model": ("msd_core.run.cmd_model", "the model to pass when spawning an agent (model_profile x role)"),
     "branch": ("msd_core.run.cmd_branch", "the git branch git.branching_strategy wants; --apply creates/switches"),
+    "commit": ("msd_core.run.cmd_commit", "commit exactly the named paths of a plan, and record the commit"),
+    "wave": ("msd_core.run.cmd_wave", "a phase's waves: plan and check them, sync an isolated executor, merge its branch"),
+    "gate": ("msd_core.run.cmd_gate", "the regression gate: detect the project's test command, run it, record the result"),
 }
 
 PLACEHOLDER_HELP = "placeholders in content such as <phase> or <stem> stand for a value supplied at run time"

@@ -114,8 +114,8 @@ def state_text(host: hostkit.Host) -> str:
 def test_the_whole_cycle_in_the_real_host(host_global):
     host = host_global
     p = host.project
-    settings = {"mode": "yolo", "workflow.research": "false", "workflow.plan_check": "false",
-                "workflow.verifier": "true", "commit_docs": "false"}
+    settings = {"testing.command": "none", "mode": "yolo", "workflow.research": "false",
+                "workflow.plan_check": "false", "workflow.verifier": "true", "commit_docs": "false"}
 
     # --- new-project
     turns = [
@@ -145,7 +145,7 @@ def test_the_whole_cycle_in_the_real_host(host_global):
     assert cfg["mode"] == "yolo" and cfg["commit_docs"] is False and cfg["workflow"]["verifier"] is True
     assert flow_steps(host, "new-project") == ["detect-existing", "questioning", "ask-settings", "write-project",
                                                "write-requirements", "roadmap", "confirm-roadmap"]
-    assert state(host)["position"]["Status"] == "Ready to discuss"  # the template's start, as state sync derives it: no CONTEXT.md yet
+    assert state(host)["position"]["Status"] == "Ready to discuss"  # step-done syncs STATE.md (state_sync): no CONTEXT yet
     roadmapper = [r for r in run.model_requests if agent_marker(host, "msd-roadmapper") in json.dumps(r.get("system"))]
     assert roadmapper, "the roadmapper subagent never ran"
 
@@ -193,7 +193,9 @@ def test_the_whole_cycle_in_the_real_host(host_global):
         step_done("execute-phase", "discover-plans", {"phase": "01", "phase_dir": "01-core", "plans_remaining": 1}, summary_name),
         *subagent(host, "msd-executor", [(f"{PH}/01-01-SUMMARY.md", template(host, summary_name))], "PLAN COMPLETE"),
         *agent("msd-executor", f"Execute {plan}.", after("execute-wave")),
-        step_done("execute-phase", "execute-wave", {"wave": 1, "plans_remaining": 0}, "PLAN COMPLETE"),
+        step_done("execute-phase", "execute-wave", {"wave": 1, "plans_remaining": 0, "stuck": False}, "PLAN COMPLETE"),
+        bash('msd_run gate run --label "phase 01 wave 1"', after("gate")),
+        step_done("execute-phase", "gate", {"status": "skipped"}, '"status":"skipped"'),
         *subagent(host, "msd-verifier", [(f"{PH}/01-VERIFICATION.md", verification)], "VERIFICATION-PASSED"),
         *agent("msd-verifier", "Verify phase 1 (01-core).", after("verify")),
         step_done("execute-phase", "verify", {"status": "passed"}, "VERIFICATION-PASSED"),
@@ -204,11 +206,9 @@ def test_the_whole_cycle_in_the_real_host(host_global):
     ]
     run = stage(host, "/msd-execute-phase 1", turns, "EXECUTE-DONE")
     assert (p / PH / "01-01-SUMMARY.md").is_file() and (p / PH / "01-VERIFICATION.md").is_file()
-    # step-done of update-state syncs STATE.md after the patch: phase 1 is summarised and
-    # verified, so the position moves on to phase 2, which has no CONTEXT.md yet
-    assert state(host)["position"]["Status"] == "Ready to discuss"
-    assert state(host)["position"]["Phase"] == "2 of 2 (Core)"
-    assert flow_steps(host, "execute-phase") == ["discover-plans", "execute-wave", "verify", "update-state"]
+    assert state(host)["position"]["Status"] == "Ready to discuss"  # synced after update-state: phase 2 is next
+    assert state(host)["position"]["Phase"] == "2 of 2 (Core)"  # derived by state sync: phase 1 done, phase 2 next
+    assert flow_steps(host, "execute-phase") == ["discover-plans", "execute-wave", "gate", "verify", "update-state"]
     assert any("compile-plan" in c for c in bash_lines(run))
 
     # --- verify-work 1

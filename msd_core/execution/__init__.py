@@ -1,0 +1,1 @@
+"""How a phase's plans run: waves and their concurrency, the regression gate, test-command detection."""

@@ -1,0 +1,1 @@
+"""git operations msd decides in code: scoped commits, run records, wave merges."""

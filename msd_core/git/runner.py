@@ -1,0 +1,121 @@
+"""Running git: one place that calls the git binary, and the facts about a checkout.
+
+`git(args, cwd)` runs git without a shell, with a time bound, never prompting (no editor,
+no pager, no terminal prompt), and returns the CompletedProcess. `check=True` turns a
+non-zero exit into OperationFailed naming the command and git's first error line.
+
+A checkout is either the main working tree or a linked worktree (`git worktree add`, or
+Claude Code's Agent tool with `isolation: "worktree"`). `main_checkout(cwd)` finds the
+main working tree from either, through git's common directory, so msd's private records
+always live in the project the user opened.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from msd_core.errors import OperationFailed
+
+GIT_TIMEOUT = 120.0
+INDEX_LOCK_WAIT = 15.0  # how long a commit waits out a hand-run git holding index.lock
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_EDITOR": "true", "GIT_PAGER": "cat", "LC_ALL": "C",
+                "GIT_LITERAL_PATHSPECS": "1"})  # a path is a path, never a glob
+    return env
+
+
+def git(args: list[str], cwd: Path | str, *, check: bool = True, timeout: float = GIT_TIMEOUT,
+        input_text: str | None = None, lock_wait: float = 0.0) -> subprocess.CompletedProcess:
+    """Run git. `lock_wait` > 0: while git reports another process's `index.lock`, retry for that long."""
+    import time
+
+    deadline = time.monotonic() + lock_wait
+    delay = 0.05
+    while True:
+        proc = _git_once(args, cwd, timeout, input_text)
+        if proc.returncode == 0 or "index.lock" not in (proc.stderr or "") or time.monotonic() >= deadline:
+            break
+        time.sleep(delay)
+        delay = min(delay * 2, 0.5)
+    if check and proc.returncode != 0:
+        raise OperationFailed(f"`git {' '.join(args[:2])}` failed: {first_line(proc.stderr or proc.stdout)}")
+    return proc
+
+
+def _git_once(args: list[str], cwd: Path | str, timeout: float, input_text: str | None) -> subprocess.CompletedProcess:
+    cmd = ["git", *args]
+    try:
+        proc = subprocess.run(cmd, cwd=str(cwd), env=_env(), capture_output=True, text=True,
+                              timeout=timeout, input=input_text, stdin=None if input_text is not None else subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise OperationFailed("git is not installed (or not on PATH)") from None
+    except subprocess.TimeoutExpired:
+        raise OperationFailed(f"`git {' '.join(args[:2])}` did not finish within {timeout:g}s") from None
+    return proc
+
+
+def first_line(text: str) -> str:
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if line:
+            return line[:300]
+    return "no message"
+
+
+def toplevel(cwd: Path | str) -> Path:
+    """The working tree (main or linked) that holds `cwd`; OperationFailed outside a repository."""
+    proc = git(["rev-parse", "--show-toplevel"], cwd, check=False)
+    if proc.returncode != 0:
+        raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+    return Path(proc.stdout.strip())
+
+
+def _common_and_git_dir(cwd: Path | str) -> tuple[Path, Path]:
+    proc = git(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir"], cwd, check=False)
+    if proc.returncode != 0:
+        raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+    common, gitdir = proc.stdout.strip().splitlines()[:2]
+    return Path(common), Path(gitdir)
+
+
+def is_linked_worktree(cwd: Path | str) -> bool:
+    common, gitdir = _common_and_git_dir(cwd)
+    return common.resolve() != gitdir.resolve()
+
+
+def main_checkout(cwd: Path | str) -> Path:
+    """The main working tree of the repository holding `cwd` (itself when not a linked worktree)."""
+    common, gitdir = _common_and_git_dir(cwd)
+    if common.resolve() == gitdir.resolve():
+        return toplevel(cwd)
+    if common.name != ".git":
+        raise OperationFailed(f"cannot find the main checkout of {cwd} (git common dir {common} is not a .git folder)")
+    return common.parent
+
+
+def head(cwd: Path | str) -> str | None:
+    proc = git(["rev-parse", "--verify", "-q", "HEAD"], cwd, check=False)
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def current_branch(cwd: Path | str) -> str | None:
+    proc = git(["symbolic-ref", "-q", "--short", "HEAD"], cwd, check=False)
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def commit_files(cwd: Path | str, commit: str) -> list[str]:
+    """Paths a commit changed against its first parent (all paths for a root commit)."""
+    proc = git(["diff-tree", "--root", "--no-commit-id", "--name-only", "-r", "-z", commit], cwd)
+    return [p for p in proc.stdout.split("\0") if p]
+
+
+def changed_between(cwd: Path | str, base: str, tip: str) -> list[str]:
+    proc = git(["diff", "--name-only", "-z", f"{base}...{tip}"], cwd)
+    return [p for p in proc.stdout.split("\0") if p]
