@@ -5,10 +5,10 @@ table says, or nothing at all for `inherit` (the subagent then runs on the sessi
 model). Roles that decide the most (planner, roadmapper, debugger) get the strongest
 model a profile allows; roles that read and report (mapper, checkers) the cheapest.
 
-            planner roadmapper debugger executor verifier plan-checker researchers mapper
-  quality   opus    opus       opus     opus     opus     opus         opus        sonnet
-  balanced  opus    opus       opus     sonnet   sonnet   sonnet       sonnet      haiku
-  budget    sonnet  sonnet     sonnet   sonnet   haiku    haiku        haiku       haiku
+            planner roadmapper debugger executor reviewer verifier plan-checker integration-checker researchers mapper
+  quality   opus    opus       opus     opus     opus     opus     opus         opus                opus        sonnet
+  balanced  opus    opus       opus     sonnet   sonnet   sonnet   sonnet       sonnet              sonnet      haiku
+  budget    sonnet  sonnet     sonnet   sonnet   sonnet   haiku    haiku        haiku               haiku       haiku
   inherit   (no model passed)
 
 Standard library only.
@@ -19,10 +19,11 @@ from __future__ import annotations
 from msd_core.errors import UsageError
 
 ROLES = ("planner", "roadmapper", "debugger", "executor", "verifier", "plan-checker",
-         "phase-researcher", "project-researcher", "codebase-mapper")
+         "phase-researcher", "project-researcher", "codebase-mapper", "reviewer", "integration-checker")
 _TIER = {  # role -> index into a profile's (strong, middle, light) models
     "planner": 0, "roadmapper": 0, "debugger": 0, "executor": 1, "verifier": 2, "plan-checker": 2,
     "phase-researcher": 2, "project-researcher": 2, "codebase-mapper": 3,
+    "reviewer": 1, "integration-checker": 2,
 }
 PROFILES = {  # (decides, executes, reads-and-reports, maps)
     "quality": ("opus", "opus", "opus", "sonnet"),

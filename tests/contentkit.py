@@ -11,10 +11,13 @@ REPO = Path(__file__).resolve().parents[1]
 CONTENT = REPO / "msd_core" / "content"
 CORE = CONTENT / "msd-core"
 AGENTS = {"planner", "executor", "verifier", "phase-researcher", "project-researcher",
-          "plan-checker", "roadmapper", "codebase-mapper", "debugger"}
+          "plan-checker", "roadmapper", "codebase-mapper", "debugger",
+          "reviewer", "integration-checker"}  # k-lifecycle2
 COMMANDS = {"new-project", "discuss-phase", "plan-phase", "execute-phase", "verify-work", "progress",
             "quick", "pause-work", "resume-work", "settings", "help", "map-codebase", "add-phase",
-            "complete-milestone"}
+            "complete-milestone",
+            "new-milestone", "insert-phase", "remove-phase", "move-phase", "todo",
+            "debug", "audit-milestone", "code-review", "ship", "autonomous", "undo"}  # k-lifecycle2
 TEMPLATES = {"project.md", "requirements.md", "roadmap.md", "state.md", "plan.md", "context.md",
              "summary-minimal.md", "summary-standard.md", "summary-complex.md", "config.json"}
 INCLUDE_RE = re.compile(r"^@(\S+)\s*$")

@@ -21,7 +21,7 @@ import yaml
 
 STEMS = [
     "discuss-phase", "verify-work", "progress", "quick", "pause-work", "resume-work",
-    "settings", "help", "map-codebase", "add-phase", "complete-milestone",
+    "settings", "help", "map-codebase", "add-phase", "complete-milestone", "todo",
 ]
 MY_REFERENCES = ["spawning-agents.md", "untrusted-input.md", "planning-files.md"]
 PLACEHOLDER_RE = re.compile(r"<[a-zA-Z][a-zA-Z0-9_-]*>")
@@ -106,7 +106,8 @@ def test_command_frontmatter_and_includes(stem):
     meta = yaml.safe_load(fm)
     desc = meta["description"]
     assert isinstance(desc, str) and 20 < len(desc) < 200 and desc.endswith(".")
-    assert set(meta) <= {"description", "argument-hint", "allowed-tools"}
+    assert set(meta) <= {"description", "argument-hint", "allowed-tools", "disable-model-invocation"}
+    assert meta.get("disable-model-invocation", True) is True  # only ever set to hide a person-only command
     lines = body.splitlines()
     assert lines[0] == f"@~/.claude/msd-core/workflows/{stem}.md"
     includes = [ln for ln in lines if ln.startswith("@")]
@@ -187,6 +188,7 @@ def test_named_command_files_exist_for_whole_suite():
 # --- behaviour the brief asks each workflow to carry ----------------------------------------------
 
 REQUIRED = {
+    "todo": ["msd_run todo add", "msd_run todo list", "--after <n>", "msd_run todo promote <id> --quick", "/msd-quick"],
     "discuss-phase": ["templates/context.md", "<NN>-CONTEXT.md", "Deferred", "Claude's Discretion", "/msd-plan-phase"],
     "verify-work": ["<NN>-UAT.md", "/msd-plan-phase <n> --gaps", "One test at a time", "msd-debugger"],
     "progress": ["msd_run state get", "msd_run history-digest --phase <n>", "msd_run next", "--next"],

@@ -331,8 +331,13 @@ def test_the_whole_path_on_an_installed_project(tmp_path, msd, msd_run):
     nxt = w.next()
     assert nxt["command"] == "/msd-discuss-phase 2" and nxt["phases_total"] == 3
 
-    # --- every phase done: complete-milestone, then archived: next milestone
+    # --- every phase done: audit-milestone, then complete-milestone, then archived: next milestone
     roadmap.write_text(roadmap.read_text().replace("- [ ] Phase", "- [x] Phase"))
+    assert w.next()["route"] == "audit-milestone"
+    audit = project / ".planning/v1.0-MILESTONE-AUDIT.md"
+    audit.write_text("---\nmilestone: v1.0\nstatus: passed\n---\n# Milestone v1.0 audit\n")
+    later = time.time() + 1000  # after every SUMMARY (one was written 100 s ahead)
+    os.utime(audit, (later, later))
     assert w.next()["route"] == "complete-milestone"
     w.run("state", "patch", "--status", "Milestone v1.0 complete", "--set-session", "Completed milestone v1.0")
     w.run("state", "patch", "--add-decision", "[Milestone]: v1.0 shipped; archive in .planning/milestones/")
@@ -341,7 +346,41 @@ def test_the_whole_path_on_an_installed_project(tmp_path, msd, msd_run):
     (project / ph1).rename(archive / "01-core")
     roadmap.write_text("# Roadmap: Habit tracker\n\n## Completed Milestones\n\n- **v1.0 Core** (Phases 1-3, 2 plans) - shipped 2026-11-30\n")
     nxt = w.next()
-    assert (nxt["route"], nxt["command"]) == ("new-milestone", "/msd-add-phase")
+    assert (nxt["route"], nxt["command"]) == ("new-milestone", "/msd-new-milestone")
+
+    # --- new-milestone: its flow, a rejected roadmap sent back once, numbering continued
+    def new_phases():
+        roadmap.write_text(roadmap.read_text() + "\n## v1.1 Sharing\n\n- [ ] **Phase 4: Share links** - share\n"
+                           "- [ ] **Phase 5: Invites** - invite\n\n### Phase 4: Share links\n**Goal**: share\n\n"
+                           "### Phase 5: Invites\n**Goal**: invite\n")
+
+    def requirements():
+        req = project / ".planning/REQUIREMENTS.md"
+        req.write_text(req.read_text() + "\n## v1.1 Requirements\n\n- [ ] **SHARE-01**: share a habit by link\n")
+
+    steps = w.flow("new-milestone", [
+        ("check-previous", {"finished": True, "last_phase": "3"}),
+        ("shipped", {"summary": "v1.0: daily habits"}),
+        ("questioning", {"version": "v1.1", "name": "Sharing", "goals": "share habits"}),
+        ("write-requirements", {"new_ids": 1}),
+        ("roadmap", {"phases": 2}),
+        ("confirm-roadmap", {"approved": False, "changes": "split invites"}),
+        ("roadmap", {"phases": 2}),
+        ("confirm-roadmap", {"approved": True}),
+        ("update-project", {"written": True}),
+    ], before={"write-requirements": requirements, "roadmap": new_phases})
+    assert steps[-1] == ("commit" if w.run("config", "get", "commit_docs", "--raw").strip() == "true" else "done")
+    w.run("state", "sync")
+    assert w.next()["command"] == "/msd-discuss-phase 4"
+    assert w.flow("new-milestone", [("check-previous", {"finished": False, "last_phase": "5"})],
+                  restart=True) == ["check-previous", "done"]
+
+    # --- an urgent phase after 4 (the archived phase 3 is not the current milestone's) and a todo
+    assert w._run(["phase", "insert", "3", "Fix sync"], cwd=project).returncode == 2
+    out = w.json("phase", "insert", "4", "Fix sync", "--dry-run")
+    assert out["phase"]["number"] == "4.1"
+    todo = w.json("todo", "add", "log the sync errors", "--file", "src/sync.py")
+    assert todo["phase"] == "04"
 
 
 # ------------------------------------------------------------------ every line, for real
@@ -351,6 +390,7 @@ FILL = {
     "dir": ".planning/phases/01-core", "n": "1", "phase": "1", "nn": "01", "number": "001", "section": "Decisions",
     "agent": "planner", "stem": "plan-phase", "area": "storage", "subsystem": "storage", "key": "mode",
     "value": "interactive", "handoff-path": ".planning/.continue-here.md", "version": "v1.0",
+    "after": "1", "m": "2", "id": "T1", "text": "an idea", "file": "src/app.py",
 }
 
 

@@ -18,7 +18,7 @@ from msd_core.registry import build_registry
 
 CONTENT = Path(__file__).resolve().parents[1] / "msd_core" / "content"
 AGENTS = ["planner", "executor", "verifier", "phase-researcher", "project-researcher",
-          "plan-checker", "roadmapper", "codebase-mapper", "debugger"]
+          "plan-checker", "roadmapper", "codebase-mapper", "debugger", "reviewer", "integration-checker"]
 WITH_COMPACT = {"executor", "planner", "verifier"}
 CORE_BUDGET = {"executor": 7 * 1024, "planner": 18 * 1024}
 OTHER_BUDGET = 16 * 1024

@@ -52,7 +52,7 @@ def test_tampered_flow_is_an_integrity_failure(msd_run, install, project):
 
 def test_unknown_flow_and_bad_names(msd_run, install, project):
     r = msd_run(["next-step", "--workflow", "ship-it", "--root", str(install)], cwd=project)
-    assert r.returncode == 2 and "known: execute-phase, new-project, plan-phase" in r.stderr
+    assert r.returncode == 2 and "known: execute-phase, new-milestone, new-project, plan-phase" in r.stderr
     for bad in ("../flows/plan-phase", "Plan-Phase", "plan_phase", "a" * 80, ""):
         r = msd_run(["next-step", "--workflow", bad, "--root", str(install)], cwd=project)
         assert r.returncode == 2, bad

@@ -21,6 +21,8 @@ CONTRACT_IDS = {
     "plan-phase": ["load-context", "research", "plan", "check", "revise", "commit", "done"],
     "execute-phase": ["discover-plans", "execute-wave", "gate", "fix-up", "tests-failing", "verify",
                       "update-state", "done"],
+    "new-milestone": ["check-previous", "shipped", "questioning", "write-requirements", "roadmap",
+                      "confirm-roadmap", "update-project", "commit", "done"],
 }
 KNOWN_AGENTS = {"msd-project-researcher", "msd-roadmapper", "msd-phase-researcher", "msd-planner",
                 "msd-plan-checker", "msd-executor", "msd-verifier", "msd-debugger"}

@@ -26,10 +26,15 @@ DENY = frozenset({
 })
 
 MEMORY = {"sqlite3", "datetime"}
+TXN = {"dataclasses", "inspect", "ast", "dis", "tokenize", "typing", "shutil"}
 
 # commands whose probe needs a fixture of its own; the probe runs in the named test
 ROWS_ELSEWHERE = {"step-report": "tests/test_step_report.py::test_step_report_imports_nothing_heavy",
-                  "commit": "tests/test_exec_commit.py::test_commit_imports_nothing_heavy"}
+                  "commit": "tests/test_exec_commit.py::test_commit_imports_nothing_heavy",
+                  # git commands: probed in a git repository (k-lifecycle2)
+                  "undo": "tests/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
+                  "recorded": "tests/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
+                  "ship": "tests/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy"}
 
 HOT = [
     ("config-get", ["config", "get", "mode", "--raw"], set()),
@@ -67,6 +72,16 @@ HOT = [
     ("memory-what-uses", ["memory", "what-uses", "AuthService"], MEMORY),
     ("memory-pattern-for", ["memory", "pattern-for", "auth"], MEMORY),
     ("memory-decisions", ["memory", "decisions-affecting", "auth"], MEMORY),
+    ("todo-add", ["todo", "add", "an idea", "--file", "src/a.py"], set()),
+    ("todo-list", ["todo", "list"], set()),
+    # rare, person-started edits applied through the install transaction (dataclass, shutil)
+    ("phase-insert", ["phase", "insert", "1", "Hotfix"], TXN),
+    ("phase-remove", ["phase", "remove", "1.1"], TXN),
+    # lifecycle (k-lifecycle2)
+    ("debug-list", ["debug", "list"], set()),
+    ("debug-start", ["debug", "start", "login fails after reload"], set()),
+    ("debug-resume", ["debug", "resume"], set()),
+    ("autonomous", ["autonomous"], set()),
 ]
 
 PROBE = r"""

@@ -15,7 +15,7 @@ from msd_core.flows.roadmap import roadmap_phases
 from msd_core.flows.route import decide
 
 ROUTES = {"new-project", "resume-work", "discuss-phase", "plan-phase", "execute-phase", "verify-work",
-          "plan-gaps", "complete-milestone", "new-milestone"}
+          "plan-gaps", "complete-milestone", "new-milestone", "audit-milestone"}
 
 ROADMAP = """# Roadmap
 
@@ -218,9 +218,36 @@ def test_uat_issues_in_a_passed_over_phase_are_not_routed(tmp_path):
     assert out["route"] == "discuss-phase" and out["phase"]["number"] == "4"
 
 
-def test_all_done_is_complete_milestone(tmp_path):
+def test_all_done_without_audit_is_audit_milestone(tmp_path):
     out = decide(_base(tmp_path, roadmap=ROADMAP.replace("[ ]", "[x]")))
+    assert out["route"] == "audit-milestone" and out["command"] == "/msd-audit-milestone"
+    assert "no milestone audit" in out["reason"]
+
+
+def test_all_done_and_audited_is_complete_milestone(tmp_path):
+    project = _base(tmp_path, {".planning/v1.0-MILESTONE-AUDIT.md": "---\nstatus: passed\n---\n"},
+                    roadmap=ROADMAP.replace("[ ]", "[x]"))
+    audit = project / ".planning/v1.0-MILESTONE-AUDIT.md"
+    later = time.time() + 5
+    os.utime(audit, (later, later))
+    out = decide(project)
     assert out["route"] == "complete-milestone" and out["command"] == "/msd-complete-milestone"
+    # a SUMMARY written after the audit: audit again
+    summary = project / ".planning/phases/01-foundation/01-01-SUMMARY.md"
+    os.utime(summary, (later + 5, later + 5))
+    out = decide(project)
+    assert out["route"] == "audit-milestone" and "after the last milestone audit" in out["reason"]
+
+
+def test_phase_answers_name_their_state(tmp_path):
+    assert decide(_base(tmp_path))["state"] == "discuss"
+
+
+def test_open_debug_sessions_are_named_closed_ones_are_not(tmp_path):
+    project = _base(tmp_path, {".planning/debug/login-cookie-lost.md": "---\nstatus: investigating\n---\n",
+                               ".planning/debug/resolved/old-bug.md": "---\nstatus: resolved\n---\n"})
+    assert decide(project)["debug_open"] == ["login-cookie-lost"]
+    assert "debug_open" not in decide(_base(tmp_path / "other"))
 
 
 def test_archived_milestone_is_new_milestone(tmp_path):

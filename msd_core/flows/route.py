@@ -34,9 +34,12 @@ Rules, first match wins:
     executed or checked                               -> fix-tests (execute-phase: its gate and fix-up)
  5. every phase done: STATE.md says the milestone is archived / between milestones
                                                    -> new-milestone
+                     no `*MILESTONE-AUDIT.md` newer than every SUMMARY
+                                                   -> audit-milestone
                      otherwise                     -> complete-milestone
 
-Every answer has `route`, `command`, `reason`; phase answers add `phase`; unfinished flow
+Every answer has `route`, `command`, `reason`; phase answers add `phase` and `state`;
+open debug sessions (`.planning/debug/*.md`) are named in `debug_open`; unfinished flow
 runs in `.planning/state.json` are listed in `flows_in_progress` (workflow, step). Files that cannot
 be read are skipped and named in `skipped`. Nothing is written. Standard library only.
 """
@@ -253,6 +256,19 @@ def _gate_failed(root: Path) -> str | None:
         return None
 
 
+def _audit_due(planning: Path, ordered) -> str | None:
+    """Why the milestone needs an audit before it completes, or None (an audit newer than every SUMMARY)."""
+    audits = [e for e in _files(planning) if e.name.endswith("MILESTONE-AUDIT.md")]
+    newest = max((p.newest_summary_mtime for p in ordered), default=0.0)
+    if not newest:
+        return None
+    if not audits:
+        return "no milestone audit yet: check cross-phase wiring first"
+    if max(e.stat(follow_symlinks=False).st_mtime for e in audits) < newest:
+        return "summaries were written after the last milestone audit: audit again"
+    return None
+
+
 def _answer(route: str, command: str, reason: str, **extra) -> dict:
     out = {"route": route, "command": command, "reason": reason}
     out.update({k: v for k, v in extra.items() if v is not None})
@@ -317,6 +333,9 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     running = _flows_in_progress(root, notes)
     if running:
         common["flows_in_progress"] = running
+    debugging = sorted(e.name[:-3] for e in _files(planning / "debug") if e.name.endswith(".md"))
+    if debugging:
+        common["debug_open"] = debugging  # open /msd-debug sessions (k-lifecycle2)
     if skipped:
         common["skipped"] = skipped
     if notes:
@@ -356,11 +375,14 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
         parts = [x.strip() for x in (status, fm.group(1) if fm else "") if x and x.strip()]
         signal = " / ".join(dict.fromkeys(parts))
         if not ordered:
-            return _answer("new-milestone", "/msd-add-phase", "ROADMAP.md lists no phases: add the first phase", **common)
+            return _answer("new-milestone", "/msd-new-milestone", "ROADMAP.md lists no phases: plan the next milestone", **common)
         tally = f"{done_count} of {len(ordered)} phases done" + (f", {len(passed_over)} passed over" if passed_over else "")
         if signal and ARCHIVED_RE.search(signal):
-            return _answer("new-milestone", "/msd-add-phase",
+            return _answer("new-milestone", "/msd-new-milestone",
                            f"no phase is left to do ({tally}) and STATE.md says \"{signal[:100]}\": start the next milestone", **common)
+        audit = _audit_due(planning, ordered)
+        if audit:
+            return _answer("audit-milestone", "/msd-audit-milestone", f"no phase is left to do ({tally}); {audit}", **common)
         return _answer("complete-milestone", "/msd-complete-milestone",
                        f"no phase is left to do ({tally}): complete the milestone", **common)
 
@@ -369,7 +391,7 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
     label = f"phase {n}" + (f" ({info.name})" if info.name else "")
     previous = [p for p, s in states if s == "done" and phase_sort_key(p.number) < phase_sort_key(n)]
     after = f"; phase {previous[-1].number} is done" if previous and state in ("discuss", "plan") else ""
-    extra = {"phase": info.to_json(root), **common}
+    extra = {"phase": info.to_json(root), "state": state, **common}
     if state == "discuss":
         return _answer("discuss-phase", f"/msd-discuss-phase {n}", f"{label} has no CONTEXT.md and no plans yet{after}", **extra)
     if state == "plan":

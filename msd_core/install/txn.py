@@ -182,7 +182,7 @@ def pending(config: Path) -> bool:
     return txn_dir(config).exists()
 
 
-def recover(config: Path) -> str | None:
+def recover(config: Path, what: str = "install") -> str | None:
     """Finish or roll back an interrupted transaction. Returns what was done, or None."""
     config = Path(config)
     tdir = txn_dir(config)
@@ -197,7 +197,7 @@ def recover(config: Path) -> str | None:
         return "discarded an unfinished staging folder"
     if journal.get("state") == "committed":
         shutil.rmtree(tdir, ignore_errors=True)
-        return "finished an interrupted install"
+        return f"finished an interrupted {what}"
     tree = SafeTree(config)
     for op in reversed(journal.get("ops", [])):
         target = tree.path(op["rel"])
@@ -215,4 +215,4 @@ def recover(config: Path) -> str | None:
         with contextlib.suppress(OSError):
             os.rmdir(SafeTree(config).path(rel))
     shutil.rmtree(tdir, ignore_errors=True)
-    return "rolled back an interrupted install"
+    return f"rolled back an interrupted {what}"

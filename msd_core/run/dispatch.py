@@ -36,6 +36,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "commit": ("msd_core.run.cmd_commit", "commit exactly the named paths of a plan, and record the commit"),
     "wave": ("msd_core.run.cmd_wave", "a phase's waves: plan and check them, sync an isolated executor, merge its branch"),
     "gate": ("msd_core.run.cmd_gate", "the regression gate: detect the project's test command, run it, record the result"),
+    "todo": ("msd_core.run.cmd_todo", "capture a todo in one line (with file, phase, time); list, done, promote"),
+    "phase": ("msd_core.run.cmd_phase", "insert, remove or move a phase (renumbering in one transaction)"),
+    # lifecycle (k-lifecycle2)
+    "undo": ("msd_core.run.cmd_undo", "revert a plan's or phase's recorded commits (--dry-run first)"),
+    "recorded": ("msd_core.run.cmd_recorded", "the commits msd recorded for a plan or phase"),
+    "debug": ("msd_core.run.cmd_debug", "debug sessions in .planning/debug/: start, list, resume, close"),
+    "ship": ("msd_core.run.cmd_ship", "PR plan for a phase or milestone: branch, remote, gh, body file"),
+    "autonomous": ("msd_core.run.cmd_autonomous", "the next step of an autonomous run, or why it stops"),
 }
 
 PLACEHOLDER_HELP = "placeholders in content such as <phase> or <stem> stand for a value supplied at run time"

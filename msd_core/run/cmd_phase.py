@@ -1,0 +1,62 @@
+"""`msd_run phase insert|remove|move`: change the current milestone's phase list in one transaction.
+
+insert AFTER NAME [--goal TEXT]   decimal phase after AFTER (e.g. 03.1): folder + ROADMAP entries
+remove N [--force]                delete a phase (refused when it has SUMMARY files unless
+                                  --force) and renumber the later unexecuted phases
+move N --after M                  an unexecuted phase becomes the next decimal phase after M
+
+Every form takes --dry-run (report, write nothing) and --cwd. Output: JSON
+{"op", "dry_run", "phase", "renames": [{"from", "to"}], "written", "deleted"[, "notes"],
+"state"}. Rules and the transaction in msd_core.planning.phase_ops. Exit 0 done, 1 refused
+or failed (nothing changed), 2 bad usage or unknown phase, 4 lock timeout.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="insert|remove|move", parser_class=type(parser))
+    sub.required = True
+    i = sub.add_parser("insert", help="add a decimal phase after AFTER")
+    i.add_argument("after", help="the phase the new one follows: 3, 03, 3.1, 03-auth")
+    i.add_argument("name", help="the new phase's name")
+    i.add_argument("--goal", metavar="TEXT", help="the phase goal for ROADMAP.md (default TBD)")
+    r = sub.add_parser("remove", help="delete a phase and renumber the later unexecuted ones")
+    r.add_argument("phase", help="the phase to remove")
+    r.add_argument("--force", action="store_true", help="remove it even when it has executed plans")
+    m = sub.add_parser("move", help="move an unexecuted phase to just after another")
+    m.add_argument("phase", help="the phase to move")
+    m.add_argument("--after", required=True, metavar="M", help="the phase it should follow")
+    for p in (i, r, m):
+        p.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
+        p.add_argument("--json", action="store_true", help="JSON output (the default)")
+        p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+
+
+def run(args: argparse.Namespace):
+    from msd_core.fsutil import lock_timeout_from_env, locked
+    from msd_core.planning import phase_ops, project
+
+    root = project.project_root(args.cwd)
+    with locked(project.state_lock(root), lock_timeout_from_env(), what="the phase list", anchor=root):
+        recovered = None if args.dry_run else phase_ops.recover(root)
+        if args.action == "insert":
+            res = phase_ops.plan_insert(root, args.after, args.name, args.goal)
+        elif args.action == "remove":
+            res = phase_ops.plan_remove(root, args.phase, args.force)
+        else:
+            res = phase_ops.plan_move(root, args.phase, args.after)
+        report = phase_ops.apply(root, res, dry_run=args.dry_run)
+    if recovered:
+        report.setdefault("notes", []).insert(0, recovered)
+    if not args.dry_run and (root / ".planning" / "STATE.md").is_file():
+        from msd_core.errors import MsdError
+        from msd_core.planning.state_sync import sync
+
+        try:
+            report["state"] = {"synced": sync(root)["written"]}
+        except MsdError as exc:
+            report["state"] = {"synced": False, "error": exc.message}
+    return report

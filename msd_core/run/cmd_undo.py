@@ -1,0 +1,28 @@
+"""`msd_run undo --plan <plan> | --phase <n> [--dry-run]`: revert only the commits msd recorded.
+
+Rules in msd_core.git.undo. JSON {"ok", "target", "commits", ...}; a refusal prints the
+JSON with "refused" and exits 1 (nothing changed). Exit 2 bad usage, 4 lock timeout.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from msd_core.run import cmd_recorded
+
+    cmd_recorded.configure(parser)
+    parser.add_argument("--dry-run", action="store_true", help="check and list, change nothing")
+
+
+def run(args: argparse.Namespace):
+    import json
+    import sys
+
+    from msd_core.git.undo import undo
+    from msd_core.run.cmd_recorded import cwd_of
+
+    out = undo(cwd_of(args), phase=args.phase, plan=args.plan, dry_run=args.dry_run)
+    sys.stdout.write(json.dumps(out, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return 0 if out.get("ok") else 1
