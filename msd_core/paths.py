@@ -23,6 +23,18 @@ PROJECT_STATE_DIRNAME = ".msd"  # <project>/.planning/.msd/ (traces, memory db, 
 SOURCE_HOME_TOKEN = "~/.claude/"  # how shipped content spells the install target
 
 
+# Per agent runtime: (local folder name under the project, env var naming the global folder,
+# global folder relative to HOME when the variable is unset). The formats live in msd_core/runtimes.
+RUNTIME_DIRS = {
+    "claude": (".claude", "CLAUDE_CONFIG_DIR", ".claude"),
+    "gemini": (".gemini", "GEMINI_CLI_HOME", ".gemini"),       # GEMINI_CLI_HOME replaces HOME: <it>/.gemini
+    "opencode": (".opencode", "OPENCODE_CONFIG_DIR", ".config/opencode"),
+    "codex": (".codex", "CODEX_HOME", ".codex"),
+}
+RUNTIMES = tuple(RUNTIME_DIRS)
+DEFAULT_RUNTIME = "claude"
+
+
 def home() -> Path:
     return Path(os.path.expanduser("~"))
 
@@ -42,10 +54,26 @@ def global_config_dir(config_dir: str | os.PathLike | None = None) -> Path:
     return default_global_config_dir()
 
 
-def local_config_dir(project_dir: str | os.PathLike | None = None) -> Path:
-    """Local target: `./.claude` under the project root (the current directory)."""
+def local_config_dir(project_dir: str | os.PathLike | None = None, runtime: str = DEFAULT_RUNTIME) -> Path:
+    """Local target: `./.claude` (or the runtime's folder) under the project root (the current directory)."""
     base = Path(project_dir) if project_dir else Path.cwd()
-    return base.absolute() / ".claude"
+    return base.absolute() / RUNTIME_DIRS[runtime][0]
+
+
+def runtime_global_dir(runtime: str, config_dir: str | os.PathLike | None = None) -> Path:
+    """A runtime's global folder: `--config-dir`, else its environment variable, else its default."""
+    if runtime == DEFAULT_RUNTIME:
+        return global_config_dir(config_dir)
+    if config_dir:
+        return Path(os.path.expanduser(os.fspath(config_dir))).absolute()
+    _local, env_name, rel = RUNTIME_DIRS[runtime]
+    env = os.environ.get(env_name)
+    if runtime == "gemini":
+        return (Path(os.path.expanduser(env)).absolute() if env else home()) / ".gemini"
+    if runtime == "opencode" and not env:
+        xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
+        return (Path(xdg) if os.path.isabs(xdg) else home() / ".config") / "opencode"
+    return Path(os.path.expanduser(env)).absolute() if env else home() / rel
 
 
 def install_root(config: Path) -> Path:
@@ -109,13 +137,15 @@ class Target:
     dataclasses pulls in `inspect`, ~7 ms on msd_run's hot path).
     """
 
-    __slots__ = ("scope", "config")
+    __slots__ = ("scope", "config", "runtime")
     scope: str  # "global" | "local"
     config: Path
+    runtime: str  # a key of RUNTIME_DIRS
 
-    def __init__(self, scope: str, config: Path):
+    def __init__(self, scope: str, config: Path, runtime: str = DEFAULT_RUNTIME):
         object.__setattr__(self, "scope", scope)
         object.__setattr__(self, "config", config)
+        object.__setattr__(self, "runtime", runtime)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"Target is immutable; cannot set {name!r}")
@@ -126,13 +156,14 @@ class Target:
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return (self.scope, self.config) == (other.scope, other.config)
+        return (self.scope, self.config, self.runtime) == (other.scope, other.config, other.runtime)
 
     def __hash__(self):
-        return hash((self.scope, self.config))
+        return hash((self.scope, self.config, self.runtime))
 
     def __repr__(self):
-        return f"Target(scope={self.scope!r}, config={self.config!r})"
+        extra = "" if self.runtime == DEFAULT_RUNTIME else f", runtime={self.runtime!r}"
+        return f"Target(scope={self.scope!r}, config={self.config!r}{extra})"
 
     @property
     def root(self) -> Path:
@@ -144,20 +175,23 @@ class Target:
 
     @property
     def is_default_global(self) -> bool:
-        return self.scope == "global" and self.config == default_global_config_dir()
+        return self.runtime == DEFAULT_RUNTIME and self.scope == "global" and self.config == default_global_config_dir()
 
     def rewrite_token(self) -> str:
         """What `~/.claude/` in shipped content becomes in this install."""
         return str(self.config).rstrip("/") + "/"
 
 
-def resolve_target(scope: str, config_dir: str | os.PathLike | None = None, project_dir: str | os.PathLike | None = None) -> Target:
+def resolve_target(scope: str, config_dir: str | os.PathLike | None = None, project_dir: str | os.PathLike | None = None,
+                   runtime: str = DEFAULT_RUNTIME) -> Target:
+    if runtime not in RUNTIME_DIRS:
+        raise ValueError(f"unknown runtime {runtime!r}")
     if scope == "global":
-        return Target("global", global_config_dir(config_dir))
+        return Target("global", runtime_global_dir(runtime, config_dir), runtime)
     if scope == "local":
         if config_dir:
-            return Target("local", Path(os.path.expanduser(os.fspath(config_dir))).absolute())
-        return Target("local", local_config_dir(project_dir))
+            return Target("local", Path(os.path.expanduser(os.fspath(config_dir))).absolute(), runtime)
+        return Target("local", local_config_dir(project_dir, runtime), runtime)
     raise ValueError(f"unknown scope {scope!r}")
 
 

@@ -67,7 +67,7 @@ def test_state_commands_on_filled_state(project, msd_run):
     r = msd_run(["state", "get", "--cwd", str(project)])
     assert r.returncode == 0, r.stderr
     pos = json.loads(r.stdout)["position"]
-    assert pos["Phase"].startswith("2 of ") and pos["Status"] == "Ready to plan"
+    assert pos["Phase"].startswith("2 of ") and pos["Status"] == "Ready to discuss"
     r = msd_run(["state", "patch", "--cwd", str(project), "--position", "2 of 5 (Auth)", "--status", "In progress",
                  "--add-decision", "Use JWT", "--add-blocker", "Need key", "--resolve-blocker", "Need key",
                  "--set-session", "Completed 02-01-PLAN.md"])
@@ -75,7 +75,7 @@ def test_state_commands_on_filled_state(project, msd_run):
     out = json.loads(r.stdout)
     assert out["not_found"] == [] and len(out["changed"]) == 7
     text = (project / ".planning/STATE.md").read_text()
-    assert "### Decisions\n- Use JWT\n" in text and "### Blockers/Concerns\nNone yet.\n" in text
+    assert "## Decisions\n- Use JWT\n" in text and "## Blockers\nNone yet.\n" in text
 
 
 def test_template_select_and_compile_on_filled_plan(project, msd_run, tmp_path):

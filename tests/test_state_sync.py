@@ -80,11 +80,15 @@ def expected(p: Project, *, phase: int | None, plans: int, summaries: int, statu
 def lines_of(root: Path) -> dict:
     text = (root / ".planning/STATE.md").read_text()
     out = {}
+    # the template's labels (Focus, Last change) or the older ones, reported under the older names
+    labels = {"Current focus": ("Current focus", "Focus"), "Phase": ("Phase",), "Plan": ("Plan",),
+              "Status": ("Status",), "Last activity": ("Last activity", "Last change"), "Progress": ("Progress",)}
     for line in text.splitlines():
-        for field in ("Current focus", "Phase", "Plan", "Status", "Last activity", "Progress"):
-            for prefix in (f"**{field}:** ", f"{field}: "):
-                if line.startswith(prefix):
-                    out[field] = line[len(prefix):]
+        for field, names in labels.items():
+            for name in names:
+                for prefix in (f"**{name}:** ", f"{name}: "):
+                    if line.startswith(prefix):
+                        out[field] = line[len(prefix):]
     return out
 
 

@@ -9,6 +9,7 @@ Every rule family has its own module and one entry point, `check(ctx) -> list[Vi
   commits.py     instructions that commit name their files
   contract.py    every `msd_run ...` invocation parses with msd_run's real parser
   shell.py       host-rendered shell context: only the `msd_run resolve <stem> --emit` line
+  runtime_gate.py  each runtime's installed command carries its gate for split workflows
   flows.py       flows/*.toml validate (delegates to msd_core.flows.schema)
   generated.py   registry.json and docs/INVENTORY.md are up to date (`--write` regenerates)
 

@@ -12,7 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from msd_core.checks import agreement, commits, contract, flows, generated, includes, partition, protected, shell, sizes
+from msd_core.checks import (agreement, commits, contract, fields, flows, generated, includes, partition, protected,
+                             runtime_gate, shell, sizes)
 from msd_core.checks.model import CheckContext, ContentTree, Locations, Violation
 from msd_core.checks.tiers import parse_tiers
 from msd_core.errors import EXIT_FAILED, EXIT_OK, MsdError, UsageError
@@ -25,9 +26,11 @@ RULES = (
     ("commit-scope", commits.check),
     ("contract", contract.check),
     ("shell-context", shell.check),
+    ("runtime-gate", runtime_gate.check),
     ("flows", flows.check),
     ("generated", generated.check),
     ("agreement", agreement.check),
+    ("template-fields", fields.check),
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 import typer
@@ -35,10 +36,30 @@ def _scope(global_: bool, local: bool, verb: str) -> str:
     raise UsageError(f"unknown scope {answer!r}: answer global or local")
 
 
-def _target(scope: str, config_dir: Optional[str]):
+def _target(scope: str, config_dir: Optional[str], runtime: str = "claude"):
     from msd_core.paths import resolve_target
 
-    return resolve_target(scope, config_dir)
+    return resolve_target(scope, config_dir, runtime=runtime)
+
+
+RUNTIME_HELP = "Agent runtime(s): claude (default), gemini, opencode, codex; comma-separate several (claude,gemini)."
+
+
+def _runtimes(value: Optional[str], config_dir: Optional[str]) -> list[str]:
+    """The runtimes named by --runtime (claude when none), validated; UsageError (exit 2) otherwise."""
+    from msd_core.runtimes import SUPPORTED
+
+    names: list[str] = []
+    for v in [value or "claude"]:
+        for name in v.split(","):
+            name = name.strip().lower()
+            if name not in SUPPORTED:
+                raise UsageError(f"unknown runtime {name!r}: choose from {', '.join(SUPPORTED)}")
+            if name not in names:
+                names.append(name)
+    if len(names) > 1 and config_dir:
+        raise UsageError("--config-dir names one folder: give one --runtime with it")
+    return names
 
 
 def _progress_cb(as_json: bool):
@@ -82,7 +103,10 @@ def _human_install(result: OperationResult) -> None:
             out.print(f"  [{VERDICT_STYLE[f['verdict']]}]{f['verdict']:<9}[/] {f['path']}  {f.get('detail', '')}{extra}", soft_wrap=True)
     if d.get("backup_dir"):
         out.print(f"Replaced files were saved in {d['backup_dir']}", soft_wrap=True)
-    out.print(f"settings.json: {d['settings']['action']} ({d['settings']['permission']})", soft_wrap=True)
+    if d["settings"].get("permission"):
+        out.print(f"{os.path.basename(d['settings']['path'] or 'settings.json')}: {d['settings']['action']} ({d['settings']['permission']})", soft_wrap=True)
+    else:
+        out.print(f"permission ({d.get('runtime', 'claude')}): {d['settings']['action']}", soft_wrap=True)
     if d.get("msd_run"):
         _print_runner(out, d["msd_run"], prominent=True)
 
@@ -97,7 +121,7 @@ def _human_uninstall(result: OperationResult) -> None:
     for f in d["files"]:
         if f["verdict"] == "kept":
             out.print(f"  [bold yellow]kept[/] {f['path']}  {f.get('detail', '')}", soft_wrap=True)
-    out.print(f"settings.json: {d['settings']['action']}", soft_wrap=True)
+    out.print(f"{os.path.basename(d['settings']['path']) if d['settings'].get('path') else 'permission'}: {d['settings']['action']}", soft_wrap=True)
     for b in d.get("backups_removed", []):
         out.print(f"Removed msd's backup folder {b}", soft_wrap=True)
     for b in d.get("backups_kept", []):
@@ -111,6 +135,8 @@ def _human_status(result: OperationResult) -> None:
     d = result.data
     out.print(f"msd-core package {d['package_version']}")
     for inst in d["installs"]:
+        if inst.get("runtime", "claude") != "claude":
+            inst = {**inst, "scope": f"{inst['scope']} ({inst['runtime']})"}
         if not inst.get("installed"):
             line = f"  {inst['scope']:<6} {inst['path']}: not installed"
         elif inst.get("error"):
@@ -174,11 +200,31 @@ def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
         out.print(f"msd_run: [red]not on PATH[/] - {runner['fix']}", soft_wrap=True)
 
 
-def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False):
+def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False, runtime=None):
+    names = _runtimes(runtime, config_dir)
+    scope = _scope(global_, local, verb)
+    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair)
+               for name in names]  # one install per runtime folder, each with its own manifest and transaction
+    _render_all(verb, results, json_output, _human_install)
+
+
+def _render_all(verb: str, results: list, json_output: bool, human) -> None:
+    """One result: as before. Several (one per runtime): in turn, or one JSON document listing each."""
+    if len(results) == 1 or not json_output:
+        for r in results:
+            render(r, json_output, human)
+        return
+    combined = OperationResult(verb)
+    combined.data = {"runtimes": [r.envelope() for r in results]}
+    combined.warnings = [w for r in results for w in r.warnings]
+    combined.exit_code = max(r.exit_code for r in results)
+    render(combined, True)
+
+
+def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False):
     from msd_core.install.installer import install
     from msd_core.install.source import resolve_source
 
-    target = _target(_scope(global_, local, verb), config_dir)
     progress, cb = _progress_cb(json_output)
     if progress is not None:
         with progress:
@@ -189,7 +235,7 @@ def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, a
     from msd_core.install.runner_path import check
 
     result.data["msd_run"] = check()
-    render(result, json_output, _human_install)
+    return result
 
 
 GLOBAL_HELP = "Install into the global Claude config folder (--config-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude)."
@@ -211,8 +257,9 @@ def register(app: typer.Typer) -> None:
             json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result with every per-file verdict."),
             allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Install through a config folder that is a symlink."),
             content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
+            runtime: Optional[str] = typer.Option(None, "--runtime", help=RUNTIME_HELP),
         ) -> None:
-            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair)
+            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime)
 
         command.__doc__ = doc
         return command
@@ -231,13 +278,16 @@ def register(app: typer.Typer) -> None:
         dry_run: bool = typer.Option(False, "--dry-run", help="Report what would be removed; change nothing."),
         json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
         allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Work through a config folder that is a symlink."),
+        runtime: Optional[str] = typer.Option(None, "--runtime", help=RUNTIME_HELP),
     ) -> None:
         """Remove exactly the files msd installed; keep (and list) the ones you edited."""
         from msd_core.install.uninstaller import uninstall
 
-        target = _target(_scope(global_, local, "uninstall"), config_dir)
-        result = uninstall(target, force=force, remove_backups=remove_backups, dry_run=dry_run, allow_symlink=allow_symlink)
-        render(result, json_output, _human_uninstall)
+        names = _runtimes(runtime, config_dir)
+        scope = _scope(global_, local, "uninstall")
+        results = [uninstall(_target(scope, config_dir, name), force=force, remove_backups=remove_backups, dry_run=dry_run, allow_symlink=allow_symlink)
+                   for name in names]
+        _render_all("uninstall", results, json_output, _human_uninstall)
 
     @app.command("status")
     @errors_to_exit

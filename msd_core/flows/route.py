@@ -5,7 +5,7 @@ Rules, first match wins:
  1. no `.planning/` at or above cwd, or neither PROJECT.md nor ROADMAP.md in it
                                                    -> new-project
  2. a paused session: `.planning/.continue-here*.md`, a `.continue-here*.md` in the
-    current phase's folder, or STATE.md with both `Stopped at:` and a `Resume file:`
+    current phase's folder, or STATE.md with both `Left off:` and a `Handoff:` (older: `Stopped at:`, `Resume file:`)
     naming an existing file inside the project that is not a finished output
     (*-SUMMARY.md, *-VERIFICATION.md, *-UAT.md)     -> resume-work
  3. PROJECT.md without ROADMAP.md                   -> new-project (finish the roadmap)
@@ -191,9 +191,11 @@ def _phase_state(info: PhaseInfo, verifier: bool) -> str:
 
 
 def _field(text: str, name: str) -> str | None:
-    """First `Name: value` / `**Name:** value` / `name_with_underscores: value` line outside code fences."""
-    words = [re.escape(w) for w in name.split()]
-    label = r"[ _]".join(words)
+    """First `Name: value` / `**Name:** value` / `name_with_underscores: value` line outside code fences,
+    under any of the line's labels (state_labels: `Left off` / `Stopped at`)."""
+    from msd_core.planning.state_labels import field_names
+
+    label = "(?:" + "|".join(r"[ _]".join(re.escape(w) for w in n.split()) for n in field_names(name)) + ")"
     pattern = re.compile(rf"^[ \t]*(?:[-*][ \t]+)?(?:\*\*{label}(?::\*\*|\*\*:)|{label}:)[ \t]*(?P<val>.*?)[ \t]*$", re.I)
     fenced = False
     for line in text.splitlines():

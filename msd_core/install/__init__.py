@@ -1,4 +1,7 @@
-"""The installer: copy the shipped content into a Claude Code config folder and keep it healthy.
+"""The installer: copy the shipped content into an agent runtime's config folder and keep it healthy.
+
+Where files go and how each is written is the runtime's decision (msd_core/runtimes: Claude Code,
+Gemini CLI, OpenCode); one install per runtime folder, each with its own manifest.
 
 Public API (everything else in this package is private detail):
 

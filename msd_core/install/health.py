@@ -25,8 +25,12 @@ from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target, resolve
 from msd_core.result import OperationResult
 
 
-def _owned_area_files(config: Path) -> list[str]:
-    """Files in the places msd installs to: msd-core/** (not bookkeeping), skills/msd-*/**, agents/msd-*.md."""
+def _owned_area_files(config: Path, runtime: str = "claude") -> list[str]:
+    """Files in the places msd installs to: msd-core/** (not bookkeeping), and `msd-*` entries
+    (files or folders) in the runtime's own folders (Claude: skills/, agents/)."""
+    from msd_core.runtimes import get
+
+    areas = get(runtime).owned_areas()
     out: list[str] = []
     core = config / INSTALL_DIRNAME
     if core.is_dir() and not core.is_symlink():
@@ -35,22 +39,26 @@ def _owned_area_files(config: Path) -> list[str]:
             if rel_dir == INSTALL_DIRNAME:
                 dirs[:] = [d for d in dirs if d != BOOKKEEPING_DIRNAME]
             out.extend(f"{rel_dir}/{n}" for n in names)
-    skills = config / "skills"
-    if skills.is_dir() and not skills.is_symlink():
-        for d in skills.iterdir():
-            if d.name.startswith("msd-") and d.is_dir() and not d.is_symlink():
+    for area in areas:
+        folder = config / area.rstrip("/")
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        whole = not area.endswith("/") or area.rstrip("/").endswith("/msd")  # commands/msd/: all of it is ours
+        for d in folder.iterdir():
+            if not (whole or d.name.startswith("msd-")) or d.is_symlink():
+                continue
+            if d.is_file():
+                if whole or d.name.endswith((".md", ".md" + NEW_SUFFIX)):
+                    out.append(f"{area}{d.name}")
+            elif d.is_dir():
                 for dirpath, _dirs, names in os.walk(d):
                     rel_dir = os.path.relpath(dirpath, config).replace(os.sep, "/")
                     out.extend(f"{rel_dir}/{n}" for n in names)
-    agents = config / "agents"
-    if agents.is_dir() and not agents.is_symlink():
-        out.extend(f"agents/{p.name}" for p in agents.iterdir()
-                   if p.name.startswith("msd-") and (p.name.endswith(".md") or p.name.endswith(".md" + NEW_SUFFIX)))
     return sorted(set(out) - {MANIFEST_REL})
 
 
 def inspect(target: Target) -> dict:
-    info: dict = {"scope": target.scope, "path": str(target.config), "installed": False}
+    info: dict = {"scope": target.scope, "path": str(target.config), "installed": False, "runtime": target.runtime}
     if txn.pending(target.config):
         info["interrupted"] = True
         info["fix"] = f"run `{command_for('install', target.config, target.scope)}` to roll back the interrupted run and install again"
@@ -80,7 +88,7 @@ def inspect(target: Target) -> dict:
             missing.append(rel)
         elif sha256_bytes(disk) != h:
             modified.append(rel)
-    owned = _owned_area_files(target.config)
+    owned = _owned_area_files(target.config, target.runtime)
     unexpected = [p for p in owned if p not in manifest.files]
     version_state = versions.compare(manifest.version, __version__)
     recorded = manifest.extra.get("conflicts")
@@ -129,6 +137,12 @@ def _status(cwd, config_dir) -> OperationResult:
     if targets[0].config == targets[1].config:
         targets = targets[:1]
     installs = [inspect(t) for t in targets]
+    from msd_core.runtimes import SUPPORTED
+
+    for rt in SUPPORTED[1:]:  # other runtimes: listed only where an install exists
+        for t in (resolve_target("global", runtime=rt), resolve_target("local", project_dir=base, runtime=rt)):
+            if t.manifest.is_file() or txn.pending(t.config):
+                installs.append(inspect(t))
     runner = runner_path.check()
     result = OperationResult("status")
     result.data = {"package_version": __version__, "installs": installs, "msd_run": runner}

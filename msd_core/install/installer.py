@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Callable
 
 from msd_core import __version__
-from msd_core.errors import IntegrityError, NotInstalledError
+from msd_core.errors import IntegrityError, NotInstalledError, UsageError
 from msd_core.install import origin, ownership
-from msd_core.install import settings as settings_mod
 from msd_core.install import txn
 from msd_core.install.lock import install_lock
 from msd_core.install.oserrors import environment_errors
@@ -32,6 +31,7 @@ from msd_core.install.target import check_target, read_installed
 from msd_core.install.transform import installed_files
 from msd_core.install.versions import refuse_downgrade
 from msd_core.manifest import Manifest, load_manifest
+from msd_core.runtimes.base import permission_config
 from msd_core.paths import INSTALL_DIRNAME, MANIFEST_NAME, Target
 from msd_core.result import OperationResult
 
@@ -56,6 +56,13 @@ def load_old_manifest(target: Target, *, force: bool, warnings: list[str]) -> Ma
         raise IntegrityError(exc.message, hint=repair_hint(target.config, target.scope)) from None
 
 
+def check_runtime(old: Manifest | None, target: Target) -> None:
+    """UsageError when the folder holds another runtime's install (one runtime per folder)."""
+    if old is not None and old.runtime != target.runtime:
+        raise UsageError(f"{target.config} holds an msd-core install for runtime {old.runtime!r}, not {target.runtime!r}",
+                         hint=f"pass --runtime {old.runtime}, or choose another --config-dir")
+
+
 def _timestamp(config: Path) -> str:
     """A backup folder name no earlier backup uses (a second install in the same second gets -2, -3, ...)."""
     base = time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{os.getpid()}"
@@ -68,6 +75,7 @@ def _timestamp(config: Path) -> str:
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str) -> tuple[txn.Changes, Manifest]:
     changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
+    settings_mod = permission_config(target)
     pack = build_pack(plan.pristine)
     if read_installed(target.config, PACK_REL) != pack:
         changes.puts[PACK_REL] = pack
@@ -112,7 +120,7 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
     else:
         extra.pop("settings", None)
     manifest = Manifest(
-        version=__version__, scope=target.scope, target=origin.manifest_target(target), files=plan.files,
+        version=__version__, scope=target.scope, target=origin.manifest_target(target), files=plan.files, runtime=target.runtime,
         registry=registry, created_dirs=created_dirs, settings_permission=settings_change.permission, extra=extra,
     )
     changes.puts[MANIFEST_REL] = manifest.dumps()
@@ -164,6 +172,7 @@ def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progre
 def _run(target, source, force, dry_run, result, created_config, progress) -> OperationResult:
     warnings = result.warnings
     old = load_old_manifest(target, force=force, warnings=warnings) if target.config.is_dir() else None
+    check_runtime(old, target)
     if old is not None and not force:
         refuse_downgrade(old.version, __version__, flag="--global" if target.scope == "global" else "--local")
     created_config = ownership.created_config_dirs(target, old, created_config)
@@ -175,6 +184,7 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
         progress("plan", 0, len(desired))
     plan = plan_install(target.config, desired, old, force=force)
     old_settings = old.extra.get("settings") if old else None
+    settings_mod = permission_config(target)
     settings_change = settings_mod.plan_add(target.config, old_settings, old.settings_permission if old else None)
     warnings.extend(settings_change.warnings)
     stamp = _timestamp(target.config)
@@ -208,7 +218,8 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
         "files": [fv.to_json() for fv in plan.verdicts],
         "conflicts": [{"path": r, "new_version": r + ".msd-new"} for r in plan.conflicts],
         "backup_dir": backup_dir,
-        "settings": {"path": str(target.config / settings_mod.SETTINGS_REL), "permission": settings_mod.PERMISSION, "action": settings_change.note},
+        "runtime": target.runtime,
+        "settings": {"path": str(target.config / settings_mod.SETTINGS_REL) if settings_mod.SETTINGS_REL else None, "permission": settings_mod.PERMISSION, "action": settings_change.note},
         "skipped": skipped,
     }
     if plan.conflicts:

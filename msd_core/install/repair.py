@@ -29,16 +29,38 @@ def _guess_scope(config: Path) -> str:
 
 def command_for(verb: str, config: str | os.PathLike, scope: str | None = None, *extra: str) -> str:
     """`msd <verb>` aimed at exactly the install in `config` (scope guessed when unknown)."""
-    from msd_core.paths import global_config_dir
+    from msd_core.paths import DEFAULT_RUNTIME, runtime_global_dir
 
     config = Path(config)
     if scope not in ("global", "local"):
         scope = _guess_scope(config)
-    if scope == "global" and config == global_config_dir():
-        words = ["msd", verb, "--global"]
+    runtime = _guess_runtime(config)
+    flag = [] if runtime == DEFAULT_RUNTIME else ["--runtime", runtime]
+    if scope == "global" and config == runtime_global_dir(runtime):
+        words = ["msd", verb, "--global", *flag]
     else:
-        words = ["msd", verb, f"--{scope}", "--config-dir", str(config)]
+        words = ["msd", verb, f"--{scope}", *flag, "--config-dir", str(config)]
     return " ".join([*words, *extra])
+
+
+def _guess_runtime(config: Path) -> str:
+    """The runtime an install folder belongs to: its manifest's record, else its folder's name."""
+    import json
+
+    from msd_core.paths import DEFAULT_RUNTIME, RUNTIME_DIRS
+
+    from msd_core.safe_read import read_regular
+
+    try:  # a regular file only: a FIFO or device there must not block a hint
+        recorded = json.loads(read_regular(config / "msd-core" / "manifest.json", 4 * 1024 * 1024)).get("runtime")
+    except (OSError, ValueError, AttributeError):
+        recorded = None
+    if recorded in RUNTIME_DIRS:
+        return recorded
+    for name, (local, _env, rel) in RUNTIME_DIRS.items():
+        if config.name == local or config.as_posix().endswith("/" + rel):
+            return name
+    return DEFAULT_RUNTIME
 
 
 def repair_command(config: str | os.PathLike, scope: str | None = None) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 
-from msd_core.layout import command_name_from_source, installed_relpath, is_static_name
+from msd_core.layout import command_name_from_source, is_static_name
 from msd_core.paths import SOURCE_HOME_TOKEN, Target
 
 NAME_LINE = re.compile(r"^name\s*:")
@@ -112,13 +112,19 @@ def home_token(target: Target, dest: str = "") -> str:
 
 def installed_files(files: list[tuple[str, bytes]], target: Target, version: str,
                     token: str | None = None) -> tuple[dict[str, bytes], list[str], list[str]]:
-    """Map source files to {installed relpath: bytes}; also (warnings, skipped-with-reason).
-    `token` replaces `~/.claude/` everywhere instead of the target's own (a plugin build)."""
+    """Map source files to {installed relpath: bytes} for the target's runtime (msd_core/runtimes);
+    also (warnings, skipped-with-reason). `token` replaces `~/.claude/` everywhere instead of the
+    target's own (a plugin build)."""
+    from msd_core.layout import AGENTS_PREFIX
+    from msd_core.runtimes import get as get_runtime
+
+    rt = get_runtime(target.runtime)
+    commands = frozenset(n for rel, _ in files if (n := command_name_from_source(rel)) is not None)
     out: dict[str, bytes] = {}
     warnings: list[str] = []
     skipped: list[str] = []
     for rel, data in files:
-        dest = installed_relpath(rel)
+        dest = rt.installed_relpath(rel)
         if dest is None:
             skipped.append(f"{rel}: not part of the installed layout")
             continue
@@ -126,18 +132,25 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
             skipped.append(f"{rel}: {dest} is reserved for msd's own bookkeeping")
             continue
         name = command_name_from_source(rel)
-        if name is not None:
-            if not is_static_name(name):
-                skipped.append(f"{rel}: command name {name!r} is not lower-case words joined by '-'")
-                continue
-            try:
-                data, warns = skill_from_command(name, data)
-            except UnicodeDecodeError:
-                skipped.append(f"{rel}: not UTF-8 text")
-                continue
-            warnings.extend(warns)
-        out[dest] = rewrite_home(data, token or home_token(target, dest), json_file=dest.endswith(".json"))
+        try:
+            if name is not None:
+                if not is_static_name(name):
+                    skipped.append(f"{rel}: command name {name!r} is not lower-case words joined by '-'")
+                    continue
+                data, warns = rt.command(name, data, target)
+                warnings.extend(warns)
+            elif rel.startswith(AGENTS_PREFIX):
+                data = rt.agent(rel[len(AGENTS_PREFIX):-3], data, target)
+        except UnicodeDecodeError:
+            skipped.append(f"{rel}: not UTF-8 text")
+            continue
+        except ValueError as exc:  # a runtime that parses the frontmatter found it malformed
+            skipped.append(f"{rel}: {exc}")
+            continue
+        out[dest] = rt.finish(data, token or rt.home_token(target, dest), dest, commands)
     out.setdefault(VERSION_REL, (version + "\n").encode("utf-8"))
+    for rel, data in rt.own_files(target).items():
+        out[rel] = data
     folder = "" if target.is_default_global or token else str(target.config)
     if " " in folder or "\t" in folder:
         warnings.append(f"the install folder {folder} contains whitespace; shell lines in the content that name it may need quoting")

@@ -20,9 +20,8 @@ from msd_core import mcp_setup
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes
 from msd_core.install import ownership
-from msd_core.install import settings as settings_mod
 from msd_core.install import txn
-from msd_core.install.installer import BACKUPS_PREFIX, MANIFEST_REL, _list_files
+from msd_core.install.installer import BACKUPS_PREFIX, MANIFEST_REL, _list_files, check_runtime
 from msd_core.install.lock import install_lock
 from msd_core.install.origin import created_dirs_on_disk
 from msd_core.install.oserrors import environment_errors
@@ -30,6 +29,7 @@ from msd_core.install.plan import NEW_SUFFIX
 from msd_core.install.repair import command_for, repair_command
 from msd_core.install.target import check_target, read_installed
 from msd_core.manifest import Manifest, load_manifest
+from msd_core.runtimes.base import permission_config
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target
 from msd_core.result import OperationResult
 
@@ -69,13 +69,13 @@ def _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeo
         raise NotInstalledError(f"no msd-core install in {target.config}", hint="nothing to uninstall")
     if dry_run:
         out = _run(target, force, remove_backups, True, result)
-        out.data["mcp"] = mcp_setup.unregister_for_target(target, dry_run=True)
+        out.data["mcp"] = _unregister_mcp(target, dry_run=True)
         return out
     with install_lock(target.config, lock_timeout):
         note = txn.recover(target.config)
         if note:
             result.warnings.append(note)
-        mcp = mcp_setup.unregister_for_target(target)  # first: settings.json then matches what install wrote
+        mcp = _unregister_mcp(target)  # first: settings.json then matches what install wrote
         result.warnings.extend([mcp["warning"]] if "warning" in mcp else [])
         out = _run(target, force, remove_backups, False, result)
         out.data["mcp"] = mcp
@@ -86,6 +86,13 @@ def _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeo
     return out
 
 
+def _unregister_mcp(target: Target, dry_run: bool = False) -> dict:
+    """The MCP server registration lives in Claude Code's settings; other runtimes have none."""
+    if target.runtime != "claude":
+        return {"action": "not applicable", "runtime": target.runtime}
+    return mcp_setup.unregister_for_target(target, dry_run=dry_run)
+
+
 def _is_edited_new_version(rel: str, disk: bytes, manifest: Manifest) -> bool:
     return rel.endswith(NEW_SUFFIX) and sha256_bytes(disk) != manifest.files[rel]
 
@@ -93,6 +100,7 @@ def _is_edited_new_version(rel: str, disk: bytes, manifest: Manifest) -> bool:
 def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, result: OperationResult) -> OperationResult:
     config = target.config
     manifest = _load(target)
+    check_runtime(manifest, target)
     if manifest is None:
         return _leftovers(target, remove_backups, dry_run, result)
     entries = []
@@ -125,6 +133,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     keep_marker = bool(created_config) and bool(kept or (backups and not remove_backups))
     if os.path.lexists(config / ownership.MARKER) and not keep_marker:
         bookkeeping.append(ownership.MARKER)
+    settings_mod = permission_config(target)
     before = read_installed(config, settings_mod.BEFORE_REL)
     sc = settings_mod.plan_remove(config, manifest.extra.get("settings"), manifest.settings_permission, before)
     result.warnings.extend(sc.warnings)
@@ -162,7 +171,8 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         "kept": kept,
         "bookkeeping_removed": len(bookkeeping) + 1,
         **_backups_report(config, backups, remove_backups),
-        "settings": {"path": str(config / settings_mod.SETTINGS_REL), "action": sc.note},
+        "runtime": target.runtime,
+        "settings": {"path": _settings_path(target), "action": sc.note},
         "folders_left": left if not dry_run else [],
         "_created_config_dirs": created_config if not dry_run else [],
     }
@@ -173,6 +183,12 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         result.warnings.append(f"{len(backups)} backup folder(s) holding your replaced edits were kept "
                                f"(`{command_for('uninstall', config, target.scope, REMOVE_BACKUPS_FLAG)}` deletes them)")
     return result
+
+
+def _settings_path(target: Target) -> str | None:
+    """The shared config file holding msd's permission entry; None for a runtime with its own policy file."""
+    rel = permission_config(target).SETTINGS_REL
+    return str(target.config / rel) if rel else None
 
 
 def _backups_report(config, backups: list[str], removed: bool) -> dict:
@@ -210,7 +226,7 @@ def _leftovers(target: Target, remove_backups: bool, dry_run: bool, result: Oper
         "scope": target.scope, "target": str(config), "version": None, "dry_run": dry_run,
         "counts": {"removed": 0, "kept": 0, "missing": 0}, "files": [], "kept": [],
         "bookkeeping_removed": len(deletes), **_backups_report(config, backups, True),
-        "settings": {"path": str(config / settings_mod.SETTINGS_REL), "action": "unchanged"},
+        "settings": {"path": _settings_path(target), "action": "unchanged"},
         "folders_left": [], "_created_config_dirs": created if not dry_run else [],
     }
     return result

@@ -1,14 +1,16 @@
 """STATE.md: read a section or field, and patch exactly the lines asked for.
 
-Reading accepts every shape seen in real projects: with or without YAML frontmatter,
+Sections and lines are found under msd's labels and the older spellings alike
+(msd_core.planning.state_labels: `Position` / `Current Position`, `Left off` / `Stopped at`, …);
+a patch edits the line under the label the file has. Reading accepts every shape seen in real projects: with or without YAML frontmatter,
 `Field: value`, `**Field:** value` and `**Field**: value` lines (optionally as list
 items), headings of any level, missing sections, CRLF or LF, a BOM. Headings and
 fields inside fenced code blocks are ignored.
 
 Patch operations (docs/CONTRACTS.md `msd_run state patch`), applied in the order given:
 
-  position TEXT       value of the `Phase:` line under "Current Position"
-  status TEXT         value of the `Status:` line under "Current Position", and the
+  position TEXT       value of the `Phase:` line under "Position"
+  status TEXT         value of the `Status:` line under "Position", and the
                       frontmatter `status` key when the file has one
   add-decision TEXT   `- TEXT` appended to the "Decisions" section (after its last
                       line of text); a lone placeholder (`None yet.`, `None.`, `- None`)
@@ -18,9 +20,9 @@ Patch operations (docs/CONTRACTS.md `msd_run state patch`), applied in the order
   resolve-blocker T   removes the one line of the Blockers section that contains T
                       (case-insensitive); when no text is left, `None yet.` is written;
                       more than one matching line is refused as ambiguous (exit 2)
-  set-session TEXT    `Stopped at:` = TEXT and `Last session:` = now (UTC, `YYYY-MM-DD HH:MM`)
-                      under "Session Continuity"; frontmatter `stopped_at` too when present
-  resume-file PATH    `Resume file:` = PATH under "Session Continuity" (`None` clears it);
+  set-session TEXT    `Left off:` = TEXT and `Last worked:` = now (UTC, `YYYY-MM-DD HH:MM`)
+                      under "Session"; frontmatter `stopped_at` too when present
+  resume-file PATH    `Handoff:` = PATH under "Session" (`None` clears it);
                       PATH is one line of text, a project-relative path by convention
   field NAME VALUE    an existing top-level frontmatter key's value (scalars only)
 
@@ -39,6 +41,7 @@ import time
 
 from msd_core.errors import UsageError
 from msd_core.planning.frontmatter import locate, split_frontmatter
+from msd_core.planning.state_labels import field_names, section_names
 
 _HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*\r?\n?$")
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)")
@@ -103,13 +106,15 @@ class StateDoc:
         return data, err
 
     def find_section(self, name: str) -> Section | None:
-        want = _norm_title(name)
-        if not want:
+        """The section `name` under any of its names (state_labels), exact matches first."""
+        wants = [w for w in (_norm_title(n) for n in section_names(name)) if w]
+        if not wants:
             return None
-        for test in (lambda t: t == want, lambda t: t.startswith(want), lambda t: want in t):
-            for sec in self.sections:
-                if test(_norm_title(sec.title)):
-                    return sec
+        for test in (lambda t, w: t == w, lambda t, w: t.startswith(w), lambda t, w: w in t):
+            for want in wants:
+                for sec in self.sections:
+                    if test(_norm_title(sec.title), want):
+                        return sec
         return None
 
     def section_text(self, sec: Section) -> str:
@@ -134,6 +139,7 @@ class StateDoc:
         return out
 
     def field_line(self, sec: Section, name: str) -> tuple[int, re.Match] | None:
+        """The first line of `sec` labelled `name` under any of its labels (state_labels)."""
         rx = _field_re(name)
         for i in range(sec.start + 1, self.own_end(sec)):
             if i in self._code:
@@ -159,7 +165,7 @@ def _norm_title(title: str) -> str:
 
 
 def _field_re(name: str) -> re.Pattern:
-    n = re.escape(name)
+    n = "(?:" + "|".join(re.escape(x) for x in field_names(name)) + ")"
     return re.compile(
         rf"^(?P<pre>[ \t]*(?:[-*][ \t]+)?(?:\*\*{n}(?::\*\*|\*\*:)|{n}:)[ \t]*)(?P<val>.*?)(?P<eol>\r?\n)?$",
         re.I,

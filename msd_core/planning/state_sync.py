@@ -1,13 +1,16 @@
 """STATE.md's derived lines, recomputed from the project's files (`msd_run state sync`).
 
-Derived (and only these; every other byte of STATE.md is kept):
+Derived (and only these; every other byte of STATE.md is kept). Labels are msd's, with the
+older spelling after `/` (msd_core.planning.state_labels: a line is found under either):
 
-  Current focus   (any section)      Phase <n> (<name>)        | Milestone complete
-  Phase           (Current Position) <n> of <total> (<name>)   | <total> of <total> (all phases done)
-  Plan            (Current Position) <x> of <plans> in current phase | Not planned yet
-  Status          (Current Position) see STATUS below
-  Last activity   (Current Position) <YYYY-MM-DD> (<what>)     from the newest phase file
-  Progress        (Current Position) [###-------] 30%
+  Focus / Current focus     (any section)   Phase <n> (<name>)        | Milestone complete
+  Phase                     (Position)      <n> of <total> (<name>)   | <total> of <total> (all phases done)
+  Plan                      (Position)      <x> of <plans> in current phase | Not planned yet
+  Status                    (Position)      see STATUS below
+  Last change / Last activity (Position)    <YYYY-MM-DD> (<what>)     from the newest phase file
+  Progress                  (Position)      [###-------] 30%
+
+Position is also found as `Current Position`.
 
 Inputs: ROADMAP.md's phase list and the current `phases/` folders, read the way `msd_run
 next` reads them (msd_core.flows.route.phase_states: plans, summaries, CONTEXT,
@@ -28,7 +31,7 @@ In the frontmatter, the `progress:` mapping older STATE.md files keep (total_pha
 completed_phases, total_plans, completed_plans, percent) is derived too, key by key.
 A line that is not in the file is reported in `missing`, never invented. Two current
 folders sharing a phase number are reported in `warnings` (the first is read). Values are
-replaced in place with the line's own prefix (`**Current focus:**`) and line ending.
+replaced in place with the line's own prefix (`Focus:`, `**Current focus:**`) and line ending.
 Standard library only.
 """
 

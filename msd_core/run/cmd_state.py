@@ -45,14 +45,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--raw", action="store_true", help="print the changes as -old/+new lines instead of JSON")
     p = sub.add_parser("patch", help="change only the targeted lines of STATE.md")
     p.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
-    p.add_argument("--position", action=_OrderedOp, metavar="TEXT", help="the Phase: line of Current Position")
+    p.add_argument("--position", action=_OrderedOp, metavar="TEXT", help="the Phase: line of Position")
     p.add_argument("--status", action=_OrderedOp, metavar="TEXT", help="the Status: line (and frontmatter status)")
     p.add_argument("--add-decision", action=_OrderedOp, metavar="TEXT", help="append to Decisions")
     p.add_argument("--add-blocker", action=_OrderedOp, metavar="TEXT", help="append to Blockers/Concerns")
     p.add_argument("--resolve-blocker", action=_OrderedOp, metavar="TEXT", help="remove the blocker line containing TEXT")
-    p.add_argument("--set-session", action=_OrderedOp, metavar="TEXT", help="Stopped at: TEXT, Last session: now")
+    p.add_argument("--set-session", action=_OrderedOp, metavar="TEXT", help="Left off: TEXT, Last worked: now (older: Stopped at, Last session)")
     p.add_argument("--resume-file", action=_OrderedOp, metavar="PATH",
-                   help="Resume file: under Session Continuity (None clears it)")
+                   help="Handoff: under Session (older: Resume file); None clears it")
     p.add_argument("--field", action=_OrderedOp, nargs=2, metavar=("NAME", "VALUE"), help="an existing frontmatter key")
 
 

@@ -1,0 +1,34 @@
+"""The runtime seam: one module per agent CLI, each declaring how msd's content is written for it.
+
+  base.py      the Runtime interface, and the shared helpers (frontmatter, command references)
+  claude.py    Claude Code: skills/msd-<name>/SKILL.md, agents/*.md, settings.json permission
+  gemini.py    Gemini CLI: commands/msd/<name>.toml, agents/*.md, policies/msd-core.toml
+  opencode.py  OpenCode: commands/msd-<name>.md, agents/*.md, the permission in its config
+  codex.py     Codex CLI: skills/msd-<name>/SKILL.md, agents/*.toml, rules/msd-core.rules
+
+The installer, uninstaller, status and the content checks ask `get(name)` instead of naming
+folders. Not on msd_run's hot path.
+"""
+
+from __future__ import annotations
+
+from msd_core.paths import DEFAULT_RUNTIME, RUNTIMES
+
+__all__ = ["get", "RUNTIMES", "DEFAULT_RUNTIME", "SUPPORTED"]
+
+SUPPORTED = ("claude", "gemini", "opencode", "codex")
+
+
+def get(name: str):
+    """The Runtime for `name`; ValueError for a runtime without a module."""
+    if name not in SUPPORTED:
+        raise ValueError(f"unknown runtime {name!r}: choose from {', '.join(SUPPORTED)}")
+    if name == "claude":
+        from msd_core.runtimes.claude import RUNTIME
+    elif name == "gemini":
+        from msd_core.runtimes.gemini import RUNTIME
+    elif name == "opencode":
+        from msd_core.runtimes.opencode import RUNTIME
+    elif name == "codex":
+        from msd_core.runtimes.codex import RUNTIME
+    return RUNTIME

@@ -1,0 +1,167 @@
+"""The Runtime interface every agent CLI module fills in, and the helpers they share.
+
+A runtime declares: its folders (msd_core/paths.RUNTIME_DIRS), where each shipped file goes
+(`installed_relpath`), how a command and a subagent are written (`command`, `agent`), how one
+command names another (`command_ref`), what `~/.claude/` in the content becomes
+(`home_token`), whether the host renders shell context before the model reads a command
+(`renders_shell`), files of its own (`own_files`: a permission policy), and the shared config
+file holding msd's permission entry, if any (`shared`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from msd_core.layout import AGENTS_PREFIX, COMMANDS_PREFIX, CORE_PREFIX
+from msd_core.paths import RUNTIME_DIRS, SOURCE_HOME_TOKEN, Target
+
+COMMAND_REF = re.compile(r"(?<![\w./-])/msd-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\b")
+SHELL_LINE = re.compile(r"^!`(?P<cmd>[^`]+)`\s*$")
+INCLUDE_LINE = re.compile(r"^@(?P<path>\S+)\s*$")
+
+
+def parse_frontmatter(data: bytes) -> tuple[dict, str]:
+    """(frontmatter mapping, body text) of a markdown file; ({}, text) without frontmatter."""
+    import yaml
+
+    from msd_core.install.transform import split_frontmatter
+
+    text = data.decode("utf-8")
+    front, body, nl = split_frontmatter(text)
+    if front is None:
+        return {}, text
+    try:
+        meta = yaml.safe_load("\n".join(front)) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"frontmatter is not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(meta, dict):
+        raise ValueError("frontmatter is not a mapping")
+    return meta, body.replace("\r\n", "\n")
+
+
+def description_of(meta: dict, body: str, fallback: str) -> str:
+    desc = meta.get("description")
+    if isinstance(desc, str) and desc.strip():
+        return " ".join(desc.split())
+    for line in body.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line and not line.startswith(("<", "@", "!", "---")):
+            return line[:200]
+    return fallback
+
+
+class Runtime:
+    name = "claude"
+    label = "Claude Code"
+    renders_shell = True
+    shared = None  # a module with plan_add/plan_remove for a shared config file, or None
+
+    @property
+    def local_dirname(self) -> str:
+        return RUNTIME_DIRS[self.name][0]
+
+    # -- where files go ---------------------------------------------------------------
+    def installed_relpath(self, source_rel: str) -> str | None:
+        raise NotImplementedError
+
+    def owned_areas(self) -> tuple[str, ...]:
+        """Folder prefixes (relative to the config folder) whose `msd-*` entries are msd's."""
+        return ("agents/",)
+
+    # -- how files are written --------------------------------------------------------------
+    def command(self, name: str, data: bytes, target: Target) -> tuple[bytes, list[str]]:
+        raise NotImplementedError
+
+    def agent(self, name: str, data: bytes, target: Target) -> bytes:
+        return data
+
+    def command_ref(self, name: str) -> str:
+        """How text names command `name` (`/msd-<name>` in the shipped content)."""
+        return f"/msd-{name}"
+
+    def home_token(self, target: Target, dest: str) -> str:
+        """What `~/.claude/` in the content becomes: the absolute folder globally, the
+        project-relative folder locally (no path of this machine in a committed folder)."""
+        if target.scope == "local" and target.config.name == self.local_dirname:
+            return self.local_dirname + "/"
+        return target.rewrite_token()
+
+    def own_files(self, target: Target) -> dict[str, bytes]:
+        return {}
+
+    def gate_text(self, stem: str, root: str) -> str:
+        """What an installed command loading split workflow `stem` must contain so the model
+        gets its detail parts (references/compact-content-gate.md): the shell line the host
+        renders where it renders shell context."""
+        return f"!`msd_run resolve {stem} --emit --root {root} || true`"
+
+    def finish(self, data: bytes, token: str, dest: str, commands: frozenset[str] = frozenset()) -> bytes:
+        """Rewrite references to the shipped `commands` (`/msd-<name>`), then `~/.claude/`, in a
+        UTF-8 text file (in that order: a path the token brings in is never taken for a command)."""
+        from msd_core.install.transform import rewrite_home
+
+        if commands and self.command_ref("x") != "/msd-x" and b"/msd-" in data:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is not None:
+                def ref(m: re.Match) -> str:
+                    return self.command_ref(m.group(1)) if m.group(1) in commands else m.group(0)
+
+                data = COMMAND_REF.sub(ref, text).encode("utf-8")
+        return rewrite_home(data, token, json_file=dest.endswith(".json"))
+
+
+def core_relpath(rel: str) -> str | None:
+    """msd-core/** is installed as is; agents/msd-*.md keep their name; None otherwise."""
+    if rel.startswith(CORE_PREFIX):
+        return rel
+    if rel.startswith(AGENTS_PREFIX):
+        name = rel[len(AGENTS_PREFIX):]
+        if "/" not in name and name.startswith("msd-") and name.endswith(".md"):
+            return rel
+    return None
+
+
+def command_stem(rel: str) -> str | None:
+    if rel.startswith(COMMANDS_PREFIX):
+        name = rel[len(COMMANDS_PREFIX):]
+        if "/" not in name and name.endswith(".md"):
+            return name[:-3]
+    return None
+
+
+__all__ = ["Runtime", "parse_frontmatter", "description_of", "core_relpath", "command_stem",
+           "SHELL_LINE", "INCLUDE_LINE", "SOURCE_HOME_TOKEN"]
+
+
+class _OwnFilePermission:
+    """For a runtime whose permission is a file of our own (installed like content): no shared
+    config file to change. Same surface as msd_core/install/settings.py."""
+
+    SETTINGS_REL = None
+    BEFORE_REL = "msd-core/.msd/settings.before.json"
+    PERMISSION = None
+
+    @staticmethod
+    def plan_add(config, old_record, old_permission):
+        from msd_core.install.settings import SettingsChange
+
+        return SettingsChange(note="own policy file")
+
+    @staticmethod
+    def plan_remove(config, record, permission, before):
+        from msd_core.install.settings import SettingsChange
+
+        return SettingsChange(note="own policy file")
+
+
+OWN_FILE_PERMISSION = _OwnFilePermission()
+
+
+def permission_config(target: Target):
+    """The module (or stand-in) that plans the target runtime's shared-config permission entry."""
+    from msd_core.runtimes import get
+
+    return get(target.runtime).shared or OWN_FILE_PERMISSION

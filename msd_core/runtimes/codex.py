@@ -1,0 +1,116 @@
+"""Codex CLI (formats from developers.openai.com/codex skills, subagents and rules pages, and
+checked in the real CLI 0.171.0: `codex debug prompt-input` lists the skills it loaded,
+`codex execpolicy check` evaluates our rules file). Custom prompts were removed from Codex,
+so commands ship as skills.
+
+  commands/msd/<name>.md  ->  skills/msd-<name>/SKILL.md   ($CODEX_HOME/skills globally,
+      <project>/.codex/skills locally; both listed by Codex 0.171). Frontmatter `name` and
+      `description` only. Codex renders no shell context and has no `@` includes, so the
+      include lines become a list of files to read first, and a split workflow's shell line
+      becomes the instruction to run `msd_run resolve <stem> --root <root> --raw` and read the
+      listed files (references/compact-content-gate.md). A skill is invoked as `$msd-<name>`;
+      its arguments are the rest of the user's message.
+  agents/msd-<x>.md       ->  agents/msd-<x>.toml          name, description, developer_instructions
+  permission              ->  rules/msd-core.rules         prefix_rule allowing `msd_run` (a file
+      of our own; project rules load only in a trusted project).
+"""
+
+from __future__ import annotations
+
+import json
+
+from msd_core.paths import Target
+from msd_core.runtimes.base import (
+    INCLUDE_LINE, SHELL_LINE, Runtime, command_stem, core_relpath, description_of, parse_frontmatter,
+)
+
+RULES_REL = "rules/msd-core.rules"
+ARGS = "the arguments the user gave with the request"
+
+
+def _toml(obj: dict) -> bytes:
+    import tomli_w
+
+    return tomli_w.dumps(obj, multiline_strings=True).encode("utf-8")
+
+
+def _resolve_stem(cmd: str) -> tuple[str, str] | None:
+    """(stem, root) of `msd_run resolve <stem> --emit [--max-chars N] --root <root> [...] || true`."""
+    words = cmd.split()
+    if words[:2] != ["msd_run", "resolve"] or len(words) < 3 or "--root" not in words:
+        return None
+    i = words.index("--root")
+    return (words[2], words[i + 1]) if i + 1 < len(words) else None
+
+
+class Codex(Runtime):
+    name = "codex"
+    label = "Codex CLI"
+    renders_shell = False
+
+    def installed_relpath(self, source_rel: str) -> str | None:
+        stem = command_stem(source_rel)
+        if stem is not None:
+            return f"skills/msd-{stem}/SKILL.md"
+        rel = core_relpath(source_rel)
+        if rel and rel.startswith("agents/"):
+            return rel[:-3] + ".toml"
+        return rel
+
+    def owned_areas(self) -> tuple[str, ...]:
+        return ("skills/", "agents/")
+
+    def command_ref(self, name: str) -> str:
+        return f"$msd-{name}"
+
+    def gate_text(self, stem: str, root: str) -> str:
+        return f"`msd_run resolve {stem} --root {root} --raw`"
+
+    def command(self, name: str, data: bytes, target: Target) -> tuple[bytes, list[str]]:
+        meta, body = parse_frontmatter(data)
+        reads: list[str] = []
+        out: list[str] = []
+        for line in body.split("\n"):
+            m = INCLUDE_LINE.match(line)
+            if m:
+                reads.append(m.group("path"))
+                continue
+            m = SHELL_LINE.match(line)
+            found = _resolve_stem(m.group("cmd")) if m else None
+            if found:
+                stem, root = found
+                out.append(f"Then run {self.gate_text(stem, root)} and read each file it lists, in order, before the "
+                           "step that needs it (it prints nothing when compact content is on; on any failure run "
+                           "on the workflow alone).")
+                continue
+            out.append(line.replace("$ARGUMENTS", ARGS))
+        head = []
+        if reads:
+            head = ["Read these files first, in order (they are this skill's instructions):", "",
+                    *[f"- `{p}`" for p in reads], ""]
+        text = "\n".join([*head, *out]).strip("\n") + "\n"
+        desc = description_of(meta, body, f"msd {name} command")
+        front = f"---\nname: msd-{name}\ndescription: {json.dumps(desc, ensure_ascii=False)}\n---\n"
+        return (front + text).encode("utf-8"), []
+
+    def agent(self, name: str, data: bytes, target: Target) -> bytes:
+        meta, body = parse_frontmatter(data)
+        doc = {"name": str(meta.get("name") or name), "description": description_of(meta, body, f"msd agent {name}"),
+               "developer_instructions": body.strip("\n") + "\n"}
+        return _toml(doc)
+
+    def own_files(self, target: Target) -> dict[str, bytes]:
+        rules = (
+            "# Written by msd-core (msd install --runtime codex): lets the agent run msd_run without a prompt.\n"
+            "prefix_rule(\n"
+            '    pattern = ["msd_run"],\n'
+            '    decision = "allow",\n'
+            '    justification = "msd-core\'s own runtime: reads and updates the project\'s .planning files",\n'
+            '    match = ["msd_run state json", "msd_run resolve plan-phase --raw"],\n'
+            '    not_match = ["msd run", "rm -rf msd_run"],\n'
+            ")\n"
+        )
+        return {RULES_REL: rules.encode("utf-8")}
+
+
+RUNTIME = Codex()

@@ -1,0 +1,61 @@
+"""OpenCode (formats from opencode.ai/docs commands, agents, permissions, and checked in the real
+CLI 1.18.33 with `opencode debug config` and `opencode agent list`).
+
+  commands/msd/<name>.md  ->  commands/msd-<name>.md   invoked as /msd-<name>
+      markdown, frontmatter `description`; the body is the template: `$ARGUMENTS`, `@path`
+      file references and !`cmd` shell output work as in Claude Code, so the lines stay as
+      they are (the host renders shell context: detail parts are inserted).
+  agents/msd-<x>.md       ->  agents/msd-<x>.md        frontmatter description, `mode: subagent`,
+      and `permission` denying edit / webfetch where the Claude agent has no such tool.
+  permission              ->  opencode.json            `permission.bash["msd_run *"] = "allow"`,
+      only that entry (runtimes/opencode_config.py).
+"""
+
+from __future__ import annotations
+
+from msd_core.paths import Target
+from msd_core.runtimes import opencode_config
+from msd_core.runtimes.base import Runtime, command_stem, core_relpath, description_of, parse_frontmatter
+
+
+def _yaml(obj: dict) -> str:
+    import yaml
+
+    return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True, width=1000)
+
+
+class OpenCode(Runtime):
+    name = "opencode"
+    label = "OpenCode"
+    renders_shell = True
+    shared = opencode_config
+
+    def installed_relpath(self, source_rel: str) -> str | None:
+        stem = command_stem(source_rel)
+        if stem is not None:
+            return f"commands/msd-{stem}.md"
+        return core_relpath(source_rel)
+
+    def owned_areas(self) -> tuple[str, ...]:
+        return ("commands/", "agents/")
+
+    def command(self, name: str, data: bytes, target: Target) -> tuple[bytes, list[str]]:
+        meta, body = parse_frontmatter(data)
+        front = {"description": description_of(meta, body, f"msd {name} command")}
+        return ("---\n" + _yaml(front) + "---\n" + body.lstrip("\n")).encode("utf-8"), []
+
+    def agent(self, name: str, data: bytes, target: Target) -> bytes:
+        meta, body = parse_frontmatter(data)
+        tools = {t.strip() for t in str(meta.get("tools") or "").split(",") if t.strip()}
+        front: dict = {"description": description_of(meta, body, f"msd agent {name}"), "mode": "subagent"}
+        deny = {}
+        if tools and not tools & {"Write", "Edit"}:
+            deny["edit"] = "deny"
+        if tools and "WebFetch" not in tools:
+            deny["webfetch"] = "deny"
+        if deny:
+            front["permission"] = deny
+        return ("---\n" + _yaml(front) + "---\n" + body.lstrip("\n")).encode("utf-8")
+
+
+RUNTIME = OpenCode()
