@@ -14,8 +14,9 @@ rounds; each round runs every command once), so a change of machine load hits al
 commands alike. The table gives medians and the ratios median/median to
 `python -I -S -c pass` and to the peer's equivalent command (like with like; `-` where
 the peer has none), for wall time and for CPU time (user + system, which a busy shared
-machine disturbs far less). Commands that write (state patch, step-done) restore their
-input before each run, untimed.
+machine disturbs far less). Commands that write (state patch/sync, step-done, todo add,
+commit, step-report) restore or prepare their input before each run, untimed. The project is
+a git repository (one commit of the copied tree) so `commit` and `recorded` run for real.
 
     python scripts/bench_runtime.py [--runs 11] [--json] [--tree NAME | --project DIR]
                                     [--peer-prefix DIR] [--no-peer] [--only SUBSTR]...
@@ -90,9 +91,36 @@ def first(pattern: str, proj: Path) -> str:
     return hits[0].relative_to(proj).as_posix()
 
 
+def step_ticket(proj: Path, phase_dir: str) -> str:
+    """A step ticket as next-step writes one (msd_core.step_report), for `step-report`."""
+    from msd_core.step_report import paths_for, write_ticket
+
+    folder = proj / ".planning" / ".msd" / "chain"
+    folder.mkdir(parents=True, exist_ok=True)
+    ticket, _result = paths_for(folder, "bench-plan-phase-plan-1")
+    name = Path(phase_dir).name
+    step = {"workflow": "plan-phase", "step": "plan", "action": "spawn_agent", "visit": 1,
+            "expects": {"fields": {"phase": "string", "plans": "int", "approved": "bool"}, "files": []}}
+    write_ticket(ticket, step, {"phase": name.split("-")[0], "phase_dir": name}, proj, [])
+    return str(ticket)
+
+
+def plan_file(proj: Path, plan: str) -> str:
+    """A file the plan declares (files_modified), which `commit --plan` may commit."""
+    from msd_core.planning.frontmatter import split_frontmatter
+
+    fm, _body, _err = split_frontmatter((proj / plan).read_text(encoding="utf-8"))
+    files = (fm or {}).get("files_modified") or []
+    if not files:
+        raise SystemExit(f"bench: {plan} declares no files_modified (needed by `commit --plan`)")
+    return str(files[0])
+
+
 def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
-    """label, msd argv (after msd_run), peer argv or None, optional untimed `prep` argv list."""
+    """label, msd argv (after msd_run), peer argv or None, optional untimed `prep`: an msd_run
+    argv list, or the name of a file action (restore-state, restore-todos, touch-note)."""
     plan = first("phases/*/*-PLAN.md", proj)
+    note = plan_file(proj, plan)
     phase_dir = str(Path(plan).parent)
     phase = Path(phase_dir).name.split("-")[0]
     p = peer or []
@@ -127,7 +155,26 @@ def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
         ("history-digest (cold)", ["history-digest", "--no-cache"], peer_cmd("history-digest"), None),
         ("history-digest (warm cache)", ["history-digest"], peer_cmd("history-digest"), None),
         ("memory search", ["memory", "search", "test"], None, None),
+        ("memory what-uses", ["memory", "what-uses", "test"], None, None),
+        ("memory pattern-for", ["memory", "pattern-for", "test"], None, None),
         ("memory decisions-affecting", ["memory", "decisions-affecting", "ui"], None, None),
+        ("state sync", ["state", "sync"], peer_cmd("state", "sync"), "restore-state"),
+        ("model planner --raw", ["model", "planner", "--raw"], peer_cmd("resolve-model", "gsd-planner", "--raw"), None),
+        ("branch --phase N", ["branch", "--phase", phase], None, None),
+        ("commit -m M --plan P -- F", ["commit", "-m", "chore(bench): note", "--plan", plan, "--", note],
+         peer_cmd("commit", "chore(bench): note", "--files", note), "touch-note"),
+        ("wave plan --phase-dir D", ["wave", "plan", "--phase-dir", phase_dir],
+         peer_cmd("phase-plan-index", phase), None),
+        ("wave check --phase-dir D", ["wave", "check", "--phase-dir", phase_dir], None, None),
+        ("gate status", ["gate", "status"], None, None),
+        ("todo add", ["todo", "add", "an idea from the bench"], None, "restore-todos"),
+        ("todo list", ["todo", "list"], peer_cmd("list-todos"), None),
+        ("debug list", ["debug", "list"], None, None),
+        ("recorded --phase N", ["recorded", "--phase", phase], None, None),
+        ("autonomous", ["autonomous"], None, None),
+        ("step-report --ticket T", ["step-report", "--ticket", step_ticket(proj, phase_dir), f"phase={phase}",
+                                    "plans=1", "approved=true"], None, None),
+        ("phase insert N X --dry-run", ["phase", "insert", phase, "Hotfix", "--dry-run"], None, None),
     ]
     return [{"label": a, "msd": b, "peer": c, "prep": d} for a, b, c, d in rows]
 
@@ -176,7 +223,11 @@ def main(argv=None) -> int:
         msd = shutil.which("msd", path=str(Path(py).parent))
         if not (msd_run and msd):
             raise SystemExit(f"bench: msd and msd_run must be installed beside {py} (pip install -e .)")
+        env.update({"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+                    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"})
         run([msd, "install", "--local"], proj, env)
+        for git in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "bench: the copied tree"]):
+            run(["git", *git], proj, env)
         root = ".claude/msd-core"
         tools = None if args.no_peer else peer_tools(Path(args.peer_prefix), home, env)
         peer = ["node", str(tools)] if tools else None
@@ -205,6 +256,13 @@ def main(argv=None) -> int:
             for label, (cmd, prep) in cmds.items():
                 if prep == "restore-state":
                     state.write_bytes(state_text)
+                elif prep == "restore-todos":
+                    (proj / ".planning" / "TODOS.md").unlink(missing_ok=True)
+                elif prep == "touch-note":
+                    note = proj / cmd[-1]
+                    note.parent.mkdir(parents=True, exist_ok=True)
+                    with open(note, "a", encoding="utf-8") as fh:
+                        fh.write(f"bench {label} {i} {time.time_ns()}\n")
                 elif prep:
                     run([msd_run, *prep], proj, env)
                 dt, ct = run(cmd, proj, before_env if label.startswith("before ") else env,

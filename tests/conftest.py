@@ -45,6 +45,13 @@ def compact_default() -> bool:
     return os.environ.get("MSD_COMPACT_DEFAULT", "false").lower() in ("1", "true", "on", "yes")
 
 
+@pytest.fixture
+def compact_off(monkeypatch):
+    """For a test of the compact-off path (detail parts listed and verified) whatever
+    `--compact` says: the schema default is false for this test and its subprocesses."""
+    monkeypatch.setenv("MSD_COMPACT_DEFAULT", "false")
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("home")

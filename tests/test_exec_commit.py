@@ -186,3 +186,35 @@ def test_commit_imports_nothing_heavy(tmp_path):
         res = json.loads(out.read_text())
         assert res["code"] == 0, res["err"]
         assert denied(res["modules"], {"subprocess"}) == [], name
+
+
+def test_commit_in_a_linked_worktree_names_it_and_records_in_the_main_checkout(tmp_path):
+    # repo_paths answers the tree, the main checkout and "linked" from one git call
+    root = tmp_path / "p"
+    phase = make_project(root, PLANS)
+    wt = tmp_path / "wt"
+    git(root, "worktree", "add", "-q", "-b", "exec-02-01", str(wt))
+    (wt / "src").mkdir()
+    (wt / "src" / "alpha.py").write_text("a\n")
+    plan = str(wt / ".planning" / "phases" / phase.name / "02-01-PLAN.md")
+    r = run_msd(["commit", "--plan", plan, "--task", "1", "-m", "feat(02-01): a", "--", "src/alpha.py"], wt)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["worktree"] == str(wt.resolve()) and out["branch"] == "exec-02-01"
+    assert out["hash"] == git(wt, "rev-parse", "HEAD").strip() and out["files"] == ["src/alpha.py"]
+    assert str(root / ".planning" / ".msd" / "runs") in out["record"]
+    same = run_msd(["commit", "-m", "feat(02-01): again", "--", "src/alpha.py"], wt)
+    assert same.returncode == 1 and "nothing to commit" in same.stderr
+
+
+def test_first_commit_of_a_repository_without_head(tmp_path):
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "test@example.com")
+    git(root, "config", "user.name", "msd test")
+    (root / "a.txt").write_text("a\n")
+    r = run_msd(["commit", "-m", "chore: first", "--", "a.txt"], root)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["files"] == ["a.txt"] and out["hash"] == git(root, "rev-parse", "HEAD").strip() and out["worktree"] is None

@@ -26,7 +26,7 @@ DENY = frozenset({
 })
 
 MEMORY = {"sqlite3", "datetime"}
-TXN = {"dataclasses", "inspect", "ast", "dis", "tokenize", "typing", "shutil"}
+TXN = {"shutil"}  # msd_core.install.txn removes its staging folder with shutil.rmtree
 
 # commands whose probe needs a fixture of its own; the probe runs in the named test
 ROWS_ELSEWHERE = {"step-report": "tests/test_step_report.py::test_step_report_imports_nothing_heavy",
@@ -74,9 +74,10 @@ HOT = [
     ("memory-decisions", ["memory", "decisions-affecting", "auth"], MEMORY),
     ("todo-add", ["todo", "add", "an idea", "--file", "src/a.py"], set()),
     ("todo-list", ["todo", "list"], set()),
-    # rare, person-started edits applied through the install transaction (dataclass, shutil)
+    # rare, person-started edits applied through the install transaction (shutil only)
     ("phase-insert", ["phase", "insert", "1", "Hotfix"], TXN),
     ("phase-remove", ["phase", "remove", "1.1"], TXN),
+    ("phase-insert-dry-run", ["phase", "insert", "1", "Preview", "--dry-run"], set()),
     # lifecycle (k-lifecycle2)
     ("debug-list", ["debug", "list"], set()),
     ("debug-start", ["debug", "start", "login fails after reload"], set()),

@@ -51,6 +51,7 @@ def _damage(cfg: Path, how: str, rel: str) -> None:
         (cfg / rel).unlink()
 
 
+@pytest.mark.usefixtures("compact_off")
 @pytest.mark.parametrize("how", ["modified", "missing"])
 @pytest.mark.parametrize("command, rel", [(["resolve", "hello"], PART),
                                           (["agent-skills", "helper"], "msd-core/agent-skills/helper.md")])
@@ -77,6 +78,7 @@ def test_exit_3_names_a_command_that_repairs(tmp_path, msd, msd_run, installed, 
         assert Path(entry["backup"]).read_text() == "my local change\n"
 
 
+@pytest.mark.usefixtures("compact_off")
 def test_emit_notice_names_the_repair(tmp_path, msd, msd_run, installed):
     cfg, content = installed
     _damage(cfg, "modified", PART)

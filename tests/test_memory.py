@@ -228,3 +228,44 @@ def test_two_milestones_phase_01_stay_apart(msd_run, tmp_path):
     assert legacy and {h["phase"] for h in legacy} == {"v1.0/01"}
     current = call(msd_run, proj, "search", "login")["hits"]
     assert current and all(h["phase"] == "01" for h in current if "01-foundation" in h["file"])
+
+
+def _wreck_pages(db: Path, *names: str) -> None:
+    """Overwrite the b-tree pages of the named tables/indexes with garbage (the header,
+    the schema and the other tables stay readable)."""
+    conn = sqlite3.connect(db)
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    marks = ",".join("?" * len(names))
+    roots = [r[0] for r in conn.execute(f"SELECT rootpage FROM sqlite_master WHERE name IN ({marks})", names)]
+    conn.close()
+    assert len(roots) == len(names)
+    with open(db, "r+b") as fh:
+        for page in roots:
+            fh.seek((page - 1) * size)
+            fh.write(b"\x07garbage" * (size // 8))
+
+
+def test_query_meeting_damage_the_cheap_check_misses_rebuilds_and_answers(msd_run, tmp_path):
+    # A query checks only the header, schema version and tables; damage deeper in the
+    # file surfaces as a corruption error during the query, which then runs the full
+    # integrity check, rebuilds, and answers from the rebuilt index.
+    proj = make_project(tmp_path)
+    call(msd_run, proj, "index")
+    db = proj / ".planning/.msd/memory.sqlite"
+    _wreck_pages(db, "facts", "facts_field", "facts_file")
+    conn = sqlite3.connect(db)
+    with pytest.raises(sqlite3.DatabaseError, match="malformed"):
+        conn.execute("SELECT file_id, value FROM facts WHERE field = 'decisions'").fetchall()
+    conn.close()
+    out = call(msd_run, proj, "decisions-affecting", "billing")
+    assert out["rebuilt"] and ("integrity check failed" in out["rebuilt"] or "malformed" in out["rebuilt"])
+    assert any("immutable once sent" in h["snippet"] for h in out["hits"])
+    assert out["reindexed"] == 3
+
+
+def test_index_runs_the_full_integrity_check(msd_run, tmp_path):
+    proj = make_project(tmp_path)
+    call(msd_run, proj, "index")
+    _wreck_pages(proj / ".planning/.msd/memory.sqlite", "facts", "facts_field", "facts_file")
+    out = call(msd_run, proj, "index")
+    assert ("integrity check failed" in out["rebuilt"] or "malformed" in out["rebuilt"]) and out["indexed"] == 3

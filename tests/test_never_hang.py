@@ -77,6 +77,7 @@ def _target(rel: str, proj: Path, inst, home: Path) -> Path:
     return proj / rel
 
 
+@pytest.mark.usefixtures("compact_off")
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("name,rel,argv,codes", READERS, ids=[r[0] for r in READERS])
 def test_special_file_at_each_reader_path_is_refused_promptly(world, msd_run, isolated_home, kind, name, rel, argv, codes):
@@ -91,6 +92,7 @@ def test_special_file_at_each_reader_path_is_refused_promptly(world, msd_run, is
     assert one_clear_line(r.stderr), r.stderr
 
 
+@pytest.mark.usefixtures("compact_off")
 @pytest.mark.parametrize("setup", ["fifo-config", "socket-config", "dir-config", "link-fifo-config",
                                    "fifo-planning", "fifo-manifest", "fifo-part", "fifo-msd-dir",
                                    "unreadable-config"])

@@ -74,6 +74,7 @@ def test_manifest_hashes_every_file_and_carries_the_registry(built):
     assert m["registry"]["workflows"]["plan-phase"]["parts"]
 
 
+@pytest.mark.usefixtures("compact_off")
 def test_bin_msd_run_maps_the_unset_root_to_the_plugin_and_verifies_parts(built, tmp_path):
     plugin = built / "msd-core"
     proj = tmp_path / "proj"

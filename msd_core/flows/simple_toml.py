@@ -89,6 +89,10 @@ class _Reader:
             raise _Decline  # `"""` multi-line (or an empty string followed by a quote)
         out = []
         while True:
+            run = _PLAIN.match(s, i).end()  # a run of ordinary characters in one step
+            if run > i:
+                out.append(s[i:run])
+                i = run
             if i >= len(s):
                 raise _Decline
             ch = s[i]
@@ -113,10 +117,7 @@ class _Reader:
                     i += 2 + n
                     continue
                 raise _Decline
-            if _control(ch):
-                raise _Decline  # control characters: tomllib refuses them
-            out.append(ch)
-            i += 1
+            raise _Decline  # a control character (all _PLAIN stops at besides `"` and `\\`): tomllib refuses it
 
     def array(self) -> list:
         self.i += 1
@@ -202,8 +203,17 @@ def parse_simple(text: str):
         return NOT_SIMPLE
 
 
+# what a basic string holds verbatim: anything but `"`, `\\` and the control characters
+# tomllib refuses (tab is allowed)
+_PLAIN = re.compile(r'[^"\\\x00-\x08\x0a-\x1f\x7f]*')
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
 def _control(text: str) -> bool:
-    return any(c < " " and c != "\t" or c == "\x7f" for c in text)
+    """Whether `text` holds a control character other than tab (tomllib refuses them)."""
+    return _CONTROL.search(text) is not None
 
 
 def _parse(text: str) -> dict:

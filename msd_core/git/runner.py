@@ -77,27 +77,29 @@ def toplevel(cwd: Path | str) -> Path:
     return Path(proc.stdout.strip())
 
 
-def _common_and_git_dir(cwd: Path | str) -> tuple[Path, Path]:
-    proc = git(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir"], cwd, check=False)
-    if proc.returncode != 0:
+def repo_paths(cwd: Path | str) -> tuple[Path, Path, bool]:
+    """(working tree holding `cwd`, the main working tree, whether `cwd` is in a linked
+    worktree), from one `git rev-parse`; OperationFailed outside a repository."""
+    proc = git(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", "--show-toplevel"], cwd,
+               check=False)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or len(lines) < 3:
         raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
-    common, gitdir = proc.stdout.strip().splitlines()[:2]
-    return Path(common), Path(gitdir)
+    common, gitdir, top = Path(lines[0]), Path(lines[1]), Path(lines[2])
+    if common.resolve() == gitdir.resolve():
+        return top, top, False
+    if common.name != ".git":
+        raise OperationFailed(f"cannot find the main checkout of {cwd} (git common dir {common} is not a .git folder)")
+    return top, common.parent, True
 
 
 def is_linked_worktree(cwd: Path | str) -> bool:
-    common, gitdir = _common_and_git_dir(cwd)
-    return common.resolve() != gitdir.resolve()
+    return repo_paths(cwd)[2]
 
 
 def main_checkout(cwd: Path | str) -> Path:
     """The main working tree of the repository holding `cwd` (itself when not a linked worktree)."""
-    common, gitdir = _common_and_git_dir(cwd)
-    if common.resolve() == gitdir.resolve():
-        return toplevel(cwd)
-    if common.name != ".git":
-        raise OperationFailed(f"cannot find the main checkout of {cwd} (git common dir {common} is not a .git folder)")
-    return common.parent
+    return repo_paths(cwd)[1]
 
 
 def head(cwd: Path | str) -> str | None:
@@ -108,6 +110,15 @@ def head(cwd: Path | str) -> str | None:
 def current_branch(cwd: Path | str) -> str | None:
     proc = git(["symbolic-ref", "-q", "--short", "HEAD"], cwd, check=False)
     return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def commit_and_files(cwd: Path | str, commit: str = "HEAD") -> tuple[str, list[str]]:
+    """(full hash of `commit`, paths it changed against its first parent), from one git call."""
+    proc = git(["diff-tree", "--root", "--name-only", "-r", "-z", commit], cwd)
+    parts = [p for p in proc.stdout.split("\0") if p]
+    if not parts:
+        raise OperationFailed(f"git diff-tree gave no commit for {commit}")
+    return parts[0].strip(), parts[1:]
 
 
 def commit_files(cwd: Path | str, commit: str) -> list[str]:

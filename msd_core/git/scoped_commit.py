@@ -28,7 +28,8 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.git import run_record
-from msd_core.git.runner import INDEX_LOCK_WAIT, commit_files, current_branch, git, is_linked_worktree, main_checkout, toplevel
+from msd_core.git.runner import (INDEX_LOCK_WAIT, commit_and_files, current_branch, git, main_checkout, repo_paths,
+                                 toplevel)
 
 
 def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:
@@ -115,8 +116,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
     if deviation is not None and not deviation.strip():
         raise UsageError("--deviation needs the reason it is recorded with")
     cwd = Path(cwd).absolute()
-    top = toplevel(cwd)
-    main = main_checkout(cwd)
+    top, main, linked = repo_paths(cwd)
     rels: list[str] = []
     for raw in paths:
         rel = _rel_in_tree(top, cwd, raw)
@@ -161,11 +161,12 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             from msd_core.git.runner import first_line
 
             raise OperationFailed(f"git add refused the paths: {first_line(added.stderr)}")
-        has_head = git(["rev-parse", "--verify", "-q", "HEAD"], top, check=False).returncode == 0
-        if has_head:
-            diff = git(["diff", "--cached", "--quiet", "HEAD", "--", *rels], top, check=False)
+        diff = git(["diff", "--cached", "--quiet", "HEAD", "--", *rels], top, check=False)
+        if diff.returncode in (0, 1):
             unchanged = diff.returncode == 0
-        else:
+        elif git(["rev-parse", "--verify", "-q", "HEAD"], top, check=False).returncode == 0:
+            unchanged = False  # diff could not tell: let `git commit` decide and report
+        else:  # no commit yet: anything staged among the paths is a change
             unchanged = not git(["ls-files", "--", *rels], top).stdout.strip()
         if unchanged:
             raise OperationFailed(f"nothing to commit: no change in {', '.join(rels)}",
@@ -176,15 +177,14 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
 
             raise OperationFailed(f"git commit failed: {first_line(proc.stderr or proc.stdout)}",
                                   hint="a hook failed: fix the cause, then commit again (never --no-verify)")
-        commit = git(["rev-parse", "HEAD"], top).stdout.strip()
-        files = commit_files(top, commit)
+        commit, files = commit_and_files(top)
         entry = {
             "hash": commit,
             "files": files,
             "message": message.strip().splitlines()[0],
             "task": task,
             "branch": current_branch(top),
-            "worktree": str(top) if is_linked_worktree(top) else None,
+            "worktree": str(top) if linked else None,
         }
         if deviation is not None:
             entry["deviation"] = deviation.strip()

@@ -21,9 +21,8 @@ import os
 import shutil
 import stat
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 from msd_core.install.target import SafeTree
 
@@ -32,14 +31,30 @@ JOURNAL_VERSION = 1
 SLOW_ENV = "MSD_TEST_SLOW_INSTALL"  # milliseconds to sleep per file step (crash tests)
 
 
-@dataclass
 class Changes:
-    """What a transaction does: puts (relpath -> bytes), deletes, then empty-folder removals."""
+    """What a transaction does: puts (relpath -> bytes), deletes, then empty-folder removals.
 
-    puts: dict[str, bytes] = field(default_factory=dict)
-    deletes: list[str] = field(default_factory=list)
-    rmdirs: list[str] = field(default_factory=list)
-    last: str | None = None  # relpath put after every other op (the manifest)
+    Hand-written rather than a dataclass: `dataclasses` pulls in inspect, ast, dis and
+    tokenize, and `msd_run phase insert/remove` applies its edits through this module."""
+
+    __slots__ = ("puts", "deletes", "rmdirs", "last")
+
+    def __init__(self, puts: dict[str, bytes] | None = None, deletes: list[str] | None = None,
+                 rmdirs: list[str] | None = None, last: str | None = None):
+        self.puts = {} if puts is None else puts
+        self.deletes = [] if deletes is None else deletes
+        self.rmdirs = [] if rmdirs is None else rmdirs
+        self.last = last  # relpath put after every other op (the manifest)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Changes):
+            return NotImplemented
+        return (self.puts, self.deletes, self.rmdirs, self.last) == (other.puts, other.deletes, other.rmdirs, other.last)
+
+    __hash__ = None  # mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return f"Changes(puts={sorted(self.puts)!r}, deletes={self.deletes!r}, rmdirs={self.rmdirs!r}, last={self.last!r})"
 
     def empty(self) -> bool:
         return not (self.puts or self.deletes or self.rmdirs)

@@ -1,5 +1,9 @@
 """Opening the memory database: schema, version check, rebuild of a corrupt or old file.
 
+A query opens with a cheap check (schema version and tables, O(1)); `memory index` and a
+query that meets a corruption error open with the full `PRAGMA quick_check` as well, so
+damage the cheap check cannot see is still found and rebuilt (msd_core.run.cmd_memory).
+
 The file lives in the private folder and is never followed through a symlink; a lock held
 by another process waits MSD_LOCK_TIMEOUT seconds, then is exit 4 (never a rebuild).
 """
@@ -61,7 +65,7 @@ def failure(exc: Exception, path: Path) -> Exception:
     return OperationFailed(f"memory database {path}: {text}")
 
 
-def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+def corrupt(exc: sqlite3.DatabaseError) -> bool:
     """Whether an error says the file itself is damaged (rebuilding is then safe and right)."""
     low = str(exc).lower()
     return "not a database" in low or "malformed" in low or "corrupt" in low
@@ -107,20 +111,23 @@ def _check_plain(path: Path) -> bool:
     return True
 
 
-def open_db(path: Path) -> tuple[sqlite3.Connection, str]:
+def open_db(path: Path, full_check: bool = True) -> tuple[sqlite3.Connection, str]:
     """Open (creating or rebuilding as needed). Returns (connection, reason it was rebuilt or '').
+
+    full_check runs `PRAGMA quick_check` (reads every page); without it only the header,
+    schema version and tables are checked, which is what a query needs per call.
 
     Called under the memory lock. Only a damaged file or an old schema is rebuilt; a
     database another process holds locked is LockTimeout (exit 4), never deleted.
     """
     path = Path(path)
     try:
-        return _open(path)
+        return _open(path, full_check)
     except sqlite3.Error as exc:
         raise failure(exc, path) from None
 
 
-def _open(path: Path) -> tuple[sqlite3.Connection, str]:
+def _open(path: Path, full_check: bool) -> tuple[sqlite3.Connection, str]:
     if not _check_plain(path):
         conn = _create(path)
     else:
@@ -133,12 +140,14 @@ def _open(path: Path) -> tuple[sqlite3.Connection, str]:
                 reason = f"schema version {version} is not {SCHEMA_VERSION}"
             else:
                 conn.execute("SELECT count(*) FROM files").fetchone()
-                conn.execute("SELECT count(*) FROM sections").fetchone()
-                check = conn.execute("PRAGMA quick_check").fetchone()[0]
-                if check != "ok":
-                    reason = f"integrity check failed ({check})"
+                conn.execute("SELECT rowid FROM sections LIMIT 1").fetchall()
+                conn.execute("SELECT rowid FROM facts_fts LIMIT 1").fetchall()
+                if full_check:
+                    check = conn.execute("PRAGMA quick_check").fetchone()[0]
+                    if check != "ok":
+                        reason = f"integrity check failed ({check})"
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and not _corrupt(exc) and "no such table" not in str(exc):
+            if isinstance(exc, sqlite3.OperationalError) and not corrupt(exc) and "no such table" not in str(exc):
                 if conn is not None:
                     conn.close()
                 raise

@@ -166,7 +166,7 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
     report = IndexReport()
     known = {row[0]: row for row in conn.execute("SELECT path, id, sha256, size, mtime_ns FROM files")}
     seen: set[str] = set()
-    labels = phase_labels(project)
+    labels = None  # read the phase folders only when a file needs (re)indexing
     prefix = len(str(project)) + 1
     for path in candidate_files(project):
         rel = str(path)[prefix:].replace(os.sep, "/")  # candidate_files yields paths under project
@@ -193,6 +193,8 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
         text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
         kind = kind_of(path.name) or "summary"
         facts, body, reason = read_facts(path, text, kind)
+        if labels is None:
+            labels = phase_labels(project)
         phase, plan = phase_plan_from_path(rel, labels)
         subsystem = (facts.get("subsystem") or [None])[0]
         if row:

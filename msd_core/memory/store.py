@@ -20,14 +20,15 @@ def db_path(project: Path) -> Path:
     return paths.project_state_dir(project) / DB_NAME
 
 
-def refresh(project: Path) -> tuple[sqlite3.Connection, IndexReport]:
-    """Open the index, re-index stale files under the project lock, return (conn, report)."""
+def refresh(project: Path, full_check: bool = True) -> tuple[sqlite3.Connection, IndexReport]:
+    """Open the index, re-index stale files under the project lock, return (conn, report).
+    full_check: run the full integrity check on open (msd_core.memory.db.open_db)."""
     from msd_core.planning.project import private_dir
 
     state = private_dir(project)
     path = db_path(project)
     with locked(state / "memory.lock", lock_timeout_from_env(), what="the memory index", anchor=project):
-        conn, rebuilt = open_db(path)
+        conn, rebuilt = open_db(path, full_check)
         try:
             report = index_project(conn, project)
         except sqlite3.Error as exc:

@@ -43,30 +43,52 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace):
     import sqlite3
 
-    from msd_core.memory import query
-    from msd_core.memory.db import failure
+    from msd_core.memory.db import corrupt, failure
     from msd_core.memory.store import db_path, refresh
     from msd_core.planning.project import project_root
 
     project = project_root(args.cwd)
-    conn, report = refresh(project)
+    if args.verb == "index":
+        conn, report = refresh(project)
+        conn.close()
+        return {"project": str(project), **report.to_json()}
+    # A query checks the database cheaply; a corruption error then gets the full check
+    # (which rebuilds a damaged file) and the query runs once more.
+    conn, report = refresh(project, full_check=False)
     try:
-        if args.verb == "index":
-            return {"project": str(project), **report.to_json()}
-        if args.verb == "search":
-            hits = query.search(conn, args.text, args.limit)
-            term = args.text
-        elif args.verb == "what-uses":
-            hits = query.what_uses(conn, args.symbol, args.type, args.limit)
-            term = args.symbol
-        elif args.verb == "pattern-for":
-            hits = query.pattern_for(conn, args.domain, args.limit)
-            term = args.domain
-        else:
-            hits = query.decisions_affecting(conn, args.subsystem, args.limit)
-            term = args.subsystem
-        return {"query": args.verb, "term": term, "reindexed": len(report.indexed), "hits": hits}
+        try:
+            result = _query(conn, args, report)
+        except sqlite3.DatabaseError as exc:
+            if not corrupt(exc):
+                raise
+            conn.close()
+            conn, report = refresh(project, full_check=True)
+            if not report.rebuilt:
+                raise
+            result = _query(conn, args, report)
+        return result
     except sqlite3.Error as exc:
         raise failure(exc, db_path(project)) from None
     finally:
         conn.close()
+
+
+def _query(conn, args: argparse.Namespace, report) -> dict:
+    from msd_core.memory import query
+
+    if args.verb == "search":
+        hits = query.search(conn, args.text, args.limit)
+        term = args.text
+    elif args.verb == "what-uses":
+        hits = query.what_uses(conn, args.symbol, args.type, args.limit)
+        term = args.symbol
+    elif args.verb == "pattern-for":
+        hits = query.pattern_for(conn, args.domain, args.limit)
+        term = args.domain
+    else:
+        hits = query.decisions_affecting(conn, args.subsystem, args.limit)
+        term = args.subsystem
+    out = {"query": args.verb, "term": term, "reindexed": len(report.indexed), "hits": hits}
+    if report.rebuilt:
+        out["rebuilt"] = report.rebuilt
+    return out
