@@ -28,9 +28,17 @@ AGENTS = sorted(p.stem for p in (REPO / "msd_core/content/agents").glob("msd-*.m
 
 
 def _oc(exe: Path, cwd: Path, *args: str) -> str:
-    proc = subprocess.run([str(exe), *args], cwd=cwd, env={**os.environ, "PWD": str(cwd)}, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
+    """Run the CLI with stdout to a file: it exits without draining a pipe, so output
+    longer than the pipe buffer (64 KiB; `debug config` with our commands is longer) is cut
+    when read through one."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.run([str(exe), *args], cwd=cwd, env={**os.environ, "PWD": str(cwd)}, stdout=out,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        out.seek(0)
+        return out.read().decode("utf-8")
 
 
 def _check_loaded(exe: Path, cwd: Path, target) -> dict:
