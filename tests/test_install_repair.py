@@ -212,3 +212,22 @@ def test_status_of_a_repaired_install_is_clean(tmp_path, content_copy=None):
     info = inspect(target)
     assert info["installed"] and not info["modified"] and not info["missing"] and "error" not in info
     assert os.path.exists(target.config / "msd-core/.msd/manifest.copy.json")
+
+
+def test_a_config_folder_another_installer_creates_meanwhile_is_never_undone(tmp_path, monkeypatch):
+    """Two first installs at once: the one that loses the race to create the config folder
+    records nothing and removes nothing (it used to delete the winner's marker and folder)."""
+    from msd_core.install import ownership
+    from msd_core.paths import resolve_target
+
+    target = resolve_target("global", tmp_path / "cfg")
+    real_mkdir = os.mkdir
+
+    def rival_first(path, *a, **kw):  # the other installer creates the folder and its marker first
+        real_mkdir(path)
+        (target.config / ownership.MARKER).write_text('["%s"]' % target.config)
+        raise FileExistsError(17, "File exists", str(path))
+
+    monkeypatch.setattr(ownership.os, "mkdir", rival_first)
+    assert ownership.ensure_config(target) == []
+    assert target.config.is_dir() and (target.config / ownership.MARKER).is_file()

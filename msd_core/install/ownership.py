@@ -39,7 +39,9 @@ COPY_REL = "msd-core/.msd/manifest.copy.json"
 
 
 def ensure_config(target: Target) -> list[str]:
-    """Create the config folder if needed and write the marker; return the absolute folders created."""
+    """Create the config folder if needed and write the marker; return the absolute folders
+    this process created (deepest first). A folder another installer created meanwhile is
+    theirs to record: counting it here would let this run's clean-up remove their folder."""
     config = target.config
     if config.is_dir():
         return []
@@ -48,13 +50,26 @@ def ensure_config(target: Target) -> list[str]:
         if os.path.lexists(candidate):
             break
         missing.append(str(candidate))
-    try:
-        config.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise cannot_write(Path(missing[-1]).parent if missing else config, exc) from None
-    if missing:
-        _write_marker(config, missing)
-    return missing
+    if not missing:  # something that is not a folder is in the way: name it
+        try:
+            config.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise cannot_write(config, exc) from None
+        return []
+    made: list[str] = []
+    for d in reversed(missing):  # top-down
+        try:
+            os.mkdir(d)
+        except FileExistsError:
+            continue  # another process made it first
+        except OSError as exc:
+            undo_config(config, list(reversed(made)))
+            raise cannot_write(Path(d).parent, exc) from None
+        made.append(d)
+    made.reverse()  # deepest first: the order to remove them
+    if made:
+        _write_marker(config, made)
+    return made
 
 
 def marker_bytes(created: list[str]) -> bytes:
@@ -66,6 +81,8 @@ def _write_marker(config: Path, created: list[str]) -> None:
     the create and the write leaves an empty marker, which still says "msd created this folder"."""
     try:
         fd = os.open(config / MARKER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except FileExistsError:
+        return  # a concurrent first install recorded the folder it made; never undo theirs
     except OSError as exc:
         undo_config(config, created)
         raise cannot_write(config, exc) from None
