@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Callable
 
 from msd_core.errors import MsdError, OperationFailed, UsageError
+from msd_core.safe_read import kind
 
 DEFAULT_TIMEOUT = 1800.0  # seconds per agent step: a planning or commit step takes minutes; long waves: --timeout
 DEFAULT_MAX_STEPS = 200
@@ -146,19 +147,7 @@ def _clear(path: Path) -> str | None:
     if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
         path.unlink()
         return None
-    return f"{path} is {_kind(st.st_mode)}, not a regular file; remove it and run the chain again"
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISLNK(mode):
-        return "a symlink"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+    return f"{path} is {kind(st.st_mode)}, not a regular file; remove it and run the chain again"
 
 
 def _read_result(path: Path) -> tuple[dict | None, str | None]:
@@ -175,7 +164,7 @@ def _read_result(path: Path) -> tuple[dict | None, str | None]:
     except OSError as exc:
         return None, f"cannot read result file {path}: {exc.strerror}"
     if not stat.S_ISREG(st.st_mode):
-        return None, f"result file {path} is {_kind(st.st_mode)}, not a regular file; refusing to read it"
+        return None, f"result file {path} is {kind(st.st_mode)}, not a regular file; refusing to read it"
     try:
         data, _raw = read_json_object(path, "result file", 64 * 1024, hint="the agent must write one JSON object")
     except UsageError as exc:
