@@ -2,7 +2,8 @@
 
 Order: check the target -> take the lock -> recover an interrupted run -> read the manifest
 -> refuse a downgrade (unless --force) -> build the installed bytes from the content
--> plan verdicts -> plan settings.json -> stage + journal + swap (manifest last).
+-> plan verdicts -> plan settings.json -> stage + journal + swap (manifest last) -> the
+SessionStart hook that puts msd_run on the host's PATH (runner_hook.py).
 `dry_run` stops after planning and writes nothing.
 
 `repair` (`--repair`, also spelled `--force`): every shipped file is made byte-identical to
@@ -19,7 +20,7 @@ from typing import Callable
 
 from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError, UsageError
-from msd_core.install import origin, ownership
+from msd_core.install import origin, ownership, runner_hook
 from msd_core.install import txn
 from msd_core.install.lock import install_lock
 from msd_core.install.oserrors import environment_errors
@@ -206,6 +207,9 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
                 progress("write", done[0], total)
 
         txn.apply(target.config, changes, tick)
+    hook, hook_warnings = runner_hook.install_for_target(target, dry_run)  # after settings.json's own write
+    warnings.extend(hook_warnings)
+    changed = not changes.empty() or hook.get("action") in ("added", "updated")
     result.data = {
         "scope": target.scope,
         "target": str(target.config),
@@ -213,7 +217,7 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
         "previous_version": old.version if old else None,
         "source": source.label,
         "dry_run": dry_run,
-        "changed": not changes.empty(),
+        "changed": changed,
         "counts": plan.counts(),
         "files": [fv.to_json() for fv in plan.verdicts],
         "conflicts": [{"path": r, "new_version": r + ".msd-new"} for r in plan.conflicts],
@@ -221,6 +225,7 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
         "runtime": target.runtime,
         "settings": {"path": str(target.config / settings_mod.SETTINGS_REL) if settings_mod.SETTINGS_REL else None, "permission": settings_mod.PERMISSION, "action": settings_change.note},
         "skipped": skipped,
+        "runner_hook": hook,
     }
     if plan.conflicts:
         warnings.append(f"{len(plan.conflicts)} file(s) conflict with your edits: the new versions are beside them as <file>.msd-new")

@@ -6,6 +6,7 @@
 - backup folders (the only copy of edits that --force/--repair replaced): kept and named,
   removed only with --remove-backups (which also works after the install is gone)
 - settings.json: restored byte for byte when unchanged since msd's write, else just the entry removed
+- the SessionStart hook putting msd_run on PATH (runner_hook.py): exactly msd's entry removed
 - every folder msd created that is now empty: removed (the config folder too, if msd created it,
   also when it was created by a first install that was killed: ownership.py)
 All in one transaction, like install.
@@ -19,7 +20,7 @@ import os
 from msd_core import mcp_setup
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes
-from msd_core.install import ownership
+from msd_core.install import ownership, runner_hook
 from msd_core.install import txn
 from msd_core.install.installer import BACKUPS_PREFIX, MANIFEST_REL, _list_files, check_runtime
 from msd_core.install.lock import install_lock
@@ -101,8 +102,13 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     config = target.config
     manifest = _load(target)
     check_runtime(manifest, target)
+    # once the manifest is known to be usable, before settings.json's restore below
+    hook, hook_warnings = runner_hook.uninstall_for_target(target, dry_run=dry_run)
+    result.warnings.extend(hook_warnings)
     if manifest is None:
-        return _leftovers(target, remove_backups, dry_run, result)
+        out = _leftovers(target, remove_backups, dry_run, result)
+        out.data["runner_hook"] = hook
+        return out
     entries = []
     deletes: list[str] = []
     kept: list[str] = []
@@ -173,6 +179,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         **_backups_report(config, backups, remove_backups),
         "runtime": target.runtime,
         "settings": {"path": _settings_path(target), "action": sc.note},
+        "runner_hook": hook,
         "folders_left": left if not dry_run else [],
         "_created_config_dirs": created_config if not dry_run else [],
     }
