@@ -234,7 +234,7 @@ def test_dry_run_writes_no_hook(tmp_path, runner, content):
     t = resolve_target("global", tmp_path / "cfg")
     t.config.mkdir()
     res = install(t, source=content, dry_run=True)
-    assert res.data["runner_hook"]["action"] == "would update"
+    assert res.data["runner_hook"]["action"] == "added"  # what the install would do
     assert not (t.config / "settings.json").exists()
 
 

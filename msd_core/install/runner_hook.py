@@ -18,12 +18,16 @@ content's version. No hook when that msd_run does not exist (the install keeps w
 Where: a global install edits `<config>/settings.json` (a machine's own file); a local
 install edits `<project>/.claude/settings.local.json` (Claude Code's per-machine file), so
 the committed `.claude/settings.json` never names this machine's folder; when that file is
-ignored by git the install adds it to the clone's `.git/info/exclude` (never committed; the
-project's .gitignore is not edited) and warns only when that fails. Edits go through mcp_setup.edit_json
-(Claude Code's settings lock, atomic replace, every other key kept; a file that does not
-parse or is a symlink is left untouched with a one-line warning). msd's entry is the one whose
-command carries MARKER: re-install replaces only it (a new venv, a moved msd_run), uninstall
-removes only it and the `SessionStart` list / `hooks` object it leaves empty.
+not ignored by git the install adds it to the clone's `.git/info/exclude` (never committed;
+the project's .gitignore is not edited) and warns only when that fails. The edit is planned
+here and written by the install's own transaction (txn.py: a killed install is rolled back
+like every other file), every other key kept in its order and the file's indent kept; a file
+that does not parse, is not an object or is a symlink is left untouched with a one-line
+warning. msd's entry is the one whose command carries MARKER: re-install replaces only it (a
+new venv, a moved msd_run), uninstall removes only it and the `SessionStart` list / `hooks`
+object it leaves empty (and a settings.local.json msd created that is then empty). In
+settings.json the manifest's record of msd's write covers the hook too, so uninstall still
+restores the file byte for byte when nothing else changed it.
 
 Measured in Claude Code 2.1.332 (tests/host/test_runner_hook_host.py; claude started with
 PATH=/usr/local/bin:/usr/bin:/bin, msd_run elsewhere):
@@ -40,6 +44,7 @@ PATH=/usr/local/bin:/usr/bin:/bin, msd_run elsewhere):
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -188,55 +193,73 @@ def keep_out_of_git(path: Path) -> str | None:
     return None if ignored_by_git(path) else problem
 
 
-def install_for_target(target, dry_run: bool = False) -> tuple[dict, list[str]]:
-    """Add or update msd's hook for `target`: ({"path", "runner_dir", "action"}, warnings)."""
+def _serialise(obj: dict, like: bytes | None) -> bytes:
+    from msd_core.mcp_setup import _style
+
+    indent, newline = _style(like)
+    return (json.dumps(obj, indent=indent, ensure_ascii=False) + ("\n" if newline else "")).encode("utf-8")
+
+
+def read_current(target) -> bytes | None:
+    """The hook file's bytes now (None: absent); OperationFailed for a symlink or non-regular file."""
+    from msd_core.mcp_setup import _read
+
+    return _read(hook_file(target))
+
+
+def plan_add(target, base: bytes | None, old_record: dict | None) -> tuple[bytes | None, dict, dict | None, list[str]]:
+    """msd's hook added to `base`, the bytes the hook file has (or will have after this install's
+    settings.json change; None: absent). Returns (new bytes or None: nothing to write,
+    the result entry, the manifest record, warnings). Nothing here writes: the installer puts
+    the bytes into its transaction, so a killed install is rolled back like every other file."""
     from msd_core.errors import MsdError
-    from msd_core.mcp_setup import edit_json, precheck
+    from msd_core.mcp_setup import _apply, _parse
 
     if not applies(target):
-        return {"action": "not applicable"}, []
+        return None, {"action": "not applicable"}, None, []
     path = hook_file(target)
     runner = runner_path.own_runner()
     if not runner.exists():
-        return {"path": str(path), "action": "skipped (no msd_run beside this msd)"}, []
-    command = command_for(runner.parent)
+        return None, {"path": str(path), "action": "skipped (no msd_run beside this msd)"}, old_record, []
     out = {"path": str(path), "runner_dir": str(runner.parent)}
+    record = {"path": path.name, "created_file": base is None or bool((old_record or {}).get("created_file"))}
     try:
-        if dry_run:
-            out["action"] = "would update" if precheck(path, _add(command)) else "present"
-        else:
-            out["action"] = edit_json(path, _add(command))
-            if out["action"] == "unchanged":
-                out["action"] = "present"
+        obj = _parse(path, base)
+        note = _apply(path, _add(command_for(runner.parent)), obj)
     except MsdError as exc:
         out["action"] = "skipped"
-        return out, [f"{exc.message}; the SessionStart hook that puts msd_run on the host's PATH was not added"]
-    problem = keep_out_of_git(path) if target.scope == "local" and not dry_run else None
-    return out, [problem] if problem else []
+        return None, out, old_record, [f"{exc.message}; the SessionStart hook that puts msd_run on the host's PATH was not added"]
+    out["action"] = note or "present"
+    return (_serialise(obj, base) if note else None), out, record, []
 
 
-def uninstall_for_target(target, dry_run: bool = False) -> tuple[dict, list[str]]:
-    """Remove exactly msd's hook (nothing of the user's): ({"path", "action"}, warnings)."""
+def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes | None, bool, dict, list[str]]:
+    """msd's hook removed from `base` (the hook file's bytes, or what uninstall's settings.json
+    change leaves). Returns (new bytes or None, delete the file?, the result entry, warnings).
+    The file is deleted only when msd created it and nothing else is left in it."""
     from msd_core.errors import MsdError
-    from msd_core.mcp_setup import edit_json, precheck
+    from msd_core.mcp_setup import _parse
 
     if not applies(target):
-        return {"action": "not applicable"}, []
+        return None, False, {"action": "not applicable"}, []
     path = hook_file(target)
     out = {"path": str(path)}
-    if not os.path.lexists(path):
+    if base is None:
         out["action"] = "absent"
-        return out, []
+        return None, False, out, []
     try:
-        if dry_run:
-            out["action"] = "would remove" if precheck(path, _remove) else "absent"
-        else:
-            note = edit_json(path, _remove, delete_if_empty=target.scope == "local")
-            out["action"] = "absent" if note == "unchanged" else note
+        obj = _parse(path, base)
+        note = _remove(obj)
     except MsdError as exc:
         out["action"] = "skipped"
-        return out, [f"{exc.message}; remove the SessionStart hook whose command ends with `# {MARKER}` by hand"]
-    return out, []
+        return None, False, out, [f"{exc.message}; remove the SessionStart hook whose command ends with `# {MARKER}` by hand"]
+    if note is None:
+        out["action"] = "absent"
+        return None, False, out, []
+    out["action"] = note
+    if not obj and isinstance(record, dict) and record.get("created_file") and path.name == LOCAL_FILE:
+        return None, True, out, []
+    return _serialise(obj, base), False, out, []
 
 
 def status_of(target) -> dict:

@@ -102,13 +102,8 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     config = target.config
     manifest = _load(target)
     check_runtime(manifest, target)
-    # once the manifest is known to be usable, before settings.json's restore below
-    hook, hook_warnings = runner_hook.uninstall_for_target(target, dry_run=dry_run)
-    result.warnings.extend(hook_warnings)
     if manifest is None:
-        out = _leftovers(target, remove_backups, dry_run, result)
-        out.data["runner_hook"] = hook
-        return out
+        return _leftovers(target, remove_backups, dry_run, result)
     entries = []
     deletes: list[str] = []
     kept: list[str] = []
@@ -149,6 +144,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         changes.puts[settings_mod.SETTINGS_REL] = sc.new_bytes
     if sc.delete:
         changes.deletes.append(settings_mod.SETTINGS_REL)
+    hook = _plan_hook_removal(target, manifest, settings_mod, sc, changes, result.warnings)
     if keep_marker:
         changes.puts[ownership.MARKER] = ownership.marker_bytes(created_config)
     gone = set(changes.deletes)
@@ -190,6 +186,35 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         result.warnings.append(f"{len(backups)} backup folder(s) holding your replaced edits were kept "
                                f"(`{command_for('uninstall', config, target.scope, REMOVE_BACKUPS_FLAG)}` deletes them)")
     return result
+
+
+def _plan_hook_removal(target: Target, manifest: Manifest, settings_mod, sc, changes: txn.Changes, warnings: list[str]) -> dict:
+    """Remove msd's SessionStart hook (runner_hook.py) in the same transaction, on top of what the
+    settings.json change leaves when both live in that file."""
+    from msd_core.errors import MsdError
+
+    if not runner_hook.applies(target):
+        return {"action": "not applicable"}
+    rel = runner_hook.hook_file(target).name
+    if rel == settings_mod.SETTINGS_REL and sc.delete:
+        return {"path": str(target.config / rel), "action": "removed"}
+    if rel == settings_mod.SETTINGS_REL and sc.new_bytes is not None:
+        base = sc.new_bytes
+    else:
+        try:
+            base = runner_hook.read_current(target)
+        except MsdError as exc:
+            warnings.append(f"{exc.message}; remove the SessionStart hook whose command ends with `# {runner_hook.MARKER}` by hand")
+            return {"path": str(target.config / rel), "action": "skipped"}
+    new, delete, entry, warns = runner_hook.plan_remove(target, base, manifest.extra.get("runner_hook"))
+    warnings.extend(warns)
+    if rel == settings_mod.SETTINGS_REL and sc.note == "restored" and entry["action"] == "absent":
+        entry["action"] = "removed"  # the restored bytes are the ones before msd's write
+    if new is not None:
+        changes.puts[rel] = new
+    if delete:
+        changes.deletes.append(rel)
+    return entry
 
 
 def _settings_path(target: Target) -> str | None:
