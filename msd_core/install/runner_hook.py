@@ -37,7 +37,9 @@ PATH=/usr/local/bin:/usr/bin:/bin, msd_run elsewhere):
   hook it is refused with `msd_run: command not found`), the model's Bash call
   `msd_run ...` succeeds and the `Bash(msd_run *)` rule still allows it (no denial), and a
   subagent's Bash call (Agent tool, run_in_background false) sees the same PATH;
-- hooks are read from `.claude/settings.local.json` as from `settings.json`;
+- hooks are read from `.claude/settings.local.json` as from `settings.json`, in `-p` mode
+  also before the folder is trusted (the project's `Bash(msd_run *)` rule then applies only
+  once it is trusted: `hasTrustDialogAccepted` in ~/.claude.json);
 - with CLAUDE_ENV_FILE unset (as in a host without the feature) the command exits 0 and
   writes nothing to stderr (tests/test_runner_hook.py runs it under sh and bash).
 """
