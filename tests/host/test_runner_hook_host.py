@@ -24,12 +24,6 @@ def prepare(host) -> None:
         subprocess.run(["git", "init", "-q", str(host.project)], check=True)
 
 
-def drop_hook(settings) -> None:
-    obj = json.loads(settings.read_text())
-    del obj["hooks"]
-    settings.write_text(json.dumps(obj, indent=2) + "\n")
-
-
 def sent(run: hostkit.HostRun) -> str:
     return "\n".join(hostkit.request_text(b) for b in run.model_requests)
 
@@ -67,7 +61,8 @@ def test_global_install_hook_gives_skills_agent_and_subagents_msd_run(host_globa
 def test_without_the_hook_the_same_launch_cannot_reach_msd_run(host_global):
     host = host_global
     prepare(host)
-    drop_hook(host.config_dir / "settings.json")
+    assert "hooks" in json.loads((host.config_dir / "settings.json").read_text())
+    host.drop_runner_hook()
     run = host.run("/msd-plan-phase 01", SCRIPT[:1] + SCRIPT[-1:], path=[])
     assert run.returncode == 0, run.stderr
     assert PART_MARK not in run.first_user_text and NOT_FOUND in run.first_user_text
@@ -91,6 +86,6 @@ def test_local_install_hook_in_settings_local_json_is_read_by_the_host(host_loca
     run = host.run("/msd-plan-phase 01", SCRIPT[:1] + SCRIPT[-1:], path=[])
     assert PART_MARK in run.first_user_text and run.permission_denials == []
     assert [err for _, err in bash_results(run)] == [False]
-    drop_hook(host.project / ".claude" / "settings.local.json")
+    host.drop_runner_hook()
     bare = host.run("/msd-plan-phase 01", [{"text": "done"}], path=[])
     assert PART_MARK not in bare.first_user_text and NOT_FOUND in bare.first_user_text
