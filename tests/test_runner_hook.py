@@ -243,3 +243,19 @@ def test_other_runtimes_get_no_hook(tmp_path, runner, content):
     res = install(t, source=content)
     assert res.data["runner_hook"] == {"action": "not applicable"}
     assert not any(os.path.basename(p) == "settings.local.json" for p in map(str, t.config.rglob("*")))
+
+
+def test_a_repository_created_after_a_local_install_is_reported_and_reinstall_excludes_the_file(tmp_path, runner, content):
+    if not shutil.which("git"):
+        pytest.skip("git not installed")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    t = resolve_target("local", project_dir=proj)
+    install(t, source=content)  # no repository yet: nothing to exclude
+    assert local_status(proj)["runner_hook"]["ok"] is True
+    subprocess.run(["git", "init", "-q", str(proj)], check=True)
+    hook = local_status(proj)["runner_hook"]
+    assert not hook["ok"] and hook["problem"].startswith(f"{t.config / 'settings.local.json'} names this machine's msd_run "
+                                                         "folder and git does not ignore it; run `msd install --local")
+    install(t, source=content)
+    assert local_status(proj)["runner_hook"]["ok"] is True
