@@ -259,3 +259,12 @@ def test_a_repository_created_after_a_local_install_is_reported_and_reinstall_ex
                                                          "folder and git does not ignore it; run `msd install --local")
     install(t, source=content)
     assert local_status(proj)["runner_hook"]["ok"] is True
+
+
+def test_uninstall_after_an_edit_deletes_the_settings_file_msd_created_when_nothing_is_left(tmp_path, runner, content):
+    t = resolve_target("global", tmp_path / "cfg")
+    install(t, source=content)
+    settings = t.config / "settings.json"
+    settings.write_text(json.dumps(json.loads(settings.read_text())))  # reformatted by another tool: no byte restore
+    uninstall(t)
+    assert not settings.exists()

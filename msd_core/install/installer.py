@@ -92,7 +92,8 @@ def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_chang
         warnings.append(f"{exc.message}; the SessionStart hook that puts msd_run on the host's PATH was not added")
         return None, {"path": str(target.config / rel), "action": "skipped"}
     base = settings_change.new_bytes if same and settings_change.new_bytes is not None else disk
-    new, entry, record, warns = runner_hook.plan_add(target, base, old_record if isinstance(old_record, dict) else None)
+    new, entry, record, warns = runner_hook.plan_add(target, base, old_record if isinstance(old_record, dict) else None,
+                                                     existed=disk is not None)
     warnings.extend(warns)
     if new is not None and same and isinstance(settings_change.record, dict) \
             and settings_change.record.get("written_sha256") == sha256_bytes(base or b""):

@@ -25,7 +25,7 @@ like every other file), every other key kept in its order and the file's indent 
 that does not parse, is not an object or is a symlink is left untouched with a one-line
 warning. msd's entry is the one whose command carries MARKER: re-install replaces only it (a
 new venv, a moved msd_run), uninstall removes only it and the `SessionStart` list / `hooks`
-object it leaves empty (and a settings.local.json msd created that is then empty). In
+object it leaves empty (and the file, when msd created it and nothing is left in it). In
 settings.json the manifest's record of msd's write covers the hook too, so uninstall still
 restores the file byte for byte when nothing else changed it.
 
@@ -209,7 +209,7 @@ def read_current(target) -> bytes | None:
     return _read(hook_file(target))
 
 
-def plan_add(target, base: bytes | None, old_record: dict | None) -> tuple[bytes | None, dict, dict | None, list[str]]:
+def plan_add(target, base: bytes | None, old_record: dict | None, existed: bool | None = None) -> tuple[bytes | None, dict, dict | None, list[str]]:
     """msd's hook added to `base`, the bytes the hook file has (or will have after this install's
     settings.json change; None: absent). Returns (new bytes or None: nothing to write,
     the result entry, the manifest record, warnings). Nothing here writes: the installer puts
@@ -224,7 +224,8 @@ def plan_add(target, base: bytes | None, old_record: dict | None) -> tuple[bytes
     if not runner.exists():
         return None, {"path": str(path), "action": "skipped (no msd_run beside this msd)"}, old_record, []
     out = {"path": str(path), "runner_dir": str(runner.parent)}
-    record = {"path": path.name, "created_file": base is None or bool((old_record or {}).get("created_file"))}
+    existed = base is not None if existed is None else existed  # the file was there before this install
+    record = {"path": path.name, "created_file": not existed or bool((old_record or {}).get("created_file"))}
     try:
         obj = _parse(path, base)
         note = _apply(path, _add(command_for(runner.parent)), obj)
@@ -259,7 +260,7 @@ def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes 
         out["action"] = "absent"
         return None, False, out, []
     out["action"] = note
-    if not obj and isinstance(record, dict) and record.get("created_file") and path.name == LOCAL_FILE:
+    if not obj and isinstance(record, dict) and record.get("created_file"):
         return None, True, out, []
     return _serialise(obj, base), False, out, []
 

@@ -213,6 +213,7 @@ def _plan_hook_removal(target: Target, manifest: Manifest, settings_mod, sc, cha
     if new is not None:
         changes.puts[rel] = new
     if delete:
+        changes.puts.pop(rel, None)
         changes.deletes.append(rel)
     return entry
 
