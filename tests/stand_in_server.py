@@ -1,4 +1,4 @@
-"""What every stand-in model API in the tests shares.
+"""What every stand-in model API in the tests shares, server side and test side.
 
 The stand-ins (tests/host/model_server.py for Claude Code, tests/runtimes/openai_server.py for
 OpenCode and Codex, tests/runtimes/gemini_server.py for Gemini) run as child processes in an
@@ -13,6 +13,10 @@ Server side:
   takes (--record, --port-file, --lifetime) and the loop: listen on 127.0.0.1 on an ephemeral
   port, write the port to --port-file (atomically) once listening, exit after --lifetime s.
 
+Test side:
+- `start(server, record, port_file, lifetime, *extra)`: the server as a child process;
+  (process, port) once it listens, RuntimeError with its stderr when it exits or stays silent.
+- `stop(process)`, `records(record)`: stop it by its pid; the requests it recorded.
 """
 
 from __future__ import annotations
@@ -20,9 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 MAX_BODY = 64 * 1024 * 1024
 
@@ -101,3 +109,49 @@ def serve(handler: type[BaseHTTPRequestHandler], port_file: str, lifetime: float
     finally:
         server.server_close()
     return 0
+
+
+# --------------------------------------------------------------------------- test side
+
+
+def start(server: Path, record: Path, port_file: Path, lifetime: float, *extra: str,
+          timeout: float = 20) -> tuple[subprocess.Popen, int]:
+    """Run stand-in `server` (a script path) as a child process; (process, port) once it listens.
+    Its stderr goes to <port_file>.stderr, quoted in the RuntimeError when it exits first."""
+    port_file = Path(port_file)
+    port_file.unlink(missing_ok=True)
+    err_path = port_file.with_name(port_file.name + ".stderr")
+    with open(err_path, "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-I", str(server), "--record", str(record), "--port-file", str(port_file),
+             "--lifetime", str(lifetime), *extra],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+        )
+    deadline = time.monotonic() + timeout
+    while not port_file.exists():
+        if proc.poll() is not None:
+            raise RuntimeError(f"{Path(server).stem} exited: {err_path.read_text(errors='replace').strip()}")
+        if time.monotonic() > deadline:
+            stop(proc)
+            raise RuntimeError(f"{Path(server).stem} did not start within {timeout:g}s")
+        time.sleep(0.02)
+    return proc, int(port_file.read_text())
+
+
+def stop(proc: subprocess.Popen | None) -> None:
+    """SIGTERM by its pid, SIGKILL when it has not exited within 5 s."""
+    if proc and proc.poll() is None:
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+
+
+def records(record: Path) -> list[dict]:
+    """The requests a stand-in recorded, oldest first ([] before the first)."""
+    record = Path(record)
+    if not record.exists():
+        return []
+    return [json.loads(line) for line in record.read_text().splitlines() if line.strip()]

@@ -1,32 +1,38 @@
-"""The stand-in OpenAI API (tests/runtimes/openai_server.py) as a fixture helper."""
+"""The stand-in model APIs of the runtime tests (openai_server.py for OpenCode and Codex,
+gemini_server.py for Gemini) as context managers; started and stopped by tests/stand_in_server.py."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
-SERVER = Path(__file__).with_name("openai_server.py")
+import stand_in_server
+
+HERE = Path(__file__).resolve().parent
+
+
+@contextmanager
+def _api(server: str, folder: Path, prefix: str):
+    record, port_file = folder / f"{prefix}requests.jsonl", folder / f"{prefix}port"
+    proc, port = stand_in_server.start(HERE / server, record, port_file, 240)
+    try:
+        yield f"http://127.0.0.1:{port}", record
+    finally:
+        stand_in_server.stop(proc)
 
 
 @contextmanager
 def openai_api(folder: Path):
-    """Yield (base URL ending in /v1, record path); the server is killed on exit."""
-    record, port_file = folder / "openai-requests.jsonl", folder / "openai-port"
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--record", str(record), "--port-file", str(port_file), "--lifetime", "240"])
-    try:
-        for _ in range(100):
-            if port_file.exists():
-                break
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port_file.read_text()}/v1", record
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
+    """Yield (base URL ending in /v1, record path); the server is stopped on exit."""
+    with _api("openai_server.py", folder, "openai-") as (url, record):
+        yield f"{url}/v1", record
 
 
-def requests(record: Path) -> list[dict]:
-    return [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []
+@contextmanager
+def gemini_api(folder: Path):
+    """Yield (base URL, record path); the server is stopped on exit."""
+    with _api("gemini_server.py", folder, "gemini-") as (url, record):
+        yield url, record
+
+
+requests = stand_in_server.records
