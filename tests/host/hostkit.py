@@ -198,6 +198,14 @@ class ModelServer:
         self.stop()
 
 
+def bash(command: str, when: str | None = None) -> dict:
+    """A script turn that runs one Bash command; `when`: only once what came back contains it."""
+    turn = {"tool_use": [{"name": "Bash", "input": {"command": command, "description": "msd step"}}]}
+    if when is not None:
+        turn["when"] = when
+    return turn
+
+
 # --------------------------------------------------------------------------- one CLI run
 
 
