@@ -14,7 +14,6 @@ model; anything else gets `{}`. Every answer is the text REPLY and ends the turn
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
