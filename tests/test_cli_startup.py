@@ -14,7 +14,8 @@ PROBE = r"""
 import io, os, sys, contextlib
 sys.argv = ["msd"] + sys.argv[1:]
 from msd_core.cli.app import main, build_app
-run = (lambda: build_app()()) if os.environ.get("PROBE_TYPER") else main
+from msd_core.cli.helpstyle import run_typer
+run = (lambda: sys.exit(run_typer(build_app(), sys.argv[1:]))) if os.environ.get("PROBE_TYPER") else main
 out = io.StringIO()
 code = 0
 with contextlib.redirect_stdout(out):

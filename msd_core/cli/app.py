@@ -29,17 +29,33 @@ SUBCOMMAND_MODULES = [
 ]
 
 
+EXAMPLES = (
+    "\b\nExamples:\n"
+    "  msd install --global              install for every project (~/.claude)\n"
+    "  msd status                        what is installed, and whether msd_run is reachable\n"
+    "  msd config set mode yolo          change one project setting (`msd config list` shows all)\n"
+    "  msd init new-project --defaults   write .planning/config.json without asking\n"
+    "  msd uninstall --global --dry-run  what uninstall would remove\n"
+    "\nEvery command takes -h/--help; commands that report take --json. "
+    "Exit codes: 0 ok, 1 failed, 2 bad usage, 3 integrity failure, 4 lock timeout."
+)
+
+
 def build_app():
     """The typer app with every subcommand module registered."""
     import typer
 
+    from msd_core.cli.helpstyle import tidy
+
+    tidy()
     app = typer.Typer(
         name="msd",
         help="msd-core: spec-driven development for coding agents. Install the content, manage config, check and benchmark it.",
+        epilog=EXAMPLES,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
-        context_settings={"help_option_names": ["-h", "--help"]},
+        context_settings={"help_option_names": ["-h", "--help"], "show_default": True},
     )
 
     def _version_callback(value: bool) -> None:
@@ -147,6 +163,7 @@ def main() -> None:
     app = __getattr__("app")
     code = direct(app, argv)
     if code is None:
-        app()
-    else:
-        sys.exit(code)
+        from msd_core.cli.helpstyle import run_typer
+
+        code = run_typer(app, argv)
+    sys.exit(code)

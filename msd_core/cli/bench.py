@@ -88,11 +88,11 @@ def _human(report: dict, comparison: dict | None) -> None:
 def tokens(
     json_output: bool = typer.Option(False, "--json", help="Print the report as JSON (the baseline format)."),
     compare: bool = typer.Option(False, "--compare", help="Show per-file and per-command deltas against the baseline."),
-    baseline: Path = typer.Option(DEFAULT_BASELINE, "--baseline", help="Baseline JSON to compare against."),
-    root: Optional[Path] = typer.Option(None, "--root", help="A content tree laid out like msd_core/content (default: the shipped one)."),
+    baseline: Path = typer.Option(DEFAULT_BASELINE, "--baseline", metavar="FILE", help="Baseline JSON to compare against."),
+    root: Optional[Path] = typer.Option(None, "--root", metavar="DIR", help="A content tree laid out like msd_core/content (default: the shipped one)."),
     history: bool = typer.Option(False, "--history", help="Add SUMMARY vs history-digest tokens for each corpus tree."),
-    corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus of .planning trees for --history (default ../shared/corpus/planning)."),
-    write_docs: Optional[Path] = typer.Option(None, "--write-docs", help="Regenerate the 'Context budget' section of this markdown file."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", metavar="DIR", help="Corpus of .planning trees for --history (default ../shared/corpus/planning)."),
+    write_docs: Optional[Path] = typer.Option(None, "--write-docs", metavar="FILE", help="Regenerate the 'Context budget' section of this markdown file (default: none)."),
 ) -> None:
     """Proxy tokens per command of the window the host renders (compact off and on), per agent and per file."""
     from msd_core.bench import tokenizer

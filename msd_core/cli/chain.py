@@ -20,18 +20,18 @@ def register(app: typer.Typer) -> None:
 
 @errors_to_exit
 def chain(
-    workflow: str = typer.Argument(..., help="the flow to run, e.g. plan-phase"),
-    agent: Optional[str] = typer.Option(None, "--agent", help="an agent preset: claude (headless, with the narrowest permissions each step needs)"),
-    agent_cmd: Optional[str] = typer.Option(None, "--agent-cmd", help='any other agent command, started once per step with the brief on stdin, e.g. "my-agent --headless"'),
-    allow: List[str] = typer.Option([], "--allow", help="with --agent: one more permission rule for every step, e.g. 'Bash(npm test)' (repeatable)"),
+    workflow: str = typer.Argument(..., metavar="WORKFLOW", help="the flow to run, e.g. plan-phase"),
+    agent: Optional[str] = typer.Option(None, "--agent", metavar="NAME", help="an agent preset: claude (headless, with the narrowest permissions each step needs)"),
+    agent_cmd: Optional[str] = typer.Option(None, "--agent-cmd", metavar="CMD", help='any other agent command, started once per step with the brief on stdin, e.g. "my-agent --headless"'),
+    allow: List[str] = typer.Option([], "--allow", metavar="RULE", help="with --agent: one more permission rule for every step, e.g. 'Bash(npm test)' (repeatable)"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the plan from the current step, with each agent step's command line; run nothing"),
     prompt_file: bool = typer.Option(False, "--prompt-file", help="write the brief to a file and pass one line telling the agent to read it (after --, or in place of {prompt})"),
-    var: List[str] = typer.Option([], "--var", help="a flow input, e.g. phase=02 (repeatable)"),
-    cwd: Optional[str] = typer.Option(None, "--cwd", help="the project folder (default: the current directory)"),
-    root: Optional[str] = typer.Option(None, "--root", help="the installed msd-core folder (default: the global install)"),
-    flows_dir: Optional[str] = typer.Option(None, "--flows-dir", help="development option: read flows from this folder (unverified)"),
-    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=1.0, help="seconds one agent step may run; then it and everything it started are ended"),
-    max_steps: int = typer.Option(DEFAULT_MAX_STEPS, "--max-steps", min=1, help="stop after this many steps"),
+    var: List[str] = typer.Option([], "--var", metavar="NAME=VALUE", help="a flow input, e.g. phase=02 (repeatable)"),
+    cwd: Optional[str] = typer.Option(None, "--cwd", metavar="DIR", help="the project folder (default: the current directory)"),
+    root: Optional[str] = typer.Option(None, "--root", metavar="DIR", help="the installed msd-core folder (default: the global install)"),
+    flows_dir: Optional[str] = typer.Option(None, "--flows-dir", metavar="DIR", help="development option: read flows from this folder (unverified)"),
+    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=1.0, metavar="SECONDS", help="seconds one agent step may run; then it and everything it started are ended"),
+    max_steps: int = typer.Option(DEFAULT_MAX_STEPS, "--max-steps", min=1, metavar="N", help="stop after this many steps"),
     json_output: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
     """Run WORKFLOW's flow: each agent step starts the agent once; stop at the first failure."""

@@ -18,8 +18,8 @@ def register(app: typer.Typer) -> None:
     @check_app.command("content")
     @errors_to_exit
     def content(
-        root: Optional[str] = typer.Option(None, "--root", help="A content tree laid out like msd_core/content (default: the shipped one)."),
-        base: Optional[str] = typer.Option(None, "--base", help="Git revision to compare against: split completeness, protected text, boundary moves, tiers."),
+        root: Optional[str] = typer.Option(None, "--root", metavar="DIR", help="A content tree laid out like msd_core/content (default: the shipped one)."),
+        base: Optional[str] = typer.Option(None, "--base", metavar="REV", help="Git revision (commit, branch or tag) to compare against; default: none. Adds split completeness, protected text, boundary moves, tiers."),
         json_output: bool = typer.Option(False, "--json", help="Print the versioned JSON envelope."),
         write: bool = typer.Option(False, "--write", help="Regenerate registry.json and docs/INVENTORY.md first, and report what was written."),
     ) -> None:

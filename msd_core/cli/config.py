@@ -20,24 +20,34 @@ def _raw(value) -> str:
     return raw_text(value)
 
 
+def _folder(cwd: Optional[str]) -> Optional[str]:
+    """--cwd as given when it is an existing folder; exit 2 otherwise (msd_run config's check)."""
+    if cwd is None:
+        return None
+    from msd_core.run.argtypes import existing_folder
+
+    return existing_folder(cwd, "--cwd")
+
+
 def register(app: typer.Typer) -> None:
     """Add `msd config ...` to the `msd` app."""
     config_app = typer.Typer(
         help="Read and change the project's .planning/config.json (project > user defaults > schema default).",
         no_args_is_help=True,
     )
-    cwd_opt = typer.Option(None, "--cwd", help="Project folder (default: the current folder; found by walking up).")
+    cwd_opt = typer.Option(None, "--cwd", metavar="DIR", help="Project folder (default: the current folder; found by walking up).")
     json_opt = typer.Option(False, "--json", help="Print the versioned JSON envelope.")
 
     @config_app.command("get")
     @errors_to_exit
     def get(
-        key: str = typer.Argument(..., help="Dotted key, e.g. workflow.research."),
-        default: Optional[str] = typer.Option(None, "--default", help="Value when no file sets the key."),
+        key: str = typer.Argument(..., metavar="KEY", help="Dotted key, e.g. workflow.research."),
+        default: Optional[str] = typer.Option(None, "--default", metavar="VALUE", help="Value when no file sets the key (instead of the schema default)."),
         cwd: Optional[str] = cwd_opt,
         json_output: bool = json_opt,
     ) -> None:
         """Print a key's effective value and where it comes from."""
+        cwd = _folder(cwd)
         from msd_core.config import store
         from msd_core.run.cmd_config import _parse_default
 
@@ -52,13 +62,14 @@ def register(app: typer.Typer) -> None:
     @config_app.command("set")
     @errors_to_exit
     def set_(
-        key: str = typer.Argument(..., help="Dotted key, e.g. workflow.compact_content."),
-        value: str = typer.Argument(..., help="New value, coerced by the key's type (true/false, numbers, enum words)."),
+        key: str = typer.Argument(..., metavar="KEY", help="Dotted key, e.g. workflow.compact_content."),
+        value: str = typer.Argument(..., metavar="VALUE", help="New value, coerced by the key's type (true/false, numbers, enum words)."),
         create: bool = typer.Option(False, "--create", help="Create .planning/config.json here when no project is found."),
         cwd: Optional[str] = cwd_opt,
         json_output: bool = json_opt,
     ) -> None:
         """Set a key in the project's config.json (other keys and their order are kept)."""
+        cwd = _folder(cwd)
         from msd_core.config import store
 
         out = store.set_value(key, value, cwd, create=create)
@@ -73,11 +84,12 @@ def register(app: typer.Typer) -> None:
     @config_app.command("unset")
     @errors_to_exit
     def unset(
-        key: str = typer.Argument(..., help="Dotted key to remove from the project's config.json."),
+        key: str = typer.Argument(..., metavar="KEY", help="Dotted key to remove from the project's config.json."),
         cwd: Optional[str] = cwd_opt,
         json_output: bool = json_opt,
     ) -> None:
         """Remove a key from the project's config.json (its default applies again)."""
+        cwd = _folder(cwd)
         from msd_core.config import store
 
         out = store.unset_value(key, cwd)
@@ -89,6 +101,7 @@ def register(app: typer.Typer) -> None:
     @errors_to_exit
     def list_(cwd: Optional[str] = cwd_opt, json_output: bool = json_opt) -> None:
         """Every key with its effective value and source; keys msd does not know are kept and shown."""
+        cwd = _folder(cwd)
         from msd_core.config import store
 
         entries = store.list_entries(cwd)
@@ -118,6 +131,7 @@ def register(app: typer.Typer) -> None:
         json_output: bool = json_opt,
     ) -> None:
         """Move an old `depth` to `granularity`; list keys msd no longer reads (they stay in the file)."""
+        cwd = _folder(cwd)
         from msd_core.config.migrate import migrate as run_migrate
 
         out = run_migrate(cwd, check=check)

@@ -22,16 +22,16 @@ def register(app: typer.Typer) -> None:
 
 @errors_to_exit
 def new_project(
-    mode: Optional[str] = typer.Option(None, "--mode", help="interactive | yolo"),
-    granularity: Optional[str] = typer.Option(None, "--granularity", help="coarse | standard | fine"),
-    parallelization: Optional[bool] = typer.Option(None, "--parallelization/--no-parallelization", help="run independent plans in parallel"),
-    compact: Optional[bool] = typer.Option(None, "--compact/--no-compact", help="workflow.compact_content: run on spines alone"),
-    research: Optional[bool] = typer.Option(None, "--research/--no-research", help="research before planning"),
-    plan_check: Optional[bool] = typer.Option(None, "--plan-check/--no-plan-check", help="check plans before executing"),
-    verifier: Optional[bool] = typer.Option(None, "--verifier/--no-verifier", help="verify each phase after executing"),
-    commit_docs: Optional[bool] = typer.Option(None, "--commit-docs/--no-commit-docs", help="commit .planning/ docs to git"),
-    use_defaults: bool = typer.Option(False, "--defaults", help="answer every question not given as a flag with its default"),
-    cwd: Optional[str] = typer.Option(None, "--cwd", help="the project folder (default: the current directory)"),
+    mode: Optional[str] = typer.Option(None, "--mode", metavar="interactive|yolo", help="interactive asks before each gate; yolo runs gates without asking. Default: interactive"),
+    granularity: Optional[str] = typer.Option(None, "--granularity", metavar="coarse|standard|fine", help="how finely the roadmap is cut into phases and plans. Default: standard"),
+    parallelization: Optional[bool] = typer.Option(None, "--parallelization/--no-parallelization", help="run independent plans in parallel. Default: on"),
+    compact: Optional[bool] = typer.Option(None, "--compact/--no-compact", help="workflow.compact_content: run on spines alone. Default: off"),
+    research: Optional[bool] = typer.Option(None, "--research/--no-research", help="research before planning. Default: on"),
+    plan_check: Optional[bool] = typer.Option(None, "--plan-check/--no-plan-check", help="check plans before executing. Default: on"),
+    verifier: Optional[bool] = typer.Option(None, "--verifier/--no-verifier", help="verify each phase after executing. Default: on"),
+    commit_docs: Optional[bool] = typer.Option(None, "--commit-docs/--no-commit-docs", help="commit .planning/ docs to git. Default: on"),
+    use_defaults: bool = typer.Option(False, "--defaults", help="answer every question not given as a flag with its default (the project's current value, else your user defaults, else the Default shown)"),
+    cwd: Optional[str] = typer.Option(None, "--cwd", metavar="DIR", help="the project folder (default: the current directory)"),
     json_output: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Ask (or take from flags) the project settings and write .planning/config.json."""

@@ -260,6 +260,8 @@ def _install_one(verb, target, dry_run, force, json_output, allow_symlink, conte
     return result
 
 
+CONFIG_DIR_HELP = ("Use this Claude config folder instead of the scope's own (~/.claude or $CLAUDE_CONFIG_DIR for --global, "
+                   "./.claude for --local); still give --global or --local.")
 GLOBAL_HELP = "Install into the global Claude config folder (--config-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude)."
 LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
 
@@ -272,14 +274,14 @@ def register(app: typer.Typer) -> None:
         def command(
             global_: bool = typer.Option(False, "--global", "-g", help=GLOBAL_HELP),
             local: bool = typer.Option(False, "--local", "-l", help=LOCAL_HELP),
-            config_dir: Optional[str] = typer.Option(None, "--config-dir", help="Use this Claude config folder."),
+            config_dir: Optional[str] = typer.Option(None, "--config-dir", metavar="DIR", help=CONFIG_DIR_HELP),
             dry_run: bool = typer.Option(False, "--dry-run", help="Report the verdicts; write nothing."),
             repair: bool = typer.Option(False, "--repair", help="Restore every shipped file that is missing or modified (modified ones are saved to a backup folder first, each reported) and rebuild a corrupt manifest."),
             force: bool = typer.Option(False, "--force", help="The same as --repair (replace files you edited after saving them to a backup folder)."),
             json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result with every per-file verdict."),
             allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Install through a config folder that is a symlink."),
             content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
-            runtime: Optional[str] = typer.Option(None, "--runtime", help=RUNTIME_HELP),
+            runtime: Optional[str] = typer.Option(None, "--runtime", metavar="NAMES", help=RUNTIME_HELP),
         ) -> None:
             _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime)
 
@@ -294,13 +296,13 @@ def register(app: typer.Typer) -> None:
     def uninstall_cmd(
         global_: bool = typer.Option(False, "--global", "-g", help="Remove the global install."),
         local: bool = typer.Option(False, "--local", "-l", help="Remove ./.claude's install."),
-        config_dir: Optional[str] = typer.Option(None, "--config-dir", help="Use this Claude config folder."),
+        config_dir: Optional[str] = typer.Option(None, "--config-dir", metavar="DIR", help=CONFIG_DIR_HELP),
         force: bool = typer.Option(False, "--force", help="Also remove files you edited (an edited .msd-new file and the backup folders are still kept)."),
         remove_backups: bool = typer.Option(False, "--remove-backups", help="Also delete msd's backup folders (the saved copies of edits that --repair/--force replaced); works after an uninstall too."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Report what would be removed; change nothing."),
         json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
         allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Work through a config folder that is a symlink."),
-        runtime: Optional[str] = typer.Option(None, "--runtime", help=RUNTIME_HELP),
+        runtime: Optional[str] = typer.Option(None, "--runtime", metavar="NAMES", help=RUNTIME_HELP),
     ) -> None:
         """Remove exactly the files msd installed; keep (and list) the ones you edited."""
         from msd_core.install.uninstaller import uninstall
@@ -314,7 +316,7 @@ def register(app: typer.Typer) -> None:
     @app.command("status")
     @errors_to_exit
     def status_cmd(
-        config_dir: Optional[str] = typer.Option(None, "--config-dir", help="Global Claude config folder to inspect."),
+        config_dir: Optional[str] = typer.Option(None, "--config-dir", metavar="DIR", help="Global Claude config folder to inspect (default: $CLAUDE_CONFIG_DIR, else ~/.claude); ./.claude is always shown too."),
         json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
     ) -> None:
         """Show installs (global and ./.claude): modified/missing/unexpected files, pending conflicts, .msd-new files, backups, and whether msd_run is on PATH."""

@@ -11,15 +11,15 @@ from msd_core.cli.common import errors_to_exit, print_json
 
 
 def _scope_option():
-    return typer.Option("user", "--scope", help="user: ~/.claude.json (every project); project: ./.mcp.json (shared with the repository)")
+    return typer.Option("user", "--scope", metavar="user|project", help="user: ~/.claude.json (every project); project: ./.mcp.json (shared with the repository)")
 
 
 def _config_dir_option():
-    return typer.Option(None, "--config-dir", help="user scope: the global Claude config folder (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+    return typer.Option(None, "--config-dir", metavar="DIR", help="user scope: the global Claude config folder (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 
 
 def _cwd_option():
-    return typer.Option(None, "--cwd", help="project scope: the project folder (default: the current directory)")
+    return typer.Option(None, "--cwd", metavar="DIR", help="project scope: the project folder (default: the current directory)")
 
 
 def _json_option():
@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
     @errors_to_exit
     def mcp(
         ctx: typer.Context,
-        cwd: Optional[str] = typer.Option(None, "--cwd", help="Project directory the tools use when a call gives none."),
+        cwd: Optional[str] = typer.Option(None, "--cwd", metavar="DIR", help="Project directory the tools use when a call gives none."),
     ) -> None:
         """Run an MCP server over stdio (tools: memory search/what-uses/pattern-for/decisions-affecting, config get, resolve).
 

@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
     @plugin.command("build")
     @errors_to_exit
     def build_cmd(
-        out: str = typer.Argument(..., help="Folder to write the marketplace and plugin to (new, empty, or an earlier build)."),
+        out: str = typer.Argument(..., metavar="OUT", help="Folder to write the marketplace and plugin to (new, empty, or an earlier build)."),
         json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
         content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
     ) -> None:

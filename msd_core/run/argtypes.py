@@ -43,3 +43,34 @@ def count(lo: int, hi: int, name: str = "value"):
 
     parse.__name__ = "count"
     return parse
+
+
+def existing_folder(text, name: str = "--cwd") -> str:
+    """`text` when it names an existing folder; UsageError (exit 2) otherwise, so a mistyped
+    --cwd is never read as "no project here" nor has folders created for it."""
+    import os
+
+    from msd_core.errors import UsageError
+
+    path = os.path.expanduser(str(text))
+    if not os.path.isdir(path):
+        what = "does not exist" if not os.path.lexists(path) else "is not a folder"
+        raise UsageError(f"{name} {_shown(text)} {what}")
+    return str(text)
+
+
+def folder(name: str = "--cwd"):
+    """An argparse `type=` accepting only an existing folder."""
+
+    def parse(text: str) -> str:
+        import argparse
+
+        from msd_core.errors import UsageError
+
+        try:
+            return existing_folder(text, name)
+        except UsageError as exc:
+            raise argparse.ArgumentTypeError(exc.message.replace(f"{name} ", "", 1)) from None
+
+    parse.__name__ = "folder"
+    return parse

@@ -18,15 +18,21 @@ import json
 
 
 def configure(parser) -> None:
-    parser.add_argument("verb", choices=["get", "set", "unset", "list", "migrate"], help="what to do")
+    from msd_core.run.argtypes import folder
+
+    parser.add_argument("verb", choices=["get", "set", "unset", "list", "migrate"], metavar="get|set|unset|list|migrate",
+                        help="get KEY, set KEY VALUE, unset KEY, list, or migrate")
     parser.add_argument("--check", action="store_true", help="migrate: report only")
     parser.add_argument("key", nargs="?", help="dotted key, e.g. workflow.research")
     parser.add_argument("value", nargs="?", help="value for set (coerced by the key's type)")
-    parser.add_argument("--default", dest="default", default=None, help="get: value when no file sets the key")
+    parser.add_argument("--default", dest="default", default=None, metavar="VALUE",
+                        help="get: value when no file sets the key (default: the schema default)")
     parser.add_argument("--raw", action="store_true", help="get: print the bare value")
-    parser.add_argument("--json", dest="as_json", action="store_true", help="list: print JSON")
+    parser.add_argument("--json", dest="as_json", action="store_true",
+                        help="list: print JSON (default: one `key = value  (source)` line each; get/set/unset/migrate always print JSON)")
     parser.add_argument("--create", action="store_true", help="set: create .planning/config.json here if no project is found")
-    parser.add_argument("--cwd", default=None, help="project folder (default: the current folder)")
+    parser.add_argument("--cwd", default=None, type=folder("--cwd"), metavar="DIR",
+                        help="project folder (default: the current folder; the project is found by walking up)")
 
 
 def _parse_default(text: str):

@@ -153,6 +153,16 @@ def _top_help() -> str:
         lines.append(f"  {name.ljust(width)}  {help_text}")
     lines += [
         "",
+        "options:",
+        "  --json-errors   print errors as one JSON object on stderr (before or after <command>)",
+        "  --version       print the version and exit",
+        "  -h, --help      print this help and exit",
+        "",
+        "examples:",
+        "  msd_run next --raw                 the command to run next",
+        "  msd_run config get mode --raw      one setting, as bare text",
+        "  msd_run state get                  STATE.md's outline, as JSON",
+        "",
         f"`msd_run <command> --help` shows a command's options. {PLACEHOLDER_HELP}.",
         "",
         EXIT_CODES_HELP,
