@@ -55,7 +55,8 @@ def existing_folder(text, name: str = "--cwd") -> str:
     path = os.path.expanduser(str(text))
     if not os.path.isdir(path):
         what = "does not exist" if not os.path.lexists(path) else "is not a folder"
-        raise UsageError(f"{name} {_shown(text)} {what}")
+        shown = str(text) if len(str(text)) <= 200 else f"{str(text)[:180]}... ({len(str(text))} characters)"
+        raise UsageError(f"{name} {shown} {what}")
     return str(text)
 
 

@@ -1,0 +1,193 @@
+"""A new user's view of `msd` and `msd_run`: every help page says what each option does
+without noise (no `<bool>` beside a flag, no bare `<str>`), usage errors are one line with
+exit 2 (JSON with --json / --json-errors), a mistyped --cwd is an error that creates
+nothing, and the examples the help pages give are real command lines."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+BOX = set("╭╮╰╯│─")
+
+
+def _walk(cmd, path):
+    yield path, cmd
+    for name, sub in sorted((getattr(cmd, "commands", None) or {}).items()):
+        if not getattr(sub, "hidden", False):
+            yield from _walk(sub, [*path, name])
+
+
+@pytest.fixture(scope="module")
+def help_pages():
+    """{"config get": (exit code, help text, click command)} for `msd` and every (sub)command."""
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from msd_core.cli.app import build_app
+
+    app = build_app()
+    runner = CliRunner()
+    pages = {}
+    for path, cmd in _walk(get_command(app), []):
+        r = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200", "NO_COLOR": "1"})
+        pages[" ".join(path) or "msd"] = (r.exit_code, r.output, cmd)
+    return pages
+
+
+def test_help_walks_every_command(help_pages):
+    for name in ("msd", "install", "status", "uninstall", "config get", "config set", "init new-project",
+                 "check content", "bench tokens", "chain", "mcp install", "plugin build"):
+        assert name in help_pages, name
+        assert help_pages[name][0] == 0, (name, help_pages[name][1])
+
+
+def test_no_flag_shows_a_bool_type_and_no_option_a_bare_str(help_pages):
+    for name, (_code, text, _cmd) in help_pages.items():
+        assert "<bool>" not in text, name
+        assert "<str>" not in text, name  # every value option and argument names its value (DIR, KEY, ...)
+
+
+def test_usage_line_shows_arguments_as_names(help_pages):
+    usage = {name: next(line for line in text.splitlines() if "Usage:" in line) for name, (_c, text, _m) in help_pages.items()}
+    assert usage["config get"].rstrip().endswith("[OPTIONS] KEY")
+    assert usage["config set"].rstrip().endswith("[OPTIONS] KEY VALUE")
+    assert usage["chain"].rstrip().endswith("[OPTIONS] WORKFLOW")
+    assert not any("{" in line for line in usage.values()), usage
+
+
+def test_every_command_and_option_says_what_it_does(help_pages):
+    for name, (_code, _text, cmd) in help_pages.items():
+        assert (cmd.help or cmd.short_help or "").strip(), f"{name}: no help text"
+        for param in cmd.params:
+            if getattr(param, "hidden", False):
+                continue
+            assert (getattr(param, "help", None) or "").strip(), f"{name} {param.opts}: no help text"
+
+
+def test_init_help_states_each_default_as_the_schema_has_it(help_pages, monkeypatch):
+    from msd_core.config import schema
+    from msd_core.flows.settings import QUESTIONS
+
+    monkeypatch.delenv("MSD_COMPACT_DEFAULT", raising=False)  # the suite's switch; users get the schema's own
+    text = help_pages["init new-project"][1]
+    for q in QUESTIONS:
+        row = next(line for line in text.splitlines() if re.search(rf"--{q.flag}\b", line))
+        shown = re.search(r"Default: (\w+)", row)
+        assert shown, (q.flag, row)
+        want = schema.default(q.key)
+        if isinstance(want, dict):
+            want = want.get("enabled", True)
+        if isinstance(want, bool):
+            want = "on" if want else "off"
+        assert shown.group(1) == want, q.flag
+
+
+def test_root_help_examples_are_real_command_lines(help_pages):
+    from typer.testing import CliRunner
+
+    from msd_core.cli.app import EXAMPLES, build_app
+
+    lines = [line.strip() for line in EXAMPLES.splitlines() if line.strip().startswith("msd ")]
+    assert len(lines) >= 4
+    app = build_app()
+    for line in lines:
+        argv = line.split("  ")[0].split()[1:]
+        r = CliRunner().invoke(app, [*argv, "--help"])  # unknown options or commands fail before --help
+        assert r.exit_code == 0, (line, r.output)
+    assert "Examples:" in help_pages["msd"][1]
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["status", "--bogus"], "No such option: --bogus"),
+    (["install", "--config-dir"], "--config-dir"),
+    (["chain", "plan-phase", "--timeout", "0"], "--timeout"),
+    (["chain", "plan-phase", "--max-steps", "many"], "--max-steps"),
+    (["config", "get"], "KEY"),
+    (["statu"], "status"),
+])
+def test_msd_usage_error_is_one_line_exit_2(msd, argv, fragment):
+    r = msd(argv)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("msd: error: "), r.stderr
+    assert fragment in r.stderr and "--help`" in r.stderr
+    assert not BOX & set(r.stderr) and "Traceback" not in r.stderr
+    assert r.stdout == ""
+
+
+def test_msd_usage_error_with_json_is_one_json_object(msd):
+    r = msd(["status", "--json", "--bogus"])
+    assert r.returncode == 2
+    err = json.loads(r.stderr)
+    assert err["error"] == "usage" and err["exit_code"] == 2 and "--bogus" in err["message"]
+    assert err["hint"] == "see `msd status --help`"
+
+
+def test_msd_group_without_a_command_still_shows_its_help(msd):
+    r = msd(["config"])
+    assert r.returncode == 2
+    assert "migrate" in r.stdout + r.stderr and "Traceback" not in r.stderr
+
+
+CONFIG_CALLS = [["get", "mode"], ["list"], ["set", "mode", "yolo", "--create"], ["unset", "mode"], ["migrate"]]
+
+
+@pytest.mark.parametrize("tool", ["msd", "msd_run"])
+def test_config_with_a_missing_cwd_is_exit_2_and_creates_nothing(tool, msd, msd_run, tmp_path):
+    run = msd if tool == "msd" else msd_run
+    missing = tmp_path / "typo" / "project"
+    for call in CONFIG_CALLS:
+        r = run(["config", *call, "--cwd", str(missing)], cwd=tmp_path)
+        assert r.returncode == 2, (call, r.stdout, r.stderr)
+        assert f"{missing} does not exist" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+        assert r.stdout == ""
+    assert not (tmp_path / "typo").exists()  # the old `set --create` made the folders and a config.json
+
+
+@pytest.mark.parametrize("tool", ["msd", "msd_run"])
+def test_config_with_a_file_as_cwd_says_so(tool, msd, msd_run, tmp_path):
+    run = msd if tool == "msd" else msd_run
+    (tmp_path / "notes.txt").write_text("keep me\n")
+    r = run(["config", "list", "--cwd", "notes.txt"], cwd=tmp_path)
+    assert r.returncode == 2 and "notes.txt is not a folder" in r.stderr
+    assert (tmp_path / "notes.txt").read_text() == "keep me\n"
+
+
+def test_config_with_an_existing_cwd_still_works(msd, msd_run, tmp_path):
+    project = tmp_path / "p"
+    project.mkdir()
+    r = msd(["config", "set", "mode", "yolo", "--create", "--cwd", str(project)])
+    assert r.returncode == 0, r.stderr
+    r = msd_run(["config", "get", "mode", "--raw", "--cwd", str(project)])
+    assert (r.returncode, r.stdout) == (0, "yolo\n")
+
+
+def test_msd_run_config_without_a_verb_names_the_verbs(msd_run):
+    r = msd_run(["config"])
+    assert r.returncode == 2
+    assert "get|set|unset|list|migrate" in r.stderr and "verb" not in r.stderr
+
+
+def test_msd_run_top_help_documents_its_options_and_examples(msd_run):
+    from msd_core.run.dispatch import build_command_parser
+
+    r = msd_run(["--help"])
+    assert r.returncode == 0
+    options = r.stdout.split("options:\n", 1)[1].split("\n\n", 1)[0]
+    for flag in ("--json-errors", "--version", "--help"):
+        assert flag in options, flag
+    examples = r.stdout.split("examples:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(examples) >= 3
+    for line in examples:
+        argv = line.strip().split("  ")[0].split()[1:]
+        build_command_parser(argv[0]).parse_args(argv[1:])  # a usage error would exit 2
+
+
+def test_msd_run_help_flags_it_lists_work(msd_run):
+    from msd_core import __version__
+
+    assert msd_run(["--version"]).stdout == __version__ + "\n"
+    r = msd_run(["--json-errors", "config", "get", "mode", "--cwd", "/nonexistent-msd-dir"])
+    assert r.returncode == 2 and json.loads(r.stderr)["error"] == "usage"
