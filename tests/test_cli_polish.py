@@ -58,13 +58,28 @@ def test_usage_line_shows_arguments_as_names(help_pages):
     assert not any("{" in line for line in usage.values()), usage
 
 
+def _undocumented(name, cmd) -> list[str]:
+    """The command and visible options of `cmd` that have no help text."""
+    out = [] if (cmd.help or cmd.short_help or "").strip() else [name]
+    return out + [f"{name} {'/'.join(p.opts)}" for p in cmd.params
+                  if not getattr(p, "hidden", False) and not (getattr(p, "help", None) or "").strip()]
+
+
 def test_every_command_and_option_says_what_it_does(help_pages):
-    for name, (_code, _text, cmd) in help_pages.items():
-        assert (cmd.help or cmd.short_help or "").strip(), f"{name}: no help text"
-        for param in cmd.params:
-            if getattr(param, "hidden", False):
-                continue
-            assert (getattr(param, "help", None) or "").strip(), f"{name} {param.opts}: no help text"
+    assert [m for name, (_c, _t, cmd) in help_pages.items() for m in _undocumented(name, cmd)] == []
+
+
+def test_the_help_guard_catches_an_option_without_help():
+    import typer
+    from typer.main import get_command
+
+    app = typer.Typer()
+
+    @app.command()
+    def sample(quiet: bool = typer.Option(False, "--quiet"), level: str = typer.Option("x", "--level", help="how much")) -> None:
+        """A sample."""
+
+    assert _undocumented("sample", get_command(app)) == ["sample --quiet"]
 
 
 def test_init_help_states_each_default_as_the_schema_has_it(help_pages, monkeypatch):
@@ -191,3 +206,29 @@ def test_msd_run_help_flags_it_lists_work(msd_run):
     assert msd_run(["--version"]).stdout == __version__ + "\n"
     r = msd_run(["--json-errors", "config", "get", "mode", "--cwd", "/nonexistent-msd-dir"])
     assert r.returncode == 2 and json.loads(r.stderr)["error"] == "usage"
+
+
+def test_resolve_max_chars_without_emit_is_a_usage_error(msd_run, msd, tmp_path):
+    assert msd(["install", "--global"]).returncode == 0
+    r = msd_run(["resolve", "plan-phase", "--max-chars", "abc"])
+    assert r.returncode == 2 and "--max-chars applies only with --emit" in r.stderr and r.stdout == ""
+    r = msd_run(["resolve", "plan-phase", "--cwd", str(tmp_path / "missing")])
+    assert r.returncode == 2 and "does not exist" in r.stderr
+    r = msd_run(["resolve", "plan-phase", "--cwd", str(tmp_path / "missing"), "--emit"])  # --emit: a notice, exit 0
+    assert r.returncode == 0 and "does not exist" in r.stdout and "msd:notice" in r.stdout
+    r = msd_run(["resolve", "plan-phase", "--raw", "--cwd", str(tmp_path)])
+    assert r.returncode == 0 and r.stdout.count("/detail/") >= 1
+
+
+@pytest.mark.parametrize("argv, command", [
+    (["init", "new-project", "--defaults", "--json"], "init new-project"),
+    (["mcp", "install", "--scope", "project", "--json"], "mcp install"),
+    (["mcp", "uninstall", "--scope", "project", "--dry-run", "--json"], "mcp uninstall"),
+])
+def test_json_output_is_the_versioned_envelope_everywhere(msd, tmp_path, argv, command):
+    r = msd(argv, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["schema_version"] == 1 and out["command"] == command and out["ok"] is True and out["exit_code"] == 0
+    assert out["warnings"] == [] and out["errors"] == []
+    assert ("settings" in out) if command.startswith("init") else ("server" in out and "permission" in out)

@@ -24,6 +24,11 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
 
 
+def print_envelope(command: str, data: dict) -> None:
+    """A successful command's --json: the same versioned envelope `render` prints (its keys at the top)."""
+    print_json(OperationResult(command, data=dict(data)).envelope())
+
+
 def render(result: OperationResult, as_json: bool, human: Callable[[OperationResult], None] | None = None) -> None:
     """One renderer: the versioned JSON envelope, or the command's human view."""
     if as_json:

@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from msd_core.cli.common import errors_to_exit, print_json, stdin_is_tty
+from msd_core.cli.common import errors_to_exit, print_envelope, stdin_is_tty
 
 
 def register(app: typer.Typer) -> None:
@@ -75,7 +75,7 @@ def new_project(
         answers = {**base, **given}
     result = settings.write(answers, project)
     if json_output:
-        print_json(result)
+        print_envelope("init new-project", result)
         return
     sys.stdout.write(f"wrote {result['path']}\n")
     for key, value in result["settings"].items():

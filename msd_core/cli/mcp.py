@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from msd_core.cli.common import errors_to_exit, print_json
+from msd_core.cli.common import errors_to_exit, print_envelope
 
 
 def _scope_option():
@@ -33,12 +33,12 @@ def _apply(action: str, scope: str, as_json: bool, **kwargs) -> None:
 
     if scope not in mcp_setup.SCOPES:
         raise UsageError(f"--scope {scope!r} is not one of user, project")
-    _print(getattr(mcp_setup, action)(scope, **kwargs), as_json)
+    _print(f"mcp {action}", getattr(mcp_setup, action)(scope, **kwargs), as_json)
 
 
-def _print(out: dict, as_json: bool) -> None:
+def _print(command: str, out: dict, as_json: bool) -> None:
     if as_json:
-        print_json(out)
+        print_envelope(command, out)
         return
     import sys
 

@@ -18,12 +18,15 @@ class _ArgError(Exception):
 
 
 def configure(parser) -> None:
+    from msd_core.run.argtypes import folder
+
     parser.add_argument("stem", help="a shipped workflow stem, e.g. plan-phase")
-    parser.add_argument("--root", default=None, help="installed msd-core folder (default: the global install)")
-    parser.add_argument("--raw", action="store_true", help="one path per line")
+    parser.add_argument("--root", default=None, metavar="DIR", help="installed msd-core folder (default: the global install)")
+    parser.add_argument("--raw", action="store_true", help="one path per line (default: JSON)")
     parser.add_argument("--emit", action="store_true", help="print the parts' verified text (always exits 0)")
-    parser.add_argument("--max-chars", default=None, help="--emit budget in characters (default 28000)")
-    parser.add_argument("--cwd", default=None, help="project folder (default: the current folder)")
+    parser.add_argument("--max-chars", default=None, metavar="N", help="with --emit: budget in characters (default 28000)")
+    parser.add_argument("--cwd", default=None, type=folder("--cwd"), metavar="DIR",
+                        help="project folder, for its compact_content setting (default: the current folder)")
     _tolerate_errors_when_emitting(parser)
 
 
@@ -103,6 +106,10 @@ def _emit(args) -> int:
 def run(args):
     if args.emit:
         return _emit(args)
+    if args.max_chars is not None:
+        from msd_core.errors import UsageError
+
+        raise UsageError("--max-chars applies only with --emit", hint="see `msd_run resolve --help`")
     from msd_core.resolve.parts import resolve
 
     resolved = resolve(args.stem, args.root, args.cwd)
