@@ -232,3 +232,12 @@ def test_json_output_is_the_versioned_envelope_everywhere(msd, tmp_path, argv, c
     assert out["schema_version"] == 1 and out["command"] == command and out["ok"] is True and out["exit_code"] == 0
     assert out["warnings"] == [] and out["errors"] == []
     assert ("settings" in out) if command.startswith("init") else ("server" in out and "permission" in out)
+
+
+def test_msd_run_help_names_values_not_argparse_dests():
+    """Every msd_run option that takes a folder shows DIR, not argparse's default CWD/ROOT."""
+    from msd_core.run.dispatch import COMMANDS, build_command_parser
+
+    for name in COMMANDS:
+        text = build_command_parser(name).format_help()
+        assert not re.search(r"--(cwd|root) (CWD|ROOT)\b", text), name

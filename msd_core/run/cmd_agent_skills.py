@@ -9,9 +9,9 @@ from __future__ import annotations
 
 def configure(parser) -> None:
     parser.add_argument("agent", help="a shipped agent name, e.g. executor")
-    parser.add_argument("--root", default=None, help="installed msd-core folder (default: the global install)")
+    parser.add_argument("--root", default=None, metavar="DIR", help="installed msd-core folder (default: the global install)")
     parser.add_argument("--raw", action="store_true", help="print the payload text only")
-    parser.add_argument("--cwd", default=None, help="project folder (default: the current folder)")
+    parser.add_argument("--cwd", default=None, metavar="DIR", help="project folder (default: the current folder)")
 
 
 def run(args):
