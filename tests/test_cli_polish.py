@@ -235,9 +235,11 @@ def test_json_output_is_the_versioned_envelope_everywhere(msd, tmp_path, argv, c
 
 
 def test_msd_run_help_names_values_not_argparse_dests():
-    """Every msd_run option that takes a folder shows DIR, not argparse's default CWD/ROOT."""
+    """Every msd_run option that takes a folder shows DIR, not argparse's default CWD/ROOT;
+    verbs are listed one way (get|set|...), not argparse's {get,set,...}."""
     from msd_core.run.dispatch import COMMANDS, build_command_parser
 
     for name in COMMANDS:
         text = build_command_parser(name).format_help()
         assert not re.search(r"--(cwd|root) (CWD|ROOT)\b", text), name
+        assert not re.search(r"\{[a-z-]+,[a-z,-]+\}", text), name  # verbs read a|b|c, as msd_run state does

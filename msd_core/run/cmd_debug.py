@@ -15,7 +15,7 @@ import argparse
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    subs = parser.add_subparsers(dest="verb", required=True, metavar="{start,list,resume,close}")
+    subs = parser.add_subparsers(dest="verb", required=True, metavar="start|list|resume|close")
 
     def common(p):
         p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")

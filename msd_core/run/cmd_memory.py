@@ -14,7 +14,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from msd_core.run.argtypes import count
 
     limit = count(1, MAX_LIMIT, "--limit")
-    subs = parser.add_subparsers(dest="verb", required=True, metavar="{index,search,what-uses,pattern-for,decisions-affecting}")
+    subs = parser.add_subparsers(dest="verb", required=True, metavar="index|search|what-uses|pattern-for|decisions-affecting")
 
     def common(p):
         p.add_argument("--cwd", help="project directory (default: walk up from the current one)")
