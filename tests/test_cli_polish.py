@@ -243,3 +243,20 @@ def test_msd_run_help_names_values_not_argparse_dests():
         text = build_command_parser(name).format_help()
         assert not re.search(r"--(cwd|root) (CWD|ROOT)\b", text), name
         assert not re.search(r"\{[a-z-]+,[a-z,-]+\}", text), name  # verbs read a|b|c, as msd_run state does
+
+
+@pytest.mark.parametrize("verb", ["install", "update", "uninstall"])
+def test_local_in_the_home_folder_is_refused_not_mixed_into_the_global_install(msd, verb):
+    import os
+    from pathlib import Path
+
+    home = Path(os.environ["HOME"])
+    assert msd(["install", "--global"], cwd=home).returncode == 0
+    before = sorted(p.relative_to(home).as_posix() for p in home.rglob("*"))
+    r = msd([verb, "--local"], cwd=home)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr.count("\n") == 1 and "is the global folder" in r.stderr and "--global" in r.stderr
+    assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == before  # nothing written or removed
+    project = home / "project"
+    project.mkdir()
+    assert msd(["install", "--local"], cwd=project).returncode == 0  # a real project folder still works

@@ -39,7 +39,15 @@ def _scope(global_: bool, local: bool, verb: str) -> str:
 def _target(scope: str, config_dir: Optional[str], runtime: str = "claude"):
     from msd_core.paths import resolve_target
 
-    return resolve_target(scope, config_dir, runtime=runtime)
+    target = resolve_target(scope, config_dir, runtime=runtime)
+    if scope == "local" and not config_dir:
+        home = resolve_target("global", None, runtime=runtime)
+        if os.path.realpath(target.config) == os.path.realpath(home.config):
+            # in the home folder ./.claude IS the global folder: a "local" install there would
+            # mix a project's files into every project's ones (and --local uninstall remove them)
+            raise UsageError(f"./{os.path.basename(target.config)} here is the global folder {home.config}",
+                             hint="use --global, or run --local inside a project folder")
+    return target
 
 
 RUNTIME_HELP = "Agent runtime(s): claude (default), gemini, opencode, codex; comma-separate several (claude,gemini)."
