@@ -260,3 +260,12 @@ def test_local_in_the_home_folder_is_refused_not_mixed_into_the_global_install(m
     project = home / "project"
     project.mkdir()
     assert msd(["install", "--local"], cwd=project).returncode == 0  # a real project folder still works
+
+
+def test_status_with_a_file_as_config_dir_names_the_option(msd, tmp_path):
+    (tmp_path / "afile").write_text("mine\n")
+    r = msd(["status", "--config-dir", "afile"], cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr == "msd: error: --config-dir afile is not a folder (give the Claude config folder to inspect)\n"
+    assert (tmp_path / "afile").read_text() == "mine\n"
+    r = msd(["status", "--config-dir", "missing", "--json"], cwd=tmp_path)  # a folder not made yet: not installed
+    assert r.returncode == 0 and json.loads(r.stdout)["installs"][0]["installed"] is False

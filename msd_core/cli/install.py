@@ -330,4 +330,6 @@ def register(app: typer.Typer) -> None:
         """Show installs (global and ./.claude): modified/missing/unexpected files, pending conflicts, .msd-new files, backups, and whether msd_run is on PATH."""
         from msd_core.install.health import status
 
+        if config_dir and os.path.lexists(os.path.expanduser(config_dir)) and not os.path.isdir(os.path.expanduser(config_dir)):
+            raise UsageError(f"--config-dir {config_dir} is not a folder", hint="give the Claude config folder to inspect")
         render(status(config_dir=config_dir), json_output, _human_status)
