@@ -269,3 +269,14 @@ def test_status_with_a_file_as_config_dir_names_the_option(msd, tmp_path):
     assert (tmp_path / "afile").read_text() == "mine\n"
     r = msd(["status", "--config-dir", "missing", "--json"], cwd=tmp_path)  # a folder not made yet: not installed
     assert r.returncode == 0 and json.loads(r.stdout)["installs"][0]["installed"] is False
+
+
+def test_msd_run_state_subcommand_help_says_what_and_defaults():
+    from msd_core.run.dispatch import build_command_parser
+
+    parser = build_command_parser("state")
+    subs = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    for verb, sub in subs.choices.items():
+        text = sub.format_help()
+        assert sub.description, verb  # the page says what the verb does
+        assert "--cwd DIR" in text and "(default: the current directory)" in text, verb
