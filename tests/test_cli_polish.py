@@ -280,3 +280,21 @@ def test_msd_run_state_subcommand_help_says_what_and_defaults():
         text = sub.format_help()
         assert sub.description, verb  # the page says what the verb does
         assert "--cwd DIR" in text and "(default: the current directory)" in text, verb
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_msd_mcp_typed_in_a_terminal_says_what_it_is_doing(monkeypatch, tty):
+    from typer.testing import CliRunner
+
+    import msd_core.cli.mcp as mcp_cli
+    import msd_core.mcp_server as server
+    from msd_core.cli.app import build_app
+
+    served = []
+    monkeypatch.setattr(server, "serve", lambda cwd=None: served.append(cwd))
+    monkeypatch.setattr(mcp_cli, "stdin_is_tty", lambda: tty)
+    r = CliRunner().invoke(build_app(), ["mcp"])
+    assert r.exit_code == 0 and served == [None]
+    note = "serving MCP on stdin/stdout" in (r.stderr if hasattr(r, "stderr") else r.output)
+    assert note is tty  # over a pipe (Claude Code) the protocol stream stays clean
+    assert "serving" not in r.stdout

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from msd_core.cli.common import errors_to_exit, print_envelope
+from msd_core.cli.common import errors_to_exit, print_envelope, stdin_is_tty
 
 
 def _scope_option():
@@ -67,6 +67,11 @@ def register(app: typer.Typer) -> None:
             return
         from msd_core.mcp_server import serve
 
+        if stdin_is_tty():  # a person typed `msd mcp`: say why nothing seems to happen
+            import sys
+
+            sys.stderr.write("msd mcp: serving MCP on stdin/stdout for Claude Code; Ctrl-C stops it. "
+                             "To register it instead: msd mcp install\n")
         serve(cwd)
 
     @group.command("install")
