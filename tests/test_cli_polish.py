@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 
 import pytest
 
@@ -100,19 +101,22 @@ def test_init_help_states_each_default_as_the_schema_has_it(help_pages, monkeypa
         assert shown.group(1) == want, q.flag
 
 
-def test_root_help_examples_are_real_command_lines(help_pages):
+def test_help_examples_are_real_command_lines(help_pages):
     from typer.testing import CliRunner
 
-    from msd_core.cli.app import EXAMPLES, build_app
+    from msd_core.cli.app import build_app
 
-    lines = [line.strip() for line in EXAMPLES.splitlines() if line.strip().startswith("msd ")]
-    assert len(lines) >= 4
     app = build_app()
-    for line in lines:
-        argv = line.split("  ")[0].split()[1:]
-        r = CliRunner().invoke(app, [*argv, "--help"])  # unknown options or commands fail before --help
-        assert r.exit_code == 0, (line, r.output)
-    assert "Examples:" in help_pages["msd"][1]
+    seen = {}
+    for name, (_code, _text, cmd) in help_pages.items():
+        for line in (cmd.epilog or "").splitlines():
+            if line.strip().startswith("msd "):
+                argv = shlex.split(line.strip().split("  ")[0])[1:]
+                r = CliRunner().invoke(app, [*argv, "--help"])  # an unknown option or command fails before --help
+                assert r.exit_code == 0, (name, line, r.output)
+                seen.setdefault(name, []).append(argv)
+    assert {"msd", "install", "uninstall", "config", "chain", "init new-project"} <= set(seen), seen
+    assert "Examples:" in help_pages["msd"][1] and "Exit codes:" in help_pages["msd"][1]
 
 
 @pytest.mark.parametrize("argv, fragment", [

@@ -29,16 +29,20 @@ SUBCOMMAND_MODULES = [
 ]
 
 
-EXAMPLES = (
-    "\b\nExamples:\n"
-    "  msd install --global              install for every project (~/.claude)\n"
-    "  msd status                        what is installed, and whether msd_run is reachable\n"
-    "  msd config set mode yolo          change one project setting (`msd config list` shows all)\n"
-    "  msd init new-project --defaults   write .planning/config.json without asking\n"
-    "  msd uninstall --global --dry-run  what uninstall would remove\n"
-    "\nEvery command takes -h/--help; commands that report take --json. "
-    "Exit codes: 0 ok, 1 failed, 2 bad usage, 3 integrity failure, 4 lock timeout."
-)
+def examples(*rows: tuple[str, str]) -> str:
+    """A help page's epilog: `command  what it does` lines, aligned, kept as lines by typer."""
+    width = max(len(cmd) for cmd, _ in rows) + 2
+    return "\b\nExamples:\n" + "".join(f"  {cmd.ljust(width)}{what}\n" for cmd, what in rows)
+
+
+EXAMPLES = examples(
+    ("msd install --global", "install for every project (~/.claude)"),
+    ("msd status", "what is installed, and whether msd_run is reachable"),
+    ("msd config set mode yolo", "change one project setting (`msd config list` shows all)"),
+    ("msd init new-project --defaults", "write .planning/config.json without asking"),
+    ("msd uninstall --global --dry-run", "what uninstall would remove"),
+) + ("\nEvery command takes -h/--help; commands that report take --json. "
+     "Exit codes: 0 ok, 1 failed, 2 bad usage, 3 integrity failure, 4 lock timeout.")
 
 
 def build_app():

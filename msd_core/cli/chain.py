@@ -15,7 +15,13 @@ from msd_core.cli.common import errors_to_exit, print_json, stdin_is_tty
 
 
 def register(app: typer.Typer) -> None:
-    app.command("chain")(chain)
+    from msd_core.cli.app import examples
+
+    app.command("chain", epilog=examples(
+        ("msd chain plan-phase --dry-run --var phase=02", "the steps it would run, with each command line"),
+        ("msd chain plan-phase --agent claude --var phase=02", "run them with Claude Code, headless"),
+        ("msd chain plan-phase --agent-cmd \"my-agent --headless\"", "with another agent (brief on stdin)"),
+    ))(chain)
 
 
 @errors_to_exit

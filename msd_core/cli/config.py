@@ -31,8 +31,17 @@ def _folder(cwd: Optional[str]) -> Optional[str]:
 
 def register(app: typer.Typer) -> None:
     """Add `msd config ...` to the `msd` app."""
+    from msd_core.cli.app import examples
+
     config_app = typer.Typer(
         help="Read and change the project's .planning/config.json (project > user defaults > schema default).",
+        epilog=examples(
+            ("msd config list", "every key, its value and where it comes from"),
+            ("msd config get workflow.research", "one key's effective value"),
+            ("msd config set mode yolo", "change one key (other keys and their order kept)"),
+            ("msd config set mode yolo --create", "also make .planning/config.json when there is no project"),
+            ("msd config unset mode", "back to the default"),
+        ),
         no_args_is_help=True,
     )
     cwd_opt = typer.Option(None, "--cwd", metavar="DIR", help="Project folder (default: the current folder; found by walking up).")

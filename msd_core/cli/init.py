@@ -16,7 +16,13 @@ from msd_core.cli.common import errors_to_exit, print_envelope, stdin_is_tty
 
 def register(app: typer.Typer) -> None:
     init_app = typer.Typer(help="Set up a project.", no_args_is_help=True, add_completion=False)
-    init_app.command("new-project")(new_project)
+    from msd_core.cli.app import examples
+
+    init_app.command("new-project", epilog=examples(
+        ("msd init new-project", "ask each question (in a terminal)"),
+        ("msd init new-project --defaults", "take every default, ask nothing"),
+        ("msd init new-project --mode yolo --no-research --defaults", "two answers given, defaults for the rest"),
+    ))(new_project)
     app.add_typer(init_app, name="init")
 
 

@@ -296,10 +296,22 @@ def register(app: typer.Typer) -> None:
         command.__doc__ = doc
         return command
 
-    app.command("install")(make_install("install", "Install msd-core's skills, agents and workflows (or update an install, keeping your edits)."))
+    from msd_core.cli.app import examples
+
+    app.command("install", epilog=examples(
+        ("msd install --global", "for every project (~/.claude, or $CLAUDE_CONFIG_DIR)"),
+        ("msd install --local", "for this project only (./.claude)"),
+        ("msd install --global --dry-run", "each file's verdict; write nothing"),
+        ("msd install --global --repair", "restore missing or edited files (edits backed up first)"),
+        ("msd install --global --runtime claude,gemini", "one install per agent runtime"),
+    ))(make_install("install", "Install msd-core's skills, agents and workflows (or update an install, keeping your edits)."))
     app.command("update")(make_install("update", "Update an install: same as `msd install`; your edits are merged or kept."))
 
-    @app.command("uninstall")
+    @app.command("uninstall", epilog=examples(
+        ("msd uninstall --global --dry-run", "what would be removed and what kept"),
+        ("msd uninstall --global", "remove msd's files; files you edited are kept and listed"),
+        ("msd uninstall --local --remove-backups", "also delete the backup folders"),
+    ))
     @errors_to_exit
     def uninstall_cmd(
         global_: bool = typer.Option(False, "--global", "-g", help="Remove the global install."),
