@@ -302,3 +302,15 @@ def test_msd_mcp_typed_in_a_terminal_says_what_it_is_doing(monkeypatch, tty):
     note = "serving MCP on stdin/stdout" in (r.stderr if hasattr(r, "stderr") else r.output)
     assert note is tty  # over a pipe (Claude Code) the protocol stream stays clean
     assert "serving" not in r.stdout
+
+
+def test_config_list_says_which_files_it_read(msd, tmp_path):
+    r = msd(["config", "list"], cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == f"no project at or above {tmp_path}: user defaults and schema defaults"
+    assert msd(["config", "set", "mode", "yolo", "--create"], cwd=tmp_path).returncode == 0
+    config = tmp_path / ".planning" / "config.json"
+    r = msd(["config", "list"], cwd=tmp_path)
+    assert r.stdout.splitlines()[0] == f"project config: {config}"
+    out = json.loads(msd(["config", "list", "--json"], cwd=tmp_path).stdout)
+    assert out["project_config"] == str(config) and out["user_defaults"] is None
+    assert any(e["key"] == "mode" and e["value"] == "yolo" and e["source"] == "project" for e in out["entries"])

@@ -113,14 +113,30 @@ def register(app: typer.Typer) -> None:
         cwd = _folder(cwd)
         from msd_core.config import store
 
-        entries = store.list_entries(cwd)
-        result = OperationResult("config list", data={"entries": entries})
+        layers = store.load_layers(cwd)
+        entries = store.list_entries(cwd, layers)
+        sources = {
+            "project_config": str(layers.project_path) if layers.project is not None else None,
+            "user_defaults": str(layers.user_path) if layers.user is not None else None,
+        }
+        result = OperationResult("config list", data={"entries": entries, **sources})
         for e in entries:
             if e.get("problem"):
                 result.warnings.append(f"{e['key']}: {e['problem']}")
 
         def human(r: OperationResult) -> None:
+            import os
+
             from rich.table import Table
+
+            if sources["project_config"]:
+                typer.echo(f"project config: {sources['project_config']}")
+            elif layers.project_root is not None:
+                typer.echo(f"project {layers.project_root}: no .planning/config.json yet (defaults below)")
+            else:
+                typer.echo(f"no project at or above {os.path.abspath(cwd or '.')}: user defaults and schema defaults")
+            if sources["user_defaults"]:
+                typer.echo(f"user defaults: {sources['user_defaults']}")
 
             table = Table(show_header=True, header_style="bold", box=None)
             for col in ("key", "value", "source", "description"):
