@@ -16,6 +16,21 @@ import sys
 
 from msd_core.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, MsdError
 
+
+def _untranslated(message: str) -> str:
+    return message
+
+
+def _untranslated_n(singular: str, plural: str, n: int) -> str:
+    return singular if n == 1 else plural
+
+
+# argparse looks each of its messages up in gettext's catalogues: a `locale` import and a
+# search of the locale folders per message, about 1 ms of every msd_run call. Its messages
+# are read by agents, in English (Python ships no catalogue for them), so they are taken as is.
+argparse._ = _untranslated
+argparse.ngettext = _untranslated_n
+
 # name -> (module, one-line help). Only the chosen module is imported.
 COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("msd_core.run.cmd_config", "read and write the project's .planning/config.json"),
