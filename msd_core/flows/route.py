@@ -127,16 +127,16 @@ def _files(folder: Path) -> list[os.DirEntry]:
 
 
 def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path) -> None:
-    from msd_core.planning.discovery import plan_id
+    from msd_core.planning.discovery import plan_id_of_name
 
     entries = _files(info.folder)
     names = {e.name for e in entries}
     summaries = [e for e in entries if e.name.endswith("-SUMMARY.md") or e.name == "SUMMARY.md"]
     info.summaries = len(summaries)
-    summarised = {plan_id(Path(e.name)) for e in summaries}
+    summarised = {plan_id_of_name(e.name) or "" for e in summaries}  # a bare SUMMARY.md: "" (no folder in the name)
     for e in entries:
         if e.name.endswith("-PLAN.md") or e.name == "PLAN.md":
-            pid = plan_id(Path(e.name)) if e.name != "PLAN.md" else "PLAN"
+            pid = plan_id_of_name(e.name) if e.name != "PLAN.md" else "PLAN"
             info.plans.append(e.name)
             if pid not in summarised and not (e.name == "PLAN.md" and "SUMMARY.md" in names):
                 info.unsummarised.append(e.name)

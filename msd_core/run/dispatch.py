@@ -9,7 +9,6 @@ printed its own output). Failures are raised as `msd_core.errors.MsdError`.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
@@ -114,7 +113,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _load(module_name: str):
-    return importlib.import_module(module_name)
+    __import__(module_name)  # the importlib package is not needed for an absolute name
+    return sys.modules[module_name]
 
 
 class _UsageProblem(Exception):
