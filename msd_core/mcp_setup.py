@@ -160,15 +160,10 @@ def _style(data: bytes | None) -> tuple[int | str, bool]:
     """(indent, ends with a newline) of an existing file; Claude Code's own style for a new one."""
     if not data:
         return 2, True
+    from msd_core.config.jsonedit import indent_of
+
     text = data.decode("utf-8", "replace")
-    indent: int | str = 2
-    for line in text.splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) < len(line):
-            lead = line[: len(line) - len(stripped)]
-            indent = "\t" if lead.startswith("\t") else len(lead)
-            break
-    return indent, text.endswith("\n")
+    return indent_of(text), text.endswith("\n")
 
 
 def _apply(path: Path, change, obj: dict):

@@ -20,9 +20,21 @@ def git(cwd, *args, check=True) -> str:
     return proc.stdout
 
 
-def run_msd(args, cwd, timeout=120) -> subprocess.CompletedProcess:
+def new_repo(root: Path) -> Path:
+    """An empty git repository on branch main with a test identity and unsigned commits."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "test@example.com")
+    git(root, "config", "user.name", "msd test")
+    git(root, "config", "commit.gpgsign", "false")
+    return root
+
+
+def run_msd(args, cwd, timeout=120, env_extra=None) -> subprocess.CompletedProcess:
+    """`msd_run ARGS` in a fresh interpreter (this checkout on PYTHONPATH), with env_extra set."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(env_extra or {})
     return subprocess.run([sys.executable, "-m", "msd_core.run", *args], cwd=str(cwd), capture_output=True,
                           text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
@@ -40,11 +52,7 @@ def plan_text(pid: str, wave: int, files: list[str], depends_on: list[str] | Non
 def make_project(root: Path, plans: dict[str, dict], *, config: dict | None = None, phase_dir: str = "02-demo",
                  extra_files: dict[str, str] | None = None) -> Path:
     """A git repo with .planning/ and one phase folder; everything committed. Returns the phase folder."""
-    root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "test@example.com")
-    git(root, "config", "user.name", "msd test")
-    git(root, "config", "commit.gpgsign", "false")
+    new_repo(root)
     planning = root / ".planning"
     phase = planning / "phases" / phase_dir
     phase.mkdir(parents=True)

@@ -7,6 +7,7 @@ registry by hand), so resolver tests neither wait for nor trust the code under t
     inst.root            # <cfg>/msd-core  (what --root takes)
     inst.part_paths("plan-phase")                        # absolute paths in reading order
     inst.part_texts("plan-phase")
+    inst, proj = make_world(tmp_path)                    # an install and a project with phase 01-core
 """
 
 from __future__ import annotations
@@ -153,6 +154,25 @@ def make_project(base: Path, config: dict | None = None, raw: str | None = None)
     elif config is not None:
         (base / ".planning" / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     return base
+
+
+PHASE_STATE = "# Project State\n\n## Current Position\nPhase: 1 of 2 (Core)\nStatus: In progress\n"
+PHASE_SUMMARY = "---\nphase: 01-core\nplan: 01\nsubsystem: core\nprovides: [x]\n---\n# Summary\n"
+PHASE_PLAN = "---\nphase: 01-core\nplan: 02\ntype: execute\n---\n<tasks><task type=\"auto\"><name>T</name></task></tasks>\n"
+
+
+def make_world(base: Path) -> tuple[FakeInstall, Path]:
+    """An install under <base>/cfg and a yolo project under <base>/proj whose .planning/ has a
+    STATE.md (phase 1 of 2, in progress) and phase 01-core with a summary (01-01) and a plan (01-02)."""
+    inst = make_install(Path(base) / "cfg")
+    proj = make_project(Path(base) / "proj", {"mode": "yolo"})
+    planning = proj / ".planning"
+    (planning / "STATE.md").write_text(PHASE_STATE)
+    phase = planning / "phases" / "01-core"
+    phase.mkdir(parents=True)
+    (phase / "01-01-SUMMARY.md").write_text(PHASE_SUMMARY)
+    (phase / "01-02-PLAN.md").write_text(PHASE_PLAN)
+    return inst, proj
 
 
 def run_inproc(argv: list[str]) -> tuple[int, str, str]:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from gitkit import git, new_repo
+from gitkit import run_msd as msd_run  # noqa: F401 (the lifecycle tests import it from here)
 
 ROADMAP = """# Roadmap
 
@@ -41,29 +39,9 @@ Resume file: None
 """
 
 
-def git(cwd, *args, check=True) -> str:
-    proc = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
-    return proc.stdout
-
-
-def msd_run(args, cwd, timeout=120, env_extra=None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "msd_core.run", *args], cwd=str(cwd), capture_output=True,
-                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
-
-
 def project(root: Path, plans=("02-01", "02-02")) -> Path:
     """A committed project: phase 02-auth with PLAN files, src/ files, STATE and ROADMAP."""
-    root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "msd test")
-    git(root, "config", "commit.gpgsign", "false")
+    new_repo(root)
     files = {".planning/PROJECT.md": "# P\n", ".planning/ROADMAP.md": ROADMAP, ".planning/STATE.md": STATE,
              ".planning/config.json": "{}\n", "src/a.py": "A = 1\n", "src/b.py": "B = 1\n", "src/c.py": "C = 1\n",
              ".planning/phases/01-foundation/01-01-PLAN.md": "p\n",

@@ -97,3 +97,12 @@ def test_random_edits_always_parse_to_the_wanted_object():
                 assert "\n" not in out.replace("\r\n", "")
             done += 1
     assert done > 250  # it handles nearly every case itself
+
+
+def test_indent_of_reads_the_first_indented_line():
+    from msd_core.config.jsonedit import indent_of
+
+    assert indent_of('{\n    "a": 1\n}\n') == 4
+    assert indent_of('{\n\t"a": {\n\t\t"b": 1\n\t}\n}') == "\t"
+    assert indent_of('{\n"a": 1,\n  "b": 2\n}') == 2  # the first line that is indented at all
+    assert indent_of('{"a": 1}') == 2 and indent_of('{"a": 1}', None) is None  # nothing indented: the default

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from gitkit import commits, git, make_project, run_msd, start_executor
+from gitkit import commits, git, make_project, new_repo, run_msd, start_executor
 
 PLANS = {"02-01": {"wave": 1, "files": ["src/alpha.py", "tests/test_alpha.py"], "tasks": 3},
          "02-02": {"wave": 1, "files": ["src/beta.py", "tests/test_beta.py"], "tasks": 3}}
@@ -208,11 +208,7 @@ def test_commit_in_a_linked_worktree_names_it_and_records_in_the_main_checkout(t
 
 
 def test_first_commit_of_a_repository_without_head(tmp_path):
-    root = tmp_path / "fresh"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "test@example.com")
-    git(root, "config", "user.name", "msd test")
+    root = new_repo(tmp_path / "fresh")
     (root / "a.txt").write_text("a\n")
     r = run_msd(["commit", "-m", "chore: first", "--", "a.txt"], root)
     assert r.returncode == 0, r.stderr

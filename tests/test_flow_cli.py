@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from installed import make_project
 from test_flowkit import fake_install
 
 
@@ -16,9 +17,7 @@ def install(tmp_path):
 
 @pytest.fixture
 def project(tmp_path):
-    p = tmp_path / "proj"
-    (p / ".planning").mkdir(parents=True)
-    return p
+    return make_project(tmp_path / "proj")
 
 
 def _json(r):

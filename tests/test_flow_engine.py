@@ -8,14 +8,13 @@ import json
 import pytest
 
 from msd_core.errors import OperationFailed, UsageError
+from installed import make_project
 from test_flowkit import FIXTURE_FLOWS, Walker, write_config
 
 
 @pytest.fixture
 def project(tmp_path):
-    p = tmp_path / "proj"
-    (p / ".planning").mkdir(parents=True)
-    return p
+    return make_project(tmp_path / "proj")
 
 
 def _state_bytes(project):

@@ -251,3 +251,10 @@ def test_msd_uninstall_goes_on_when_the_host_file_is_broken(msd, tmp_path):
     assert claude_json.read_text() == '{"broken": '  # left untouched
     assert not (_home() / ".claude" / "msd-core").exists()  # msd's files went anyway
     assert not (_home() / ".claude" / "settings.json").exists()  # mcp__msd removed on its own, then install's file
+
+
+@pytest.mark.parametrize("verb", ["install", "uninstall"])
+def test_an_unknown_scope_is_bad_usage_and_writes_nothing(msd, tmp_path, verb):
+    r = msd(["mcp", verb, "--scope", "team"], env=_env(), cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == "msd: error: --scope 'team' is not one of user, project"
+    assert not (_home() / ".claude.json").exists() and not (_home() / ".claude").exists()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from hostile import KINDS, one_clear_line, plant
-from installed import make_install, make_project
+from installed import make_world
 
 from msd_core import safe_read
 
@@ -21,23 +21,12 @@ REPO = Path(__file__).resolve().parents[1]
 FLOWS = REPO / "msd_core" / "content" / "msd-core" / "flows"
 TIMEOUT = 20
 
-STATE = "# Project State\n\n## Current Position\nPhase: 1 of 2 (Core)\nStatus: In progress\n"
-SUMMARY = "---\nphase: 01-core\nplan: 01\nsubsystem: core\nprovides: [x]\n---\n# Summary\n"
-PLAN = "---\nphase: 01-core\nplan: 02\ntype: execute\n---\n<tasks><task type=\"auto\"><name>T</name></task></tasks>\n"
-
 
 @pytest.fixture
 def world(tmp_path):
-    inst = make_install(tmp_path / "cfg")
-    proj = make_project(tmp_path / "proj", {"mode": "yolo"})
-    planning = proj / ".planning"
-    (planning / "STATE.md").write_text(STATE)
-    (planning / "ROADMAP.md").write_text("# Roadmap\n\n- [ ] Phase 1: Core\n")
-    (planning / "PROJECT.md").write_text("# P\n")
-    phase = planning / "phases" / "01-core"
-    phase.mkdir(parents=True)
-    (phase / "01-01-SUMMARY.md").write_text(SUMMARY)
-    (phase / "01-02-PLAN.md").write_text(PLAN)
+    inst, proj = make_world(tmp_path)
+    (proj / ".planning" / "ROADMAP.md").write_text("# Roadmap\n\n- [ ] Phase 1: Core\n")
+    (proj / ".planning" / "PROJECT.md").write_text("# P\n")
     return inst, proj
 
 

@@ -12,18 +12,9 @@ from pathlib import Path
 import pytest
 
 from msd_core.flows.simple_toml import NOT_SIMPLE, parse_simple
+from test_simple_yaml import same
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def same(a, b) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return a == b
 
 
 def _tomls():

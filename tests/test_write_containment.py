@@ -12,26 +12,16 @@ from pathlib import Path
 import pytest
 
 from hostile import one_clear_line, plant, snapshot
-from installed import make_install, make_project
+from installed import PHASE_STATE, make_world
 
 from msd_core import fsutil
 
 TIMEOUT = 30
-STATE = "# Project State\n\n## Current Position\nPhase: 1 of 2 (Core)\nStatus: In progress\n"
-SUMMARY = "---\nphase: 01-core\nplan: 01\nsubsystem: core\nprovides: [x]\n---\n# Summary\n"
-PLAN = "---\nphase: 01-core\nplan: 02\ntype: execute\n---\n<tasks><task type=\"auto\"><name>T</name></task></tasks>\n"
 
 
 @pytest.fixture
 def world(tmp_path):
-    inst = make_install(tmp_path / "cfg")
-    proj = make_project(tmp_path / "proj", {"mode": "yolo"})
-    planning = proj / ".planning"
-    (planning / "STATE.md").write_text(STATE)
-    phase = planning / "phases" / "01-core"
-    phase.mkdir(parents=True)
-    (phase / "01-01-SUMMARY.md").write_text(SUMMARY)
-    (phase / "01-02-PLAN.md").write_text(PLAN)
+    inst, proj = make_world(tmp_path)
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "precious.txt").write_text("keep me\n")
@@ -91,7 +81,7 @@ def test_symlinked_planning_folder_is_not_written_through(world, msd_run, tmp_pa
 def test_symlinked_target_file_is_refused_not_replaced(world, msd_run, file, argv):
     inst, proj, outside = world
     target = outside / "precious.txt"
-    content = '{"mode": "yolo"}\n' if file.endswith(".json") else STATE
+    content = '{"mode": "yolo"}\n' if file.endswith(".json") else PHASE_STATE
     target.write_text(content)
     plant(proj / file, "link-out", target)
     r = msd_run(argv, cwd=proj, timeout=TIMEOUT)

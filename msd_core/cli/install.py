@@ -122,10 +122,8 @@ def _human_uninstall(result: OperationResult) -> None:
         if f["verdict"] == "kept":
             out.print(f"  [bold yellow]kept[/] {f['path']}  {f.get('detail', '')}", soft_wrap=True)
     out.print(f"{os.path.basename(d['settings']['path']) if d['settings'].get('path') else 'permission'}: {d['settings']['action']}", soft_wrap=True)
-    for b in d.get("backups_removed", []):
-        out.print(f"Removed msd's backup folder {b}", soft_wrap=True)
-    for b in d.get("backups_kept", []):
-        out.print(f"Kept the backup folder {b} (your replaced edits)", soft_wrap=True)
+    _each(out, "Removed msd's backup folder {}", d.get("backups_removed"))
+    _each(out, "Kept the backup folder {} (your replaced edits)", d.get("backups_kept"))
     if d.get("folders_left"):
         out.print(f"Folders left because they hold files: {', '.join(d['folders_left'])}", soft_wrap=True)
 
@@ -151,21 +149,16 @@ def _human_status(result: OperationResult) -> None:
                     f"{len(inst['modified'])} modified, {len(inst['missing'])} missing, {len(inst['unexpected'])} unexpected")
         out.print(line, soft_wrap=True)
         for key in ("modified", "missing", "unexpected"):
-            for rel in inst.get(key, []):
-                out.print(f"      {key}: {rel}", soft_wrap=True)
+            _each(out, f"      {key}: {{}}", inst.get(key))
         if inst.get("moved"):
             out.print(f"      [yellow]{inst['moved']}[/]", soft_wrap=True)
         for c in inst.get("pending_conflicts", []):
             out.print(f"      [bold red]conflict[/]: {c['path']} (new version beside it: {c['new_version']}; "
                       f"edit {c['path']} as you want it, then delete the .msd-new file)", soft_wrap=True)
         pending = {c["new_version"] for c in inst.get("pending_conflicts", [])}
-        for rel in inst.get("new_versions", []):
-            if rel not in pending:
-                out.print(f"      new version file: {rel}", soft_wrap=True)
-        for rel in inst.get("resolved", []):
-            out.print(f"      resolved conflict (your version kept): {rel}", soft_wrap=True)
-        for b in inst.get("backups", []):
-            out.print(f"      backup of replaced edits: {b}", soft_wrap=True)
+        _each(out, "      new version file: {}", [rel for rel in inst.get("new_versions", []) if rel not in pending])
+        _each(out, "      resolved conflict (your version kept): {}", inst.get("resolved"))
+        _each(out, "      backup of replaced edits: {}", inst.get("backups"))
         if inst.get("note"):
             out.print(f"      note: {inst['note']}", soft_wrap=True)
         if inst.get("interrupted"):
@@ -178,6 +171,12 @@ def _human_status(result: OperationResult) -> None:
         allowed = "; mcp__msd allowed" if m["permission"] else ("; [yellow]mcp__msd not allowed[/]" if m["registered"] else "")
         extra = f"; [red]{m['error']}[/]" if m.get("error") else (f"; {m['other']}" if m.get("other") else "")
         out.print(f"MCP server ({m['scope']} scope, {m['path']}): {state}{allowed}{extra}", soft_wrap=True)
+
+
+def _each(out, line: str, items) -> None:
+    """One printed line per item: `line` with the item in place of `{}`."""
+    for item in items or []:
+        out.print(line.format(item), soft_wrap=True)
 
 
 def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:

@@ -14,6 +14,28 @@ def _scope_option():
     return typer.Option("user", "--scope", help="user: ~/.claude.json (every project); project: ./.mcp.json (shared with the repository)")
 
 
+def _config_dir_option():
+    return typer.Option(None, "--config-dir", help="user scope: the global Claude config folder (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+
+
+def _cwd_option():
+    return typer.Option(None, "--cwd", help="project scope: the project folder (default: the current directory)")
+
+
+def _json_option():
+    return typer.Option(False, "--json", help="print the result as JSON")
+
+
+def _apply(action: str, scope: str, as_json: bool, **kwargs) -> None:
+    """Run mcp_setup.install or .uninstall for a valid --scope and print what it did."""
+    from msd_core import mcp_setup
+    from msd_core.errors import UsageError
+
+    if scope not in mcp_setup.SCOPES:
+        raise UsageError(f"--scope {scope!r} is not one of user, project")
+    _print(getattr(mcp_setup, action)(scope, **kwargs), as_json)
+
+
 def _print(out: dict, as_json: bool) -> None:
     if as_json:
         print_json(out)
@@ -51,33 +73,23 @@ def register(app: typer.Typer) -> None:
     @errors_to_exit
     def install_cmd(
         scope: str = _scope_option(),
-        config_dir: Optional[str] = typer.Option(None, "--config-dir", help="user scope: the global Claude config folder (default $CLAUDE_CONFIG_DIR or ~/.claude)"),
-        cwd: Optional[str] = typer.Option(None, "--cwd", help="project scope: the project folder (default: the current directory)"),
-        json_output: bool = typer.Option(False, "--json", help="print the result as JSON"),
+        config_dir: Optional[str] = _config_dir_option(),
+        cwd: Optional[str] = _cwd_option(),
+        json_output: bool = _json_option(),
     ) -> None:
         """Register `msd mcp` with Claude Code and allow its tools (mcp__msd) in settings.json."""
-        from msd_core import mcp_setup
-        from msd_core.errors import UsageError
-
-        if scope not in mcp_setup.SCOPES:
-            raise UsageError(f"--scope {scope!r} is not one of user, project")
-        _print(mcp_setup.install(scope, config_dir=config_dir, project_dir=cwd), json_output)
+        _apply("install", scope, json_output, config_dir=config_dir, project_dir=cwd)
 
     @group.command("uninstall")
     @errors_to_exit
     def uninstall_cmd(
         scope: str = _scope_option(),
-        config_dir: Optional[str] = typer.Option(None, "--config-dir", help="user scope: the global Claude config folder"),
-        cwd: Optional[str] = typer.Option(None, "--cwd", help="project scope: the project folder"),
+        config_dir: Optional[str] = _config_dir_option(),
+        cwd: Optional[str] = _cwd_option(),
         dry_run: bool = typer.Option(False, "--dry-run", help="say what would be removed; change nothing"),
-        json_output: bool = typer.Option(False, "--json", help="print the result as JSON"),
+        json_output: bool = _json_option(),
     ) -> None:
         """Remove msd's server entry and the mcp__msd permission (nothing else)."""
-        from msd_core import mcp_setup
-        from msd_core.errors import UsageError
-
-        if scope not in mcp_setup.SCOPES:
-            raise UsageError(f"--scope {scope!r} is not one of user, project")
-        _print(mcp_setup.uninstall(scope, config_dir=config_dir, project_dir=cwd, dry_run=dry_run), json_output)
+        _apply("uninstall", scope, json_output, config_dir=config_dir, project_dir=cwd, dry_run=dry_run)
 
     app.add_typer(group, name="mcp")

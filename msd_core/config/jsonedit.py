@@ -17,6 +17,17 @@ _WS = " \t\r\n"
 _DECODER = json.JSONDecoder()
 
 
+def indent_of(text: str, default: int | str = 2) -> int | str:
+    """The indent a JSON text uses: the leading white space of its first indented line after the
+    first ("\t" for a tab, else how many spaces); `default` when no such line is indented."""
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            lead = line[: len(line) - len(stripped)]
+            return "\t" if lead.startswith("\t") else len(lead)
+    return default
+
+
 class _Unsupported(Exception):
     pass
 

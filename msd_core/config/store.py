@@ -249,16 +249,9 @@ def _detect_format(raw: bytes | None) -> tuple[object, bool, bool]:
         return 2, True, False
     bom = raw.startswith(b"\xef\xbb\xbf")
     text = raw.decode("utf-8-sig")
-    indent: object = 2
-    if "\n" not in text.strip():
-        indent = None
-    else:
-        for line in text.splitlines()[1:]:
-            stripped = line.lstrip(" \t")
-            if stripped and len(stripped) < len(line):
-                ws = line[: len(line) - len(stripped)]
-                indent = "\t" if ws.startswith("\t") else len(ws)
-                break
+    from msd_core.config.jsonedit import indent_of
+
+    indent = None if "\n" not in text.strip() else indent_of(text)
     return indent, text.endswith("\n"), bom
 
 

@@ -1,7 +1,7 @@
 """The Runtime interface every agent CLI module fills in, and the helpers they share.
 
 A runtime declares: its folders (msd_core/paths.RUNTIME_DIRS), where each shipped file goes
-(`installed_relpath`), how a command and a subagent are written (`command`, `agent`), how one
+(`installed_relpath`; by default a command at `command_path`, the rest as they are), how a command and a subagent are written (`command`, `agent`), how one
 command names another (`command_ref`), what `~/.claude/` in the content becomes
 (`home_token`), whether the host renders shell context before the model reads a command
 (`renders_shell`), files of its own (`own_files`: a permission policy), and the shared config
@@ -50,11 +50,37 @@ def description_of(meta: dict, body: str, fallback: str) -> str:
     return fallback
 
 
+def with_frontmatter(front: str, body: str) -> bytes:
+    """A markdown file: `front` (YAML lines, each ending in a newline) between `---` lines, then `body`."""
+    return ("---\n" + front + "---\n" + body).encode("utf-8")
+
+
+def toml_bytes(obj: dict) -> bytes:
+    import tomli_w
+
+    return tomli_w.dumps(obj, multiline_strings=True).encode("utf-8")
+
+
+def raw_resolve(stem: str, root: str) -> str:
+    """The shell command that lists split workflow `stem`'s detail parts, for a model to run itself."""
+    return f"msd_run resolve {stem} --root {root} --raw"
+
+
+def resolve_call(cmd: str) -> tuple[str, str] | None:
+    """(stem, root) of a `msd_run resolve <stem> ... --root <root> ...` shell command; None otherwise."""
+    words = cmd.split()
+    if words[:2] != ["msd_run", "resolve"] or len(words) < 3 or "--root" not in words:
+        return None
+    i = words.index("--root")
+    return (words[2], words[i + 1]) if i + 1 < len(words) else None
+
+
 class Runtime:
     name = "claude"
     label = "Claude Code"
     renders_shell = True
     shared = None  # a module with plan_add/plan_remove for a shared config file, or None
+    command_path = ""  # where command <stem> is installed, e.g. "commands/msd/{stem}.toml"
 
     @property
     def local_dirname(self) -> str:
@@ -62,7 +88,13 @@ class Runtime:
 
     # -- where files go ---------------------------------------------------------------
     def installed_relpath(self, source_rel: str) -> str | None:
-        raise NotImplementedError
+        """A command goes to `command_path`; msd-core/** and agents as they are (core_relpath)."""
+        stem = command_stem(source_rel)
+        if stem is not None:
+            if not self.command_path:
+                raise NotImplementedError(f"runtime {self.name} names no command_path")
+            return self.command_path.format(stem=stem)
+        return core_relpath(source_rel)
 
     def owned_areas(self) -> tuple[str, ...]:
         """Folder prefixes (relative to the config folder) whose `msd-*` entries are msd's."""
@@ -132,8 +164,8 @@ def command_stem(rel: str) -> str | None:
     return None
 
 
-__all__ = ["Runtime", "parse_frontmatter", "description_of", "core_relpath", "command_stem",
-           "SHELL_LINE", "INCLUDE_LINE", "SOURCE_HOME_TOKEN"]
+__all__ = ["Runtime", "parse_frontmatter", "description_of", "core_relpath", "command_stem", "with_frontmatter",
+           "toml_bytes", "resolve_call", "raw_resolve", "SHELL_LINE", "INCLUDE_LINE", "SOURCE_HOME_TOKEN"]
 
 
 class _OwnFilePermission:

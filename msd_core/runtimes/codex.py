@@ -21,38 +21,22 @@ import json
 
 from msd_core.paths import Target
 from msd_core.runtimes.base import (
-    INCLUDE_LINE, SHELL_LINE, Runtime, command_stem, core_relpath, description_of, parse_frontmatter,
+    INCLUDE_LINE, SHELL_LINE, Runtime, description_of, parse_frontmatter, raw_resolve, resolve_call, toml_bytes,
+    with_frontmatter,
 )
 
 RULES_REL = "rules/msd-core.rules"
 ARGS = "the arguments the user gave with the request"
 
 
-def _toml(obj: dict) -> bytes:
-    import tomli_w
-
-    return tomli_w.dumps(obj, multiline_strings=True).encode("utf-8")
-
-
-def _resolve_stem(cmd: str) -> tuple[str, str] | None:
-    """(stem, root) of `msd_run resolve <stem> --emit [--max-chars N] --root <root> [...] || true`."""
-    words = cmd.split()
-    if words[:2] != ["msd_run", "resolve"] or len(words) < 3 or "--root" not in words:
-        return None
-    i = words.index("--root")
-    return (words[2], words[i + 1]) if i + 1 < len(words) else None
-
-
 class Codex(Runtime):
     name = "codex"
     label = "Codex CLI"
     renders_shell = False
+    command_path = "skills/msd-{stem}/SKILL.md"
 
     def installed_relpath(self, source_rel: str) -> str | None:
-        stem = command_stem(source_rel)
-        if stem is not None:
-            return f"skills/msd-{stem}/SKILL.md"
-        rel = core_relpath(source_rel)
+        rel = super().installed_relpath(source_rel)
         if rel and rel.startswith("agents/"):
             return rel[:-3] + ".toml"
         return rel
@@ -64,7 +48,7 @@ class Codex(Runtime):
         return f"$msd-{name}"
 
     def gate_text(self, stem: str, root: str) -> str:
-        return f"`msd_run resolve {stem} --root {root} --raw`"
+        return f"`{raw_resolve(stem, root)}`"
 
     def command(self, name: str, data: bytes, target: Target) -> tuple[bytes, list[str]]:
         meta, body = parse_frontmatter(data)
@@ -76,7 +60,7 @@ class Codex(Runtime):
                 reads.append(m.group("path"))
                 continue
             m = SHELL_LINE.match(line)
-            found = _resolve_stem(m.group("cmd")) if m else None
+            found = resolve_call(m.group("cmd")) if m else None
             if found:
                 stem, root = found
                 out.append(f"Then run {self.gate_text(stem, root)} and read each file it lists, in order, before the "
@@ -90,14 +74,13 @@ class Codex(Runtime):
                     *[f"- `{p}`" for p in reads], ""]
         text = "\n".join([*head, *out]).strip("\n") + "\n"
         desc = description_of(meta, body, f"msd {name} command")
-        front = f"---\nname: msd-{name}\ndescription: {json.dumps(desc, ensure_ascii=False)}\n---\n"
-        return (front + text).encode("utf-8"), []
+        return with_frontmatter(f"name: msd-{name}\ndescription: {json.dumps(desc, ensure_ascii=False)}\n", text), []
 
     def agent(self, name: str, data: bytes, target: Target) -> bytes:
         meta, body = parse_frontmatter(data)
         doc = {"name": str(meta.get("name") or name), "description": description_of(meta, body, f"msd agent {name}"),
                "developer_instructions": body.strip("\n") + "\n"}
-        return _toml(doc)
+        return toml_bytes(doc)
 
     def own_files(self, target: Target) -> dict[str, bytes]:
         rules = (

@@ -20,7 +20,8 @@ import re
 
 from msd_core.paths import Target
 from msd_core.runtimes.base import (
-    INCLUDE_LINE, SHELL_LINE, Runtime, command_stem, core_relpath, description_of, parse_frontmatter,
+    INCLUDE_LINE, SHELL_LINE, Runtime, description_of, parse_frontmatter, raw_resolve, resolve_call, toml_bytes,
+    with_frontmatter,
 )
 
 TOOLS = {
@@ -35,30 +36,11 @@ POLICY_REL = "policies/msd-core.toml"
 EMIT_BUDGET = 8000
 
 
-def _raw_command(cmd: str) -> str | None:
-    """`msd_run resolve <stem> --root <root> --raw` for an emit command, else None."""
-    words = cmd.split()
-    if words[:2] != ["msd_run", "resolve"] or "--root" not in words or words.index("--root") + 1 >= len(words):
-        return None
-    return f"msd_run resolve {words[2]} --root {words[words.index('--root') + 1]} --raw"
-
-
-def _toml(obj: dict) -> bytes:
-    import tomli_w
-
-    return tomli_w.dumps(obj, multiline_strings=True).encode("utf-8")
-
-
 class Gemini(Runtime):
     name = "gemini"
     label = "Gemini CLI"
     renders_shell = True
-
-    def installed_relpath(self, source_rel: str) -> str | None:
-        stem = command_stem(source_rel)
-        if stem is not None:
-            return f"commands/msd/{stem}.toml"
-        return core_relpath(source_rel)
+    command_path = "commands/msd/{stem}.toml"
 
     def owned_areas(self) -> tuple[str, ...]:
         return ("commands/msd/", "agents/")
@@ -79,10 +61,10 @@ class Gemini(Runtime):
                 if " --emit --root " in cmd:  # parts over the budget are listed by path instead
                     cmd = cmd.replace(" --emit --root ", f" --emit --max-chars {EMIT_BUDGET} --root ", 1)
                 lines.append("!{" + cmd + "}")
-                raw = _raw_command(cmd)
-                if raw:
-                    lines.append(f"(If the detail parts above end early, at a `[Shell command` line, run `{raw}` "
-                                 "and read the files it lists that were not inserted.)")
+                found = resolve_call(cmd)
+                if found:
+                    lines.append("(If the detail parts above end early, at a `[Shell command` line, run "
+                                 f"`{raw_resolve(*found)}` and read the files it lists that were not inserted.)")
                 continue
             m = INCLUDE_LINE.match(line)
             if m:
@@ -91,11 +73,11 @@ class Gemini(Runtime):
             lines.append(line.replace("$ARGUMENTS", "{{args}}"))
         prompt = "\n".join(lines).strip("\n") + "\n"
         doc = {"description": description_of(meta, body, f"msd {name} command"), "prompt": prompt}
-        return _toml(doc), []
+        return toml_bytes(doc), []
 
     def agent(self, name: str, data: bytes, target: Target) -> bytes:
         meta, body = parse_frontmatter(data)
-        out = ["---", f"name: {meta.get('name') or name}",
+        out = [f"name: {meta.get('name') or name}",
                "description: " + _yaml_str(description_of(meta, body, f"msd agent {name}"))]
         tools = meta.get("tools")
         if isinstance(tools, str):
@@ -104,8 +86,7 @@ class Gemini(Runtime):
             if mapped:
                 out.append("tools:")
                 out.extend(f"  - {t}" for t in mapped)
-        out.append("---")
-        return ("\n".join(out) + "\n" + body.lstrip("\n")).encode("utf-8")
+        return with_frontmatter("".join(line + "\n" for line in out), body.lstrip("\n"))
 
     def gate_text(self, stem: str, root: str) -> str:
         return f"!{{msd_run resolve {stem} --emit --max-chars {EMIT_BUDGET} --root {root}}}"
@@ -115,7 +96,7 @@ class Gemini(Runtime):
             "toolName": "run_shell_command", "commandPrefix": "msd_run", "decision": "allow", "priority": 100,
         }]}
         head = b"# Written by msd-core (msd install --runtime gemini): lets the agent run msd_run without a prompt.\n"
-        return {POLICY_REL: head + _toml(policy)}
+        return {POLICY_REL: head + toml_bytes(policy)}
 
 
 def _yaml_str(text: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from msd_core.paths import Target
 from msd_core.runtimes import opencode_config
-from msd_core.runtimes.base import Runtime, command_stem, core_relpath, description_of, parse_frontmatter
+from msd_core.runtimes.base import Runtime, description_of, parse_frontmatter, with_frontmatter
 
 
 def _yaml(obj: dict) -> str:
@@ -29,12 +29,7 @@ class OpenCode(Runtime):
     label = "OpenCode"
     renders_shell = True
     shared = opencode_config
-
-    def installed_relpath(self, source_rel: str) -> str | None:
-        stem = command_stem(source_rel)
-        if stem is not None:
-            return f"commands/msd-{stem}.md"
-        return core_relpath(source_rel)
+    command_path = "commands/msd-{stem}.md"
 
     def owned_areas(self) -> tuple[str, ...]:
         return ("commands/", "agents/")
@@ -42,7 +37,7 @@ class OpenCode(Runtime):
     def command(self, name: str, data: bytes, target: Target) -> tuple[bytes, list[str]]:
         meta, body = parse_frontmatter(data)
         front = {"description": description_of(meta, body, f"msd {name} command")}
-        return ("---\n" + _yaml(front) + "---\n" + body.lstrip("\n")).encode("utf-8"), []
+        return with_frontmatter(_yaml(front), body.lstrip("\n")), []
 
     def agent(self, name: str, data: bytes, target: Target) -> bytes:
         meta, body = parse_frontmatter(data)
@@ -55,7 +50,7 @@ class OpenCode(Runtime):
             deny["webfetch"] = "deny"
         if deny:
             front["permission"] = deny
-        return ("---\n" + _yaml(front) + "---\n" + body.lstrip("\n")).encode("utf-8")
+        return with_frontmatter(_yaml(front), body.lstrip("\n"))
 
 
 RUNTIME = OpenCode()

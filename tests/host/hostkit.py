@@ -22,12 +22,15 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+_TESTS = str(Path(__file__).resolve().parents[1])  # tests/: stand_in_server, shared with the runtime stand-ins
+if _TESTS not in sys.path:  # scripts/bench_host_tokens.py puts only tests/host on the path
+    sys.path.append(_TESTS)
+import stand_in_server  # noqa: E402
 
 HOST_PACKAGE = "@anthropic-ai/claude-code"
 HOST_VERSION = "2.1.332"
@@ -174,20 +177,8 @@ class ModelServer:
         self.port: int | None = None
 
     def start(self) -> "ModelServer":
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(SERVER), "--script", str(self.script_path), "--record", str(self.record_path),
-             "--port-file", str(self.port_path), "--lifetime", str(self.lifetime)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 20
-        while not self.port_path.exists():
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"model server exited: {self.proc.stderr.read().decode(errors='replace').strip()}")
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("model server did not start within 20s")
-            time.sleep(0.02)
-        self.port = int(self.port_path.read_text())
+        self.proc, self.port = stand_in_server.start(SERVER, self.record_path, self.port_path, self.lifetime,
+                                                     "--script", str(self.script_path))
         return self
 
     @property
@@ -195,24 +186,24 @@ class ModelServer:
         return f"http://127.0.0.1:{self.port}"
 
     def requests(self) -> list[dict]:
-        return [json.loads(line) for line in self.record_path.read_text().splitlines() if line.strip()]
+        return stand_in_server.records(self.record_path)
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=5)
-        if self.proc and self.proc.stderr:
-            self.proc.stderr.close()
+        stand_in_server.stop(self.proc)
 
     def __enter__(self):
         return self.start()
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def bash(command: str, when: str | None = None) -> dict:
+    """A script turn that runs one Bash command; `when`: only once what came back contains it."""
+    turn = {"tool_use": [{"name": "Bash", "input": {"command": command, "description": "msd step"}}]}
+    if when is not None:
+        turn["when"] = when
+    return turn
 
 
 # --------------------------------------------------------------------------- one CLI run

@@ -33,13 +33,14 @@ gets a small harmless JSON answer.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/ (run with python -I)
+from stand_in_server import RecordingHandler, arguments, serve, sse  # noqa: E402
 
 EXHAUSTED = "SCRIPT-EXHAUSTED"
 SIDE_REPLY = "ok"
@@ -121,30 +122,28 @@ def blocks_for(turn: dict, script: Script) -> list[dict]:
     return blocks
 
 
-def sse_events(blocks: list[dict], model: str) -> list[tuple[str, dict]]:
+def sse_events(blocks: list[dict], model: str) -> list[dict]:
     stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
     usage = {"input_tokens": 10, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-    events = [("message_start", {"type": "message_start", "message": {
+    events = [{"type": "message_start", "message": {
         "id": f"msg_msd_{time.monotonic_ns()}", "type": "message", "role": "assistant", "model": model,
-        "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}})]
+        "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}}]
     for i, b in enumerate(blocks):
         if b["type"] == "text":
-            events.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                   "content_block": {"type": "text", "text": ""}}))
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                   "delta": {"type": "text_delta", "text": b["text"]}}))
+            events.append({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}})
+            events.append({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}})
         else:
-            events.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                   "content_block": {"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}}))
+            events.append({"type": "content_block_start", "index": i,
+                           "content_block": {"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}})
             raw = json.dumps(b["input"])
             half = len(raw) // 2
             for piece in (raw[:half], raw[half:]):
-                events.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                       "delta": {"type": "input_json_delta", "partial_json": piece}}))
-        events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
-    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                     "usage": {"output_tokens": 5}}))
-    events.append(("message_stop", {"type": "message_stop"}))
+                events.append({"type": "content_block_delta", "index": i,
+                               "delta": {"type": "input_json_delta", "partial_json": piece}})
+        events.append({"type": "content_block_stop", "index": i})
+    events.append({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                   "usage": {"output_tokens": 5}})
+    events.append({"type": "message_stop"})
     return events
 
 
@@ -156,104 +155,69 @@ def whole_message(blocks: list[dict], model: str) -> dict:
 
 
 def make_handler(script: Script, record_path: str):
-    record_lock = threading.Lock()
-
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(RecordingHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, *args):  # quiet
-            pass
-
-        def _parse(self, body_text: str) -> dict | None:
-            try:
-                return json.loads(body_text) if body_text else None
-            except ValueError:
-                return None
-
-        def _record(self, body_text: str, body: dict | None = None, turn: int | None = None) -> None:
-            entry = {"method": self.command, "path": self.path, "body": body}
-            if body is None and body_text:
-                entry["raw"] = body_text[:2000]
+        def _record(self, text: str, parsed=None, turn: int | None = None) -> None:
+            fields = {"body": parsed}
+            if parsed is None and text:
+                fields["raw"] = text[:2000]
             if turn is not None or self.command == "POST":
-                entry["turn"] = turn  # index of the script turn used; None: side reply or none left
-            with record_lock, open(record_path, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(entry) + "\n")
-
-        def _json(self, status: int, payload: dict):
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(data)
+                fields["turn"] = turn  # index of the script turn used; None: side reply or none left
+            self.record(**fields)
 
         def do_HEAD(self):
             self._record("")
-            self._json(200, {})
+            self.send_json({})
 
         def do_GET(self):
             self._record("")
-            self._json(200, {"data": [], "has_more": False})
+            self.send_json({"data": [], "has_more": False})
 
         def do_POST(self):
-            length = int(self.headers.get("content-length") or 0)
-            text = self.rfile.read(length).decode("utf-8", errors="replace") if length else ""
-            parsed = self._parse(text)
+            text = self.read_body().decode("utf-8", errors="replace")
+            try:
+                parsed = json.loads(text) if text else None
+            except ValueError:
+                parsed = None
             body = parsed if isinstance(parsed, dict) else {}
             path = self.path.split("?", 1)[0]
             if not path.endswith("/v1/messages"):
                 self._record(text, parsed)
-                return self._json(200, {"input_tokens": 1000} if path.endswith("/count_tokens") else {})
+                return self.send_json({"input_tokens": 1000} if path.endswith("/count_tokens") else {})
             model = body.get("model") or "claude-scripted"
             turn = script.pick(body) if body.get("tools") else {"text": SIDE_REPLY, "index": None}
             self._record(text, parsed, turn["index"])
             blocks = blocks_for(turn, script)
             if not body.get("stream"):
-                return self._json(200, whole_message(blocks, model))
+                return self.send_json(whole_message(blocks, model))
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("cache-control", "no-cache")
             self.send_header("connection", "close")
             self.end_headers()
-            for name, data in sse_events(blocks, model):
-                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            self.wfile.write(sse(sse_events(blocks, model), named=True))
             self.wfile.flush()
             self.close_connection = True
 
+    Handler.record_path = record_path
     return Handler
 
 
-def serve(script_path: str, record_path: str, port_file: str, lifetime: float) -> int:
+def run(script_path: str, record_path: str, port_file: str, lifetime: float) -> int:
     with open(script_path, encoding="utf-8") as fh:
         turns = json.load(fh)
     if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
         print("model_server: the script must be a JSON list of objects", file=sys.stderr)
         return 2
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(Script(turns), record_path))
-    server.daemon_threads = True
-    tmp = port_file + ".tmp"
-    with open(tmp, "w") as fh:
-        fh.write(str(server.server_address[1]))
-    os.replace(tmp, port_file)
-    timer = threading.Timer(lifetime, server.shutdown)
-    timer.daemon = True
-    timer.start()
-    try:
-        server.serve_forever(poll_interval=0.2)
-    finally:
-        server.server_close()
-    return 0
+    return serve(make_handler(Script(turns), record_path), port_file, lifetime)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="scripted Anthropic Messages API server for host tests")
+    ap = arguments("scripted Anthropic Messages API server for host tests", 300.0)
     ap.add_argument("--script", required=True, help="JSON list of turns")
-    ap.add_argument("--record", required=True, help="JSON-lines file every request is appended to")
-    ap.add_argument("--port-file", required=True, help="written with the port once listening")
-    ap.add_argument("--lifetime", type=float, default=300.0, help="seconds before the server exits by itself")
     a = ap.parse_args(argv)
-    return serve(a.script, a.record, a.port_file, a.lifetime)
+    return run(a.script, a.record, a.port_file, a.lifetime)
 
 
 if __name__ == "__main__":

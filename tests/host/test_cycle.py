@@ -21,18 +21,12 @@ import re
 from pathlib import Path
 
 import hostkit
+from hostkit import bash
 from test_content_walkthrough import VALUES, render
 
 ROOT = "~/.claude/msd-core"
 PH = ".planning/phases/01-core"
 ARGS = ["--permission-mode", "acceptEdits"]
-
-
-def bash(command: str, when: str | None = None) -> dict:
-    turn = {"tool_use": [{"name": "Bash", "input": {"command": command, "description": "msd step"}}]}
-    if when is not None:
-        turn["when"] = when
-    return turn
 
 
 def step_done(workflow: str, step: str, result: dict, when: str) -> dict:

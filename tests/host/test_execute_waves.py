@@ -20,7 +20,8 @@ import subprocess
 import sys
 
 import hostkit
-from test_cycle import after, agent_marker, bash, step_done
+from hostkit import bash
+from test_cycle import after, agent_marker, step_done
 
 ROOT = "~/.claude/msd-core"
 PH = ".planning/phases/01-core"

@@ -15,18 +15,12 @@ import json
 import pytest
 
 import hostkit
+from hostkit import bash
 from test_phase_ops import make_project
 
 PERSON_ONLY = ["msd-remove-phase", "msd-move-phase", "msd-insert-phase", "msd-todo", "msd-new-milestone"]
 MODEL_LISTED = ["msd-plan-phase", "msd-progress"]
 ARGS = ["--permission-mode", "acceptEdits"]
-
-
-def bash(command: str, when: str | None = None) -> dict:
-    turn = {"tool_use": [{"name": "Bash", "input": {"command": command, "description": "msd step"}}]}
-    if when is not None:
-        turn["when"] = when
-    return turn
 
 
 def listing(run: hostkit.HostRun) -> str:

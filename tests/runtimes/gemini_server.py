@@ -13,11 +13,12 @@ other path a small empty JSON object. The CLI gets a finished answer, so a run n
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/ (run with python -I)
+from stand_in_server import RecordingHandler, arguments, parsed_body, serve, sse  # noqa: E402
 
 REPLY = "MSD-GEMINI-OK"
 
@@ -49,67 +50,32 @@ def _answer(request: dict | None = None) -> dict:
     }
 
 
-class Handler(BaseHTTPRequestHandler):
-    record_path = ""
-    lock = threading.Lock()
-
-    def log_message(self, *args):  # quiet
-        pass
-
-    def _record(self, body: bytes) -> None:
-        try:
-            parsed = json.loads(body) if body else None
-        except ValueError:
-            parsed = body.decode("utf-8", "replace")
-        with self.lock, open(self.record_path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"method": self.command, "path": self.path, "body": parsed}) + "\n")
-
-    def _send(self, code: int, ctype: str, data: bytes) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class Handler(RecordingHandler):
     def do_POST(self):
-        length = min(int(self.headers.get("Content-Length") or 0), 64 * 1024 * 1024)
-        body = self.rfile.read(length)
-        self._record(body)
-        path = self.path.split("?")[0]
-        try:
-            request = json.loads(body) if body else {}
-        except ValueError:
-            request = {}
+        body = self.read_body()
+        request = parsed_body(body)
+        self.record(body=request)
         request = request if isinstance(request, dict) else {}
+        path = self.path.split("?")[0]
         if path.endswith(":streamGenerateContent"):
-            self._send(200, "text/event-stream", ("data: " + json.dumps(_answer(request)) + "\r\n\r\n").encode())
+            self.send(200, "text/event-stream", sse([_answer(request)], eol="\r\n"))
         elif path.endswith(":generateContent"):
-            self._send(200, "application/json", json.dumps(_answer(request)).encode())
+            self.send_json(_answer(request))
         elif path.endswith(":countTokens"):
-            self._send(200, "application/json", b'{"totalTokens": 10}')
+            self.send_json({"totalTokens": 10})
         else:
-            self._send(200, "application/json", b"{}")
+            self.send_json({})
 
     def do_GET(self):
-        self._record(b"")
-        self._send(200, "application/json", b"{}")
+        self.record(body=None)
+        self.send_json({})
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--record", required=True)
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--lifetime", type=float, default=120.0)
-    args = ap.parse_args()
+def main() -> int:
+    args = arguments("stand-in Gemini API for the Gemini runtime tests", 120.0).parse_args()
     Handler.record_path = args.record
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    tmp = args.port_file + ".tmp"
-    with open(tmp, "w") as fh:
-        fh.write(str(server.server_address[1]))
-    os.replace(tmp, args.port_file)
-    threading.Timer(args.lifetime, server.shutdown).start()
-    server.serve_forever()
+    return serve(Handler, args.port_file, args.lifetime)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -14,22 +14,14 @@ model; anything else gets `{}`. Every answer is the text REPLY and ends the turn
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/ (run with python -I)
+from stand_in_server import RecordingHandler, arguments, parsed_body, serve, sse  # noqa: E402
 
 REPLY = "MSD-OPENAI-OK"
 MODEL = "stand-in"
-
-
-def _sse(events: list[dict], named: bool) -> bytes:
-    out = []
-    for ev in events:
-        head = f"event: {ev['type']}\n" if named else ""
-        out.append(f"{head}data: {json.dumps(ev)}\n\n")
-    return "".join(out).encode()
 
 
 def chat_stream() -> bytes:
@@ -39,7 +31,7 @@ def chat_stream() -> bytes:
         {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
          "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}},
     ]
-    return _sse(chunks, False) + b"data: [DONE]\n\n"
+    return sse(chunks) + b"data: [DONE]\n\n"
 
 
 def responses_stream() -> bytes:
@@ -55,77 +47,42 @@ def responses_stream() -> bytes:
         {"type": "response.output_item.done", "output_index": 0, "item": item, "sequence_number": 3},
         {"type": "response.completed", "response": {**resp, "status": "completed", "output": [item], "usage": usage}, "sequence_number": 4},
     ]
-    return _sse(events, True)
+    return sse(events, named=True)
 
 
-class Handler(BaseHTTPRequestHandler):
-    record_path = ""
-    lock = threading.Lock()
-
-    def log_message(self, *args):
-        pass
-
-    def _record(self, body: bytes) -> None:
-        try:
-            parsed = json.loads(body) if body else None
-        except ValueError:
-            parsed = body.decode("utf-8", "replace")
-        with self.lock, open(self.record_path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"method": self.command, "path": self.path, "body": parsed}) + "\n")
-
-    def _send(self, ctype: str, data: bytes) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class Handler(RecordingHandler):
     def do_POST(self):
-        length = min(int(self.headers.get("Content-Length") or 0), 64 * 1024 * 1024)
-        body = self.rfile.read(length)
-        self._record(body)
-        try:
-            req = json.loads(body) if body else {}
-        except ValueError:
-            req = {}
+        body = self.read_body()
+        req = parsed_body(body)
+        self.record(body=req)
         stream = isinstance(req, dict) and req.get("stream")
         path = self.path.split("?")[0]
         if path.endswith("/chat/completions"):
             if stream:
-                self._send("text/event-stream", chat_stream())
+                self.send(200, "text/event-stream", chat_stream())
             else:
-                self._send("application/json", json.dumps({
+                self.send_json({
                     "id": "chatcmpl-msd", "object": "chat.completion", "created": 0, "model": MODEL,
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}).encode())
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
         elif path.endswith("/responses"):
-            self._send("text/event-stream", responses_stream())
+            self.send(200, "text/event-stream", responses_stream())
         else:
-            self._send("application/json", b"{}")
+            self.send_json({})
 
     def do_GET(self):
-        self._record(b"")
+        self.record(body=None)
         if self.path.split("?")[0].endswith("/models"):
-            self._send("application/json", json.dumps({"object": "list", "data": [{"id": MODEL, "object": "model"}], "models": []}).encode())
+            self.send_json({"object": "list", "data": [{"id": MODEL, "object": "model"}], "models": []})
         else:
-            self._send("application/json", b"{}")
+            self.send_json({})
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--record", required=True)
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--lifetime", type=float, default=120.0)
-    args = ap.parse_args()
+def main() -> int:
+    args = arguments("stand-in OpenAI API for the OpenCode and Codex runtime tests", 120.0).parse_args()
     Handler.record_path = args.record
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    tmp = args.port_file + ".tmp"
-    with open(tmp, "w") as fh:
-        fh.write(str(server.server_address[1]))
-    os.replace(tmp, args.port_file)
-    threading.Timer(args.lifetime, server.shutdown).start()
-    server.serve_forever()
+    return serve(Handler, args.port_file, args.lifetime)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -82,7 +82,7 @@ def test_rules_allow_msd_run_only(tmp_path):
 def test_a_skill_reaches_the_model_with_its_gate(tmp_path):
     """`codex exec '$msd-plan-phase 3'` against a stand-in Responses API: Codex inserts our
     SKILL.md (the files to read, the `msd_run resolve --raw` instruction) and the request."""
-    from tests.runtimes.openai_fixture import openai_api, requests
+    from tests.runtimes.stand_ins import openai_api, requests
 
     exe = cli_binary("codex")
     project = tmp_path / "project"

@@ -11,34 +11,24 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from msd_core.install.installer import install
 from msd_core.paths import resolve_target
+from tests.runtimes import stand_ins
 from tests.runtimes.clis import cli_binary
 
 pytestmark = pytest.mark.slow
 
-SERVER = Path(__file__).with_name("gemini_server.py")
 VENV_BIN = Path(sys.executable).parent
 
 
 @pytest.fixture
 def gemini_api(tmp_path):
-    record, port_file = tmp_path / "requests.jsonl", tmp_path / "port"
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--record", str(record), "--port-file", str(port_file), "--lifetime", "240"])
-    try:
-        for _ in range(100):
-            if port_file.exists():
-                break
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port_file.read_text()}", record
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
+    with stand_ins.gemini_api(tmp_path) as api:
+        yield api
 
 
 def _run(exe: Path, api: str, cwd: Path, args: list[str]) -> subprocess.CompletedProcess:
@@ -55,7 +45,7 @@ def _run(exe: Path, api: str, cwd: Path, args: list[str]) -> subprocess.Complete
 
 
 def _prompt_text(record: Path) -> str:
-    reqs = [json.loads(line) for line in record.read_text().splitlines()]
+    reqs = stand_ins.requests(record)
     main = [r for r in reqs if ":streamGenerateContent" in r["path"]]
     assert main, [r["path"] for r in reqs]
     return "\n".join(p.get("text", "") for c in main[-1]["body"]["contents"] for p in c["parts"])

@@ -93,7 +93,7 @@ def test_a_command_reaches_the_model_with_its_files_and_parts(tmp_path):
     our permission entry) and the argument reach the model."""
     import sys
 
-    from tests.runtimes.openai_fixture import openai_api, requests
+    from tests.runtimes.stand_ins import openai_api, requests
 
     exe = cli_binary("opencode")
     project = tmp_path / "project"
