@@ -41,7 +41,7 @@ def roadmap_phases(text: str) -> list[RoadmapPhase]:
         if line.lstrip().startswith("```"):
             fenced = not fenced
             continue
-        if fenced:
+        if fenced or "Phase" not in line:  # both patterns need the word: most lines are skipped unmatched
             continue
         m = _CHECK_RE.match(line)
         if m:
