@@ -75,6 +75,10 @@ def first_line(text: str) -> str:
     return "no message"
 
 
+def _outside(cwd: Path | str) -> OperationFailed:
+    return OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+
+
 def _layout(cwd: Path | str):
     """The checkout's layout from its files: a repo_files.Layout, None outside a repository,
     or ASK when the files do not settle it."""
@@ -90,12 +94,12 @@ def toplevel(cwd: Path | str) -> Path:
     """The working tree (main or linked) that holds `cwd`; OperationFailed outside a repository."""
     lay = _layout(cwd)
     if lay is None:
-        raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+        raise _outside(cwd)
     if lay is not ASK:
         return Path(lay.top)
     proc = git(["rev-parse", "--show-toplevel"], cwd, check=False)
     if proc.returncode != 0:
-        raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+        raise _outside(cwd)
     return Path(proc.stdout.strip())
 
 
@@ -104,7 +108,7 @@ def repo_paths(cwd: Path | str) -> tuple[Path, Path, bool]:
     worktree), from the repository's files or one `git rev-parse`; OperationFailed outside a repository."""
     lay = _layout(cwd)
     if lay is None:
-        raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+        raise _outside(cwd)
     if lay is not ASK:
         top = Path(lay.top)
         if not lay.linked:
@@ -117,7 +121,7 @@ def repo_paths(cwd: Path | str) -> tuple[Path, Path, bool]:
                check=False)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or len(lines) < 3:
-        raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+        raise _outside(cwd)
     common, gitdir, top = Path(lines[0]), Path(lines[1]), Path(lines[2])
     if common.resolve() == gitdir.resolve():
         return top, top, False
