@@ -29,6 +29,7 @@ ENV_KEYS = ("HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "OPENCODE_CONFIG_DIR
 def installed_tree(runtime: str, scope: str) -> dict[str, bytes]:
     """Install into a throw-away HOME and project; {relpath under the runtime's folder: normalised bytes}."""
     from msd_core.install.installer import install
+    from msd_core.install.runner_path import own_runner
     from msd_core.paths import resolve_target
 
     saved = {k: os.environ.get(k) for k in ENV_KEYS}
@@ -49,6 +50,7 @@ def installed_tree(runtime: str, scope: str) -> dict[str, bytes]:
                     if rel.startswith("msd-core/.msd/") or rel == "msd-core/manifest.json":  # bookkeeping
                         continue
                     data = Path(dirpath, n).read_bytes()
+                    data = data.replace(str(own_runner().parent).encode(), b"<RUNNER_DIR>")  # the PATH hook (runner_hook.py)
                     data = data.replace(str(project).encode(), b"<PROJECT>").replace(str(home).encode(), b"<HOME>")
                     out[rel] = data
             return out

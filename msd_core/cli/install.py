@@ -107,8 +107,15 @@ def _human_install(result: OperationResult) -> None:
         out.print(f"{os.path.basename(d['settings']['path'] or 'settings.json')}: {d['settings']['action']} ({d['settings']['permission']})", soft_wrap=True)
     else:
         out.print(f"permission ({d.get('runtime', 'claude')}): {d['settings']['action']}", soft_wrap=True)
+    from rich.markup import escape
+
+    hook = {k: escape(v) if isinstance(v, str) else v for k, v in (d.get("runner_hook") or {}).items()}
+    if hook.get("runner_dir"):
+        out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']} (puts {hook['runner_dir']} on Claude Code's PATH)", soft_wrap=True)
+    elif hook.get("path"):
+        out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']}", soft_wrap=True)
     if d.get("msd_run"):
-        _print_runner(out, d["msd_run"], prominent=True)
+        _print_runner(out, d["msd_run"], prominent=True, hooked=hook.get("action") in ("added", "updated", "present"))
 
 
 def _human_uninstall(result: OperationResult) -> None:
@@ -124,11 +131,16 @@ def _human_uninstall(result: OperationResult) -> None:
     out.print(f"{os.path.basename(d['settings']['path']) if d['settings'].get('path') else 'permission'}: {d['settings']['action']}", soft_wrap=True)
     _each(out, "Removed msd's backup folder {}", d.get("backups_removed"))
     _each(out, "Kept the backup folder {} (your replaced edits)", d.get("backups_kept"))
+    hook = d.get("runner_hook") or {}
+    if hook.get("action") not in (None, "absent", "not applicable"):
+        out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']}", soft_wrap=True)
     if d.get("folders_left"):
         out.print(f"Folders left because they hold files: {', '.join(d['folders_left'])}", soft_wrap=True)
 
 
 def _human_status(result: OperationResult) -> None:
+    from rich.markup import escape
+
     out = console()
     d = result.data
     out.print(f"msd-core package {d['package_version']}")
@@ -165,6 +177,11 @@ def _human_status(result: OperationResult) -> None:
             out.print("      [red]an install was interrupted here[/]", soft_wrap=True)
         if inst.get("fix"):
             out.print(f"      fix: {inst['fix']}", soft_wrap=True)
+        hook = inst.get("runner_hook")
+        if hook and hook.get("problem"):
+            out.print(f"      [yellow]PATH hook:[/] {escape(hook['problem'])}", soft_wrap=True)
+        elif hook and hook.get("ok"):
+            out.print(f"      PATH hook: {escape(hook['path'])} puts {escape(hook['runner_dir'])} on Claude Code's PATH", soft_wrap=True)
     _print_runner(out, d["msd_run"])
     for m in d.get("mcp", []):
         state = "registered" if m["registered"] else "not registered"
@@ -179,8 +196,10 @@ def _each(out, line: str, items) -> None:
         out.print(line.format(item), soft_wrap=True)
 
 
-def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
-    """Where msd_run is; when the agent cannot reach it, a prominent warning and the exact fix."""
+def _print_runner(out, runner: dict, *, prominent: bool = False, hooked: bool = False) -> None:
+    """Where msd_run is; when the agent cannot reach it, a prominent warning and the exact fix.
+    `hooked`: the install's SessionStart hook puts msd_run on Claude Code's PATH (runner_hook.py),
+    so only the terminal lacks it: one plain line instead of the warning."""
     from rich.markup import escape
 
     runner = {k: escape(v) if isinstance(v, str) else v for k, v in runner.items()}
@@ -188,6 +207,10 @@ def _print_runner(out, runner: dict, *, prominent: bool = False) -> None:
         out.print(f"msd_run: {runner['path']}", soft_wrap=True)
         if runner.get("note"):
             out.print(f"  [yellow]note:[/] {runner['note']}", soft_wrap=True)
+        return
+    if hooked:
+        out.print(f"msd_run: not on this terminal's PATH; Claude Code gets it from the SessionStart hook "
+                  f"(to run it here too: {runner['fix']})", soft_wrap=True, highlight=False)
         return
     if prominent:  # plain lines, never wrapped or cut: the fix must be copyable as printed
         out.print("", soft_wrap=True)

@@ -1,7 +1,8 @@
 """`msd status`: which installs exist (global, and local to the current folder), how they compare
 with the package version, which files were modified, are missing or unexpected, the pending
 conflicts and every <file>.msd-new, the backup folders holding replaced edits, and whether
-`msd_run` is on PATH (with the exact fix when it is not). Read-only; an unreadable path is
+`msd_run` is on PATH (with the exact fix when it is not), and per install whether the
+SessionStart hook that puts it on Claude Code's PATH is there and points at an existing msd_run. Read-only; an unreadable path is
 reported in one line (oserrors.py), never as an internal error.
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes
-from msd_core.install import origin, ownership, runner_path, txn, versions
+from msd_core.install import origin, ownership, runner_hook, runner_path, txn, versions
 from msd_core.install.installer import MANIFEST_REL
 from msd_core.install.oserrors import environment_errors
 from msd_core.install.plan import NEW_SUFFIX, resolutions
@@ -110,6 +111,8 @@ def inspect(target: Target) -> dict:
         resolved=sorted(resolutions(manifest)),
         backups=backups,
     )
+    if runner_hook.applies(target):
+        info["runner_hook"] = runner_hook.status_of(target)
     moved = origin.moved_from(target, manifest.target)
     if moved:
         info["moved"] = moved

@@ -2,7 +2,8 @@
 
 Order: check the target -> take the lock -> recover an interrupted run -> read the manifest
 -> refuse a downgrade (unless --force) -> build the installed bytes from the content
--> plan verdicts -> plan settings.json -> stage + journal + swap (manifest last).
+-> plan verdicts -> plan settings.json -> stage + journal + swap (manifest last) -> the
+SessionStart hook that puts msd_run on the host's PATH (runner_hook.py).
 `dry_run` stops after planning and writes nothing.
 
 `repair` (`--repair`, also spelled `--force`): every shipped file is made byte-identical to
@@ -19,7 +20,7 @@ from typing import Callable
 
 from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError, UsageError
-from msd_core.install import origin, ownership
+from msd_core.install import origin, ownership, runner_hook
 from msd_core.install import txn
 from msd_core.install.lock import install_lock
 from msd_core.install.oserrors import environment_errors
@@ -73,7 +74,35 @@ def _timestamp(config: Path) -> str:
     return stamp
 
 
-def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str) -> tuple[txn.Changes, Manifest]:
+def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_change, warnings: list[str]) -> tuple[tuple[str, bytes, dict | None] | None, dict]:
+    """The SessionStart hook putting msd_run on the host's PATH (runner_hook.py), planned on top of
+    this install's settings.json change when it lives in the same file. Returns
+    ((relpath, bytes, manifest record) or None, the result entry)."""
+    from msd_core.errors import MsdError
+    from msd_core.fsutil import sha256_bytes
+
+    if not runner_hook.applies(target):
+        return None, {"action": "not applicable"}
+    rel = runner_hook.hook_file(target).name
+    same = rel == settings_mod.SETTINGS_REL
+    old_record = old.extra.get("runner_hook") if old else None
+    try:
+        disk = runner_hook.read_current(target)
+    except MsdError as exc:
+        warnings.append(f"{exc.message}; the SessionStart hook that puts msd_run on the host's PATH was not added")
+        return None, {"path": str(target.config / rel), "action": "skipped"}
+    base = settings_change.new_bytes if same and settings_change.new_bytes is not None else disk
+    new, entry, record, warns = runner_hook.plan_add(target, base, old_record if isinstance(old_record, dict) else None,
+                                                     existed=disk is not None)
+    warnings.extend(warns)
+    if new is not None and same and isinstance(settings_change.record, dict) \
+            and settings_change.record.get("written_sha256") == sha256_bytes(base or b""):
+        settings_change.record = {**settings_change.record, "written_sha256": sha256_bytes(new)}  # still msd's own write
+    return ((rel, new, record) if new is not None else ("", b"", record)), entry
+
+
+def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str,
+                  hook_put: tuple[str, bytes, dict | None] | None = None) -> tuple[txn.Changes, Manifest]:
     changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
     settings_mod = permission_config(target)
     pack = build_pack(plan.pristine)
@@ -92,6 +121,9 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
             changes.puts[settings_mod.BEFORE_REL] = settings_change.before
         elif read_installed(target.config, settings_mod.BEFORE_REL) is not None:
             changes.deletes.append(settings_mod.BEFORE_REL)
+
+    if hook_put and hook_put[0]:
+        changes.puts[hook_put[0]] = hook_put[1]  # after settings.json's bytes: the hook is planned on top of them
 
     created_before = set(old.created_dirs) if old else set()
     new_dirs = txn.dirs_to_create(target.config, [*changes.puts, MANIFEST_REL])
@@ -119,6 +151,10 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
         extra["settings"] = settings_change.record
     else:
         extra.pop("settings", None)
+    if hook_put and hook_put[2] is not None:
+        extra["runner_hook"] = hook_put[2]
+    else:
+        extra.pop("runner_hook", None)
     manifest = Manifest(
         version=__version__, scope=target.scope, target=origin.manifest_target(target), files=plan.files, runtime=target.runtime,
         registry=registry, created_dirs=created_dirs, settings_permission=settings_change.permission, extra=extra,
@@ -187,8 +223,9 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
     settings_mod = permission_config(target)
     settings_change = settings_mod.plan_add(target.config, old_settings, old.settings_permission if old else None)
     warnings.extend(settings_change.warnings)
+    hook_put, hook = plan_hook(target, old, settings_mod, settings_change, warnings)
     stamp = _timestamp(target.config)
-    changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp)
+    changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp, hook_put)
     backup_dir = str(target.config / BACKUPS_PREFIX / stamp) if plan.backups else None
     for fv in plan.verdicts:
         if fv.backup:
@@ -206,6 +243,10 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
                 progress("write", done[0], total)
 
         txn.apply(target.config, changes, tick)
+    if not dry_run and target.scope == "local" and hook.get("runner_dir") and hook.get("action") != "skipped":
+        problem = runner_hook.keep_out_of_git(runner_hook.hook_file(target))
+        warnings.extend([problem] if problem else [])
+    changed = not changes.empty()
     result.data = {
         "scope": target.scope,
         "target": str(target.config),
@@ -213,7 +254,7 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
         "previous_version": old.version if old else None,
         "source": source.label,
         "dry_run": dry_run,
-        "changed": not changes.empty(),
+        "changed": changed,
         "counts": plan.counts(),
         "files": [fv.to_json() for fv in plan.verdicts],
         "conflicts": [{"path": r, "new_version": r + ".msd-new"} for r in plan.conflicts],
@@ -221,6 +262,7 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
         "runtime": target.runtime,
         "settings": {"path": str(target.config / settings_mod.SETTINGS_REL) if settings_mod.SETTINGS_REL else None, "permission": settings_mod.PERMISSION, "action": settings_change.note},
         "skipped": skipped,
+        "runner_hook": hook,
     }
     if plan.conflicts:
         warnings.append(f"{len(plan.conflicts)} file(s) conflict with your edits: the new versions are beside them as <file>.msd-new")

@@ -5,7 +5,8 @@ started with: checked in Claude Code 2.1.332, where a folder added to PATH only 
 was not seen by a skill's `!` line. So the PATH of the terminal running `msd install` is the
 PATH a `claude` started from it will use; an app started another way (an IDE, a desktop
 launcher) has its own. A plugin install (`msd plugin build`) does not depend on PATH: the
-host puts the plugin's `bin/` on it.
+host puts the plugin's `bin/` on it. A plain install adds a SessionStart hook that puts this
+msd_run's folder on the host's PATH (runner_hook.py); this check is about the terminal's PATH.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@
 - backup folders (the only copy of edits that --force/--repair replaced): kept and named,
   removed only with --remove-backups (which also works after the install is gone)
 - settings.json: restored byte for byte when unchanged since msd's write, else just the entry removed
+- the SessionStart hook putting msd_run on PATH (runner_hook.py): exactly msd's entry removed
 - every folder msd created that is now empty: removed (the config folder too, if msd created it,
   also when it was created by a first install that was killed: ownership.py)
 All in one transaction, like install.
@@ -19,7 +20,7 @@ import os
 from msd_core import mcp_setup
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.fsutil import sha256_bytes
-from msd_core.install import ownership
+from msd_core.install import ownership, runner_hook
 from msd_core.install import txn
 from msd_core.install.installer import BACKUPS_PREFIX, MANIFEST_REL, _list_files, check_runtime
 from msd_core.install.lock import install_lock
@@ -143,6 +144,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         changes.puts[settings_mod.SETTINGS_REL] = sc.new_bytes
     if sc.delete:
         changes.deletes.append(settings_mod.SETTINGS_REL)
+    hook = _plan_hook_removal(target, manifest, settings_mod, sc, changes, result.warnings)
     if keep_marker:
         changes.puts[ownership.MARKER] = ownership.marker_bytes(created_config)
     gone = set(changes.deletes)
@@ -173,6 +175,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         **_backups_report(config, backups, remove_backups),
         "runtime": target.runtime,
         "settings": {"path": _settings_path(target), "action": sc.note},
+        "runner_hook": hook,
         "folders_left": left if not dry_run else [],
         "_created_config_dirs": created_config if not dry_run else [],
     }
@@ -183,6 +186,36 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         result.warnings.append(f"{len(backups)} backup folder(s) holding your replaced edits were kept "
                                f"(`{command_for('uninstall', config, target.scope, REMOVE_BACKUPS_FLAG)}` deletes them)")
     return result
+
+
+def _plan_hook_removal(target: Target, manifest: Manifest, settings_mod, sc, changes: txn.Changes, warnings: list[str]) -> dict:
+    """Remove msd's SessionStart hook (runner_hook.py) in the same transaction, on top of what the
+    settings.json change leaves when both live in that file."""
+    from msd_core.errors import MsdError
+
+    if not runner_hook.applies(target):
+        return {"action": "not applicable"}
+    rel = runner_hook.hook_file(target).name
+    if rel == settings_mod.SETTINGS_REL and sc.delete:
+        return {"path": str(target.config / rel), "action": "removed"}
+    if rel == settings_mod.SETTINGS_REL and sc.new_bytes is not None:
+        base = sc.new_bytes
+    else:
+        try:
+            base = runner_hook.read_current(target)
+        except MsdError as exc:
+            warnings.append(f"{exc.message}; remove the SessionStart hook whose command ends with `# {runner_hook.MARKER}` by hand")
+            return {"path": str(target.config / rel), "action": "skipped"}
+    new, delete, entry, warns = runner_hook.plan_remove(target, base, manifest.extra.get("runner_hook"))
+    warnings.extend(warns)
+    if rel == settings_mod.SETTINGS_REL and sc.note == "restored" and entry["action"] == "absent":
+        entry["action"] = "removed"  # the restored bytes are the ones before msd's write
+    if new is not None:
+        changes.puts[rel] = new
+    if delete:
+        changes.puts.pop(rel, None)
+        changes.deletes.append(rel)
+    return entry
 
 
 def _settings_path(target: Target) -> str | None:

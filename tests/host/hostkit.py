@@ -403,6 +403,15 @@ class Host:
             raise AssertionError(f"msd_run {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()}")
         return proc
 
+    def drop_runner_hook(self) -> None:
+        """Remove the SessionStart hook `msd install` adds (msd_core/install/runner_hook.py) from the
+        global and the local settings, so a run with `path=[]` really has no msd_run."""
+        for f in (self.config_dir / "settings.json", self.project / ".claude" / "settings.local.json"):
+            if f.is_file():
+                obj = json.loads(f.read_text())
+                obj.pop("hooks", None)
+                f.write_text(json.dumps(obj, indent=2) + "\n")
+
     def install(self, scope: str = "global") -> Path:
         """`msd install --global|--local` in the scratch HOME/project; returns the config folder."""
         assert scope in ("global", "local")
