@@ -93,7 +93,7 @@ def _sync_state(project_root: Path) -> dict | None:
     from msd_core.planning.state_sync import sync
 
     try:
-        report = sync(project_root)
+        report = sync(project_root, warnings=False)  # the step's report carries changed and missing only
     except MsdError as exc:
         return {"error": exc.message}
     except (OSError, ValueError) as exc:  # an odd file must not undo a recorded step

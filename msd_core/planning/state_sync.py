@@ -238,8 +238,10 @@ def _sync_frontmatter(doc, lines: list[str], derived: dict, changes: list[dict])
         changes.append({"field": "progress." + m.group("key"), "line": i + 1, "old": old, "new": value})
 
 
-def sync(root: Path, *, check: bool = False) -> dict:
-    """Recompute and (unless `check`) write STATE.md's derived lines under the state lock."""
+def sync(root: Path, *, check: bool = False, warnings: bool = True) -> dict:
+    """Recompute and (unless `check`) write STATE.md's derived lines under the state lock.
+    `warnings=False`: leave out the shared-number warnings (a caller that does not report
+    them saves a scan of the phase folders)."""
     from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
     from msd_core.planning import project
 
@@ -247,7 +249,7 @@ def sync(root: Path, *, check: bool = False) -> dict:
     if check:
         _raw, text = project.read_text_file(path, "STATE.md")
         new_text, changes, missing = sync_text(text, derive(root))
-        return _report(root, changes, missing, False)
+        return _report(root, changes, missing, False, warnings)
     with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md"):
         raw, text = project.read_text_file(path, "STATE.md")
         new_text, changes, missing = sync_text(text, derive(root))
@@ -255,13 +257,13 @@ def sync(root: Path, *, check: bool = False) -> dict:
         written = new_raw != raw
         if written:
             atomic_write_bytes(path, new_raw)
-    return _report(root, changes, missing, written)
+    return _report(root, changes, missing, written, warnings)
 
 
-def _report(root: Path, changes: list[dict], missing: list[str], written: bool) -> dict:
+def _report(root: Path, changes: list[dict], missing: list[str], written: bool, warn: bool = True) -> dict:
     out = {"file": ".planning/STATE.md", "in_sync": not changes, "written": written, "changed": changes,
            "missing": missing}
-    warnings = shared_numbers(root)
+    warnings = shared_numbers(root) if warn else []
     if warnings:
         out["warnings"] = warnings
     return out
