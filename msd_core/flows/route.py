@@ -126,10 +126,12 @@ def _files(folder: Path) -> list[os.DirEntry]:
         return []
 
 
-def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path) -> None:
+def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict | None = None) -> None:
     from msd_core.planning.discovery import plan_id_of_name
 
     entries = _files(info.folder)
+    if listings is not None:
+        listings[info.folder] = entries
     names = {e.name for e in entries}
     summaries = [e for e in entries if e.name.endswith("-SUMMARY.md") or e.name == "SUMMARY.md"]
     info.summaries = len(summaries)
@@ -276,11 +278,14 @@ def _answer(route: str, command: str, reason: str, **extra) -> dict:
     return out
 
 
-def phase_states(root: Path, roadmap_text: str | None, skipped: list[dict], verifier: bool):
+def phase_states(root: Path, roadmap_text: str | None, skipped: list[dict], verifier: bool,
+                 listings: dict | None = None):
     """(phases in order, [(phase, state)], passed-over numbers, current (phase, state) or None).
 
     The phases are ROADMAP.md's list plus the current `phases/` folders (rule 4 above);
-    `msd_run next` routes on it and `msd_run state sync` derives STATE.md from it."""
+    `msd_run next` routes on it and `msd_run state sync` derives STATE.md from it.
+    `listings`, when given, receives each scanned folder's files (sorted DirEntry objects,
+    which keep the stat results already taken) for a caller that reads the same folders."""
     from msd_core.flows.roadmap import phase_sort_key, roadmap_phases
     from msd_core.planning.discovery import phase_dirs
 
@@ -297,7 +302,7 @@ def phase_states(root: Path, roadmap_text: str | None, skipped: list[dict], veri
             info.name = info.name or pd.slug
     for info in phases.values():
         if info.folder is not None:
-            _scan_phase(info, skipped, root)
+            _scan_phase(info, skipped, root, listings)
     ordered = sorted(phases.values(), key=lambda p: phase_sort_key(p.number))
     states = [(p, _phase_state(p, verifier)) for p in ordered]
     last_active = max((i for i, p in enumerate(ordered) if p.summaries), default=-1)

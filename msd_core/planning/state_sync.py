@@ -77,7 +77,7 @@ def _flows_running(root: Path) -> set[str]:
             if isinstance(run, dict) and run.get("status") != "done" and isinstance(run.get("current"), str)}
 
 
-def _last_activity(root: Path, ordered) -> str | None:
+def _last_activity(root: Path, ordered, listings: dict | None = None) -> str | None:
     newest: tuple[float, str, str] | None = None
     roadmap = root / ".planning" / "ROADMAP.md"
     try:
@@ -88,10 +88,12 @@ def _last_activity(root: Path, ordered) -> str | None:
     for info in ordered:
         if info.folder is None:
             continue
-        try:
-            entries = list(os.scandir(info.folder))
-        except OSError:
-            continue
+        entries = (listings or {}).get(info.folder)  # the files phase_states listed (their stat kept)
+        if entries is None:
+            try:
+                entries = list(os.scandir(info.folder))
+            except OSError:
+                continue
         for e in entries:
             if not e.is_file(follow_symlinks=False) or e.name.endswith(".compiled.md"):
                 continue
@@ -134,11 +136,12 @@ def derive(root: Path) -> dict[str, str | None]:
     planning = root / ".planning"
     skipped: list[dict] = []
     roadmap_text = _read(planning / "ROADMAP.md", skipped, root)
-    ordered, states, _passed, current = phase_states(root, roadmap_text, skipped, _verifier_on(root, []))
+    listings: dict = {}
+    ordered, states, _passed, current = phase_states(root, roadmap_text, skipped, _verifier_on(root, []), listings)
     total = len(ordered)
     done = sum(1 for _p, s in states if s == "done")
     out: dict[str, str | None] = {field: None for _sec, field in LINES}
-    out["Last activity"] = _last_activity(root, ordered)
+    out["Last activity"] = _last_activity(root, ordered, listings)
     if total == 0:
         return out
     all_plans = sum(len(p.plans) for p in ordered)
