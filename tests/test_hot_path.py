@@ -63,6 +63,8 @@ HOT = [
     ("history-digest-cold", ["history-digest"], set()),
     ("history-digest-warm", ["history-digest"], set()),
     ("history-digest-phase", ["history-digest", "--phase", "1", "--no-cache"], set()),
+    # subprocess only when git must be asked (this fixture is no repository; in one, wave plan reads HEAD from
+    # git's files: tests/test_git_repo_files.py::test_wave_plan_base_comes_from_the_files)
     ("wave-plan", ["wave", "plan", "--phase-dir", "{phase_dir}"], {"subprocess"}),
     ("wave-check", ["wave", "check", "--phase-dir", "{phase_dir}"], set()),
     ("gate-detect", ["gate", "detect"], set()),
