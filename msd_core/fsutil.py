@@ -8,13 +8,8 @@ never follow a symlink either.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing/tempfile cost import time on msd_run's read-only hot path
-    from typing import Iterator
 
 from msd_core.errors import LockTimeout
 
@@ -248,8 +243,10 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, anch
             if mode is not None:
                 os.fchmod(fd, mode)
             elif old is not None and _stat.S_ISREG(old.st_mode):
-                with contextlib.suppress(OSError):
+                try:
                     os.fchmod(fd, old.st_mode & 0o7777)
+                except OSError:
+                    pass
         finally:
             os.close(fd)
         os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
@@ -258,8 +255,10 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, anch
         raise _with_path(exc, path) from None
     finally:
         if made:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
         os.close(dfd)
 
 
@@ -278,8 +277,10 @@ def _atomic_write_by_path(path: Path, data: bytes, mode, anchor) -> None:  # pra
             os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
 
 
@@ -314,40 +315,58 @@ def _open_lock_file(lock_path: Path, anchor: Path | None) -> int:
     return fd
 
 
-@contextlib.contextmanager
-def locked(lock_path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, what: str | None = None,
-           anchor: Path | None = None) -> Iterator[None]:
+class locked:
     """Hold an exclusive inter-process lock; exit code 4 (LockTimeout) when not acquired in time.
 
     POSIX: fcntl.flock on `lock_path`, reached from `anchor` like a write (no symlinked
     folder followed) and opened without following a symlink; a symlinked or special lock
-    file is refused with SymlinkRefused. Elsewhere: filelock.
+    file is refused with SymlinkRefused. Elsewhere: filelock. A plain class rather than a
+    contextlib generator: contextlib is not imported on msd_run's hot path.
     """
-    lock_path = Path(lock_path)
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        yield from _filelock(lock_path, timeout, what)
-        return
-    import time
 
-    fd = _open_lock_file(lock_path, anchor)
-    try:
-        deadline = time.monotonic() + max(0.0, timeout)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockTimeout(
-                        f"could not lock {what or lock_path} within {timeout:g}s",
-                        hint="another msd process holds it; retry when it finishes (MSD_LOCK_TIMEOUT sets the wait)",
-                    ) from None
-                time.sleep(0.02)
-        yield
-    finally:
-        os.close(fd)  # closing releases the flock
+    def __init__(self, lock_path: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, what: str | None = None,
+                 anchor: Path | None = None):
+        self.lock_path = Path(lock_path)
+        self.timeout, self.what, self.anchor = timeout, what, anchor
+        self._fd: int | None = None
+        self._other = None  # filelock's lock where fcntl is missing
+
+    def __enter__(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            self._other = _filelock(self.lock_path, self.timeout, self.what)
+            return None
+        import time
+
+        fd = _open_lock_file(self.lock_path, self.anchor)
+        try:
+            deadline = time.monotonic() + max(0.0, self.timeout)
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise LockTimeout(
+                            f"could not lock {self.what or self.lock_path} within {self.timeout:g}s",
+                            hint="another msd process holds it; retry when it finishes (MSD_LOCK_TIMEOUT sets the wait)",
+                        ) from None
+                    time.sleep(0.02)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)  # closing releases the flock
+        elif self._other is not None:  # pragma: no cover - Windows
+            other, self._other = self._other, None
+            other.release()
+        return False
 
 
 def _filelock(lock_path: Path, timeout: float, what: str | None):  # pragma: no cover - Windows
@@ -360,10 +379,7 @@ def _filelock(lock_path: Path, timeout: float, what: str | None):  # pragma: no 
     except filelock.Timeout as exc:
         raise LockTimeout(f"could not lock {what or lock_path} within {timeout:g}s",
                           hint="another msd process holds it; retry when it finishes") from exc
-    try:
-        yield
-    finally:
-        lock.release()
+    return lock
 
 
 def lock_timeout_from_env(default: float = DEFAULT_LOCK_TIMEOUT) -> float:

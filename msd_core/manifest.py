@@ -84,10 +84,12 @@ class Manifest:
 
 
 def _valid_relpath(rel: object) -> bool:
-    if not isinstance(rel, str) or not rel or "\x00" in rel or "\\" in rel:
+    """A relative POSIX path that stays below its base: not absolute, no `..` component (empty
+    and `.` components are dropped, as PurePosixPath drops them). Strings, not PurePosixPath:
+    every manifest entry is checked on every load (~0.5 ms on msd_run's hot path)."""
+    if not isinstance(rel, str) or not rel or "\x00" in rel or "\\" in rel or rel[0] == "/":
         return False
-    p = PurePosixPath(rel)
-    return not p.is_absolute() and all(part not in ("", ".", "..") for part in p.parts)
+    return ".." not in rel or ".." not in rel.split("/")
 
 
 def parse_manifest(data: bytes, where: str = "manifest.json") -> Manifest:

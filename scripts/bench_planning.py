@@ -15,8 +15,14 @@ For each corpus tree (copied to a temp dir first; the corpus is read-only):
       - it holds `a, b, c` and every part is ours (the peer does not split a flow list
         containing an apostrophe, e.g. `[Let's Encrypt, certbot]`).
 
+Summary line: the median over trees of each tree's ratio, and the pooled ratio (the sum over
+trees of our median time over the sum of the peer's), which a few tiny trees cannot swing.
+`--before DIR` also times the cold run of an older checkout of this repository
+(PYTHONPATH=DIR, e.g. `git archive <commit> | tar -x -C DIR`) in the same rounds.
+
 Usage:
   scripts/bench_planning.py [--peer PATH/gsd-tools.cjs | --peer-prefix DIR] [--runs 7] [--tree NAME]... [--json]
+                            [--before DIR]
 Without --peer, get-shit-done-cc@1.42.3 is installed once with `npm install --prefix DIR`
 (default <tmp>/msd-bench-peer, outside the repository). Ours is the `msd_run` console script.
 """
@@ -60,21 +66,23 @@ def find_peer(explicit: str | None, prefix: str) -> Path:
 CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _run(cmd: list[str]) -> tuple[float, float, bytes]:
+def _run(cmd: list[str], env: dict | None = None) -> tuple[float, float, bytes]:
     """(wall seconds, CPU seconds of the process and its children, stdout)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                          env=CHILD_ENV, timeout=120)
+                          env=env or CHILD_ENV, timeout=120)
     dt = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return dt, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.stdout
 
 
-def interleaved(cmds: dict[str, list[str]], runs: int, before: dict[str, list[str]] | None = None) -> dict:
+def interleaved(cmds: dict[str, list[str]], runs: int, before: dict[str, list[str]] | None = None,
+                envs: dict[str, dict] | None = None) -> dict:
     """(median wall seconds, median CPU seconds, last output) per command; each round runs
     every command once (after one warm-up round), so a change of machine load hits them
-    alike. `before[label]` runs untimed just before that command (e.g. to fill a cache)."""
+    alike. `before[label]` runs untimed just before that command (e.g. to fill a cache);
+    `envs[label]` is that command's environment."""
     times: dict[str, list[float]] = {k: [] for k in cmds}
     cpu: dict[str, list[float]] = {k: [] for k in cmds}
     outs: dict[str, bytes] = {}
@@ -82,7 +90,7 @@ def interleaved(cmds: dict[str, list[str]], runs: int, before: dict[str, list[st
         for label, cmd in cmds.items():
             if before and label in before:
                 _run(before[label])
-            dt, ct, outs[label] = _run(cmd)
+            dt, ct, outs[label] = _run(cmd, (envs or {}).get(label))
             if i:
                 times[label].append(dt)
                 cpu[label].append(ct)
@@ -153,6 +161,7 @@ def main() -> int:
                     help="npm prefix for the peer package, outside the repository (installed once)")
     ap.add_argument("--tree", action="append", help="only this corpus tree (repeatable)")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--before", help="an older checkout whose cold run is timed beside this one (PYTHONPATH)")
     args = ap.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"corpus not found at {CORPUS}")
@@ -169,8 +178,13 @@ def main() -> int:
             shutil.copytree(CORPUS / name, root, symlinks=True)
             ours_cmd = [msd_run, "history-digest", "--cwd", str(root)]
             peer_cmd = ["node", str(peer), "history-digest", "--cwd", str(root)]
-            got = interleaved({"peer": peer_cmd, "cold": ours_cmd + ["--no-cache"], "warm": ours_cmd}, args.runs,
-                              before={"warm": ours_cmd})  # the cache is current when the warm run starts
+            cmds = {"peer": peer_cmd, "cold": ours_cmd + ["--no-cache"], "warm": ours_cmd}
+            envs = {}
+            if args.before:
+                cmds["before_cold"] = ours_cmd + ["--no-cache"]
+                envs["before_cold"] = {**CHILD_ENV, "PYTHONPATH": str(Path(args.before).resolve())}
+            got = interleaved(cmds, args.runs, before={"warm": ours_cmd},  # the cache is current when the warm run starts
+                              envs=envs)
             (t_peer, c_peer, peer_out), (t_cold, c_cold, _), (t_warm, c_warm, ours_out) = got["peer"], got["cold"], got["warm"]
             sbytes = summary_bytes(root)
             try:
@@ -198,7 +212,13 @@ def main() -> int:
                 "our_facts": sum(len(v) for v in facts(ours_json).values()),
                 "missing": lost,
                 "skipped": len(ours_json.get("skipped", [])),
+                "peer_s": t_peer, "peer_cpu_s": c_peer, "cold_s": t_cold, "cold_cpu_s": c_cold,
+                "warm_s": t_warm, "warm_cpu_s": c_warm,
             })
+            if args.before:
+                t_b, c_b, _ = got["before_cold"]
+                rows[-1].update({"before_cold_s": t_b, "before_cold_cpu_s": c_b, "before_cold_ratio": round(t_b / t_peer, 2),
+                                 "before_cold_cpu_ratio": round(c_b / c_peer, 2) if c_peer else None})
     if args.json:
         print(json.dumps(rows, indent=1, ensure_ascii=False))
         return 0
@@ -213,9 +233,16 @@ def main() -> int:
     med = lambda k: statistics.median(r[k] for r in rows)
     facts_total = sum(r["peer_facts"] for r in rows)
     miss_total = sum(sum(len(v) for v in r["missing"].values()) for r in rows)
+    pooled = lambda k, p: sum(r[k] for r in rows) / max(1e-9, sum(r[p] for r in rows))
     print(f"\nmedian ratio ours/peer, wall time: cold {med('cold_ratio'):.2f}x, warm {med('warm_ratio'):.2f}x; "
           f"CPU time: cold {med('cold_cpu_ratio'):.2f}x, warm {med('warm_cpu_ratio'):.2f}x "
           f"(goal: cold <= 0.4x); runs interleaved per tree, median of {args.runs}")
+    print(f"pooled ratio (sum over trees of medians), wall / CPU: cold {pooled('cold_s', 'peer_s'):.2f} / "
+          f"{pooled('cold_cpu_s', 'peer_cpu_s'):.2f}, warm {pooled('warm_s', 'peer_s'):.2f} / {pooled('warm_cpu_s', 'peer_cpu_s'):.2f}")
+    if args.before:
+        print(f"before ({args.before}), cold: median ratio wall {med('before_cold_ratio'):.2f}x, CPU "
+              f"{med('before_cold_cpu_ratio'):.2f}x; pooled wall / CPU {pooled('before_cold_s', 'peer_s'):.2f} / "
+              f"{pooled('before_cold_cpu_s', 'peer_cpu_s'):.2f}")
     print(f"digest bytes / summary bytes: {100 * tot_d / tot_s:.1f}% overall (goal <= 10%); "
           f"median per tree {statistics.median(r['bytes_pct'] for r in rows if r['bytes_pct'] is not None):.1f}%; "
           f"peer's output (compact JSON) {100 * tot_p / tot_s:.1f}%")

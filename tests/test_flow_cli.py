@@ -161,3 +161,13 @@ def test_hot_path_imports_no_heavy_frameworks(install, project):
     )
     r = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=60)
     assert r.stderr.strip().endswith("[]"), r.stderr
+
+
+def test_report_hint_quotes_root_as_shlex_does():
+    import shlex
+
+    from msd_core.flows.service import _shell_word
+
+    for text in ["/home/u/.claude/msd-core", ".claude/msd-core", "a b", "it's", "", "x;rm -rf", "é/x", "a\tb",
+                 "@%+=:,./-_", "$HOME", "tab\there", "\u00a0nbsp"]:
+        assert _shell_word(text) == shlex.quote(text), text

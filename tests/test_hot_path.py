@@ -63,6 +63,8 @@ HOT = [
     ("history-digest-cold", ["history-digest"], set()),
     ("history-digest-warm", ["history-digest"], set()),
     ("history-digest-phase", ["history-digest", "--phase", "1", "--no-cache"], set()),
+    # subprocess only when git must be asked (this fixture is no repository; in one, wave plan reads HEAD from
+    # git's files: tests/test_git_repo_files.py::test_wave_plan_base_comes_from_the_files)
     ("wave-plan", ["wave", "plan", "--phase-dir", "{phase_dir}"], {"subprocess"}),
     ("wave-check", ["wave", "check", "--phase-dir", "{phase_dir}"], set()),
     ("gate-detect", ["gate", "detect"], set()),
@@ -272,3 +274,17 @@ def test_builtin_sha256_matches_hashlib(tmp_path):
         f = tmp_path / f"f{n}"
         f.write_bytes(data)
         assert fsutil.sha256_file(f) == hashlib.sha256(data).hexdigest()
+
+
+def test_usage_errors_stay_english_without_a_catalogue_lookup(project, tmp_path):
+    """msd_run takes argparse's messages as they are: no gettext catalogue search (and no
+    `locale` import) on any call, and a usage error is still its one English line."""
+    import os
+
+    env = {**os.environ, "LANGUAGE": "de", "LANG": "de_DE.UTF-8"}
+    ok = probe(["config", "get", "mode", "--raw"], project["proj"], tmp_path / "ok.json", env)
+    assert ok["code"] == 0 and "locale" not in ok["modules"]
+    bad = probe(["config", "get", "--no-such-option"], project["proj"], tmp_path / "bad.json", env)
+    assert bad["code"] == 2
+    assert bad["err"].startswith("msd_run config: error: unrecognized arguments: --no-such-option")
+    assert bad["err"].count("\n") == 1 and "locale" not in bad["modules"]

@@ -84,3 +84,29 @@ def test_safe_path_refuses_escapes_and_symlinked_folders(tmp_path):
     (config / "linked").symlink_to(tmp_path / "out")
     with pytest.raises(IntegrityError, match="symlink"):
         safe_path(config, "linked/file.md")
+
+
+def test_relpath_check_agrees_with_purepath_reading():
+    """The string check of manifest paths decides as reading them with PurePosixPath does
+    (not absolute, no `..` part; empty and `.` parts dropped), over a grid of odd paths."""
+    import itertools
+    from pathlib import PurePosixPath
+
+    from msd_core.manifest import _valid_relpath
+
+    def by_purepath(rel):
+        if not isinstance(rel, str) or not rel or "\x00" in rel or "\\" in rel:
+            return False
+        p = PurePosixPath(rel)
+        return not p.is_absolute() and all(part not in ("", ".", "..") for part in p.parts)
+
+    pieces = ["a", "..", ".", "", "...", "..a", "a..", "b c", "\\", "\x00", "é"]
+    checked = 0
+    for n in (1, 2, 3):
+        for combo in itertools.product(pieces, repeat=n):
+            for lead in ("", "/", "//"):
+                rel = lead + "/".join(combo)
+                assert _valid_relpath(rel) == by_purepath(rel), rel
+                checked += 1
+    assert checked > 3000
+    assert _valid_relpath(None) is False and _valid_relpath(3) is False

@@ -128,3 +128,32 @@ def test_corpus_every_folder_resolves_to_itself(name, corpus_dir):
         else:
             with pytest.raises(AmbiguousPhase):
                 resolve(planning, d.number, dirs=dirs)
+
+
+def test_plain_numbers_parse_as_the_reference_pattern_reads_them():
+    """parse_ref answers a plain number (2, 02, 2.1) without the reference pattern; over a
+    grid of number-like texts it gives what the pattern gives, and refuses what it refuses."""
+    import itertools
+
+    from msd_core.errors import UsageError
+    from msd_core.planning import phase_ref
+    from msd_core.planning.discovery import normalize_phase
+
+    def by_pattern(ref):
+        text = " ".join(str(ref).split())
+        m = phase_ref._REF_RE.match(text.strip().strip("'\"").rstrip("/"))
+        if not m:
+            return "refused"
+        return m.group("ms"), normalize_phase(m.group("num")), (m.group("slug") or None)
+
+    pieces = ["0", "01", "2", "10", "", ".", "²", "٣", "a", " ", "/", "'", "-x"]
+    checked = 0
+    for combo in itertools.product(pieces, repeat=3):
+        ref = "".join(combo)
+        try:
+            got = phase_ref.parse_ref(ref)
+        except UsageError:
+            got = "refused"
+        assert got == by_pattern(ref), repr(ref)
+        checked += 1
+    assert checked == len(pieces) ** 3

@@ -274,3 +274,52 @@ def test_add_decision_after_numbered_list_and_table():
     new, changed, _ = apply_patch(table, [("add-decision", "C")])
     assert new == "### Decisions\n\n| Decision | Why |\n|---|---|\n| a | b |\n\n- C\n### Blockers\n"
     assert changed[0]["line"] == 7
+
+
+def test_field_line_by_label_finds_what_the_per_field_pattern_finds():
+    """field_line compares labels found by one shared pattern (one compile for every field)
+    instead of compiling a pattern per field: over a grid of line shapes, labels (case,
+    non-ASCII look-alikes that re.I folds, spaces) and names, it finds the same line with the
+    same groups as the per-field pattern does."""
+    import itertools
+
+    from msd_core.planning.state import StateDoc, _field_re
+
+    prefixes = ["", "  ", "\t", "- ", "* ", "-  ", "** ", "*", "-"]
+    labels = ["Phase", "phase", "PHASE", "Phase ", " Phase", "Pha\u017fe", "\u212aey", "Key", "Last activity",
+              "Last change", "Current focus", "Focus", "Phase 2", "Plan", "Status of phase", "x"]
+    forms = ["{l}: v", "{l}:v", "**{l}:** v", "**{l}**: v", "**{l}:**v", "{l} : v", "**{l}** : v", "*{l}*: v",
+             "{l}:", "**{l}:**", "{l}: a: b", "{l}: **b**"]
+    eols = ["\n", "\r\n", ""]
+    names = ["Phase", "phase", "Key", "Last activity", "Focus", "Status", "Phase 2", "x", "Current focus"]
+    checked = 0
+    for pre, label, form, eol in itertools.product(prefixes, labels, forms, eols):
+        line = pre + form.format(l=label) + eol
+        doc = StateDoc("## Current Position\n" + line + ("\n" if not eol else ""))
+        sec = doc.sections[0]
+        for name in names:
+            got = doc.field_line(sec, name)
+            rx = _field_re(name)
+            want = None
+            for i in range(sec.start + 1, doc.own_end(sec)):
+                m = rx.match(doc.lines[i])
+                if m:
+                    want = (i, m)
+                    break
+            assert (got is None) == (want is None), (line, name)
+            if got:
+                assert got[0] == want[0], (line, name)
+                assert [got[1].group(g) for g in ("pre", "val", "eol")] == \
+                       [want[1].group(g) for g in ("pre", "val", "eol")], (line, name)
+            checked += 1
+    assert checked > 10_000
+
+
+def test_field_line_with_a_label_outside_the_plain_form_still_matches():
+    from msd_core.planning.state import StateDoc
+
+    doc = StateDoc("## Notes\n- Why*: because\n  Owner: me\n")
+    hit = doc.field_line(doc.sections[0], "Why*")
+    assert hit and hit[1].group("val") == "because"
+    hit = doc.field_line(doc.sections[0], "  Owner")  # leading spaces: the per-field pattern decides
+    assert hit and hit[1].group("val") == "me"

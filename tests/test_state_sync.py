@@ -214,6 +214,13 @@ def test_two_folders_one_number_is_reported(tmp_path, msd_run):
     out = json.loads(_sync(msd_run, p.root).stdout)
     assert out["warnings"] == ["phase 1: 2 folders share the number (01-core, 01-core-again); only 01-core is read, "
                                "renumber the others"]
+    # step-done's sync leaves the warning out (its report never carried it); the rest is the same
+    from msd_core.planning.state_sync import sync
+
+    quiet = sync(p.root, check=True, warnings=False)
+    loud = sync(p.root, check=True)
+    assert "warnings" not in quiet and loud["warnings"] == out["warnings"]
+    assert {k: v for k, v in loud.items() if k != "warnings"} == quiet
 
 
 def test_step_done_syncs_state(tmp_path, msd_run):

@@ -248,8 +248,10 @@ def _detect_format(raw: bytes | None) -> tuple[object, bool, bool]:
     if raw is None:
         return 2, True, False
     bom = raw.startswith(b"\xef\xbb\xbf")
-    text = raw.decode("utf-8-sig")
     from msd_core.config.jsonedit import indent_of
+    from msd_core.jsonfile import decode_utf8_sig
+
+    text = decode_utf8_sig(raw)
 
     indent = None if "\n" not in text.strip() else indent_of(text)
     return indent, text.endswith("\n"), bom
@@ -263,7 +265,9 @@ def _dump(data: dict, raw: bytes | None, before: dict | None = None) -> bytes:
     if raw is not None and before is not None:
         from msd_core.config.jsonedit import rewrite
 
-        edited = rewrite(raw.decode("utf-8-sig"), before, data)
+        from msd_core.jsonfile import decode_utf8_sig
+
+        edited = rewrite(decode_utf8_sig(raw), before, data)
         if edited is not None:
             return (b"\xef\xbb\xbf" if bom else b"") + edited.encode("utf-8")
     indent, newline, bom = _detect_format(raw)

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 
+from msd_core.lazy_pattern import lazy
 from msd_core.planning.discovery import normalize_phase
 from msd_core.record import record
 
 _CHECK_RE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX✓])\]\s*(?:\*\*)?\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>[^*\n]*)")
-_HEAD_RE = re.compile(r"^\s*#{2,4}\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>.*)$")
-_DONE_WORDS = re.compile(r"✅|✓|\bCOMPLETE(?:D)?\b|\(complete(?:d)?\)|\bSHIPPED\b|\bSUPERSEDED\b|\bCANCELL?ED\b|\bDROPPED\b|^~~", re.I)
+_HEAD_RE = lazy(r"^\s*#{2,4}\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>.*)$")
+_DONE_WORDS = lazy(r"✅|✓|\bCOMPLETE(?:D)?\b|\(complete(?:d)?\)|\bSHIPPED\b|\bSUPERSEDED\b|\bCANCELL?ED\b|\bDROPPED\b|^~~", re.I)
 
 
 @record
@@ -40,7 +41,7 @@ def roadmap_phases(text: str) -> list[RoadmapPhase]:
         if line.lstrip().startswith("```"):
             fenced = not fenced
             continue
-        if fenced:
+        if fenced or "Phase" not in line:  # both patterns need the word: most lines are skipped unmatched
             continue
         m = _CHECK_RE.match(line)
         if m:

@@ -51,6 +51,7 @@ import re
 from pathlib import Path
 
 from msd_core import paths
+from msd_core.lazy_pattern import lazy
 from msd_core.record import field, record
 
 MAX_READ = 2 * 1024 * 1024
@@ -59,7 +60,7 @@ NONE_WORDS = {"", "none", "n/a", "na", "-", "—", "null", "tbd", "nothing"}
 GAP_STATUSES = {"gaps_found", "gaps", "diagnosed", "failed", "issues_found"}
 HUMAN_STATUSES = {"human_needed", "needs_human", "human_verification"}
 OPEN_UAT_STATUSES = {"testing", "in_progress", "partial"}
-ARCHIVED_RE = re.compile(r"archived|between milestones|new[-_ ]milestone|next milestone|no active milestone|milestone[^.\n]{0,40}(shipped|complete)", re.I)
+ARCHIVED_RE = lazy(r"archived|between milestones|new[-_ ]milestone|next milestone|no active milestone|milestone[^.\n]{0,40}(shipped|complete)", re.I)
 _STATUS_RE = re.compile(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
 
 
@@ -125,17 +126,19 @@ def _files(folder: Path) -> list[os.DirEntry]:
         return []
 
 
-def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path) -> None:
-    from msd_core.planning.discovery import plan_id
+def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict | None = None) -> None:
+    from msd_core.planning.discovery import plan_id_of_name
 
     entries = _files(info.folder)
+    if listings is not None:
+        listings[info.folder] = entries
     names = {e.name for e in entries}
     summaries = [e for e in entries if e.name.endswith("-SUMMARY.md") or e.name == "SUMMARY.md"]
     info.summaries = len(summaries)
-    summarised = {plan_id(Path(e.name)) for e in summaries}
+    summarised = {plan_id_of_name(e.name) or "" for e in summaries}  # a bare SUMMARY.md: "" (no folder in the name)
     for e in entries:
         if e.name.endswith("-PLAN.md") or e.name == "PLAN.md":
-            pid = plan_id(Path(e.name)) if e.name != "PLAN.md" else "PLAN"
+            pid = plan_id_of_name(e.name) if e.name != "PLAN.md" else "PLAN"
             info.plans.append(e.name)
             if pid not in summarised and not (e.name == "PLAN.md" and "SUMMARY.md" in names):
                 info.unsummarised.append(e.name)
@@ -275,11 +278,14 @@ def _answer(route: str, command: str, reason: str, **extra) -> dict:
     return out
 
 
-def phase_states(root: Path, roadmap_text: str | None, skipped: list[dict], verifier: bool):
+def phase_states(root: Path, roadmap_text: str | None, skipped: list[dict], verifier: bool,
+                 listings: dict | None = None):
     """(phases in order, [(phase, state)], passed-over numbers, current (phase, state) or None).
 
     The phases are ROADMAP.md's list plus the current `phases/` folders (rule 4 above);
-    `msd_run next` routes on it and `msd_run state sync` derives STATE.md from it."""
+    `msd_run next` routes on it and `msd_run state sync` derives STATE.md from it.
+    `listings`, when given, receives each scanned folder's files (sorted DirEntry objects,
+    which keep the stat results already taken) for a caller that reads the same folders."""
     from msd_core.flows.roadmap import phase_sort_key, roadmap_phases
     from msd_core.planning.discovery import phase_dirs
 
@@ -296,7 +302,7 @@ def phase_states(root: Path, roadmap_text: str | None, skipped: list[dict], veri
             info.name = info.name or pd.slug
     for info in phases.values():
         if info.folder is not None:
-            _scan_phase(info, skipped, root)
+            _scan_phase(info, skipped, root, listings)
     ordered = sorted(phases.values(), key=lambda p: phase_sort_key(p.number))
     states = [(p, _phase_state(p, verifier)) for p in ordered]
     last_active = max((i for i, p in enumerate(ordered) if p.summaries), default=-1)

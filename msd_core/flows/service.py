@@ -93,7 +93,7 @@ def _sync_state(project_root: Path) -> dict | None:
     from msd_core.planning.state_sync import sync
 
     try:
-        report = sync(project_root)
+        report = sync(project_root, warnings=False)  # the step's report carries changed and missing only
     except MsdError as exc:
         return {"error": exc.message}
     except (OSError, ValueError) as exc:  # an odd file must not undo a recorded step
@@ -104,10 +104,21 @@ def _sync_state(project_root: Path) -> dict | None:
 def _with_root(ctx: FlowContext, payload: dict) -> dict:
     """The `report` hint names the same install the caller read (a local one needs --root)."""
     if ctx.root and "report" in payload:
-        import shlex
-
-        payload["report"] += " --root " + shlex.quote(ctx.root)
+        payload["report"] += " --root " + _shell_word(ctx.root)
     return payload
+
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def _shell_word(text: str) -> str:
+    """shlex.quote(text); a word shlex leaves as it is (the usual install path) is answered
+    without importing shlex."""
+    if text and all(c in _SAFE for c in text):
+        return text
+    import shlex
+
+    return shlex.quote(text)
 
 
 def parse_vars(flow: Flow, pairs: list[str] | None) -> dict:

@@ -14,17 +14,12 @@ Standard library only (filelock is loaded when a write takes the lock).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from pathlib import Path
 
 from msd_core import paths
 from msd_core.errors import UsageError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
-    from typing import Iterator
 
 STATE_VERSION = 1
 DEFAULT_NAME = "state.json"
@@ -87,10 +82,9 @@ def write_state(path: Path, doc: dict, project_root: Path | None = None) -> None
     atomic_write_bytes(path, (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), anchor=anchor)
 
 
-@contextlib.contextmanager
-def state_lock(project_root: Path, state: Path) -> Iterator[None]:
+def state_lock(project_root: Path, state: Path):
+    """The lock every write of the flow state holds (a context manager)."""
     from msd_core.fsutil import lock_timeout_from_env, locked
 
     anchor = project_root if Path(state).is_relative_to(project_root) else None
-    with locked(lock_path(project_root, state), lock_timeout_from_env(), what=f"flow state {state}", anchor=anchor):
-        yield
+    return locked(lock_path(project_root, state), lock_timeout_from_env(), what=f"flow state {state}", anchor=anchor)

@@ -9,19 +9,23 @@ Claude Code's Agent tool with `isolation: "worktree"`). `main_checkout(cwd)` fin
 main working tree from either, through git's common directory, so msd's private records
 always live in the project the user opened.
 
-Standard library only.
+Where the checkout is and what HEAD is are read from git's files when the layout is an
+ordinary one (msd_core.git.repo_files), and asked of git otherwise: most callers of
+`repo_paths`, `toplevel`, `head` and `current_branch` start no process at all.
+
+Standard library only (subprocess is imported when git is run).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from msd_core.errors import OperationFailed
 
 GIT_TIMEOUT = 120.0
 INDEX_LOCK_WAIT = 15.0  # how long a commit waits out a hand-run git holding index.lock
+ASK = object()  # the repository's files do not settle a question: git is asked
 
 
 def _env() -> dict:
@@ -32,7 +36,7 @@ def _env() -> dict:
 
 
 def git(args: list[str], cwd: Path | str, *, check: bool = True, timeout: float = GIT_TIMEOUT,
-        input_text: str | None = None, lock_wait: float = 0.0) -> subprocess.CompletedProcess:
+        input_text: str | None = None, lock_wait: float = 0.0):
     """Run git. `lock_wait` > 0: while git reports another process's `index.lock`, retry for that long."""
     import time
 
@@ -49,7 +53,9 @@ def git(args: list[str], cwd: Path | str, *, check: bool = True, timeout: float 
     return proc
 
 
-def _git_once(args: list[str], cwd: Path | str, timeout: float, input_text: str | None) -> subprocess.CompletedProcess:
+def _git_once(args: list[str], cwd: Path | str, timeout: float, input_text: str | None):
+    import subprocess
+
     cmd = ["git", *args]
     try:
         proc = subprocess.run(cmd, cwd=str(cwd), env=_env(), capture_output=True, text=True,
@@ -69,22 +75,53 @@ def first_line(text: str) -> str:
     return "no message"
 
 
+def _outside(cwd: Path | str) -> OperationFailed:
+    return OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+
+
+def _layout(cwd: Path | str):
+    """The checkout's layout from its files: a repo_files.Layout, None outside a repository,
+    or ASK when the files do not settle it."""
+    from msd_core.git import repo_files
+
+    try:
+        return repo_files.layout(cwd)
+    except repo_files.Unsure:
+        return ASK
+
+
 def toplevel(cwd: Path | str) -> Path:
     """The working tree (main or linked) that holds `cwd`; OperationFailed outside a repository."""
+    lay = _layout(cwd)
+    if lay is None:
+        raise _outside(cwd)
+    if lay is not ASK:
+        return Path(lay.top)
     proc = git(["rev-parse", "--show-toplevel"], cwd, check=False)
     if proc.returncode != 0:
-        raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+        raise _outside(cwd)
     return Path(proc.stdout.strip())
 
 
 def repo_paths(cwd: Path | str) -> tuple[Path, Path, bool]:
     """(working tree holding `cwd`, the main working tree, whether `cwd` is in a linked
-    worktree), from one `git rev-parse`; OperationFailed outside a repository."""
+    worktree), from the repository's files or one `git rev-parse`; OperationFailed outside a repository."""
+    lay = _layout(cwd)
+    if lay is None:
+        raise _outside(cwd)
+    if lay is not ASK:
+        top = Path(lay.top)
+        if not lay.linked:
+            return top, top, False
+        common = Path(lay.common)
+        if common.name != ".git":
+            raise OperationFailed(f"cannot find the main checkout of {cwd} (git common dir {common} is not a .git folder)")
+        return top, common.parent, True
     proc = git(["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", "--show-toplevel"], cwd,
                check=False)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or len(lines) < 3:
-        raise OperationFailed(f"{cwd} is not inside a git repository", hint="run `git init` first, or skip commits")
+        raise _outside(cwd)
     common, gitdir, top = Path(lines[0]), Path(lines[1]), Path(lines[2])
     if common.resolve() == gitdir.resolve():
         return top, top, False
@@ -102,12 +139,33 @@ def main_checkout(cwd: Path | str) -> Path:
     return repo_paths(cwd)[1]
 
 
+def _head_files(cwd: Path | str):
+    """repo_files.Head from the files, None outside a repository, ASK when unsure."""
+    from msd_core.git import repo_files
+
+    lay = _layout(cwd)
+    if lay is None or lay is ASK:
+        return lay
+    try:
+        return repo_files.head(lay)
+    except repo_files.Unsure:
+        return ASK
+
+
 def head(cwd: Path | str) -> str | None:
+    """The commit HEAD points at (`git rev-parse --verify -q HEAD`); None when unborn or outside a repository."""
+    found = _head_files(cwd)
+    if found is not ASK:
+        return found.commit if found is not None else None
     proc = git(["rev-parse", "--verify", "-q", "HEAD"], cwd, check=False)
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
 def current_branch(cwd: Path | str) -> str | None:
+    """The branch HEAD names (`git symbolic-ref -q --short HEAD`); None when detached or outside a repository."""
+    found = _head_files(cwd)
+    if found is not ASK:
+        return found.branch if found is not None else None
     proc = git(["symbolic-ref", "-q", "--short", "HEAD"], cwd, check=False)
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.git import run_record
-from msd_core.git.runner import (INDEX_LOCK_WAIT, commit_and_files, current_branch, git, main_checkout, repo_paths,
-                                 toplevel)
+from msd_core.git.runner import (INDEX_LOCK_WAIT, commit_and_files, current_branch, git, head, main_checkout,
+                                 repo_paths, toplevel)
 
 
 def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:
@@ -164,7 +164,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         diff = git(["diff", "--cached", "--quiet", "HEAD", "--", *rels], top, check=False)
         if diff.returncode in (0, 1):
             unchanged = diff.returncode == 0
-        elif git(["rev-parse", "--verify", "-q", "HEAD"], top, check=False).returncode == 0:
+        elif head(top) is not None:
             unchanged = False  # diff could not tell: let `git commit` decide and report
         else:  # no commit yet: anything staged among the paths is a change
             unchanged = not git(["ls-files", "--", *rels], top).stdout.strip()

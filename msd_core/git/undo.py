@@ -29,7 +29,7 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed
 from msd_core.git import recorded, run_record
-from msd_core.git.runner import git, main_checkout
+from msd_core.git.runner import git, head, main_checkout
 
 _IN_PROGRESS = ("MERGE_HEAD", "REVERT_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD")
 
@@ -116,7 +116,9 @@ def undo(cwd: Path, *, phase: str | None = None, plan: str | None = None, dry_ru
         if proc.returncode != 0:
             git(["reset", "--merge"], root, check=False)
             raise OperationFailed(f"`git commit` of the revert failed: {proc.stderr.strip()[:200]}; the tree was reset")
-        revert_hash = git(["rev-parse", "HEAD"], root).stdout.strip()
+        revert_hash = head(root)
+        if not revert_hash:
+            raise OperationFailed("the revert was committed but HEAD names no commit")
         _retire(root, records, revert_hash)
         out.update({"ok": True, "revert_commit": revert_hash, "moved": moved, "left": left, "state": state})
         return out

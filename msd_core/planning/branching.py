@@ -114,7 +114,9 @@ def apply(root: Path, branch: str) -> str:
     if _git(root, "rev-parse", "--is-inside-work-tree", check=False).returncode != 0:
         raise OperationFailed(f"{root} is not a git repository; no branch made",
                               hint="run `git init`, or set git.branching_strategy to none")
-    current = _git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).stdout.strip()
+    from msd_core.git.runner import current_branch
+
+    current = current_branch(root) or ""
     if current == branch:
         return "current"
     exists = _git(root, "show-ref", "--verify", "--quiet", f"refs/heads/{branch}", check=False).returncode == 0

@@ -113,7 +113,7 @@ class FactCache:
 def _fresh(f: Path, root: Path, number: str | None, rel: str) -> dict:
     from msd_core.planning.summary import DIGEST_KEYS, Skip, summary_facts  # parsing only on a cache miss
 
-    facts = summary_facts(f, relative_to=root, folder_phase=number, keys=DIGEST_KEYS)
+    facts = summary_facts(f, folder_phase=number, keys=DIGEST_KEYS, shown=rel)
     facts.file = rel
     out = facts.to_dict()
     if isinstance(facts, Skip):
@@ -130,8 +130,10 @@ def collect_facts(root: Path, *, cache: bool = True) -> list[tuple[object, dict]
     store = FactCache(planning / ".msd" / CACHE_NAME if cache else None)
     out = []
     seen: set[str] = set()
+    head = str(root).rstrip(os.sep) + os.sep
     for phase, f in project_summaries(planning):
-        rel = f.relative_to(root).as_posix()
+        name = str(f)  # found below root/.planning: the name past root's is the relative path
+        rel = name[len(head):].replace(os.sep, "/") if name.startswith(head) else f.relative_to(root).as_posix()
         seen.add(rel)
         try:
             key = _key(os.lstat(f))

@@ -26,8 +26,10 @@ import os
 import re
 from pathlib import Path
 
+from msd_core.lazy_pattern import lazy
+
 _NUM_RE = re.compile(r"^0*(\d+)((?:\.\d+)*)(?=$|[^\d.])")
-_ARCHIVE_V_RE = re.compile(r"^v?[\d.]+.*-phases$")
+_ARCHIVE_V_RE = lazy(r"^v?[\d.]+.*-phases$")
 
 
 def normalize_phase(value) -> str | None:
@@ -139,8 +141,13 @@ def project_summaries(planning: Path) -> list[tuple[PhaseDir, Path]]:
 
 def plan_id(summary_or_plan: Path) -> str:
     """`02-01-SUMMARY.md` → `02-01`; bare `SUMMARY.md` → the folder name."""
-    name = summary_or_plan.name
+    pid = plan_id_of_name(summary_or_plan.name)
+    return summary_or_plan.parent.name if pid is None else pid
+
+
+def plan_id_of_name(name: str) -> str | None:
+    """`02-01-SUMMARY.md` / `02-01-PLAN.md` → `02-01`; None for any other file name."""
     for suffix in ("-SUMMARY.md", "-PLAN.md"):
         if name.endswith(suffix):
             return name[: -len(suffix)]
-    return summary_or_plan.parent.name
+    return None

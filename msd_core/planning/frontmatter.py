@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import re
 
-from msd_core.planning.simple_yaml import NOT_SIMPLE, Rejected, parse_simple
+from msd_core.lazy_pattern import lazy
 
 _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.M)
 
 _loader_cls = None
+_simple_yaml = None  # msd_core.planning.simple_yaml, imported for the first block read (not by `locate`)
 MAX_BLOCK_CHARS = 512 * 1024
 MAX_NODES = 20_000
 
@@ -58,6 +59,14 @@ def _loader():
         }
         _loader_cls = _Loader
     return _loader_cls
+
+
+def _load_simple_yaml():
+    global _simple_yaml
+    from msd_core.planning import simple_yaml
+
+    _simple_yaml = simple_yaml
+    return simple_yaml
 
 
 def locate(text: str) -> tuple[int, int, int] | None:
@@ -82,10 +91,10 @@ def split_frontmatter(text: str, keys: frozenset[str] | None = None) -> tuple[di
         return None, text, f"frontmatter unreadable ({type(exc).__name__}: {exc})"
 
 
-_TOP_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
+_TOP_KEY_RE = lazy(r"^([A-Za-z_][\w-]*)[ \t]*:")
 
 
-_COLUMN0_RE = re.compile(r"^[^ \t\n#-][^\n]*", re.M)
+_COLUMN0_RE = lazy(r"^[^ \t\n#-][^\n]*", re.M)
 
 
 def select_top_keys(block: str, keys: frozenset[str]) -> str:
@@ -128,10 +137,11 @@ def _split(text: str, keys: frozenset[str] | None = None) -> tuple[dict | None, 
         block = select_top_keys(block, keys)
         if not block.strip():
             return {}, body, None
-    data = parse_simple(block)  # the common form, read exactly as PyYAML would (simple_yaml.py)
-    if data is NOT_SIMPLE or isinstance(data, Rejected):
+    sy = _simple_yaml or _load_simple_yaml()
+    data = sy.parse_simple(block)  # the common form, read exactly as PyYAML would (simple_yaml.py)
+    if data is sy.NOT_SIMPLE or isinstance(data, sy.Rejected):
         try:
-            if isinstance(data, Rejected):  # PyYAML would raise: no need to import it
+            if isinstance(data, sy.Rejected):  # PyYAML would raise: no need to import it
                 raise ValueError(data.reason)
             import yaml
 
@@ -170,7 +180,7 @@ def _within(data, limit: int) -> bool:
 
 # ---------------------------------------------------------------- lenient reader
 
-_KEY_RE = re.compile(r"^([A-Za-z_][\w .\-]*?)\s*:(?:\s+(.*)|\s*)$")
+_KEY_RE = lazy(r"^([A-Za-z_][\w .\-]*?)\s*:(?:\s+(.*)|\s*)$")
 
 
 def _scalar(raw: str):

@@ -26,9 +26,10 @@ import re
 from pathlib import Path
 
 from msd_core.errors import UsageError
+from msd_core.lazy_pattern import lazy
 from msd_core.planning.discovery import PhaseDir, folder_prefix_of, normalize_phase, phase_dirs
 
-_REF_RE = re.compile(
+_REF_RE = lazy(
     r"^(?:(?P<ms>[A-Za-z]?[\w.]*?\d[\w.]*?)/)?(?:phase[ _-]*)?(?P<num>\d+(?:\.\d+)*)(?:-(?P<slug>[^/\\\x00-\x1f]*))?$", re.I
 )
 MAX_REF_CHARS = 200
@@ -91,7 +92,10 @@ def parse_ref(ref) -> tuple[str | None, str, str | None]:
     text = " ".join(str(ref).split())
     if len(text) > MAX_REF_CHARS:
         raise UsageError(f"phase reference longer than {MAX_REF_CHARS} characters")
-    m = _REF_RE.match(text.strip().strip("'\"").rstrip("/"))
+    bare = text.strip().strip("'\"").rstrip("/")
+    if bare and all(part.isascii() and part.isdigit() for part in bare.split(".")):
+        return None, normalize_phase(bare), None  # a plain number (2, 02, 2.1): what _REF_RE gives, without compiling it
+    m = _REF_RE.match(bare)
     if not m:
         raise UsageError(f"{text[:60]!r} is not a phase reference (give a number like 2, 02, 2.1 or a folder like 02-auth)")
     return m.group("ms"), normalize_phase(m.group("num")), (m.group("slug") or None)

@@ -40,13 +40,20 @@ import re
 import time
 
 from msd_core.errors import UsageError
+from msd_core.lazy_pattern import lazy
 from msd_core.planning.frontmatter import locate, split_frontmatter
 from msd_core.planning.state_labels import field_names, section_names
 
 _HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*\r?\n?$")
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)")
-_GENERIC_FIELD_RE = re.compile(
+_GENERIC_FIELD_RE = lazy(
     r"^[ \t]*(?:[-*][ \t]+)?(?:\*\*(?P<bname>[^*\n:]{1,60}?)(?::\*\*|\*\*:)|(?P<name>[A-Za-z][\w /()-]{0,40}?):)[ \t]*(?P<val>.*?)\r?\n?$"
+)
+# any labelled line, with the groups _field_re gives: field_line compares the label itself,
+# so reading several fields compiles one pattern instead of one per field
+_ANY_LABEL_RE = lazy(
+    r"^(?P<pre>[ \t]*(?:[-*][ \t]+)?(?:\*\*(?P<bname>[^*\n:]+?)(?::\*\*|\*\*:)|(?P<name>[^*\n:]+?):)[ \t]*)"
+    r"(?P<val>.*?)(?P<eol>\r?\n)?$"
 )
 PLACEHOLDERS = {"none yet.", "none yet", "none.", "none", "- none", "- none.", "- none yet.", "(none)", "n/a", "_none_", "- (none)"}
 MAX_VALUE_CHARS = 2000
@@ -140,11 +147,40 @@ class StateDoc:
 
     def field_line(self, sec: Section, name: str) -> tuple[int, re.Match] | None:
         """The first line of `sec` labelled `name` under any of its labels (state_labels)."""
+        names = field_names(name)
+        if all(_plain_label(n) for n in names):
+            return self._plain_field_line(sec, name, {n.lower() for n in names})
         rx = _field_re(name)
         for i in range(sec.start + 1, self.own_end(sec)):
             if i in self._code:
                 continue
             m = rx.match(self.lines[i])
+            if m:
+                return i, m
+        return None
+
+    def _plain_field_line(self, sec: Section, name: str, wants: set[str]) -> tuple[int, re.Match] | None:
+        """field_line for plain labels: any line _field_re(name) matches is a line _ANY_LABEL_RE
+        matches with the label itself in its `bname` or `name` group (a plain label starts with
+        a letter or digit and holds no `*`, `:` or line break), so the label is compared
+        instead; a label that is not ASCII (re.I folds some characters lower() does not) is
+        checked with _field_re itself."""
+        rx = _ANY_LABEL_RE
+        exact = None
+        for i in range(sec.start + 1, self.own_end(sec)):
+            if i in self._code:
+                continue
+            line = self.lines[i]
+            m = rx.match(line)
+            if not m:
+                continue
+            label = m.group("bname") or m.group("name")
+            if label.isascii():
+                if label.lower() in wants:
+                    return i, m
+                continue
+            exact = exact or _field_re(name)
+            m = exact.match(line)
             if m:
                 return i, m
         return None
@@ -162,6 +198,10 @@ class StateDoc:
 
 def _norm_title(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", title.lower().replace("*", "")).strip()
+
+
+def _plain_label(name: str) -> bool:
+    return bool(name) and name.isascii() and name[0].isalnum() and not any(c in name for c in "*:\r\n")
 
 
 def _field_re(name: str) -> re.Pattern:

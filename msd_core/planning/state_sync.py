@@ -77,7 +77,7 @@ def _flows_running(root: Path) -> set[str]:
             if isinstance(run, dict) and run.get("status") != "done" and isinstance(run.get("current"), str)}
 
 
-def _last_activity(root: Path, ordered) -> str | None:
+def _last_activity(root: Path, ordered, listings: dict | None = None) -> str | None:
     newest: tuple[float, str, str] | None = None
     roadmap = root / ".planning" / "ROADMAP.md"
     try:
@@ -88,10 +88,12 @@ def _last_activity(root: Path, ordered) -> str | None:
     for info in ordered:
         if info.folder is None:
             continue
-        try:
-            entries = list(os.scandir(info.folder))
-        except OSError:
-            continue
+        entries = (listings or {}).get(info.folder)  # the files phase_states listed (their stat kept)
+        if entries is None:
+            try:
+                entries = list(os.scandir(info.folder))
+            except OSError:
+                continue
         for e in entries:
             if not e.is_file(follow_symlinks=False) or e.name.endswith(".compiled.md"):
                 continue
@@ -134,11 +136,12 @@ def derive(root: Path) -> dict[str, str | None]:
     planning = root / ".planning"
     skipped: list[dict] = []
     roadmap_text = _read(planning / "ROADMAP.md", skipped, root)
-    ordered, states, _passed, current = phase_states(root, roadmap_text, skipped, _verifier_on(root, []))
+    listings: dict = {}
+    ordered, states, _passed, current = phase_states(root, roadmap_text, skipped, _verifier_on(root, []), listings)
     total = len(ordered)
     done = sum(1 for _p, s in states if s == "done")
     out: dict[str, str | None] = {field: None for _sec, field in LINES}
-    out["Last activity"] = _last_activity(root, ordered)
+    out["Last activity"] = _last_activity(root, ordered, listings)
     if total == 0:
         return out
     all_plans = sum(len(p.plans) for p in ordered)
@@ -238,8 +241,10 @@ def _sync_frontmatter(doc, lines: list[str], derived: dict, changes: list[dict])
         changes.append({"field": "progress." + m.group("key"), "line": i + 1, "old": old, "new": value})
 
 
-def sync(root: Path, *, check: bool = False) -> dict:
-    """Recompute and (unless `check`) write STATE.md's derived lines under the state lock."""
+def sync(root: Path, *, check: bool = False, warnings: bool = True) -> dict:
+    """Recompute and (unless `check`) write STATE.md's derived lines under the state lock.
+    `warnings=False`: leave out the shared-number warnings (a caller that does not report
+    them saves a scan of the phase folders)."""
     from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
     from msd_core.planning import project
 
@@ -247,7 +252,7 @@ def sync(root: Path, *, check: bool = False) -> dict:
     if check:
         _raw, text = project.read_text_file(path, "STATE.md")
         new_text, changes, missing = sync_text(text, derive(root))
-        return _report(root, changes, missing, False)
+        return _report(root, changes, missing, False, warnings)
     with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md"):
         raw, text = project.read_text_file(path, "STATE.md")
         new_text, changes, missing = sync_text(text, derive(root))
@@ -255,13 +260,13 @@ def sync(root: Path, *, check: bool = False) -> dict:
         written = new_raw != raw
         if written:
             atomic_write_bytes(path, new_raw)
-    return _report(root, changes, missing, written)
+    return _report(root, changes, missing, written, warnings)
 
 
-def _report(root: Path, changes: list[dict], missing: list[str], written: bool) -> dict:
+def _report(root: Path, changes: list[dict], missing: list[str], written: bool, warn: bool = True) -> dict:
     out = {"file": ".planning/STATE.md", "in_sync": not changes, "written": written, "changed": changes,
            "missing": missing}
-    warnings = shared_numbers(root)
+    warnings = shared_numbers(root) if warn else []
     if warnings:
         out["warnings"] = warnings
     return out

@@ -203,16 +203,18 @@ DIGEST_KEYS = frozenset({
 
 
 def summary_facts(path: Path, *, relative_to: Path | None = None, folder_phase: str | None = None,
-                  keys: frozenset[str] | None = None) -> SummaryFacts | Skip:
-    """Facts of one SUMMARY file; `relative_to` shortens the reported path.
+                  keys: frozenset[str] | None = None, shown: str | None = None) -> SummaryFacts | Skip:
+    """Facts of one SUMMARY file; `relative_to` shortens the reported path (`shown`: the
+    path to report, when the caller has it already).
 
     `keys` (e.g. DIGEST_KEYS) limits parsing to those top-level keys: facts from other
     keys (tags, requires, key_files) are then left empty. Default: every key."""
     path = Path(path)
-    try:
-        shown = str(path.relative_to(relative_to)) if relative_to else str(path)
-    except ValueError:
-        shown = str(path)
+    if shown is None:
+        try:
+            shown = str(path.relative_to(relative_to)) if relative_to else str(path)
+        except ValueError:
+            shown = str(path)
     try:
         if path.is_symlink():
             return Skip(shown, "symlink (not followed)")

@@ -103,10 +103,9 @@ def run(args: argparse.Namespace):
         result = {"phase_dir": phase.name, "overlaps": overlaps(plans), "problems": problems}
     else:
         result = phase_waves(phase, cfg, skipped=args.skip)
-        from msd_core.git.runner import git
+        from msd_core.git.runner import head
 
-        proc = git(["rev-parse", "--verify", "-q", "HEAD"], root, check=False)
-        result["base"] = proc.stdout.strip() or None
+        result["base"] = head(root)
     sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
     if result["overlaps"]:
         o = result["overlaps"][0]

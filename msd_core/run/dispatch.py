@@ -9,12 +9,26 @@ printed its own output). Failures are raised as `msd_core.errors.MsdError`.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
 
 from msd_core.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, MsdError
+
+
+def _untranslated(message: str) -> str:
+    return message
+
+
+def _untranslated_n(singular: str, plural: str, n: int) -> str:
+    return singular if n == 1 else plural
+
+
+# argparse looks each of its messages up in gettext's catalogues: a `locale` import and a
+# search of the locale folders per message, about 1 ms of every msd_run call. Its messages
+# are read by agents, in English (Python ships no catalogue for them), so they are taken as is.
+argparse._ = _untranslated
+argparse.ngettext = _untranslated_n
 
 # name -> (module, one-line help). Only the chosen module is imported.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -99,7 +113,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _load(module_name: str):
-    return importlib.import_module(module_name)
+    __import__(module_name)  # the importlib package is not needed for an absolute name
+    return sys.modules[module_name]
 
 
 class _UsageProblem(Exception):
