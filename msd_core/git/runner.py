@@ -13,7 +13,8 @@ Where the checkout is and what HEAD is are read from git's files when the layout
 ordinary one (msd_core.git.repo_files), and asked of git otherwise: most callers of
 `repo_paths`, `toplevel`, `head` and `current_branch` start no process at all.
 
-Standard library only (subprocess is imported when git is run).
+Standard library only: git is started by msd_core.git.spawn (os.posix_spawnp); subprocess is
+imported only for the one caller that writes to git's stdin.
 """
 
 from __future__ import annotations
@@ -54,17 +55,30 @@ def git(args: list[str], cwd: Path | str, *, check: bool = True, timeout: float 
 
 
 def _git_once(args: list[str], cwd: Path | str, timeout: float, input_text: str | None):
+    """One git run: through msd_core.git.spawn (no subprocess import, `git -C <cwd>`), or
+    subprocess when text goes to git's stdin."""
+    if input_text is not None:
+        return _git_piped(args, cwd, timeout, input_text)
+    from msd_core.git import spawn
+
+    try:
+        return spawn.run(["git", "-C", str(cwd), *args], _env(), timeout)
+    except FileNotFoundError:
+        raise OperationFailed("git is not installed (or not on PATH)") from None
+    except spawn.Timeout:
+        raise OperationFailed(f"`git {' '.join(args[:2])}` did not finish within {timeout:g}s") from None
+
+
+def _git_piped(args: list[str], cwd: Path | str, timeout: float, input_text: str):
     import subprocess
 
-    cmd = ["git", *args]
     try:
-        proc = subprocess.run(cmd, cwd=str(cwd), env=_env(), capture_output=True, text=True,
-                              timeout=timeout, input=input_text, stdin=None if input_text is not None else subprocess.DEVNULL)
+        return subprocess.run(["git", *args], cwd=str(cwd), env=_env(), capture_output=True, text=True,
+                              timeout=timeout, input=input_text)
     except FileNotFoundError:
         raise OperationFailed("git is not installed (or not on PATH)") from None
     except subprocess.TimeoutExpired:
         raise OperationFailed(f"`git {' '.join(args[:2])}` did not finish within {timeout:g}s") from None
-    return proc
 
 
 def first_line(text: str) -> str:
