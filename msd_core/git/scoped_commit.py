@@ -15,6 +15,9 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
 - Staging and committing run under the project's commit lock, and the commit is made with
   a pathspec (`git commit -- <paths>`): whatever else is staged, by anyone, stays staged
   and out of this commit.
+- The files a commit holds: when no hook can run (msd_core.git.hooks), the staged paths
+  `git diff-index` listed before the commit, and the hash from HEAD's files; with a hook
+  anywhere, what `git diff-tree` reports for the new HEAD.
 - The commit (hash, the files git reports for it, message, task, branch, worktree) is
   appended to the plan's run record (msd_core.git.run_record) in the main checkout.
 
@@ -161,9 +164,12 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             from msd_core.git.runner import first_line
 
             raise OperationFailed(f"git add refused the paths: {first_line(added.stderr)}")
-        diff = git(["diff", "--cached", "--quiet", "HEAD", "--", *rels], top, check=False)
-        if diff.returncode in (0, 1):
-            unchanged = diff.returncode == 0
+        # the staged changes among the paths (plumbing: no rename detection, the paths diff-tree reports)
+        listed = git(["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", *rels], top, check=False)
+        staged = None
+        if listed.returncode == 0:
+            staged = [p for p in listed.stdout.split("\0") if p]
+            unchanged = not staged
         elif head(top) is not None:
             unchanged = False  # diff could not tell: let `git commit` decide and report
         else:  # no commit yet: anything staged among the paths is a change
@@ -171,13 +177,22 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         if unchanged:
             raise OperationFailed(f"nothing to commit: no change in {', '.join(rels)}",
                                   hint="an empty commit is never made; skip it and say so")
+        if staged is not None:
+            from msd_core.git.hooks import may_run_hooks
+
+            if may_run_hooks(top):
+                staged = None  # a hook may stage more or amend: ask git what was committed
         proc = git(["commit", "-q", "-m", message, "--", *rels], top, check=False, lock_wait=INDEX_LOCK_WAIT)
         if proc.returncode != 0:
             from msd_core.git.runner import first_line
 
             raise OperationFailed(f"git commit failed: {first_line(proc.stderr or proc.stdout)}",
                                   hint="a hook failed: fix the cause, then commit again (never --no-verify)")
-        commit, files = commit_and_files(top)
+        commit = head(top) if staged is not None else None
+        if commit is not None:  # no hook ran: the commit holds exactly the staged paths
+            files = staged
+        else:
+            commit, files = commit_and_files(top)
         entry = {
             "hash": commit,
             "files": files,
