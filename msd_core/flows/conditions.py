@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from msd_core.lazy_pattern import lazy
 from msd_core.record import record
 
 TYPE_CHECKING = False
@@ -36,7 +37,7 @@ ROOTS = ("config", "result", "var", "visits")
 MAX_CONDITION_LEN = 500
 MAX_DEPTH = 20
 
-_TOKEN_RE = re.compile(
+_TOKEN_RE = lazy(
     r"""
     (?P<ws>\s+)
   | (?P<exists>exists\s*\()
@@ -49,7 +50,7 @@ _TOKEN_RE = re.compile(
     """,
     re.VERBOSE,
 )
-_SEGMENT_RE = re.compile(r"^[a-z_][a-z0-9_-]*$")
+_SEGMENT_RE = lazy(r"^[a-z_][a-z0-9_-]*$")
 _KEYWORDS = {"and", "or", "not", "true", "false", "null"}
 
 

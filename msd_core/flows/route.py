@@ -61,7 +61,7 @@ GAP_STATUSES = {"gaps_found", "gaps", "diagnosed", "failed", "issues_found"}
 HUMAN_STATUSES = {"human_needed", "needs_human", "human_verification"}
 OPEN_UAT_STATUSES = {"testing", "in_progress", "partial"}
 ARCHIVED_RE = lazy(r"archived|between milestones|new[-_ ]milestone|next milestone|no active milestone|milestone[^.\n]{0,40}(shipped|complete)", re.I)
-_STATUS_RE = re.compile(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
+_STATUS_RE = lazy(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
 
 
 @record

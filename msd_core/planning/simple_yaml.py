@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import re
 
+from msd_core.lazy_pattern import lazy
+
 NOT_SIMPLE = object()
 
 _BOOL = {
@@ -43,16 +45,17 @@ _BOOL = {
 _NULL = {"~", "null", "Null", "NULL"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # a key that is certainly a plain string
 _DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
-_OCTAL = re.compile(r"[-+]?0[0-7_]+")
-_NOT_OCTAL = re.compile(r"[-+]?0[0-9_]*[89][0-9_]*")
-_FLOAT = re.compile(r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?")
+_OCTAL = lazy(r"[-+]?0[0-7_]+")
+_NOT_OCTAL = lazy(r"[-+]?0[0-9_]*[89][0-9_]*")
+_FLOAT = lazy(r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?")
 # A superset of what YAML 1.1 reads as an int or a float (binary, octal, hex, sexagesimal,
 # underscores, exponents, .inf/.nan): _number reads the decimal, octal and decimal-point
 # forms as YAML 1.1 does and declines the rest.
-_NUMERIC = re.compile(
+_NUMERIC = lazy(
     r"[-+]?(?:0[bx]?[0-9a-fA-F_]*|[0-9][0-9_:]*(?:\.[0-9_]*)?(?:[eE][-+][0-9]+)?"
     r"|\.[0-9_]+(?:[eE][-+][0-9]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN))"
 )
+_NUMBER_START = frozenset("+-.0123456789")  # every _NUMERIC match starts with one of these
 _PLAIN_BAD_START = set("?:,[]{}#&*!|>'\"%<=")
 _RESERVED = "@`"  # YAML reserves these: no token starts with them (PyYAML raises)
 _FLOW_BAD = set("[]{},")
@@ -141,7 +144,7 @@ def _scalar(s: str, flow: bool = False):
         return None
     if s in _BOOL:
         return _BOOL[s]
-    if _NUMERIC.fullmatch(s):
+    if s[0] in _NUMBER_START and _NUMERIC.fullmatch(s):
         return _number(s)
     if s[0] in _RESERVED:
         raise _Reject(f"{s[:40]!r} starts with {s[0]!r}, which YAML reserves")

@@ -8,7 +8,6 @@ printed its own output). Failures are raised as `msd_core.errors.MsdError`.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -24,11 +23,35 @@ def _untranslated_n(singular: str, plural: str, n: int) -> str:
     return singular if n == 1 else plural
 
 
-# argparse looks each of its messages up in gettext's catalogues: a `locale` import and a
-# search of the locale folders per message, about 1 ms of every msd_run call. Its messages
-# are read by agents, in English (Python ships no catalogue for them), so they are taken as is.
-argparse._ = _untranslated
-argparse.ngettext = _untranslated_n
+def _import_argparse():
+    """argparse, with its messages taken as is.
+
+    argparse looks each of its messages up in gettext's catalogues: a `locale` import and a
+    search of the locale folders per message, about 1 ms of every msd_run call. Its messages
+    are read by agents, in English (Python ships no catalogue for them), so they are taken as
+    is. When gettext is not loaded yet, argparse is imported against a stand-in holding the
+    two functions it takes from gettext (importing gettext compiles a pattern, ~0.4 ms), and
+    the stand-in is removed again: a later `import gettext` loads the real module.
+    """
+    if "argparse" in sys.modules or "gettext" in sys.modules:
+        import argparse
+    else:
+        import types
+
+        stand_in = types.ModuleType("gettext")
+        stand_in.gettext, stand_in.ngettext = _untranslated, _untranslated_n
+        sys.modules["gettext"] = stand_in
+        try:
+            import argparse
+        finally:
+            if sys.modules.get("gettext") is stand_in:
+                del sys.modules["gettext"]
+    argparse._ = _untranslated
+    argparse.ngettext = _untranslated_n
+    return argparse
+
+
+argparse = _import_argparse()
 
 # name -> (module, one-line help). Only the chosen module is imported.
 COMMANDS: dict[str, tuple[str, str]] = {
