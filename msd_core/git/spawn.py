@@ -19,15 +19,17 @@ capture_output=True, text=True, stdin=DEVNULL, timeout=...)` would:
 
 There is no working-directory argument (posix_spawn has none portably): callers pass it in
 the argv (`git -C <dir>`). The pipes are created close-on-exec (os.pipe), so a child started
-from another thread at the same time never inherits them; other descriptors follow Python's
-default (non-inheritable unless a caller made them inheritable: subprocess would close
-those too, this does not).
+from another thread at the same time never inherits them, and every other descriptor the
+parent holds open and inheritable is closed in the child (subprocess's close_fds).
+Differences from subprocess: glibc's posix_spawn leaves its two internal real-time signals
+(32, 33) ignored in the child.
 
 Standard library only.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -58,6 +60,29 @@ def _signals() -> tuple[int, ...]:
         return (_signal.SIGPIPE, _signal.SIGXFSZ)
     except (ImportError, AttributeError):  # pragma: no cover - every POSIX build has both
         return (_SIGPIPE, _SIGXFSZ)
+
+
+def _close_inherited() -> list[tuple]:
+    """File actions closing, in the child, every descriptor above 2 the parent holds open and
+    inheritable (as subprocess's close_fds does): a host's pipe leaked into msd_run never
+    reaches git, or a process git leaves running (`gc --auto` detached)."""
+    closefrom = getattr(os, "POSIX_SPAWN_CLOSEFROM", None)  # Python 3.13+
+    if closefrom is not None:
+        return [(closefrom, 3)]
+    try:
+        names = os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd")
+    except OSError:
+        return []
+    actions = []
+    for name in names:
+        fd = int(name)
+        if fd > 2:
+            try:
+                if os.get_inheritable(fd):
+                    actions.append((os.POSIX_SPAWN_CLOSE, fd))
+            except OSError:  # the listing's own descriptor, closed by now
+                continue
+    return actions
 
 
 def text_encoding() -> str:
@@ -93,7 +118,15 @@ def run(argv: list[str], env: dict, timeout: float) -> Completed:
     actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)]
     try:
-        pid = os.posix_spawnp(argv[0], argv, env, file_actions=actions, setsigdef=_signals())
+        try:
+            pid = os.posix_spawnp(argv[0], argv, env, file_actions=actions + _close_inherited(),
+                                  setsigdef=_signals())
+        except OSError as exc:
+            if exc.errno != errno.EBADF:
+                raise
+            # an inherited descriptor was closed by another thread meanwhile: list them again
+            pid = os.posix_spawnp(argv[0], argv, env, file_actions=actions + _close_inherited(),
+                                  setsigdef=_signals())
     except BaseException:
         for fd in (out_r, out_w, err_r, err_w):
             os.close(fd)
