@@ -51,7 +51,7 @@ HOT = [
     ("state-patch", ["state", "patch", "--status", "Executing", "--add-decision", "Use X"], set()),
     ("state-sync", ["state", "sync"], set()),
     ("model", ["model", "planner", "--raw"], set()),
-    ("branch", ["branch", "--phase", "1"], {"subprocess"}),
+    ("branch", ["branch", "--phase", "1"], set()),  # git runs through msd_core.git.spawn
     ("template-select", ["template", "select", "{plan}", "--root", "{root}"], set()),
     ("compile-plan", ["compile-plan", "{plan}", "--root", "{root}"], set()),
     ("compile-plan-fresh", ["compile-plan", "{plan}", "--root", "{root}"], set()),
@@ -63,9 +63,8 @@ HOT = [
     ("history-digest-cold", ["history-digest"], set()),
     ("history-digest-warm", ["history-digest"], set()),
     ("history-digest-phase", ["history-digest", "--phase", "1", "--no-cache"], set()),
-    # subprocess only when git must be asked (this fixture is no repository; in one, wave plan reads HEAD from
-    # git's files: tests/test_git_repo_files.py::test_wave_plan_base_comes_from_the_files)
-    ("wave-plan", ["wave", "plan", "--phase-dir", "{phase_dir}"], {"subprocess"}),
+    # git runs through msd_core.git.spawn, never subprocess (this fixture is no repository: git is asked)
+    ("wave-plan", ["wave", "plan", "--phase-dir", "{phase_dir}"], set()),
     ("wave-check", ["wave", "check", "--phase-dir", "{phase_dir}"], set()),
     ("gate-detect", ["gate", "detect"], set()),
     ("gate-status", ["gate", "status"], set()),

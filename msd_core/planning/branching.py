@@ -11,13 +11,13 @@
 The name is checked with `git check-ref-format --branch`. `apply` switches to the branch,
 creating it from the current HEAD when it does not exist; already on it: nothing to do.
 Uncommitted changes travel with the switch (git's own rule); git's refusal is one line.
-Standard library only (git is run as a subprocess).
+Standard library only (git is started by msd_core.git.spawn).
 """
 
 from __future__ import annotations
 
+import os
 import re
-import subprocess
 from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
@@ -29,13 +29,14 @@ def slugify(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", (text or "").lower()).strip("-")[:50] or "x"
 
 
-def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def _git(root: Path, *args: str, check: bool = True):
+    from msd_core.git import spawn
+
     try:
-        r = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=60,
-                           stdin=subprocess.DEVNULL)
+        r = spawn.run(["git", "-C", str(root), *args], dict(os.environ), 60)
     except FileNotFoundError:
         raise OperationFailed("git is not installed") from None
-    except subprocess.TimeoutExpired:
+    except spawn.Timeout:
         raise OperationFailed(f"git {' '.join(args)} did not finish in 60 s") from None
     if check and r.returncode != 0:
         line = (r.stderr.strip().splitlines() or ["failed"])[-1]
