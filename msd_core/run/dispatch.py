@@ -29,29 +29,26 @@ def _import_argparse():
     argparse looks each of its messages up in gettext's catalogues: a `locale` import and a
     search of the locale folders per message, about 1 ms of every msd_run call. Its messages
     are read by agents, in English (Python ships no catalogue for them), so they are taken as
-    is. When gettext is not loaded yet, argparse is imported against a stand-in holding the
-    two functions it takes from gettext (importing gettext compiles a pattern, ~0.4 ms), and
-    the stand-in is removed again: a later `import gettext` loads the real module.
+    is, and argparse is imported against a stand-in for gettext (msd_core.stand_in: importing
+    gettext compiles a pattern, ~0.4 ms).
     """
-    if "argparse" in sys.modules or "gettext" in sys.modules:
-        import argparse
-    else:
-        import types
+    from msd_core.stand_in import import_with
 
-        stand_in = types.ModuleType("gettext")
-        stand_in.gettext, stand_in.ngettext = _untranslated, _untranslated_n
-        sys.modules["gettext"] = stand_in
-        try:
-            import argparse
-        finally:
-            if sys.modules.get("gettext") is stand_in:
-                del sys.modules["gettext"]
-    argparse._ = _untranslated
-    argparse.ngettext = _untranslated_n
-    return argparse
+    module = import_with("argparse", {"gettext": {"gettext": _untranslated, "ngettext": _untranslated_n}})
+    module._ = _untranslated
+    module.ngettext = _untranslated_n
+    return module
+
+
+def _import_pathlib() -> None:
+    """Every command uses pathlib: load it now, without urllib.parse and ipaddress (msd_core.stand_in)."""
+    from msd_core.stand_in import import_pathlib
+
+    import_pathlib()
 
 
 argparse = _import_argparse()
+_import_pathlib()
 
 # name -> (module, one-line help). Only the chosen module is imported.
 COMMANDS: dict[str, tuple[str, str]] = {
