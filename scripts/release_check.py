@@ -64,6 +64,9 @@ def build(outdir: Path) -> tuple[Path, Path]:
 
 
 def find_dists(folder: Path) -> tuple[Path, Path]:
+    """The one sdist and one wheel in `folder`, as absolute paths (the fresh-venv run installs
+    the wheel from another working folder; the release workflow passes `--dist dist`)."""
+    folder = folder.absolute()
     sdists = sorted(folder.glob("msd_core-*.tar.gz"))
     wheels = sorted(folder.glob("msd_core-*.whl"))
     if len(sdists) != 1 or len(wheels) != 1:

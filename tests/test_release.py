@@ -117,6 +117,20 @@ def test_sdist_and_wheel_build_with_complete_contents_and_metadata(dists):
     assert {"LICENSE", "RELEASING.md", "scripts/release_check.py", "msd_core/content/msd-core/registry.json"} <= members
 
 
+def test_find_dists_gives_absolute_paths_for_a_relative_folder(tmp_path, monkeypatch):
+    """The release workflow runs `release_check.py --dist dist`; the fresh-venv run installs the
+    wheel from another folder, so a relative path failed there (found by running the job's
+    command locally). Empty stand-in files: only the names matter to find_dists."""
+    (tmp_path / "dist").mkdir()
+    for name in ("msd_core-9.9.9.tar.gz", "msd_core-9.9.9-py3-none-any.whl"):
+        (tmp_path / "dist" / name).write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    sdist, wheel = rc.find_dists(Path("dist"))
+    assert sdist.is_absolute() and wheel.is_absolute()
+    monkeypatch.chdir("/")
+    assert sdist.exists() and wheel.exists()
+
+
 @pytest.mark.slow
 def test_release_checks_fail_on_a_wheel_missing_content_and_a_wrong_tag(dists, tmp_path):
     sdist, wheel = dists

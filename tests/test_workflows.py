@@ -80,3 +80,38 @@ def test_structure_guard_reports_a_missing_script_and_a_bad_step(tmp_path):
     doc = {"on": "push", "jobs": {"t": {"runs-on": "x", "steps": [{"run": "python scripts/gone.py"}, {"name": "empty"}]}}}
     assert problems(doc, tmp_path) == ["job t step 0: runs scripts/gone.py, which does not exist",
                                        "job t step 1: needs exactly one of uses/run"]
+
+
+def _run_steps(job: dict) -> list[str]:
+    return [step["run"] for step in job.get("steps") or [] if "run" in step]
+
+
+@pytest.mark.slow
+def test_the_release_build_job_runs_as_written(tmp_path):
+    """The release workflow's build job, its `run:` steps verbatim, in a copy of this checkout
+    with a fresh venv's `python` first on PATH (what actions/setup-python gives) and the tag
+    GitHub would set: build, then release_check with the fresh-venv run. Running the job's own
+    command is what found release_check failing on the relative `--dist dist`."""
+    from msd_core import __version__
+
+    doc = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+    steps = _run_steps(doc["jobs"]["build"])
+    assert steps and any("release_check.py" in s for s in steps)
+    work = tmp_path / "checkout"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=str(REPO),
+                            capture_output=True, text=True, check=True).stdout.split("\0")
+    for rel in filter(None, listed):
+        src = REPO / rel
+        if src.is_file():
+            (work / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, work / rel)
+    venv = tmp_path / "py"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", GITHUB_REF_NAME=f"v{__version__}",
+               GITHUB_REF_TYPE="tag", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    for script in steps:
+        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=str(work),
+                              env=env, capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, f"step failed:\n{script}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert "all release checks passed" in proc.stdout and "smoke: msd install --local" in proc.stdout
