@@ -204,3 +204,28 @@ def test_select_top_keys_over_the_corpus():
 
     for f, block in _blocks():
         assert select_top_keys(block, DIGEST_KEYS) == _select_reference(block, DIGEST_KEYS), f
+
+
+def test_digit_only_scalars_equal_pyyaml_without_the_number_patterns():
+    """Plain digits (`plan: 01`, `wave: 1`, `08`) take a fast path that compiles no pattern;
+    every digit string up to 4 digits (and some longer) reads as PyYAML reads it."""
+    import itertools
+
+    values = ["".join(t) for n in range(1, 5) for t in itertools.product("0123456789", repeat=n)]
+    values += ["0777777", "0777778", "00000000009", "123456789012345678901234567890", "0" * 30]
+    for s in values:
+        got = parse_simple(f"k: {s}\n")
+        assert same(got, pyyaml(f"k: {s}\n")), s
+
+
+def test_digit_only_scalars_compile_no_number_pattern():
+    code = ("from msd_core.planning import simple_yaml as y\n"
+            "assert y.parse_simple('plan: 01\\nwave: 1\\nid: 08\\n') == {'plan': 1, 'wave': 1, 'id': '08'}\n"
+            "print(sorted(n for n in ('_NUMERIC', '_OCTAL', '_DECIMAL', '_FLOAT', '_NOT_OCTAL')"
+            " if 'fullmatch' in vars(getattr(y, n))))\n"
+            "y.parse_simple('x: 1.5\\n')\n"
+            "print('fullmatch' in vars(y._NUMERIC))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       cwd=str(Path(__file__).resolve().parents[1]), stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:2] == ["[]", "True"]  # none for digits; a float compiles them

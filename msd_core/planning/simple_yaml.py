@@ -44,7 +44,7 @@ _BOOL = {
 }
 _NULL = {"~", "null", "Null", "NULL"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # a key that is certainly a plain string
-_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
+_DECIMAL = lazy(r"[-+]?(?:0|[1-9][0-9_]*)")
 _OCTAL = lazy(r"[-+]?0[0-7_]+")
 _NOT_OCTAL = lazy(r"[-+]?0[0-9_]*[89][0-9_]*")
 _FLOAT = lazy(r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?")
@@ -101,6 +101,14 @@ def _unescape(inner: str) -> str:
     return "".join(out)
 
 
+def _digits(s: str):
+    """A scalar of ASCII digits only, as _number reads it (without compiling its patterns):
+    `0`-prefixed is octal when every digit is 0-7 (`010` is 8), else a string (`08`)."""
+    if len(s) > 1 and s[0] == "0":
+        return int(s, 8) if s.strip("01234567") == "" else s
+    return int(s)
+
+
 def _number(s: str):
     """A scalar matching _NUMERIC: YAML 1.1's int (decimal, `0`-prefixed octal) or float
     (with a decimal point) value; any other numeric form is declined."""
@@ -144,6 +152,8 @@ def _scalar(s: str, flow: bool = False):
         return None
     if s in _BOOL:
         return _BOOL[s]
+    if s.isdigit() and s.isascii():
+        return _digits(s)
     if s[0] in _NUMBER_START and _NUMERIC.fullmatch(s):
         return _number(s)
     if s[0] in _RESERVED:
