@@ -229,3 +229,23 @@ def test_digit_only_scalars_compile_no_number_pattern():
                        cwd=str(Path(__file__).resolve().parents[1]), stdin=subprocess.DEVNULL)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[:2] == ["[]", "True"]  # none for digits; a float compiles them
+
+
+def test_the_number_gate_never_hides_a_number():
+    """_scalar tries the number pattern only for scalars whose first character and every
+    character could belong to a number: every string the pattern matches passes that gate."""
+    import random
+    import re
+
+    from msd_core.planning import simple_yaml as y
+
+    rx = re.compile(y._NUMERIC.pattern)
+    alphabet = "+-.0123456789_:bxabcdefABCDEFinfINFnaNAeEoOz "
+    rng = random.Random(17)
+    samples = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7))) for _ in range(50_000)]
+    samples += [".inf", "-.Inf", ".NAN", "0x1F", "0b101", "1:20:30", "+1e+5", "1.5e-3", "1_000"]
+    matched = [s for s in samples if rx.fullmatch(s)]
+    assert len(matched) > 1000  # the sample does exercise the pattern
+    assert [s for s in matched if not (s[0] in y._NUMBER_START and y._NUMBER_CHARS.issuperset(s))] == []
+    assert parse_simple("phase: 01-foundation\nn: 0x1F\nf: .inf\n") == pyyaml("phase: 01-foundation\nn: 0x1F\nf: .inf\n") \
+        or parse_simple("phase: 01-foundation\nn: 0x1F\nf: .inf\n") is NOT_SIMPLE

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from msd_core.lazy_pattern import lazy
 
-_NUM_RE = re.compile(r"^0*(\d+)((?:\.\d+)*)(?=$|[^\d.])")
+_NUM_RE = lazy(r"^0*(\d+)((?:\.\d+)*)(?=$|[^\d.])")
 _ARCHIVE_V_RE = lazy(r"^v?[\d.]+.*-phases$")
 
 

@@ -56,6 +56,7 @@ _NUMERIC = lazy(
     r"|\.[0-9_]+(?:[eE][-+][0-9]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN))"
 )
 _NUMBER_START = frozenset("+-.0123456789")  # every _NUMERIC match starts with one of these
+_NUMBER_CHARS = frozenset("+-.0123456789_:bxabcdefABCDEFinfINFnaNA")  # and holds only these
 _PLAIN_BAD_START = set("?:,[]{}#&*!|>'\"%<=")
 _RESERVED = "@`"  # YAML reserves these: no token starts with them (PyYAML raises)
 _FLOW_BAD = set("[]{},")
@@ -154,7 +155,7 @@ def _scalar(s: str, flow: bool = False):
         return _BOOL[s]
     if s.isdigit() and s.isascii():
         return _digits(s)
-    if s[0] in _NUMBER_START and _NUMERIC.fullmatch(s):
+    if s[0] in _NUMBER_START and _NUMBER_CHARS.issuperset(s) and _NUMERIC.fullmatch(s):
         return _number(s)
     if s[0] in _RESERVED:
         raise _Reject(f"{s[:40]!r} starts with {s[0]!r}, which YAML reserves")
