@@ -1,7 +1,9 @@
 """Running git: one place that calls the git binary, and the facts about a checkout.
 
 `git(args, cwd)` runs git without a shell, with a time bound, never prompting (no editor,
-no pager, no terminal prompt), and returns the CompletedProcess. `check=True` turns a
+no pager, no terminal prompt), and returns what it printed (returncode, stdout, stderr as
+text). It runs `git -C <cwd> ...` through msd_core.git.spawn (no subprocess import); a `cwd`
+that does not exist is git's own error ("cannot change to"), exit 128. `check=True` turns a
 non-zero exit into OperationFailed naming the command and git's first error line.
 
 A checkout is either the main working tree or a linked worktree (`git worktree add`, or
