@@ -239,3 +239,10 @@ def test_an_inheritable_descriptor_of_the_parent_never_reaches_the_child():
     finally:
         os.close(r)
         os.close(w)
+
+
+def test_a_missing_working_folder_is_git_s_own_error_not_a_missing_git(tmp_path):
+    got = runner.git(["status"], tmp_path / "gone", check=False)
+    assert got.returncode == 128 and "cannot change to" in got.stderr
+    with pytest.raises(OperationFailed, match="cannot change to"):
+        runner.git(["status"], tmp_path / "gone")
