@@ -17,7 +17,7 @@ from gitkit import git as git_cli, new_repo
 from msd_core.errors import OperationFailed
 from msd_core.git import runner, spawn
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="posix_spawn is POSIX only")
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="fake git scripts and /proc are POSIX only")
 LINUX_FDS = Path("/proc/self/fd")
 LISTER = [sys.executable, "-c", "import json, os; print(json.dumps(sorted(int(f) for f in os.listdir('/proc/self/fd'))))"]
 
@@ -246,3 +246,16 @@ def test_a_missing_working_folder_is_git_s_own_error_not_a_missing_git(tmp_path)
     assert got.returncode == 128 and "cannot change to" in got.stderr
     with pytest.raises(OperationFailed, match="cannot change to"):
         runner.git(["status"], tmp_path / "gone")
+
+
+def test_without_posix_spawn_the_same_answer_comes_through_subprocess(tmp_path, monkeypatch):
+    root = _repo(tmp_path)
+    spawned = runner.git(["status", "--porcelain"], root)
+    monkeypatch.delattr(os, "posix_spawnp")
+    fallback = runner.git(["status", "--porcelain"], root)
+    assert (fallback.returncode, fallback.stdout, fallback.stderr) == (spawned.returncode, spawned.stdout, spawned.stderr)
+    assert "a.txt" in fallback.stdout
+    bindir = _fake_git(tmp_path, "exec sleep 30\n")
+    monkeypatch.setenv("PATH", str(bindir) + os.pathsep + os.environ["PATH"])
+    with pytest.raises(OperationFailed, match="did not finish within"):
+        runner.git(["status"], tmp_path, timeout=0.5)

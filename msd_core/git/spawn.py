@@ -24,6 +24,9 @@ parent holds open and inheritable is closed in the child (subprocess's close_fds
 Differences from subprocess: glibc's posix_spawn leaves its two internal real-time signals
 (32, 33) ignored in the child.
 
+Where os.posix_spawnp does not exist (not a POSIX system) the same call goes through
+subprocess.run, with the same result type and Timeout.
+
 Standard library only.
 """
 
@@ -104,6 +107,8 @@ def decode(data: bytes, encoding: str) -> str:
 
 
 def run(argv: list[str], env: dict, timeout: float) -> Completed:
+    if not hasattr(os, "posix_spawnp"):  # not a POSIX system: the same answer through subprocess
+        return _run_subprocess(argv, env, timeout)
     import select
     import time
 
@@ -188,3 +193,14 @@ def run(argv: list[str], env: dict, timeout: float) -> Completed:
     encoding = text_encoding()
     return Completed(argv, os.waitstatus_to_exitcode(status), decode(b"".join(chunks[out_r]), encoding),
                      decode(b"".join(chunks[err_r]), encoding))
+
+
+def _run_subprocess(argv: list[str], env: dict, timeout: float) -> Completed:
+    import subprocess
+
+    try:
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise Timeout from None
+    return Completed(argv, proc.returncode, proc.stdout, proc.stderr)
