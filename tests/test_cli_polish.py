@@ -212,7 +212,7 @@ def test_msd_run_help_flags_it_lists_work(msd_run):
     assert r.returncode == 2 and json.loads(r.stderr)["error"] == "usage"
 
 
-def test_resolve_max_chars_without_emit_is_a_usage_error(msd_run, msd, tmp_path):
+def test_resolve_max_chars_without_emit_is_a_usage_error(msd_run, msd, tmp_path, compact_off):
     assert msd(["install", "--global"]).returncode == 0
     r = msd_run(["resolve", "plan-phase", "--max-chars", "abc"])
     assert r.returncode == 2 and "--max-chars applies only with --emit" in r.stderr and r.stdout == ""
