@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -229,7 +230,8 @@ def test_refused_set_is_exit_2_and_byte_identical(tmp_path, key, value, needle):
     "raw, needle",
     [
         ('{\n  "mode": "yolo",\n  "depth": \n}\n', "line 4 column 1"),
-        ('{"mode": "yolo",}', "line 1 column 17"),
+        # the position of a trailing comma is Python's: 3.13 points at the comma (column 16)
+        ('{"mode": "yolo",}', "line 1 column 17" if sys.version_info < (3, 13) else "line 1 column 16"),
         ("[1, 2]", "JSON object"),
         ("", "empty"),
     ],
