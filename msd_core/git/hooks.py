@@ -25,7 +25,6 @@ Standard library only.
 from __future__ import annotations
 
 import os
-import stat
 
 _MARKERS = ("hook", "include")
 _MAX_CONFIG = 1 << 20
@@ -33,21 +32,15 @@ _MAX_CONFIG = 1 << 20
 
 def _config_mentions(path: str) -> bool:
     """True when the file at `path` mentions a hook or an include, or cannot be read as a config."""
+    from msd_core.safe_read import read_regular
+
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
+        data = read_regular(path, _MAX_CONFIG)  # a dotfiles symlink is followed, as git does
+    except (FileNotFoundError, NotADirectoryError):
         return False
-    except NotADirectoryError:
-        return False
-    except OSError:
+    except OSError:  # unreadable, not a regular file, over the cap
         return True
-    if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_CONFIG:
-        return True
-    try:
-        with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8", "replace").lower()
-    except OSError:
-        return True
+    text = data.decode("utf-8", "replace").lower()
     return any(m in text for m in _MARKERS)
 
 

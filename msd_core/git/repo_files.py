@@ -33,6 +33,7 @@ PER_WORKTREE = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
 HEX = frozenset("0123456789abcdef")
 MAX_SYMREF_DEPTH = 5
 MAX_FILE = 1 << 12  # HEAD, a loose ref, a .git file: a line each
+MAX_CONFIG = 1 << 20
 
 
 class Unsure(Exception):
@@ -53,23 +54,24 @@ class Layout:
         return f"Layout(top={self.top!r}, gitdir={self.gitdir!r}, common={self.common!r})"
 
 
+def _read(path: str, limit: int | None) -> bytes | None:
+    """The bytes of the regular file at `path` (never through a symlink, never past `limit`);
+    None when absent; Unsure for anything else (safe_read is the one reader)."""
+    from msd_core.safe_read import read_regular
+
+    try:
+        return read_regular(path, limit, follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise Unsure(f"{path}: {exc}") from None
+
+
 def _small(path: str) -> str | None:
     """A small regular file's text (None when absent); Unsure for anything else."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
+    data = _read(path, MAX_FILE)
+    if data is None:
         return None
-    except NotADirectoryError:
-        return None
-    except OSError as exc:
-        raise Unsure(f"{path}: {exc}") from None
-    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE:
-        raise Unsure(f"{path} is not a small regular file")
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE + 1)
-    except OSError as exc:
-        raise Unsure(f"{path}: {exc}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -120,19 +122,8 @@ def _check_config(common: str) -> None:
 
 
 def _small_config(path: str) -> str:
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return ""
-    except OSError as exc:
-        raise Unsure(f"{path}: {exc}") from None
-    if not stat.S_ISREG(st.st_mode) or st.st_size > 1 << 20:
-        raise Unsure(f"{path} is not a regular file")
-    try:
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
-    except OSError as exc:
-        raise Unsure(f"{path}: {exc}") from None
+    data = _read(path, MAX_CONFIG)
+    return "" if data is None else data.decode("utf-8", "replace")
 
 
 def layout(cwd: str | os.PathLike) -> Layout | None:
@@ -211,20 +202,8 @@ def _packed(common: str, ref: str) -> str | None:
 
 
 def _packed_text(common: str) -> str | None:
-    path = os.path.join(common, "packed-refs")
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise Unsure(f"{path}: {exc}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise Unsure(f"{path} is not a regular file")
-    try:
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
-    except OSError as exc:
-        raise Unsure(f"{path}: {exc}") from None
+    data = _read(os.path.join(common, "packed-refs"), None)  # no cap: a repository may have many refs
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 def _ref_ok(ref: str) -> bool:
