@@ -77,9 +77,9 @@ def _regular_or_absent(path: Path, what: str) -> bool:
     except OSError as exc:
         raise UsageError(f"cannot read {what} {path}: {exc.strerror}") from None
     if not stat.S_ISREG(st.st_mode):
-        kind = "a symlink" if stat.S_ISLNK(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
-            "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise UsageError(f"{what} {path} is {kind}, not a regular file")
+        from msd_core.safe_read import kind
+
+        raise UsageError(f"{what} {path} is {kind(st.st_mode)}, not a regular file")
     return True
 
 
