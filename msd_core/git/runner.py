@@ -57,29 +57,15 @@ def git(args: list[str], cwd: Path | str, *, check: bool = True, timeout: float 
 
 
 def _git_once(args: list[str], cwd: Path | str, timeout: float, input_text: str | None):
-    """One git run: through msd_core.git.spawn (no subprocess import, `git -C <cwd>`), or
-    subprocess when text goes to git's stdin."""
-    if input_text is not None:
-        return _git_piped(args, cwd, timeout, input_text)
+    """One git run through msd_core.git.spawn (`git -C <cwd>`; no subprocess import unless
+    text goes to git's stdin)."""
     from msd_core.git import spawn
 
     try:
-        return spawn.run(["git", "-C", str(cwd), *args], _env(), timeout)
+        return spawn.run(["git", "-C", str(cwd), *args], _env(), timeout, input_text)
     except FileNotFoundError:
         raise OperationFailed("git is not installed (or not on PATH)") from None
     except spawn.Timeout:
-        raise OperationFailed(f"`git {' '.join(args[:2])}` did not finish within {timeout:g}s") from None
-
-
-def _git_piped(args: list[str], cwd: Path | str, timeout: float, input_text: str):
-    import subprocess
-
-    try:
-        return subprocess.run(["git", *args], cwd=str(cwd), env=_env(), capture_output=True, text=True,
-                              timeout=timeout, input=input_text)
-    except FileNotFoundError:
-        raise OperationFailed("git is not installed (or not on PATH)") from None
-    except subprocess.TimeoutExpired:
         raise OperationFailed(f"`git {' '.join(args[:2])}` did not finish within {timeout:g}s") from None
 
 
@@ -193,12 +179,6 @@ def commit_and_files(cwd: Path | str, commit: str = "HEAD") -> tuple[str, list[s
     if not parts:
         raise OperationFailed(f"git diff-tree gave no commit for {commit}")
     return parts[0].strip(), parts[1:]
-
-
-def commit_files(cwd: Path | str, commit: str) -> list[str]:
-    """Paths a commit changed against its first parent (all paths for a root commit)."""
-    proc = git(["diff-tree", "--root", "--no-commit-id", "--name-only", "-r", "-z", commit], cwd)
-    return [p for p in proc.stdout.split("\0") if p]
 
 
 def changed_between(cwd: Path | str, base: str, tip: str) -> list[str]:
