@@ -24,8 +24,9 @@ parent holds open and inheritable is closed in the child (subprocess's close_fds
 Differences from subprocess: glibc's posix_spawn leaves its two internal real-time signals
 (32, 33) ignored in the child.
 
-Where os.posix_spawnp does not exist (not a POSIX system) the same call goes through
-subprocess.run, with the same result type and Timeout.
+Where os.posix_spawnp does not exist (not a POSIX system), and when `input_text` is given
+for the child's stdin, the same call goes through subprocess.run, with the same result type
+and Timeout.
 
 Standard library only.
 """
@@ -106,9 +107,10 @@ def decode(data: bytes, encoding: str) -> str:
     return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
 
 
-def run(argv: list[str], env: dict, timeout: float) -> Completed:
-    if not hasattr(os, "posix_spawnp"):  # not a POSIX system: the same answer through subprocess
-        return _run_subprocess(argv, env, timeout)
+def run(argv: list[str], env: dict, timeout: float, input_text: str | None = None) -> Completed:
+    if input_text is not None or not hasattr(os, "posix_spawnp"):
+        # text for the child's stdin (rare: rev-list --stdin), or not a POSIX system: subprocess
+        return _run_subprocess(argv, env, timeout, input_text)
     import select
     import time
 
@@ -195,12 +197,12 @@ def run(argv: list[str], env: dict, timeout: float) -> Completed:
                      decode(b"".join(chunks[err_r]), encoding))
 
 
-def _run_subprocess(argv: list[str], env: dict, timeout: float) -> Completed:
+def _run_subprocess(argv: list[str], env: dict, timeout: float, input_text: str | None = None) -> Completed:
     import subprocess
 
     try:
-        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, input=input_text,
+                              stdin=subprocess.DEVNULL if input_text is None else None)
     except subprocess.TimeoutExpired:
         raise Timeout from None
     return Completed(argv, proc.returncode, proc.stdout, proc.stderr)
