@@ -158,6 +158,8 @@ def _remove(obj: dict):
 
 
 def _git(path: Path, *args: str) -> subprocess.CompletedProcess | None:
+    # not msd_core.git.runner.git: its GIT_LITERAL_PATHSPECS makes `git check-ignore` refuse
+    # every path ("pathspec magic not supported by this command: 'literal'")
     try:
         return subprocess.run(["git", *args], cwd=str(path.parent), capture_output=True, text=True, timeout=10,
                               stdin=subprocess.DEVNULL)
