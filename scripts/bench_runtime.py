@@ -24,7 +24,9 @@ a git repository (one commit of the copied tree) so `commit` and `recorded` run 
 
 `--before DIR` also runs every msd_run command with PYTHONPATH=DIR (an older checkout of
 this repository, e.g. `git archive <commit> | tar -x -C DIR`), interleaved in the same
-rounds, and prints its ratios beside: before and after measured side by side.
+rounds, and prints its ratios beside: before and after measured side by side. The older
+code runs through a copy of the installed console script that imports the entry point the
+older checkout declares (its pyproject.toml; `msd_core.run:main` when DIR has none).
 
 Goals (issue 17): every command <= 5x `python -I -S -c pass` and <= 0.4x its peer.
 """
@@ -179,6 +181,28 @@ def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
     return [{"label": a, "msd": b, "peer": c, "prep": d} for a, b, c, d in rows]
 
 
+def before_launcher(before: Path, msd_run: str, folder: Path) -> str:
+    """The installed msd_run script, rewritten to import the entry point `before` declares."""
+    target = "msd_core.run:main"
+    pyproject = before / "pyproject.toml"
+    if pyproject.is_file():
+        import re
+
+        found = re.search(r'^msd_run\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.M)
+        target = found.group(1) if found else target
+    module, func = target.split(":")
+    lines = Path(msd_run).read_text(encoding="utf-8").splitlines(keepends=True)
+    out = [ln[:len(ln) - len(ln.lstrip())] + f"from {module} import {func} as main\n"
+           if ln.lstrip().startswith("from msd_core") else ln for ln in lines]
+    if out == lines:
+        raise SystemExit(f"bench: cannot find the entry point import in {msd_run}")
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "msd_run"
+    script.write_text("".join(out), encoding="utf-8")
+    script.chmod(0o755)
+    return str(script)
+
+
 def run(cmd: list[str], cwd: Path, env: dict, *, check: bool = True) -> tuple[float, float]:
     """(wall seconds, CPU seconds: user + system of the process and its children). CPU time
     is what the command costs the machine, and much less sensitive to a busy machine."""
@@ -240,14 +264,16 @@ def main(argv=None) -> int:
 
         cmds: dict[str, tuple[list[str], object]] = {BASE: ([py, "-I", "-S", "-c", "pass"], None)}
         before_env = None
+        before_run = msd_run
         if args.before:
+            before_run = before_launcher(Path(args.before), msd_run, tmp / "before-bin")
             before_env = {**env, "PYTHONPATH": str(Path(args.before).resolve())}
             subprocess.run([py, "-m", "compileall", "-q", str(Path(args.before) / "msd_core")], stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         for t in table:
             cmds["msd_run " + t["label"]] = ([msd_run, *t["msd"]], t["prep"])
             if before_env:
-                cmds["before msd_run " + t["label"]] = ([msd_run, *t["msd"]], t["prep"])
+                cmds["before msd_run " + t["label"]] = ([before_run, *t["msd"]], t["prep"])
             if t["peer"] and "peer " + " ".join(t["peer"][2:]) not in cmds:
                 cmds["peer " + " ".join(t["peer"][2:])] = (t["peer"], t["prep"])
         samples: dict[str, list[float]] = {k: [] for k in cmds}

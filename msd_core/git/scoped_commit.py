@@ -10,7 +10,8 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
   the reason is recorded with the commit. Without `--plan` (planning documents, a
   debugger's fix) the named paths are committed as named, and nothing is recorded.
 - `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`);
-  when nothing else is left the call commits nothing and says so (exit 0).
+  when nothing else is left the call commits nothing and says so (exit 0). The config is
+  read only when a path is under `.planning/` (it decides nothing else).
 - No change in the named paths: refused (exit 1), never an empty commit.
 - Staging and committing run under the project's commit lock, and the commit is made with
   a pathspec (`git commit -- <paths>`): whatever else is staged, by anyone, stays staged
@@ -140,7 +141,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             )
 
     skipped_docs: list[str] = []
-    if not _commit_docs(main):
+    if any(r.startswith(".planning/") for r in rels) and not _commit_docs(main):
         skipped_docs = [r for r in rels if r.startswith(".planning/")]
         rels = [r for r in rels if not r.startswith(".planning/")]
     base = {"plan": scope.plan_id if scope else None, "skipped_docs": skipped_docs}

@@ -1,7 +1,5 @@
-"""`python -m msd_core.run` is `msd_run`."""
+"""`python -m msd_core.run` is `msd_run` (the same process handling: msd_core.run_entry)."""
 
-import sys
+from msd_core.run_entry import main
 
-from msd_core.run.dispatch import main
-
-sys.exit(main())
+main()
