@@ -16,7 +16,8 @@ commands alike. The table gives medians and the ratios median/median to
 the peer has none), for wall time and for CPU time (user + system, which a busy shared
 machine disturbs far less). Commands that write (state patch/sync, step-done, todo add,
 commit, step-report) restore or prepare their input before each run, untimed. The project is
-a git repository (one commit of the copied tree) so `commit` and `recorded` run for real.
+a git repository (one commit of the copied tree, then a branch of its own) so `commit`,
+`recorded`, `undo --dry-run` and `ship` run for real.
 
     python scripts/bench_runtime.py [--runs 11] [--json] [--tree NAME | --project DIR]
                                     [--peer-prefix DIR] [--no-peer] [--only SUBSTR]...
@@ -165,6 +166,8 @@ def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
         ("branch --phase N", ["branch", "--phase", phase], None, None),
         ("commit -m M --plan P -- F", ["commit", "-m", "chore(bench): note", "--plan", plan, "--", note],
          peer_cmd("commit", "chore(bench): note", "--files", note), "touch-note"),
+        ("undo --plan P --dry-run", ["undo", "--plan", plan, "--dry-run"], None, None),
+        ("ship --phase N", ["ship", "--phase", phase], None, None),
         ("wave plan --phase-dir D", ["wave", "plan", "--phase-dir", phase_dir],
          peer_cmd("phase-plan-index", phase), None),
         ("wave check --phase-dir D", ["wave", "check", "--phase-dir", phase_dir], None, None),
@@ -250,7 +253,9 @@ def main(argv=None) -> int:
         env.update({"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
                     "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"})
         run([msd, "install", "--local"], proj, env)
-        for git in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "bench: the copied tree"]):
+        # on a branch of its own, as `ship` needs (a pull request is never made from the base branch)
+        for git in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "bench: the copied tree"],
+                    ["checkout", "-q", "-b", "msd-bench"]):
             run(["git", *git], proj, env)
         root = ".claude/msd-core"
         tools = None if args.no_peer else peer_tools(Path(args.peer_prefix), home, env)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -204,3 +205,77 @@ def test_state_goes_back_with_the_revert_in_the_same_commit(repo):
     assert "Status: Ready to execute" in state and "Plan: 1 of 2 in current phase" in state
     assert ".planning/STATE.md" in git(repo, "show", "--name-only", "--format=", "HEAD").split()
     assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def _git_runs(trace: Path) -> list[str]:
+    """The git commands a GIT_TRACE file shows started from outside git (one per process)."""
+    return [ln.split("built-in: git ", 1)[1] for ln in trace.read_text().splitlines()
+            if "built-in: git " in ln and "maintenance run" not in ln]
+
+
+def test_dry_run_asks_git_a_fixed_number_of_times_whatever_the_commit_count(repo, tmp_path):
+    for i in range(6):
+        commit(repo, {"src/a.py": f"A = {i + 2}\n"}, f"feat(02-01): a{i}", plan="02-01", task=i + 1)
+    (repo / ".planning/phases/02-auth/02-01-SUMMARY.md").write_text("---\nphase: 02\n---\nDone.\n")
+    trace = tmp_path / "git.trace"
+    proc = msd_run(["undo", "--plan", "02-01", "--dry-run"], repo, env_extra={"GIT_TRACE": str(trace)})
+    assert proc.returncode == 0, proc.stderr
+    out = as_json(proc)
+    assert len(out["commits"]) == 6 and out["would_move"] == [".planning/phases/02-auth/02-01-SUMMARY.md"]
+    runs = _git_runs(trace)
+    # status, one rev-list for every commit's ancestry, one ls-files for every leftover
+    assert [r.split()[0] for r in runs] == ["status", "rev-list", "ls-files"], runs
+
+
+def _conflict(repo, how: str) -> str:
+    """Leave `how` (merge, cherry-pick, revert, rebase) stopped at a conflict; the pseudo-ref it leaves."""
+    base = head(repo)
+    git(repo, "checkout", "-q", "-b", "side")
+    side = commit(repo, {"src/b.py": "B = 'side'\n"}, "side: b")
+    git(repo, "checkout", "-q", "main")
+    mine = commit(repo, {"src/b.py": "B = 'main'\n"}, "main: b")
+    if how == "merge":
+        git(repo, "merge", "-q", "--no-edit", "side", check=False)
+        return "MERGE_HEAD"
+    if how == "cherry-pick":
+        git(repo, "cherry-pick", side, check=False)
+        return "CHERRY_PICK_HEAD"
+    if how == "revert":
+        commit(repo, {"src/b.py": "B = 'later'\n"}, "main: b again")
+        git(repo, "revert", "--no-edit", mine, check=False)
+        return "REVERT_HEAD"
+    git(repo, "rebase", "side", check=False)
+    assert base
+    return "REBASE_HEAD"
+
+
+@pytest.mark.parametrize("how", ["merge", "cherry-pick", "revert", "rebase"])
+@pytest.mark.parametrize("ask_git", [False, True], ids=["from-files", "git-asked"])
+def test_an_unfinished_git_operation_is_refused(repo, how, ask_git):
+    commit(repo, {"src/a.py": "A = 2\n"}, "feat(02-01): a", plan="02-01")
+    ref = _conflict(repo, how)
+    gitdir = Path(git(repo, "rev-parse", "--absolute-git-dir").strip())
+    assert (gitdir / ref).exists(), f"{how} left no {ref}"
+    before = tree_state(repo)
+    # GIT_CONFIG_COUNT=0 changes nothing for git, but msd_core.git.repo_files is unsure: git is asked
+    proc = msd_run(["undo", "--plan", "02-01", "--dry-run"], repo, env_extra={"GIT_CONFIG_COUNT": "0"} if ask_git else None)
+    assert proc.returncode == 1, proc.stderr
+    assert as_json(proc)["refused"] == f"a git operation is in progress ({ref} exists); finish or abort it first"
+    assert tree_state(repo) == before
+
+
+def test_in_progress_and_tracked_read_the_checkout_asked(repo, tmp_path):
+    from msd_core.git.runner import operation_in_progress, tracked
+
+    wt = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "wt-branch", str(wt))
+    (wt / "src/b.py").write_text("B = 'wt'\n")
+    git(wt, "commit", "-qam", "wt: b")
+    commit(repo, {"src/b.py": "B = 'main'\n"}, "main: b")
+    git(wt, "merge", "-q", "--no-edit", "main", check=False)
+    assert operation_in_progress(wt) == "MERGE_HEAD"
+    assert operation_in_progress(repo) is None  # the merge is the worktree's own
+    (repo / "src/new.py").write_text("N = 1\n")
+    assert tracked(repo, ["src/a.py", "src/new.py", "src/none.py", ".planning/STATE.md"]) == {
+        "src/a.py", ".planning/STATE.md"}
+    assert tracked(repo, []) == set()

@@ -172,6 +172,42 @@ def current_branch(cwd: Path | str) -> str | None:
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
+IN_PROGRESS = ("MERGE_HEAD", "REVERT_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD")
+
+
+def operation_in_progress(cwd: Path | str, refs: tuple[str, ...] = IN_PROGRESS) -> str | None:
+    """The first of `refs` (the pseudo-refs of an unfinished merge, revert, cherry-pick or
+    rebase stop) present in the checkout's git directory, else None. In the files ref storage
+    each is a file there, present exactly while the operation is unfinished (git status reads
+    it the same way); with anything else (msd_core.git.repo_files is unsure) git is asked."""
+    lay = _layout(cwd)
+    if lay is not None and lay is not ASK:
+        return next((ref for ref in refs if os.path.lexists(os.path.join(lay.gitdir, ref))), None)
+    for ref in refs:
+        if git(["rev-parse", "--verify", "-q", ref], cwd, check=False).returncode == 0:
+            return ref
+    return None
+
+
+def all_ancestors_of_head(cwd: Path | str, commits: list[str]) -> bool:
+    """Whether every one of `commits` (hex object names) is a commit HEAD contains, from one
+    `git rev-list <commits> --not HEAD` (nothing listed: all are ancestors). False also when
+    one is missing, not a commit, or HEAD is unborn: the caller asks per commit to say which."""
+    if not commits:
+        return True
+    proc = git(["rev-list", "--max-count=1", *commits, "--not", "HEAD", "--"], cwd, check=False)
+    return proc.returncode == 0 and not proc.stdout.strip()
+
+
+def tracked(cwd: Path | str, rels: list[str]) -> set[str]:
+    """Which of `rels` (paths relative to the working tree `cwd`) git tracks, from one `git ls-files`."""
+    if not rels:
+        return set()
+    proc = git(["ls-files", "-z", "--", *rels], cwd)
+    listed = set(p for p in proc.stdout.split("\0") if p)
+    return {r for r in rels if r in listed}
+
+
 def commit_and_files(cwd: Path | str, commit: str = "HEAD") -> tuple[str, list[str]]:
     """(full hash of `commit`, paths it changed against its first parent), from one git call."""
     proc = git(["diff-tree", "--root", "--name-only", "-r", "-z", commit], cwd)

@@ -29,9 +29,7 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed
 from msd_core.git import recorded, run_record
-from msd_core.git.runner import git, head, main_checkout
-
-_IN_PROGRESS = ("MERGE_HEAD", "REVERT_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD")
+from msd_core.git.runner import all_ancestors_of_head, git, head, main_checkout, operation_in_progress, tracked
 
 
 def _refusal(out: dict, reason: str) -> dict:
@@ -42,10 +40,6 @@ def _refusal(out: dict, reason: str) -> dict:
 def _dirty(root: Path) -> list[str]:
     proc = git(["status", "--porcelain", "-z", "--untracked-files=no"], root)
     return [e[3:] for e in proc.stdout.split("\0") if len(e) > 3]
-
-
-def _tracked(root: Path, rel: str) -> bool:
-    return git(["ls-files", "--error-unmatch", "--", rel], root, check=False).returncode == 0
 
 
 def _leftovers(root: Path, records: list[tuple[Path, dict]], whole_phase: bool) -> list[str]:
@@ -65,18 +59,20 @@ def _leftovers(root: Path, records: list[tuple[Path, dict]], whole_phase: bool) 
 
 
 def _check(root: Path, commits: list[dict]) -> str | None:
-    for ref in _IN_PROGRESS:
-        if git(["rev-parse", "--verify", "-q", ref], root, check=False).returncode == 0:
-            return f"a git operation is in progress ({ref} exists); finish or abort it first"
+    ref = operation_in_progress(root)
+    if ref:
+        return f"a git operation is in progress ({ref} exists); finish or abort it first"
     dirty = _dirty(root)
     if dirty:
         return f"the working tree has uncommitted changes ({', '.join(dirty[:5])}); commit or stash them first"
-    for c in commits:
+    if all_ancestors_of_head(root, [c["hash"] for c in commits]):
+        return None
+    for c in commits:  # one is missing or not merged here: name it
         if git(["cat-file", "-e", f"{c['hash']}^{{commit}}"], root, check=False).returncode != 0:
             return f"recorded commit {c['hash'][:12]} ({c['plan']}) is not in this repository"
         if git(["merge-base", "--is-ancestor", c["hash"], "HEAD"], root, check=False).returncode != 0:
             return f"recorded commit {c['hash'][:12]} ({c['plan']}) is not an ancestor of HEAD; nothing was changed"
-    return None
+    return "the recorded commits are not all ancestors of HEAD; nothing was changed"
 
 
 def undo(cwd: Path, *, phase: str | None = None, plan: str | None = None, dry_run: bool = False) -> dict:
@@ -98,8 +94,9 @@ def undo(cwd: Path, *, phase: str | None = None, plan: str | None = None, dry_ru
         if dry_run:
             reverted = {f for c in commits for f in c["files"]}
             left = [r for r in _leftovers(root, records, bool(phase)) if r not in reverted]
-            out.update({"ok": True, "would_move": [r for r in left if not _tracked(root, r)],
-                        "would_leave": [r for r in left if _tracked(root, r)]})
+            kept = tracked(root, left)
+            out.update({"ok": True, "would_move": [r for r in left if r not in kept],
+                        "would_leave": [r for r in left if r in kept]})
             return out
         for c in reversed(commits):
             proc = git(["revert", "--no-commit", "--no-edit", c["hash"]], root, check=False)
@@ -127,8 +124,10 @@ def undo(cwd: Path, *, phase: str | None = None, plan: str | None = None, dry_ru
 def _put_back(root: Path, records, whole_phase: bool) -> tuple[list[str], list[str]]:
     moved, left = [], []
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    for rel in _leftovers(root, records, whole_phase):
-        if _tracked(root, rel):
+    rels = _leftovers(root, records, whole_phase)
+    kept = tracked(root, rels)
+    for rel in rels:
+        if rel in kept:
             left.append(rel)
             continue
         from msd_core.private_dir import ensure_private_dir
@@ -151,7 +150,7 @@ def _sync_state(root: Path) -> str:
         report = state_sync.sync(root)
     except MsdError as exc:
         return f"not synced: {exc.message}"
-    if report.get("written") and _tracked(root, ".planning/STATE.md"):
+    if report.get("written") and tracked(root, [".planning/STATE.md"]):
         git(["add", "--", ".planning/STATE.md"], root)
     return "synced" if report.get("written") else "in sync"
 

@@ -34,7 +34,8 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.git import run_record
-from msd_core.git.runner import changed_between, current_branch, first_line, git, head, is_linked_worktree, toplevel
+from msd_core.git.runner import (changed_between, current_branch, first_line, git, head, is_linked_worktree,
+                                 operation_in_progress, toplevel)
 
 
 def _is_ancestor(cwd: Path, a: str, b: str) -> bool:
@@ -46,7 +47,7 @@ def _branch_exists(cwd: Path, branch: str) -> bool:
 
 
 def _merge_in_progress(cwd: Path) -> bool:
-    return git(["rev-parse", "--verify", "-q", "MERGE_HEAD"], cwd, check=False).returncode == 0
+    return operation_in_progress(cwd, ("MERGE_HEAD",)) is not None
 
 
 def _worktrees(cwd: Path) -> dict[str, str]:
