@@ -121,7 +121,7 @@ def plan_file(proj: Path, plan: str) -> str:
 
 def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
     """label, msd argv (after msd_run), peer argv or None, optional untimed `prep`: an msd_run
-    argv list, or the name of a file action (restore-state, restore-todos, touch-note)."""
+    argv list, or the name of a file action (restore-state, restore-todos, touch-note, commit-all)."""
     plan = first("phases/*/*-PLAN.md", proj)
     note = plan_file(proj, plan)
     phase_dir = str(Path(plan).parent)
@@ -166,7 +166,7 @@ def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
         ("branch --phase N", ["branch", "--phase", phase], None, None),
         ("commit -m M --plan P -- F", ["commit", "-m", "chore(bench): note", "--plan", plan, "--", note],
          peer_cmd("commit", "chore(bench): note", "--files", note), "touch-note"),
-        ("undo --plan P --dry-run", ["undo", "--plan", plan, "--dry-run"], None, None),
+        ("undo --plan P --dry-run", ["undo", "--plan", plan, "--dry-run"], None, "commit-all"),
         ("ship --phase N", ["ship", "--phase", phase], None, None),
         ("wave plan --phase-dir D", ["wave", "plan", "--phase-dir", phase_dir],
          peer_cmd("phase-plan-index", phase), None),
@@ -289,6 +289,10 @@ def main(argv=None) -> int:
                     state.write_bytes(state_text)
                 elif prep == "restore-todos":
                     (proj / ".planning" / "TODOS.md").unlink(missing_ok=True)
+                elif prep == "commit-all":  # undo refuses a dirty tree: commit what earlier rows wrote
+                    subprocess.run(["git", "add", "-A"], cwd=proj, env=env, check=True, capture_output=True)
+                    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "bench: rows' writes"], cwd=proj,
+                                   env=env, check=True, capture_output=True)
                 elif prep == "touch-note":
                     note = proj / cmd[-1]
                     note.parent.mkdir(parents=True, exist_ok=True)

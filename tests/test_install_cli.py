@@ -156,10 +156,29 @@ def test_corrupt_manifest_exits_3_naming_the_repair(msd, tmp_path):
     assert ok_json(msd(["install", "--local", "--json", *CONTENT], cwd=tmp_path))["changed"] is False
 
 
-def test_uninstall_not_installed_exits_3(msd, tmp_path):
+def test_uninstall_with_nothing_installed_is_success_and_says_so(msd, tmp_path):
+    """Uninstall run twice, or where nothing was installed: exit 0, one line saying so, nothing written."""
     (tmp_path / ".claude").mkdir()
-    line = one_clear_line(msd(["uninstall", "--local"], cwd=tmp_path), 3)
-    assert "no msd-core install" in line
+    proc = msd(["uninstall", "--local"], cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.stdout.strip().startswith("Nothing to uninstall: no msd-core install in")
+    assert len(proc.stdout.strip().splitlines()) == 1
+    assert list((tmp_path / ".claude").iterdir()) == []
+    out = ok_json(msd(["uninstall", "--local", "--json"], cwd=tmp_path))
+    assert out["ok"] and out["nothing_installed"] and out["target"] == str(tmp_path / ".claude")
+    # no .claude folder at all: the same, and none is created
+    other = tmp_path / "other"
+    other.mkdir()
+    assert ok_json(msd(["uninstall", "--local", "--json"], cwd=other))["nothing_installed"]
+    assert not (other / ".claude").exists()
+
+
+def test_uninstall_twice_after_a_real_install(msd, tmp_path):
+    ok_json(msd(["install", "--local", "--json", *CONTENT], cwd=tmp_path))
+    first = ok_json(msd(["uninstall", "--local", "--json"], cwd=tmp_path))
+    assert first["counts"]["removed"] > 0 and not first.get("nothing_installed")
+    second = ok_json(msd(["uninstall", "--local", "--json"], cwd=tmp_path))
+    assert second["nothing_installed"] is True
 
 
 def test_lock_held_exits_4_then_waits(msd, tmp_path):
@@ -236,3 +255,12 @@ def test_no_scope_on_a_terminal_asks_default_global(tmp_path, isolated_home, ans
     assert b"global" in output  # the question names the default
     assert (tmp_path / ".claude/msd-core/manifest.json").exists() is expect_local
     assert (isolated_home / ".claude/msd-core/manifest.json").exists() is not expect_local
+
+
+def test_uninstall_of_several_runtimes_goes_on_past_one_never_installed(msd, tmp_path):
+    ok_json(msd(["install", "--local", "--json", *CONTENT], cwd=tmp_path))
+    out = ok_json(msd(["uninstall", "--local", "--runtime", "gemini,claude", "--json"], cwd=tmp_path))
+    gemini, claude = out["runtimes"]
+    assert gemini["nothing_installed"] is True and gemini["runtime"] == "gemini"
+    assert claude["counts"]["removed"] > 0
+    assert not (tmp_path / ".claude" / "msd-core").exists()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from test_install_helpers import copy_fixture, files_of, snapshot
-from msd_core.errors import IntegrityError, NotInstalledError
+from msd_core.errors import IntegrityError
 from msd_core.fsutil import sha256_bytes
 from msd_core.install.installer import install
 from msd_core.install.source import ContentSource
@@ -318,8 +318,9 @@ def test_corrupt_manifest_is_a_clear_error_with_repair(tmp_path, content, damage
 def test_uninstall_when_not_installed(tmp_path):
     t = local_target(tmp_path)
     t.config.mkdir()
-    with pytest.raises(NotInstalledError):
-        uninstall(t)
+    res = uninstall(t)
+    assert res.ok and res.data["nothing_installed"] is True and res.data["target"] == str(t.config)
+    assert list(t.config.iterdir()) == []  # nothing written, not even a lock file
 
 
 # --- settings.json ---------------------------------------------------------------------

@@ -129,6 +129,11 @@ def _human_install(result: OperationResult) -> None:
 def _human_uninstall(result: OperationResult) -> None:
     out = console()
     d = result.data
+    if d.get("nothing_installed"):
+        from rich.markup import escape
+
+        out.print(escape(f"Nothing to uninstall: no msd-core install in {d['target']} ({d['hint']})."), soft_wrap=True)
+        return
     verb = "Would remove" if d.get("dry_run") else "Removed"
     c = d["counts"]
     out.print(f"{verb} msd-core {d['version']} ({d['scope']}) from {d['target']}: "

@@ -64,6 +64,9 @@ def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:
     return rel_s
 
 
+DECLARED_KEYS = frozenset({"files-modified"})  # split_frontmatter's normalised form of files_modified
+
+
 class PlanScope:
     """What one plan may commit: its declared files and its SUMMARY."""
 
@@ -73,7 +76,7 @@ class PlanScope:
         from msd_core.planning.project import read_text_file
 
         _raw, text = read_text_file(plan_path, "plan", error=UsageError)
-        plan = parse_plan(text)
+        plan = parse_plan(text, DECLARED_KEYS)  # the files a plan declares; the rest of its frontmatter is not read
         if plan.frontmatter_error and not plan.frontmatter:
             raise OperationFailed(f"plan {plan_path} has no readable frontmatter ({plan.frontmatter_error})")
         self.plan_id = plan_id(plan_path)

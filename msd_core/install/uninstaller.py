@@ -67,7 +67,7 @@ def _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeo
     check_target(target, allow_symlink=allow_symlink, writing=not dry_run)
     result = OperationResult("uninstall")
     if not target.config.is_dir():
-        raise NotInstalledError(f"no msd-core install in {target.config}", hint="nothing to uninstall")
+        return _nothing_installed(target, result, "nothing to uninstall")
     if dry_run:
         out = _run(target, force, remove_backups, True, result)
         out.data["mcp"] = _unregister_mcp(target, dry_run=True)
@@ -224,6 +224,14 @@ def _settings_path(target: Target) -> str | None:
     return str(target.config / rel) if rel else None
 
 
+def _nothing_installed(target: Target, result: OperationResult, hint: str) -> OperationResult:
+    """No install and nothing msd left behind: uninstall has nothing to do, which is success
+    (running it twice, or for a runtime never installed, is not an error); the result says so."""
+    result.data.update({"nothing_installed": True, "target": str(target.config), "scope": target.scope,
+                        "runtime": target.runtime, "hint": hint})
+    return result
+
+
 def _backups_report(config, backups: list[str], removed: bool) -> dict:
     paths = [str(config / b) for b in backups]
     return {"backups_removed": paths if removed else [], "backups_kept": [] if removed else paths}
@@ -240,7 +248,7 @@ def _leftovers(target: Target, remove_backups: bool, dry_run: bool, result: Oper
         if backup_dirs(config):
             hint = (f"only backup folders are left; "
                     f"`{command_for('uninstall', config, target.scope, REMOVE_BACKUPS_FLAG)}` deletes them")
-        raise NotInstalledError(f"no msd-core install in {config}", hint=hint)
+        return _nothing_installed(target, result, hint)
     created = ownership.read_marker(config) if marker else []
     deletes = [ownership.MARKER] if marker else []
     dirs: set[str] = set()

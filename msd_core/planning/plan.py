@@ -121,8 +121,10 @@ class Plan:
         return 0
 
 
-def parse_plan(text: str) -> Plan:
-    data, body, error = split_frontmatter(text if isinstance(text, str) else "")
+def parse_plan(text: str, keys: frozenset[str] | None = None) -> Plan:
+    """`keys`: read only these top-level frontmatter keys (split_frontmatter's `keys`), for a
+    caller that needs a few of a long block; the tasks are read all the same."""
+    data, body, error = split_frontmatter(text if isinstance(text, str) else "", keys)
     scan = _FENCE_RE.sub("", body)
     tasks = []
     for m in _TASK_RE.finditer(scan):
