@@ -2,9 +2,12 @@
 """Benchmark every agent-facing `msd_run` command against its peer equivalent, side by side.
 
 Set-up (all in one temporary folder, nothing faked):
+  - msd: this checkout installed into a new venv the way `pipx install .` does (a wheel, no
+    pip or setuptools .pth files at start-up); `--install dev` times the editable install
+    beside this interpreter instead;
   - a project: a copy of one corpus tree (../shared/corpus/planning/<tree>, default the
     first with phases, plans and summaries) or --project DIR (copied, never written);
-  - msd: `msd install --local` into that project (a real install, manifest and all);
+  - `msd install --local` into that project (a real install, manifest and all);
   - peer: get-shit-done-cc@1.42.3 from npm in its own prefix (--peer-prefix, outside the
     repository), then its installer `install.js --claude --global` into a scratch HOME,
     as scripts/bench_install.py does; the peer's commands run the INSTALLED gsd-tools.cjs.
@@ -21,7 +24,7 @@ a git repository (one commit of the copied tree, then a branch of its own) so `c
 
     python scripts/bench_runtime.py [--runs 11] [--json] [--tree NAME | --project DIR]
                                     [--peer-prefix DIR] [--no-peer] [--only SUBSTR]...
-                                    [--before DIR]
+                                    [--before DIR] [--install fresh|dev]
 
 `--before DIR` also runs every msd_run command with PYTHONPATH=DIR (an older checkout of
 this repository, e.g. `git archive <commit> | tar -x -C DIR`), interleaved in the same
@@ -184,6 +187,23 @@ def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
     return [{"label": a, "msd": b, "peer": c, "prep": d} for a, b, c, d in rows]
 
 
+def fresh_install(venv: Path) -> Path:
+    """This checkout installed as `pipx install .` installs it: a built wheel (not editable) in
+    a venv made without pip, so no .pth file of pip's or setuptools' runs at start-up; the
+    dependencies come from the package index (or pip's cache). Returns the venv's bin folder."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, stdin=subprocess.DEVNULL)
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(bindir / "python"), "install", "-q",
+                           "--disable-pip-version-check", str(REPO)], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: installing this checkout into a fresh venv failed (pip >= 22.3 needed; "
+                         f"or pass --install dev): {done.stderr.strip()[-400:]}")
+    print(f"bench: installed this checkout into a fresh venv in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return bindir
+
+
 def before_launcher(before: Path, msd_run: str, folder: Path) -> str:
     """The installed msd_run script, rewritten to import the entry point `before` declares."""
     target = "msd_core.run:main"
@@ -231,6 +251,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--only", action="append", default=[], help="only commands whose label contains this")
     ap.add_argument("--before", help="an older checkout to time beside this one (PYTHONPATH)")
+    ap.add_argument("--install", choices=("fresh", "dev"), default="fresh",
+                    help="fresh: this checkout installed into a new venv as pipx installs it (default); "
+                         "dev: the msd_run beside this interpreter (an editable install, quicker to set up)")
     args = ap.parse_args(argv)
     runs = max(3, args.runs)
 
@@ -246,10 +269,11 @@ def main(argv=None) -> int:
                             "PYTHONDONTWRITEBYTECODE", "MSD_USER_CONFIG_DIR", "GSD_WORKSTREAM")}
         env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
         py = sys.executable
-        msd_run = shutil.which("msd_run", path=str(Path(py).parent))
-        msd = shutil.which("msd", path=str(Path(py).parent))
+        bindir = Path(py).parent if args.install == "dev" else fresh_install(tmp / "venv")
+        msd_run = shutil.which("msd_run", path=str(bindir))
+        msd = shutil.which("msd", path=str(bindir))
         if not (msd_run and msd):
-            raise SystemExit(f"bench: msd and msd_run must be installed beside {py} (pip install -e .)")
+            raise SystemExit(f"bench: msd and msd_run must be installed in {bindir} (pip install -e .)")
         env.update({"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
                     "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"})
         run([msd, "install", "--local"], proj, env)
@@ -327,6 +351,7 @@ def main(argv=None) -> int:
             row["within_budget"] = {"wall": wall_ok, "cpu": cpu_ok}
             rows.append(row)
         out = {"python": sys.version.split()[0], "runs": runs, "project": src.name, "before": args.before,
+               "install": args.install,
                "base_ms": round(base, 1), "base_cpu_ms": round(cbase, 1), "peer": PEER_PACKAGE if peer else None,
                "goals": {"x_python": GOAL_VS_PYTHON, "x_peer": GOAL_VS_PEER}, "rows": rows}
         if args.json:
@@ -337,7 +362,8 @@ def main(argv=None) -> int:
             return "-" if r.get(a) is None else f"{r[a]:.2f} / {r[b]:.2f}"
 
         print(f"msd_run vs peer ({out['peer'] or 'peer not measured'}): medians of {runs} interleaved rounds, "
-              f"project {src.name}, python {out['python']}; `{BASE}`: {base:.1f} ms wall, {cbase:.1f} ms CPU")
+              f"project {src.name}, python {out['python']}, msd_run from a {args.install} install; "
+              f"`{BASE}`: {base:.1f} ms wall, {cbase:.1f} ms CPU")
         print("ratios: wall / CPU (user+system); budget: both within <= "
               f"{GOAL_VS_PYTHON}x `{BASE}` and <= {GOAL_VS_PEER}x the peer's equivalent")
         head = "| command | wall ms | CPU ms | x python | peer's equivalent | peer wall ms | x peer | budget |"

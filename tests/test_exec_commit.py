@@ -214,3 +214,25 @@ def test_first_commit_of_a_repository_without_head(tmp_path):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["files"] == ["a.txt"] and out["hash"] == git(root, "rev-parse", "HEAD").strip() and out["worktree"] is None
+
+
+def test_plan_scope_reads_files_modified_in_either_spelling_and_ignores_other_keys(tmp_path):
+    """Only files_modified (or files-modified) decides the scope: a broken unrelated key, which
+    the whole-frontmatter parse reports, does not stop the commit."""
+    root = tmp_path / "p"
+    phase = make_project(root, PLANS)
+    plan = _plan(phase, "02-01")
+    text = plan.read_text()
+    broken = text.replace("---\n", "---\nmust_haves: [unclosed, `tick\n  : : :\n", 1)
+    plan.write_text(broken.replace("files_modified:", "files-modified:"))
+    from msd_core.planning.frontmatter import split_frontmatter
+
+    assert split_frontmatter(plan.read_text())[2]  # the whole block has a problem
+    (root / "src").mkdir()
+    (root / "src" / "alpha.py").write_text("a\n")
+    r = run_msd(["commit", "--plan", str(plan), "-m", "feat(02-01): a", "--files", "src/alpha.py"], root)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["files"] == ["src/alpha.py"]
+    (root / "src" / "beta.py").write_text("b\n")  # not declared: still refused
+    r = run_msd(["commit", "--plan", str(plan), "-m", "feat(02-01): b", "--files", "src/beta.py"], root)
+    assert r.returncode == 1 and "not in plan 02-01's files_modified" in r.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitkit import git, make_project, new_repo
-from msd_core.git import hooks, runner
+from msd_core.git import hooks
 from msd_core.git.scoped_commit import scoped_commit
 
 PLANS = {"02-01": {"wave": 1, "files": ["src/alpha.py", "src/beta.py", "src/gamma.py"], "tasks": 1}}
@@ -22,14 +22,17 @@ def _system_mentions_hooks() -> bool:
 
 
 def _spy(monkeypatch) -> list[list[str]]:
+    """The git commands started (`git -C <dir>` left out), through run and start alike."""
+    from msd_core.git import spawn
+
     calls: list[list[str]] = []
-    real = runner._git_once
+    real = spawn.start
 
-    def spying(args, *rest):
-        calls.append(list(args))
-        return real(args, *rest)
+    def spying(argv, *rest):
+        calls.append(list(argv[3:]))
+        return real(argv, *rest)
 
-    monkeypatch.setattr(runner, "_git_once", spying)
+    monkeypatch.setattr(spawn, "start", spying)
     return calls
 
 

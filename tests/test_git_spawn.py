@@ -259,3 +259,86 @@ def test_without_posix_spawn_the_same_answer_comes_through_subprocess(tmp_path, 
     monkeypatch.setenv("PATH", str(bindir) + os.pathsep + os.environ["PATH"])
     with pytest.raises(OperationFailed, match="did not finish within"):
         runner.git(["status"], tmp_path, timeout=0.5)
+
+
+# --- start: the child runs while the caller works ---------------------------------------------
+
+def test_start_returns_at_once_and_wait_gives_what_run_gives(tmp_path):
+    code = "import sys, time; time.sleep(0.4); print('out'); print('err', file=sys.stderr); sys.exit(3)"
+    t0 = time.monotonic()
+    running = spawn.start([sys.executable, "-c", code], dict(os.environ), 30)
+    started = time.monotonic() - t0
+    got = running.wait()
+    assert started < 0.3 <= time.monotonic() - t0
+    assert (got.returncode, got.stdout, got.stderr) == (3, "out\n", "err\n")
+    assert running.wait() is got  # collected once
+    with pytest.raises(ChildProcessError):
+        os.waitpid(running.pid, os.WNOHANG)  # reaped
+
+
+def test_output_waits_in_the_pipes_while_the_caller_works():
+    code = "import sys; sys.stdout.write('o' * 1_000_000); sys.stderr.write('e' * 1_000_000)"
+    with spawn.start([sys.executable, "-c", code], dict(os.environ), 30) as running:
+        time.sleep(0.2)  # the child fills both pipes and pauses: no deadlock, nothing lost
+    got = running.wait()
+    assert (len(got.stdout), len(got.stderr), got.returncode) == (1_000_000, 1_000_000, 0)
+
+
+def test_a_with_block_collects_the_child_when_the_caller_raises():
+    with pytest.raises(ValueError):
+        with spawn.start([sys.executable, "-c", "import time; time.sleep(0.2); print('done')"], dict(os.environ),
+                         30) as running:
+            raise ValueError("the caller's own work failed")
+    assert running.wait().stdout == "done\n"  # waited for, not killed
+    with pytest.raises(ChildProcessError):
+        os.waitpid(running.pid, os.WNOHANG)
+
+
+def test_the_time_bound_runs_from_start(tmp_path):
+    pidfile = tmp_path / "pid"
+    code = f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(30)"
+    running = spawn.start([sys.executable, "-c", code], dict(os.environ), 0.5)
+    time.sleep(0.6)  # the caller's work outlasts the bound
+    t0 = time.monotonic()
+    with pytest.raises(spawn.Timeout):
+        running.wait()
+    assert time.monotonic() - t0 < 1.0
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pidfile.read_text()), 0)
+
+
+def test_git_start_answers_as_git_and_waits_out_a_held_index_lock(tmp_path):
+    root = _repo(tmp_path)
+    with runner.git_start(["status", "--porcelain"], root) as started:
+        pass
+    plain = runner.git(["status", "--porcelain"], root)
+    assert (started.result().returncode, started.result().stdout) == (plain.returncode, plain.stdout)
+    lock = root / ".git" / "index.lock"
+    lock.write_text("")
+    threading.Timer(0.4, lock.unlink).start()  # a hand-run git lets go of the index
+    (root / "c.txt").write_text("gamma\n")
+    with runner.git_start(["add", "--", "c.txt"], root, lock_wait=5) as adding:
+        pass
+    assert adding.result().returncode == 0, adding.result().stderr
+    assert "c.txt" in runner.git(["diff", "--cached", "--name-only"], root).stdout
+    # without lock_wait the refusal is git's own
+    lock.write_text("")
+    try:
+        refused = runner.git_start(["add", "--", "a.txt"], root).result()
+        assert refused.returncode != 0 and "index.lock" in refused.stderr
+    finally:
+        lock.unlink()
+
+
+def test_git_start_missing_git_and_no_posix_spawn(tmp_path, monkeypatch):
+    root = _repo(tmp_path)
+    want = runner.git(["status", "--porcelain"], root)
+    monkeypatch.delattr(os, "posix_spawnp")
+    deferred = runner.git_start(["status", "--porcelain"], root)
+    assert (deferred.result().returncode, deferred.result().stdout) == (want.returncode, want.stdout)
+    monkeypatch.undo()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    with pytest.raises(OperationFailed, match="git is not installed"):
+        runner.git_start(["status"], root)

@@ -61,12 +61,31 @@ def load(path: Path) -> dict | None:
     return data
 
 
-def append_commit(main_root: Path, phase_dir: str, plan_id: str, plan_path: str, entry: dict) -> Path:
-    """Add one commit to the plan's record (caller holds lock_path)."""
+class Loaded:
+    """A record read ahead of `append_commit` by `load_for` (None inside when there is none)."""
+
+    __slots__ = ("path", "data")
+
+    def __init__(self, path: Path, data: dict | None):
+        self.path, self.data = path, data
+
+
+def load_for(main_root: Path, phase_dir: str, plan_id: str) -> Loaded:
+    """The plan's record, read ahead of `append_commit` (caller holds lock_path until then)."""
+    path = record_path(main_root, phase_dir, plan_id)
+    return Loaded(path, load(path))
+
+
+def append_commit(main_root: Path, phase_dir: str, plan_id: str, plan_path: str, entry: dict,
+                  loaded: Loaded | None = None) -> Path:
+    """Add one commit to the plan's record (caller holds lock_path). `loaded`: the record as
+    `load_for` read it under the same lock, so it is not read twice."""
     from msd_core.fsutil import atomic_write_bytes
 
-    path = record_path(main_root, phase_dir, plan_id)
-    data = load(path) or {"plan": plan_id, "phase_dir": phase_dir, "plan_path": plan_path, "commits": []}
+    if loaded is None:
+        loaded = load_for(main_root, phase_dir, plan_id)
+    path = loaded.path
+    data = loaded.data or {"plan": plan_id, "phase_dir": phase_dir, "plan_path": plan_path, "commits": []}
     entry = dict(entry)
     entry.setdefault("at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     data["commits"].append(entry)

@@ -61,12 +61,69 @@ def _git_once(args: list[str], cwd: Path | str, timeout: float, input_text: str 
     text goes to git's stdin)."""
     from msd_core.git import spawn
 
-    try:
+    with _git_errors(args, timeout):
         return spawn.run(["git", "-C", str(cwd), *args], _env(), timeout, input_text)
-    except FileNotFoundError:
-        raise OperationFailed("git is not installed (or not on PATH)") from None
-    except spawn.Timeout:
-        raise OperationFailed(f"`git {' '.join(args[:2])}` did not finish within {timeout:g}s") from None
+
+
+class _git_errors:  # noqa: N801 - used as a `with` block
+    """A missing git and a time bound passed, as the one-line OperationFailed of `git`."""
+
+    def __init__(self, args: list[str], timeout: float):
+        self.args, self.timeout = args, timeout
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        from msd_core.git import spawn
+
+        if kind is not None and issubclass(kind, FileNotFoundError):
+            raise OperationFailed("git is not installed (or not on PATH)") from None
+        if kind is not None and issubclass(kind, spawn.Timeout):
+            raise OperationFailed(f"`git {' '.join(self.args[:2])}` did not finish within {self.timeout:g}s") from None
+        return False
+
+
+class Started:
+    """A git run started by `git_start`; `result()` is what `git(..., check=False)` returns.
+
+    Used as a `with` block, so the run is always collected (waited for, never killed: a git
+    commit stopped half-way would leave index.lock behind), also when the caller's own work in
+    between raises."""
+
+    def __init__(self, args: list[str], cwd: Path | str, lock_wait: float, timeout: float):
+        import time
+
+        from msd_core.git import spawn
+
+        self._args, self._cwd, self._timeout = args, cwd, timeout
+        self._lock_until = time.monotonic() + lock_wait
+        with _git_errors(args, timeout):
+            self._running = spawn.start(["git", "-C", str(cwd), *args], _env(), timeout)
+        self._proc = None
+
+    def __enter__(self) -> "Started":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.result()
+
+    def result(self):
+        if self._proc is None:
+            import time
+
+            with _git_errors(self._args, self._timeout):
+                proc = self._running.wait()
+            left = self._lock_until - time.monotonic()
+            if proc.returncode != 0 and "index.lock" in (proc.stderr or "") and left > 0:
+                proc = git(self._args, self._cwd, check=False, timeout=self._timeout, lock_wait=left)
+            self._proc = proc
+        return self._proc
+
+
+def git_start(args: list[str], cwd: Path | str, *, lock_wait: float = 0.0, timeout: float = GIT_TIMEOUT) -> Started:
+    """Start git and return at once (see Started); the caller's short work overlaps git's."""
+    return Started(args, cwd, lock_wait, timeout)
 
 
 def first_line(text: str) -> str:

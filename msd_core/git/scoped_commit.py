@@ -32,8 +32,8 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.git import run_record
-from msd_core.git.runner import (INDEX_LOCK_WAIT, commit_and_files, current_branch, git, head, main_checkout,
-                                 repo_paths, toplevel)
+from msd_core.git.runner import (INDEX_LOCK_WAIT, commit_and_files, current_branch, git, git_start, head,
+                                 main_checkout, repo_paths, toplevel)
 
 
 def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:
@@ -168,8 +168,13 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             from msd_core.git.runner import first_line
 
             raise OperationFailed(f"git add refused the paths: {first_line(added.stderr)}")
-        # the staged changes among the paths (plumbing: no rename detection, the paths diff-tree reports)
-        listed = git(["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", *rels], top, check=False)
+        # the staged changes among the paths (plumbing: no rename detection, the paths diff-tree reports);
+        # whether a hook could run is read from the files meanwhile
+        from msd_core.git.hooks import may_run_hooks
+
+        with git_start(["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", *rels], top) as listing:
+            hooks = may_run_hooks(top)
+        listed = listing.result()
         staged = None
         if listed.returncode == 0:
             staged = [p for p in listed.stdout.split("\0") if p]
@@ -181,12 +186,14 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         if unchanged:
             raise OperationFailed(f"nothing to commit: no change in {', '.join(rels)}",
                                   hint="an empty commit is never made; skip it and say so")
-        if staged is not None:
-            from msd_core.git.hooks import may_run_hooks
-
-            if may_run_hooks(top):
-                staged = None  # a hook may stage more or amend: ask git what was committed
-        proc = git(["commit", "-q", "-m", message, "--", *rels], top, check=False, lock_wait=INDEX_LOCK_WAIT)
+        if staged is not None and hooks:
+            staged = None  # a hook may stage more or amend: ask git what was committed
+        branch = prior = None
+        with git_start(["commit", "-q", "-m", message, "--", *rels], top, lock_wait=INDEX_LOCK_WAIT) as committing:
+            if staged is not None:  # no hook can move HEAD or touch the record: read them meanwhile
+                branch = current_branch(top)
+                prior = run_record.load_for(main, scope.phase_dir, scope.plan_id) if scope is not None else None
+        proc = committing.result()
         if proc.returncode != 0:
             from msd_core.git.runner import first_line
 
@@ -202,7 +209,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             "files": files,
             "message": message.strip().splitlines()[0],
             "task": task,
-            "branch": current_branch(top),
+            "branch": branch if staged is not None else current_branch(top),
             "worktree": str(top) if linked else None,
         }
         if deviation is not None:
@@ -210,7 +217,8 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             entry["outside_plan"] = outside
         record = None
         if scope is not None:
-            record = run_record.append_commit(main, scope.phase_dir, scope.plan_id, scope.plan_rel, entry)
+            record = run_record.append_commit(main, scope.phase_dir, scope.plan_id, scope.plan_rel, entry,
+                                              loaded=prior)
     out = {**base, "committed": True, "hash": commit, "short": commit[:7], "files": files,
            "branch": entry["branch"], "worktree": entry["worktree"]}
     if record is not None:

@@ -24,6 +24,9 @@ parent holds open and inheritable is closed in the child (subprocess's close_fds
 Differences from subprocess: glibc's posix_spawn leaves its two internal real-time signals
 (32, 33) ignored in the child.
 
+`start(argv, env, timeout)` starts the same child and returns at once; its `.wait()` gives
+what `run` gives, so a caller can do short work of its own while git runs.
+
 Where os.posix_spawnp does not exist (not a POSIX system), and when `input_text` is given
 for the child's stdin, the same call goes through subprocess.run, with the same result type
 and Timeout.
@@ -111,7 +114,17 @@ def run(argv: list[str], env: dict, timeout: float, input_text: str | None = Non
     if input_text is not None or not hasattr(os, "posix_spawnp"):
         # text for the child's stdin (rare: rev-list --stdin), or not a POSIX system: subprocess
         return _run_subprocess(argv, env, timeout, input_text)
-    import select
+    return start(argv, env, timeout).wait()
+
+
+def start(argv: list[str], env: dict, timeout: float) -> "_Started":
+    """Start `argv` and return at once; `.wait()` gives what `run` gives. The time bound runs
+    from now. Until `.wait()` is called the child's output waits in its pipes (a child that
+    writes more than a pipe holds pauses until then), so a caller does its own short work in
+    between and always calls `.wait()` (a `with` block does it on the way out, also on an
+    exception). Without os.posix_spawnp the child runs, through subprocess, in `.wait()`."""
+    if not hasattr(os, "posix_spawnp"):
+        return _Deferred(argv, env, timeout)
     import time
 
     deadline = time.monotonic() + timeout
@@ -140,61 +153,106 @@ def run(argv: list[str], env: dict, timeout: float, input_text: str | None = Non
         raise
     os.close(out_w)
     os.close(err_w)
-    status = None
     pidfd = -1
-    try:
-        open_pidfd = getattr(os, "pidfd_open", None)
-        if open_pidfd is not None:
-            try:
-                pidfd = open_pidfd(pid)
-            except OSError:  # kernel before 5.3, or a sandbox refusing it
-                pidfd = -1
-        chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
-        poller = select.poll()
-        for fd in chunks:
-            poller.register(fd, select.POLLIN)
-        if pidfd >= 0:
-            poller.register(pidfd, select.POLLIN)
-        live = 2
-        while live or (pidfd >= 0 and status is None):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Timeout
-            for fd, _event in poller.poll(left * 1000):
-                if fd == pidfd:
-                    poller.unregister(pidfd)
-                    status = os.waitpid(pid, 0)[1]
-                    continue
-                data = os.read(fd, _CHUNK)
-                if data:
-                    chunks[fd].append(data)
-                else:
-                    poller.unregister(fd)
-                    live -= 1
-        delay = 0.0002
-        while status is None:  # no pidfd: both pipes closed, the child is exiting
-            done, st = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = st
-                break
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Timeout
-            time.sleep(min(delay, left))
-            delay = min(delay * 2, 0.05)
-    finally:
-        if status is None:  # timed out, or interrupted: never leave the child behind
-            try:
-                os.kill(pid, _SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.waitpid(pid, 0)
-        for fd in (out_r, err_r, pidfd):
-            if fd >= 0:
-                os.close(fd)
-    encoding = text_encoding()
-    return Completed(argv, os.waitstatus_to_exitcode(status), decode(b"".join(chunks[out_r]), encoding),
-                     decode(b"".join(chunks[err_r]), encoding))
+    open_pidfd = getattr(os, "pidfd_open", None)
+    if open_pidfd is not None:
+        try:
+            pidfd = open_pidfd(pid)
+        except OSError:  # kernel before 5.3, or a sandbox refusing it
+            pidfd = -1
+    return Running(argv, pid, pidfd, out_r, err_r, deadline)
+
+
+class _Started:
+    """What `start` returns: `wait()` collects the child once (later calls return the same
+    Completed); a `with` block collects it on the way out."""
+
+    _done: Completed | None = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.wait()
+
+    def wait(self) -> Completed:
+        if self._done is None:
+            self._done = self._collect()
+        return self._done
+
+    def _collect(self) -> Completed:  # pragma: no cover - each kind has its own
+        raise NotImplementedError
+
+
+class Running(_Started):
+    """A child started with posix_spawnp: its pipes and pid (pidfd where there is one)."""
+
+    def __init__(self, argv, pid: int, pidfd: int, out_r: int, err_r: int, deadline: float):
+        self.argv, self.pid, self._pidfd, self._out, self._err, self._deadline = argv, pid, pidfd, out_r, err_r, deadline
+
+    def _collect(self) -> Completed:
+        import select
+        import time
+
+        pid, pidfd, out_r, err_r, deadline = self.pid, self._pidfd, self._out, self._err, self._deadline
+        status = None
+        try:
+            chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+            poller = select.poll()
+            for fd in chunks:
+                poller.register(fd, select.POLLIN)
+            if pidfd >= 0:
+                poller.register(pidfd, select.POLLIN)
+            live = 2
+            while live or (pidfd >= 0 and status is None):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Timeout
+                for fd, _event in poller.poll(left * 1000):
+                    if fd == pidfd:
+                        poller.unregister(pidfd)
+                        status = os.waitpid(pid, 0)[1]
+                        continue
+                    data = os.read(fd, _CHUNK)
+                    if data:
+                        chunks[fd].append(data)
+                    else:
+                        poller.unregister(fd)
+                        live -= 1
+            delay = 0.0002
+            while status is None:  # no pidfd: both pipes closed, the child is exiting
+                done, st = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    status = st
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Timeout
+                time.sleep(min(delay, left))
+                delay = min(delay * 2, 0.05)
+        finally:
+            if status is None:  # timed out, or interrupted: never leave the child behind
+                try:
+                    os.kill(pid, _SIGKILL)
+                except ProcessLookupError:
+                    pass
+                os.waitpid(pid, 0)
+            for fd in (out_r, err_r, pidfd):
+                if fd >= 0:
+                    os.close(fd)
+        encoding = text_encoding()
+        return Completed(self.argv, os.waitstatus_to_exitcode(status), decode(b"".join(chunks[out_r]), encoding),
+                         decode(b"".join(chunks[err_r]), encoding))
+
+
+class _Deferred(_Started):
+    """`start` where posix_spawnp is missing: the child runs (through subprocess) in `wait()`."""
+
+    def __init__(self, argv, env: dict, timeout: float):
+        self.argv, self._env, self._timeout = argv, env, timeout
+
+    def _collect(self) -> Completed:
+        return _run_subprocess(self.argv, self._env, self._timeout)
 
 
 def _run_subprocess(argv: list[str], env: dict, timeout: float, input_text: str | None = None) -> Completed:
