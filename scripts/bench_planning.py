@@ -24,7 +24,9 @@ Usage:
   scripts/bench_planning.py [--peer PATH/gsd-tools.cjs | --peer-prefix DIR] [--runs 7] [--tree NAME]... [--json]
                             [--before DIR]
 Without --peer, get-shit-done-cc@1.42.3 is installed once with `npm install --prefix DIR`
-(default <tmp>/msd-bench-peer, outside the repository). Ours is the `msd_run` console script.
+(default <tmp>/msd-bench-peer, outside the repository). Ours is the `msd_run` console script
+of this checkout installed into a fresh venv as pipx installs it (`--install dev`: the one
+beside this interpreter); see scripts/msd_under_test.py.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from msd_under_test import add_install_option, before_launcher, msd_bindir  # noqa: E402
+
 CORPUS = REPO.parent / "shared" / "corpus" / "planning"
 PEER_PKG = "get-shit-done-cc@1.42.3"
 
@@ -162,17 +167,19 @@ def main() -> int:
     ap.add_argument("--tree", action="append", help="only this corpus tree (repeatable)")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     ap.add_argument("--before", help="an older checkout whose cold run is timed beside this one (PYTHONPATH)")
+    add_install_option(ap)
     args = ap.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"corpus not found at {CORPUS}")
     peer = find_peer(args.peer, args.peer_prefix)
-    py = sys.executable
-    msd_run = shutil.which("msd_run", path=str(Path(py).parent)) or shutil.which("msd_run")
-    if not msd_run:
-        sys.exit(f"msd_run not found beside {py}: pip install -e . first")
     rows = []
     trees = args.tree or sorted(p.name for p in CORPUS.iterdir() if (p / ".planning").is_dir())
     with tempfile.TemporaryDirectory(prefix="bench-planning-") as tmp:
+        bindir = msd_bindir(args.install, Path(tmp) / "venv")
+        msd_run = shutil.which("msd_run", path=str(bindir))
+        if not msd_run:
+            sys.exit(f"msd_run not found in {bindir}: pip install -e . first")
+        before_run = before_launcher(Path(args.before), msd_run, Path(tmp) / "before-bin") if args.before else None
         for name in trees:
             root = Path(tmp) / name
             shutil.copytree(CORPUS / name, root, symlinks=True)
@@ -181,7 +188,7 @@ def main() -> int:
             cmds = {"peer": peer_cmd, "cold": ours_cmd + ["--no-cache"], "warm": ours_cmd}
             envs = {}
             if args.before:
-                cmds["before_cold"] = ours_cmd + ["--no-cache"]
+                cmds["before_cold"] = [before_run, *ours_cmd[1:], "--no-cache"]
                 envs["before_cold"] = {**CHILD_ENV, "PYTHONPATH": str(Path(args.before).resolve())}
             got = interleaved(cmds, args.runs, before={"warm": ours_cmd},  # the cache is current when the warm run starts
                               envs=envs)

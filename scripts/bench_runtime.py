@@ -50,6 +50,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from msd_under_test import add_install_option, before_launcher, msd_bindir  # noqa: E402
 CORPUS = REPO.parent / "shared" / "corpus" / "planning"
 PEER_PACKAGE = "get-shit-done-cc@1.42.3"
 GOAL_VS_PYTHON = 5.0
@@ -187,45 +189,6 @@ def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
     return [{"label": a, "msd": b, "peer": c, "prep": d} for a, b, c, d in rows]
 
 
-def fresh_install(venv: Path) -> Path:
-    """This checkout installed as `pipx install .` installs it: a built wheel (not editable) in
-    a venv made without pip, so no .pth file of pip's or setuptools' runs at start-up; the
-    dependencies come from the package index (or pip's cache). Returns the venv's bin folder."""
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, stdin=subprocess.DEVNULL)
-    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
-    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(bindir / "python"), "install", "-q",
-                           "--disable-pip-version-check", str(REPO)], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=900)
-    if done.returncode != 0:
-        raise SystemExit(f"bench: installing this checkout into a fresh venv failed (pip >= 22.3 needed; "
-                         f"or pass --install dev): {done.stderr.strip()[-400:]}")
-    print(f"bench: installed this checkout into a fresh venv in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    return bindir
-
-
-def before_launcher(before: Path, msd_run: str, folder: Path) -> str:
-    """The installed msd_run script, rewritten to import the entry point `before` declares."""
-    target = "msd_core.run:main"
-    pyproject = before / "pyproject.toml"
-    if pyproject.is_file():
-        import re
-
-        found = re.search(r'^msd_run\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.M)
-        target = found.group(1) if found else target
-    module, func = target.split(":")
-    lines = Path(msd_run).read_text(encoding="utf-8").splitlines(keepends=True)
-    out = [ln[:len(ln) - len(ln.lstrip())] + f"from {module} import {func} as main\n"
-           if ln.lstrip().startswith("from msd_core") else ln for ln in lines]
-    if out == lines:
-        raise SystemExit(f"bench: cannot find the entry point import in {msd_run}")
-    folder.mkdir(parents=True, exist_ok=True)
-    script = folder / "msd_run"
-    script.write_text("".join(out), encoding="utf-8")
-    script.chmod(0o755)
-    return str(script)
-
-
 def run(cmd: list[str], cwd: Path, env: dict, *, check: bool = True) -> tuple[float, float]:
     """(wall seconds, CPU seconds: user + system of the process and its children). CPU time
     is what the command costs the machine, and much less sensitive to a busy machine."""
@@ -251,9 +214,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--only", action="append", default=[], help="only commands whose label contains this")
     ap.add_argument("--before", help="an older checkout to time beside this one (PYTHONPATH)")
-    ap.add_argument("--install", choices=("fresh", "dev"), default="fresh",
-                    help="fresh: this checkout installed into a new venv as pipx installs it (default); "
-                         "dev: the msd_run beside this interpreter (an editable install, quicker to set up)")
+    add_install_option(ap)
     args = ap.parse_args(argv)
     runs = max(3, args.runs)
 
@@ -269,7 +230,7 @@ def main(argv=None) -> int:
                             "PYTHONDONTWRITEBYTECODE", "MSD_USER_CONFIG_DIR", "GSD_WORKSTREAM")}
         env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
         py = sys.executable
-        bindir = Path(py).parent if args.install == "dev" else fresh_install(tmp / "venv")
+        bindir = msd_bindir(args.install, tmp / "venv")
         msd_run = shutil.which("msd_run", path=str(bindir))
         msd = shutil.which("msd", path=str(bindir))
         if not (msd_run and msd):

@@ -44,3 +44,13 @@ def test_msd_config_list_warns_on_invalid_stored_values(tmp_path, msd):
     proj = make_project(tmp_path / "p", {"mode": "turbo"})
     r = msd(["config", "list"], cwd=proj)
     assert r.returncode == 0 and "mode" in r.stderr and "turbo" in r.stderr
+
+
+def test_an_unknown_key_hint_names_the_command_being_typed(tmp_path, msd, msd_run):
+    root = make_project(tmp_path)
+    for run, prog in ((msd, "msd"), (msd_run, "msd_run")):
+        for argv in (["config", "get", "zzqx"], ["config", "set", "zzqx", "1"]):
+            r = run(argv, cwd=root)
+            lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+            assert r.returncode == 2 and len(lines) == 1, r.stderr
+            assert f"see `{prog} config list`" in lines[0], (prog, lines[0])

@@ -29,6 +29,25 @@ def _folder(cwd: Optional[str]) -> Optional[str]:
     return existing_folder(cwd, "--cwd")
 
 
+def _names_msd(fn):
+    """The shared config core's hints name `msd_run config ...`; from `msd config` they name
+    `msd config ...`, the command the person is typing."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from msd_core.errors import MsdError
+
+        try:
+            return fn(*args, **kwargs)
+        except MsdError as exc:
+            if exc.hint:
+                exc.hint = exc.hint.replace("`msd_run config ", "`msd config ")
+            raise
+
+    return wrapper
+
+
 def register(app: typer.Typer) -> None:
     """Add `msd config ...` to the `msd` app."""
     from msd_core.cli.app import examples
@@ -49,6 +68,7 @@ def register(app: typer.Typer) -> None:
 
     @config_app.command("get")
     @errors_to_exit
+    @_names_msd
     def get(
         key: str = typer.Argument(..., metavar="KEY", help="Dotted key, e.g. workflow.research."),
         default: Optional[str] = typer.Option(None, "--default", metavar="VALUE", help="Value when no file sets the key (instead of the schema default)."),
@@ -70,6 +90,7 @@ def register(app: typer.Typer) -> None:
 
     @config_app.command("set")
     @errors_to_exit
+    @_names_msd
     def set_(
         key: str = typer.Argument(..., metavar="KEY", help="Dotted key, e.g. workflow.compact_content."),
         value: str = typer.Argument(..., metavar="VALUE", help="New value, coerced by the key's type (true/false, numbers, enum words)."),
@@ -92,6 +113,7 @@ def register(app: typer.Typer) -> None:
 
     @config_app.command("unset")
     @errors_to_exit
+    @_names_msd
     def unset(
         key: str = typer.Argument(..., metavar="KEY", help="Dotted key to remove from the project's config.json."),
         cwd: Optional[str] = cwd_opt,
@@ -108,6 +130,7 @@ def register(app: typer.Typer) -> None:
 
     @config_app.command("list")
     @errors_to_exit
+    @_names_msd
     def list_(cwd: Optional[str] = cwd_opt, json_output: bool = json_opt) -> None:
         """Every key with its effective value and source; keys msd does not know are kept and shown."""
         cwd = _folder(cwd)
