@@ -29,7 +29,10 @@ def _spy(monkeypatch) -> list[list[str]]:
     real = spawn.start
 
     def spying(argv, *rest):
-        calls.append(list(argv[3:]))
+        args = list(argv[3:])
+        while args and args[0].startswith("--"):  # top-level options (status's --no-optional-locks)
+            args.pop(0)
+        calls.append(args)
         return real(argv, *rest)
 
     monkeypatch.setattr(spawn, "start", spying)
@@ -65,7 +68,7 @@ def test_without_hooks_no_diff_tree_runs_and_the_answer_is_git_s(tmp_path, monke
     assert hooks.may_run_hooks(root) is False
     calls = _spy(monkeypatch)
     out = scoped_commit(cwd=root, message="feat(02-01): a", paths=["src/alpha.py", "src/beta.py"], plan=str(plan))
-    assert [c[0] for c in calls] == ["add", "diff-index", "commit"]
+    assert [c[0] for c in calls] == ["status", "add", "commit"]  # new files: staged, then committed
     assert (out["hash"], out["files"]) == _diff_tree(root)
     assert out["files"] == ["src/alpha.py", "src/beta.py"]
 
@@ -142,7 +145,7 @@ def test_the_first_commit_of_an_unborn_branch(tmp_path, monkeypatch):
     (root / "one.txt").write_text("1\n")
     calls = _spy(monkeypatch)
     out = scoped_commit(cwd=root, message="first", paths=["one.txt"])
-    assert calls[-1][0] == "diff-tree"  # no HEAD to diff against: git says what was committed
+    assert [c[0] for c in calls] == ["status", "add", "commit"]  # status reads an unborn branch too
     assert (out["hash"], out["files"]) == _diff_tree(root) and out["files"] == ["one.txt"]
 
 

@@ -14,9 +14,9 @@ empty, and True whenever it is unsure:
   config (/etc/gitconfig, and `<prefix>/etc/gitconfig` for the prefix of the git found on
   PATH, before and after resolving symlinks); a config that cannot be read also counts.
 
-A commit that no hook can touch contains exactly the staged paths it names, so
-msd_core.git.scoped_commit reads them from `git diff-index` before committing and the
-hash from HEAD's files after, instead of asking `git diff-tree`. With a hook anywhere it
+A commit that no hook can touch contains exactly the changes of the paths it names, so
+msd_core.git.scoped_commit takes them from `git status` (or `git diff-index`) before
+committing and the hash from HEAD's files after, instead of asking `git diff-tree`. With a hook anywhere it
 keeps asking git: a pre-commit hook may stage more, a post-commit hook may amend.
 
 Standard library only.

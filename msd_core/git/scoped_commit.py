@@ -12,13 +12,19 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
 - `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`);
   when nothing else is left the call commits nothing and says so (exit 0). The config is
   read only when a path is under `.planning/` (it decides nothing else).
-- No change in the named paths: refused (exit 1), never an empty commit.
+- No change in the named paths: refused (exit 1) before anything is staged or any hook
+  runs, never an empty commit.
 - Staging and committing run under the project's commit lock, and the commit is made with
-  a pathspec (`git commit -- <paths>`): whatever else is staged, by anyone, stays staged
-  and out of this commit.
-- The files a commit holds: when no hook can run (msd_core.git.hooks), the staged paths
-  `git diff-index` listed before the commit, and the hash from HEAD's files; with a hook
-  anywhere, what `git diff-tree` reports for the new HEAD.
+  a pathspec (`git commit -- <paths>`, which takes the working tree's content of the named
+  paths): whatever else is staged, by anyone, stays staged and out of this commit.
+- What changed: one `git status` of the paths (msd_core.git.path_status) lists the paths
+  whose content differs from HEAD and those git must `git add` first (new files); a tracked
+  change needs no `git add`. In a state status does not settle (a path changed both in the
+  index and in the tree, a rename record, a conflict, a submodule) the paths are staged and
+  `git diff-index` lists what is staged, as before.
+- The files a commit holds: when no hook can run (msd_core.git.hooks), that list, and the
+  hash from HEAD's files; with a hook anywhere, what `git diff-tree` reports for the new
+  HEAD (a pre-commit hook may stage more, a post-commit hook may amend).
 - The commit (hash, the files git reports for it, message, task, branch, worktree) is
   appended to the plan's run record (msd_core.git.run_record) in the main checkout.
 
@@ -114,6 +120,26 @@ def _commit_docs(main: Path) -> bool:
         return True
 
 
+def _stage(top: Path, rels: list[str]) -> None:
+    added = git(["add", "--", *rels], top, check=False, lock_wait=INDEX_LOCK_WAIT)
+    if added.returncode != 0:
+        from msd_core.git.runner import first_line
+
+        raise OperationFailed(f"git add refused the paths: {first_line(added.stderr)}")
+
+
+def _staged_after_add(top: Path, rels: list[str]) -> list[str] | None:
+    """The staged changes among the paths (plumbing: no rename detection, the paths diff-tree
+    reports); [] when there is none; None when git cannot say and the commit must decide."""
+    listed = git(["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", *rels], top, check=False)
+    if listed.returncode == 0:
+        return [p for p in listed.stdout.split("\0") if p]
+    if head(top) is not None:
+        return None  # diff could not tell: let `git commit` decide and report
+    # no commit yet: anything staged among the paths is a change
+    return None if git(["ls-files", "--", *rels], top).stdout.strip() else []
+
+
 def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None = None,
                   deviation: str | None = None, task: int | None = None) -> dict:
     if not message or not message.strip():
@@ -163,27 +189,22 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
                     missing.append(rel)
         if missing:
             raise OperationFailed(f"no such file (neither on disk nor tracked): {', '.join(missing)}")
-        added = git(["add", "--", *rels], top, check=False, lock_wait=INDEX_LOCK_WAIT)
-        if added.returncode != 0:
-            from msd_core.git.runner import first_line
-
-            raise OperationFailed(f"git add refused the paths: {first_line(added.stderr)}")
-        # the staged changes among the paths (plumbing: no rename detection, the paths diff-tree reports);
-        # whether a hook could run is read from the files meanwhile
+        # one `git status` says what a commit of the paths holds (msd_core.git.path_status); whether a
+        # hook could run is read from the files meanwhile
+        from msd_core.git import path_status
         from msd_core.git.hooks import may_run_hooks
 
-        with git_start(["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", *rels], top) as listing:
+        with path_status.start(top, rels) as status:
             hooks = may_run_hooks(top)
-        listed = listing.result()
-        staged = None
-        if listed.returncode == 0:
-            staged = [p for p in listed.stdout.split("\0") if p]
-            unchanged = not staged
-        elif head(top) is not None:
-            unchanged = False  # diff could not tell: let `git commit` decide and report
-        else:  # no commit yet: anything staged among the paths is a change
-            unchanged = not git(["ls-files", "--", *rels], top).stdout.strip()
-        if unchanged:
+        found = path_status.read(status, rels)
+        if found is not None:
+            staged, to_add = found
+            if to_add:
+                _stage(top, to_add)
+        else:  # a state status does not settle: stage the paths and ask what is staged
+            _stage(top, rels)
+            staged = _staged_after_add(top, rels)
+        if staged is not None and not staged:
             raise OperationFailed(f"nothing to commit: no change in {', '.join(rels)}",
                                   hint="an empty commit is never made; skip it and say so")
         if staged is not None and hooks:
