@@ -18,7 +18,8 @@ commands alike. The table gives medians and the ratios median/median to
 `python -I -S -c pass` and to the peer's equivalent command (like with like; `-` where
 the peer has none), for wall time and for CPU time (user + system, which a busy shared
 machine disturbs far less). Commands that write (state patch/sync, step-done, todo add,
-commit, step-report) restore or prepare their input before each run, untimed. The project is
+commit, step-report) restore or prepare their input before each run, untimed (`commit` of a
+tracked file appends a line to it; `commit (a new file)` untracks its file and rewrites it). The project is
 a git repository (one commit of the copied tree, then a branch of its own) so `commit`,
 `recorded`, `undo --dry-run` and `ship` run for real.
 
@@ -57,6 +58,7 @@ PEER_PACKAGE = "get-shit-done-cc@1.42.3"
 GOAL_VS_PYTHON = 5.0
 GOAL_VS_PEER = 0.4
 BASE = "python -I -S -c pass"
+NEW_FILE = "bench-new-file.txt"  # the `commit (a new file)` row's file, new to git before each run
 
 
 def pick_tree(name: str | None) -> Path:
@@ -126,7 +128,8 @@ def plan_file(proj: Path, plan: str) -> str:
 
 def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
     """label, msd argv (after msd_run), peer argv or None, optional untimed `prep`: an msd_run
-    argv list, or the name of a file action (restore-state, restore-todos, touch-note, commit-all)."""
+    argv list, or the name of a file action (restore-state, restore-todos, touch-note, commit-all,
+    untrack-new)."""
     plan = first("phases/*/*-PLAN.md", proj)
     note = plan_file(proj, plan)
     phase_dir = str(Path(plan).parent)
@@ -171,6 +174,9 @@ def command_table(proj: Path, root: str, peer: list[str] | None) -> list[dict]:
         ("branch --phase N", ["branch", "--phase", phase], None, None),
         ("commit -m M --plan P -- F", ["commit", "-m", "chore(bench): note", "--plan", plan, "--", note],
          peer_cmd("commit", "chore(bench): note", "--files", note), "touch-note"),
+        ("commit (a new file) --plan P --deviation", ["commit", "-m", "chore(bench): new file", "--plan", plan,
+                                                     "--deviation", "bench: a new file", "--", NEW_FILE],
+         peer_cmd("commit", "chore(bench): new file", "--files", NEW_FILE), "untrack-new"),
         ("undo --plan P --dry-run", ["undo", "--plan", plan, "--dry-run"], None, "commit-all"),
         ("ship --phase N", ["ship", "--phase", phase], None, None),
         ("wave plan --phase-dir D", ["wave", "plan", "--phase-dir", phase_dir],
@@ -278,6 +284,11 @@ def main(argv=None) -> int:
                     subprocess.run(["git", "add", "-A"], cwd=proj, env=env, check=True, capture_output=True)
                     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "bench: rows' writes"], cwd=proj,
                                    env=env, check=True, capture_output=True)
+                elif prep == "untrack-new":  # the file is new to git again: committed untracked, then rewritten
+                    for git_args in (["rm", "-q", "--cached", "--ignore-unmatch", "--", NEW_FILE],
+                                     ["commit", "-q", "--allow-empty", "-m", "bench: untrack the new file"]):
+                        subprocess.run(["git", *git_args], cwd=proj, env=env, check=True, capture_output=True)
+                    (proj / NEW_FILE).write_text(f"bench {label} {i} {time.time_ns()}\n", encoding="utf-8")
                 elif prep == "touch-note":
                     note = proj / cmd[-1]
                     note.parent.mkdir(parents=True, exist_ok=True)
