@@ -38,8 +38,8 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.git import run_record
-from msd_core.git.runner import (INDEX_LOCK_WAIT, commit_and_files, current_branch, git, git_start, head,
-                                 main_checkout, repo_paths, toplevel)
+from msd_core.git.runner import (INDEX_LOCK_WAIT, commit_and_files, current_branch, first_line, git, git_start,
+                                 head, main_checkout, repo_paths, toplevel)
 
 
 def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:
@@ -123,8 +123,6 @@ def _commit_docs(main: Path) -> bool:
 def _stage(top: Path, rels: list[str]) -> None:
     added = git(["add", "--", *rels], top, check=False, lock_wait=INDEX_LOCK_WAIT)
     if added.returncode != 0:
-        from msd_core.git.runner import first_line
-
         raise OperationFailed(f"git add refused the paths: {first_line(added.stderr)}")
 
 
@@ -216,12 +214,10 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
                 prior = run_record.load_for(main, scope.phase_dir, scope.plan_id) if scope is not None else None
         proc = committing.result()
         if proc.returncode != 0:
-            from msd_core.git.runner import first_line
-
             raise OperationFailed(f"git commit failed: {first_line(proc.stderr or proc.stdout)}",
                                   hint="a hook failed: fix the cause, then commit again (never --no-verify)")
         commit = head(top) if staged is not None else None
-        if commit is not None:  # no hook ran: the commit holds exactly the staged paths
+        if commit is not None:  # no hook ran: the commit holds exactly the paths listed before it
             files = staged
         else:
             commit, files = commit_and_files(top)
