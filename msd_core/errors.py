@@ -63,7 +63,7 @@ class UsageError(MsdError):
 
 
 # The repair that works for every integrity failure: a plain `msd install` keeps an edited file
-# (rightly), so it is never the repair of a modified one. msd_core.install.repair names the exact
+# (rightly), so it is never the repair of a modified one. msd_core.ownership.hints names the exact
 # command line once the install is known.
 REPAIR_HINT = ("run `msd install --global --repair` (or `msd install --local --repair` in the project, for a "
                "project install) to restore the shipped files; files you edited are backed up first")

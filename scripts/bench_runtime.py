@@ -102,8 +102,8 @@ def first(pattern: str, proj: Path) -> str:
 
 
 def step_ticket(proj: Path, phase_dir: str) -> str:
-    """A step ticket as next-step writes one (msd_core.step_report), for `step-report`."""
-    from msd_core.step_report import paths_for, write_ticket
+    """A step ticket as next-step writes one (msd_core.chain.step_report), for `step-report`."""
+    from msd_core.chain.step_report import paths_for, write_ticket
 
     folder = proj / ".planning" / ".msd" / "chain"
     folder.mkdir(parents=True, exist_ok=True)

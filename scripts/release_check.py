@@ -91,7 +91,7 @@ def source_content_files() -> set[str]:
 def check_metadata(wheel: Path, rep: Report) -> str:
     """The wheel's metadata against pyproject.toml; returns the version."""
     sys.path.insert(0, str(REPO))
-    from msd_core import tomlread
+    from msd_core.files import tomlread
 
     project = tomlread.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     meta = wheel_metadata(wheel)

@@ -1,6 +1,6 @@
 """Fake msd-core installs for tests: files under a config folder plus a manifest.
 
-Written independently of the installer and of msd_core.registry (hashes with hashlib,
+Written independently of the installer and of msd_core.shipped.registry (hashes with hashlib,
 registry by hand), so resolver tests neither wait for nor trust the code under test.
 
     inst = make_install(tmp_path / "cfg")                # plan-phase with 3 parts, 2 agents

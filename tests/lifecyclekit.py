@@ -64,7 +64,7 @@ def head(root: Path) -> str:
 
 def commit(root: Path, files: dict[str, str], message: str, plan: str | None = None, task: int | None = None) -> str:
     """Write files and commit them; with `plan`, record the commit as msd_run commit does."""
-    from msd_core.git import run_record
+    from msd_core.execution import run_record
 
     for rel, text in files.items():
         p = root / rel

@@ -237,7 +237,7 @@ def test_ask_user_without_terminal_fails_clearly(msd, setup):
 
 def test_ask_user_step_in_process(tmp_path):
     """ask_user answered through the ask callback; no terminal -> a clear failure."""
-    from msd_core.chain import Chain
+    from msd_core.chain.loop import Chain
     from msd_core.flows import service
 
     project = tmp_path / "p"
@@ -414,7 +414,7 @@ def test_a_result_path_that_is_not_a_regular_file_fails_fast(msd, setup, tmp_pat
 
 
 def test_default_timeout_is_documented():
-    from msd_core.chain import DEFAULT_TIMEOUT
+    from msd_core.chain.loop import DEFAULT_TIMEOUT
 
     readme = (__import__("pathlib").Path(__file__).parents[1] / "README.md").read_text()
     assert DEFAULT_TIMEOUT == 1800.0 and "30 minutes" in readme
@@ -530,7 +530,7 @@ def test_a_commit_claim_outside_git_is_refused(msd, notes):
 
 def test_claims_checked_directly(tmp_path):
     """updated: true needs a STATE.md change; `files` outside the project are refused."""
-    from msd_core import claims
+    from msd_core.chain import verify_claims as claims
 
     (tmp_path / ".planning").mkdir()
     (tmp_path / ".planning" / "STATE.md").write_text("a\n")

@@ -85,7 +85,7 @@ def test_the_help_guard_catches_an_option_without_help():
 
 def test_init_help_states_each_default_as_the_schema_has_it(help_pages, monkeypatch):
     from msd_core.config import schema
-    from msd_core.flows.settings import QUESTIONS
+    from msd_core.config.wizard import QUESTIONS
 
     monkeypatch.delenv("MSD_COMPACT_DEFAULT", raising=False)  # the suite's switch; users get the schema's own
     text = help_pages["init new-project"][1]
@@ -291,7 +291,7 @@ def test_msd_mcp_typed_in_a_terminal_says_what_it_is_doing(monkeypatch, tty):
     from typer.testing import CliRunner
 
     import msd_core.cli.mcp as mcp_cli
-    import msd_core.mcp_server as server
+    import msd_core.mcp.server as server
     from msd_core.cli.app import build_app
 
     served = []

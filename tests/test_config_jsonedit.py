@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from msd_core.config.jsonedit import rewrite
+from msd_core.files.jsonedit import rewrite
 
 
 def _edit(text: str, change) -> str | None:
@@ -100,7 +100,7 @@ def test_random_edits_always_parse_to_the_wanted_object():
 
 
 def test_indent_of_reads_the_first_indented_line():
-    from msd_core.config.jsonedit import indent_of
+    from msd_core.files.jsonedit import indent_of
 
     assert indent_of('{\n    "a": 1\n}\n') == 4
     assert indent_of('{\n\t"a": {\n\t\t"b": 1\n\t}\n}') == "\t"

@@ -90,7 +90,7 @@ def test_review_and_audit_examples_parse():
 
 
 def test_the_route_to_audit_names_a_shipped_command():
-    from msd_core.flows import route
+    from msd_core.progress import route
 
     assert "/msd-audit-milestone" in open(route.__file__, encoding="utf-8").read()
     assert command("audit-milestone").is_file()

@@ -24,7 +24,7 @@ import os
 import re
 import shlex
 import sys
-from msd_core import tomlread as tomllib
+from msd_core.files import tomlread as tomllib
 from pathlib import Path
 
 import pytest

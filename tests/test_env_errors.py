@@ -17,7 +17,7 @@ from pathlib import Path
 from hostile import one_clear_line
 from installed import make_install, make_project, run_inproc
 
-from msd_core import fsutil
+from msd_core.files import atomic as fsutil
 
 STATE = "# Project State\n\n## Current Position\nPhase: 1 of 2 (Core)\nStatus: In progress\n"
 HUGE = "9" * 5000

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from msd_core.fsutil import sha256_bytes
-from msd_core.layout import installed_relpath
-from msd_core.manifest import Manifest
-from msd_core.registry import build_registry
+from msd_core.files.atomic import sha256_bytes
+from msd_core.shipped.layout import installed_relpath
+from msd_core.ownership.manifest import Manifest
+from msd_core.shipped.registry import build_registry
 
 EXEC_EXTS = ("deviation-rules", "continuation", "tdd", "checkpoints", "summary")
 PLAN_EXTS = ("discovery", "gap-closure", "revision", "tdd", "checkpoints")
@@ -200,7 +200,7 @@ def test_unreadable_plan_is_usage_one_line(msd_run, root, tmp_path, kind):
     if kind == "dir":
         plan.mkdir()
     elif kind == "huge":
-        from msd_core.extensions import MAX_PLAN_BYTES
+        from msd_core.agents.extensions import MAX_PLAN_BYTES
 
         plan.write_bytes(b"<task type=\"auto\">\n" * (MAX_PLAN_BYTES // 19 + 2))
     r = msd_run(["extensions", "executor", "--plan", str(plan), "--root", str(root)])
@@ -421,7 +421,7 @@ def test_planner_no_discovery_without_a_named_package(msd_run, root, tmp_path, t
 
 
 def test_install_commands_reader():
-    from msd_core.extensions import install_commands
+    from msd_core.agents.extensions import install_commands
 
     assert install_commands("| pandas | csv | `pip install pandas==2.2.3` |") == ["pip install pandas==2.2.3"]
     assert install_commands("uv add --dev pytest ruff") == ["uv add pytest"]
@@ -455,7 +455,7 @@ def test_planner_checkpoints_from_context_words(msd_run, root, tmp_path):
 
 
 def test_planner_unreadable_docs_are_skipped_with_a_note(msd_run, root, tmp_path):
-    from msd_core.extensions import MAX_DOC_BYTES
+    from msd_core.agents.extensions import MAX_DOC_BYTES
 
     d = phase(tmp_path)
     (d / "03-RESEARCH.md").write_bytes(b"npm install zod\n" + b"x" * MAX_DOC_BYTES)
@@ -492,7 +492,7 @@ def test_planner_tampered_extension_is_exit_3(msd_run, root, tmp_path):
 
 
 def test_phase_folder_entry_cap(monkeypatch, tmp_path):
-    import msd_core.extensions as ext
+    import msd_core.agents.extensions as ext
 
     d = phase(tmp_path, {f"{i:02d}-notes-PLAN.md": PLAN_PLAIN for i in range(4)})
     write(d / "zz-RESEARCH.md", "npm install zod\n")  # sorts last

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from msd_core.extensions import EXECUTOR_ORDER, PLANNER_ORDER
-from msd_core.fsutil import sha256_bytes
-from msd_core.layout import installed_relpath
-from msd_core.manifest import Manifest
-from msd_core.registry import build_registry
+from msd_core.agents.extensions import EXECUTOR_ORDER, PLANNER_ORDER
+from msd_core.files.atomic import sha256_bytes
+from msd_core.shipped.layout import installed_relpath
+from msd_core.ownership.manifest import Manifest
+from msd_core.shipped.registry import build_registry
 
 CONTENT = Path(__file__).resolve().parents[1] / "msd_core" / "content"
 AGENTS = ["planner", "executor", "verifier", "phase-researcher", "project-researcher",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from msd_core.errors import MsdError
-from msd_core.extensions import EXECUTOR_ORDER, PLANNER_ORDER, executor_rules, planner_rules
+from msd_core.agents.extensions import EXECUTOR_ORDER, PLANNER_ORDER, executor_rules, planner_rules
 
 pytestmark = pytest.mark.corpus
 
@@ -56,7 +56,7 @@ def test_every_corpus_phase_folder_gets_a_decision(corpus_dir):
 def test_task_flags_agree_with_the_plan_parser(corpus_dir):
     """An independent reader (msd_core.planning.plan) finds the same TDD/checkpoint plans."""
     plan_mod = pytest.importorskip("msd_core.planning.plan")
-    from msd_core.extensions import read_plan_facts
+    from msd_core.agents.extensions import read_plan_facts
 
     disagree = []
     for plan in sorted(corpus_dir.glob("*/.planning/**/*-PLAN.md")):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from msd_core.fsutil import sha256_bytes
-from msd_core.manifest import Manifest
+from msd_core.files.atomic import sha256_bytes
+from msd_core.ownership.manifest import Manifest
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED_FLOWS = REPO / "msd_core" / "content" / "msd-core" / "flows"

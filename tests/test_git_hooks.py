@@ -12,7 +12,7 @@ import pytest
 
 from gitkit import git, make_project, new_repo
 from msd_core.git import hooks
-from msd_core.git.scoped_commit import scoped_commit
+from msd_core.execution.commit import scoped_commit
 
 PLANS = {"02-01": {"wave": 1, "files": ["src/alpha.py", "src/beta.py", "src/gamma.py"], "tasks": 1}}
 

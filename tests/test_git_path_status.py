@@ -12,7 +12,7 @@ import pytest
 from gitkit import git, make_project
 from msd_core.errors import OperationFailed
 from msd_core.git import path_status
-from msd_core.git.scoped_commit import scoped_commit
+from msd_core.execution.commit import scoped_commit
 from test_git_hooks import PLANS, _diff_tree, _spy, _system_mentions_hooks
 
 pytestmark = pytest.mark.skipif(_system_mentions_hooks(), reason="this machine's git config mentions hooks or includes")

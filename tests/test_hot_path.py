@@ -23,11 +23,11 @@ DENY = frozenset({
     "dataclasses", "inspect", "ast", "dis", "tokenize", "typing",  # dataclasses' import chain
     "sqlite3", "datetime",                         # memory only
     "tempfile", "shutil", "random", "hashlib", "_hashlib", "subprocess", "difflib", "importlib_metadata",
-    "urllib", "ipaddress", "gettext",              # pathlib's and argparse's one-branch needs (msd_core.stand_in)
+    "urllib", "ipaddress", "gettext",              # pathlib's and argparse's one-branch needs (msd_core.run.stand_in)
 })
 
 MEMORY = {"sqlite3", "datetime"}
-TXN = {"shutil"}  # msd_core.install.txn removes its staging folder with shutil.rmtree
+TXN = {"shutil"}  # msd_core.files.txn removes its staging folder with shutil.rmtree
 
 # commands whose probe needs a fixture of its own; the probe runs in the named test
 ROWS_ELSEWHERE = {"step-report": "tests/test_step_report.py::test_step_report_imports_nothing_heavy",
@@ -266,7 +266,7 @@ def test_builtin_sha256_matches_hashlib(tmp_path):
     import hashlib
     import os
 
-    from msd_core import fsutil
+    from msd_core.files import atomic as fsutil
 
     for n in (0, 1, 55, 56, 63, 64, 65, 4096, 1 << 17):
         data = os.urandom(n)

@@ -10,11 +10,11 @@ import pytest
 
 from test_install_helpers import copy_fixture, files_of, snapshot
 from msd_core.errors import IntegrityError
-from msd_core.fsutil import sha256_bytes
+from msd_core.files.atomic import sha256_bytes
 from msd_core.install.installer import install
 from msd_core.install.source import ContentSource
 from msd_core.install.uninstaller import uninstall
-from msd_core.manifest import load_manifest
+from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import resolve_target
 
 
@@ -458,7 +458,7 @@ def test_damaged_pristine_pack_means_conflict_not_crash(tmp_path, content):
 
 
 def test_tampered_pristine_copy_is_not_used_as_merge_base(tmp_path, content):
-    from msd_core.install.pristine import build_pack, read_pack
+    from msd_core.ownership.pristine import build_pack, read_pack
 
     t = local_target(tmp_path)
     install(t, source=src(content))
@@ -503,7 +503,7 @@ def test_progress_reports_every_write(tmp_path, content):
 
 
 def test_status_reports_an_interrupted_install(tmp_path, content):
-    from msd_core.install import txn
+    from msd_core.files import txn
     from msd_core.install.health import status
 
     t = local_target(tmp_path)

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from test_install_helpers import FIXTURE, snapshot
-from msd_core.install import txn
+from msd_core.files import txn
 from msd_core.install.lock import LOCK_NAME
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="POSIX signals")]

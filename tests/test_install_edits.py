@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from test_install_helpers import copy_fixture, snapshot
-from msd_core.fsutil import sha256_bytes
+from msd_core.files.atomic import sha256_bytes
 from msd_core.install.health import status
 from msd_core.install.installer import install
 from msd_core.install.source import ContentSource
 from msd_core.install.uninstaller import uninstall
-from msd_core.manifest import load_manifest
+from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import resolve_target
 
 GATE = "msd-core/references/gate.md"

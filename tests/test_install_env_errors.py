@@ -16,7 +16,7 @@ import pytest
 
 from test_install_helpers import FIXTURE, copy_fixture, snapshot
 from msd_core.errors import OperationFailed, UsageError
-from msd_core.install import txn
+from msd_core.files import txn
 from msd_core.install.health import status
 from msd_core.install.installer import install
 from msd_core.install.lock import LOCK_NAME

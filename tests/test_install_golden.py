@@ -18,7 +18,7 @@ from test_install_helpers import FIXTURE, snapshot
 from msd_core.install.installer import install
 from msd_core.install.source import ContentSource
 from msd_core.install.uninstaller import uninstall
-from msd_core.manifest import load_manifest
+from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import resolve_target
 
 REPO = Path(__file__).resolve().parents[1]

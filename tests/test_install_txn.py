@@ -17,7 +17,7 @@ import time
 import pytest
 
 from test_install_helpers import FIXTURE, copy_fixture, crash_at as _crash_at, snapshot
-from msd_core.install import txn
+from msd_core.files import txn
 from msd_core.install.installer import install
 from msd_core.install.lock import LOCK_NAME
 from msd_core.install.source import ContentSource

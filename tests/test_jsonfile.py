@@ -1,10 +1,10 @@
-"""msd_core.jsonfile: the BOM-tolerant decode used by every JSON read on the hot path."""
+"""msd_core.files.jsonfile: the BOM-tolerant decode used by every JSON read on the hot path."""
 
 from __future__ import annotations
 
 import pytest
 
-from msd_core.jsonfile import decode_utf8_sig
+from msd_core.files.jsonfile import decode_utf8_sig
 
 
 @pytest.mark.parametrize("raw", [b"", b"{}", b"\xef\xbb\xbf{}", b"\xef\xbb\xbf", b"\xef\xbb", b"\xef\xbb\xbf\xef\xbb\xbfx",

@@ -1,10 +1,10 @@
-"""msd_core.lazy_pattern: a pattern compiled on first use answers as the compiled one does."""
+"""msd_core.lean.lazy_pattern: a pattern compiled on first use answers as the compiled one does."""
 
 from __future__ import annotations
 
 import re
 
-from msd_core.lazy_pattern import lazy
+from msd_core.lean.lazy_pattern import lazy
 
 
 def test_lazy_pattern_answers_like_re_compile():

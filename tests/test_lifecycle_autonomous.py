@@ -8,7 +8,7 @@ import time
 import pytest
 
 from lifecyclekit import as_json, msd_run
-from msd_core.flows.autonomous import decide
+from msd_core.progress.autonomous import decide
 
 ROADMAP = "# Roadmap\n\n## Phases\n\n- [ ] **Phase 1: Core** - core\n- [ ] **Phase 2: Api** - api\n"
 

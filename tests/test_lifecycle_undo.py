@@ -91,7 +91,7 @@ def test_recorded_commit_not_an_ancestor_is_refused(repo):
 
 
 def test_recorded_hash_missing_from_repository_is_refused(repo):
-    from msd_core.git import run_record
+    from msd_core.execution import run_record
 
     run_record.append_commit(repo, "02-auth", "02-01", "x", {"hash": "0" * 40, "files": ["src/a.py"], "message": "m"})
     proc = msd_run(["undo", "--plan", "02-01"], repo)
@@ -125,7 +125,7 @@ def test_phase_undo_reverts_every_plan_moves_untracked_leftovers_and_syncs_state
 
 
 def test_damaged_record_is_reported_and_kept(repo):
-    from msd_core.git import run_record
+    from msd_core.execution import run_record
 
     path = run_record.record_path(repo, "02-auth", "02-01")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -174,7 +174,7 @@ def test_record_naming_a_path_outside_the_phases_is_refused(repo, tmp_path):
     """A planted record cannot make undo move a file outside .planning/phases/."""
     import json as _json
 
-    from msd_core.git import run_record
+    from msd_core.execution import run_record
 
     c = commit(repo, {"src/a.py": "A = 2\n"}, "feat(02-01): a", plan="02-01")
     victim = repo / "outside-SUMMARY.md"

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from msd_core.errors import LockTimeout
-from msd_core.fsutil import locked
+from msd_core.files.atomic import locked
 
 pytest.importorskip("fcntl")
 

@@ -7,8 +7,8 @@ import os
 import pytest
 
 from msd_core.errors import IntegrityError, NotInstalledError
-from msd_core.fsutil import sha256_bytes
-from msd_core.manifest import Manifest, load_manifest, parse_manifest, read_verified, safe_path
+from msd_core.files.atomic import sha256_bytes
+from msd_core.ownership.manifest import Manifest, load_manifest, parse_manifest, read_verified, safe_path
 
 
 def _install(tmp_path, files: dict[str, bytes]) -> tuple:
@@ -92,7 +92,7 @@ def test_relpath_check_agrees_with_purepath_reading():
     import itertools
     from pathlib import PurePosixPath
 
-    from msd_core.manifest import _valid_relpath
+    from msd_core.ownership.manifest import _valid_relpath
 
     def by_purepath(rel):
         if not isinstance(rel, str) or not rel or "\x00" in rel or "\\" in rel:

@@ -85,7 +85,7 @@ def test_project_scope_writes_mcp_json_and_project_settings(msd, tmp_path):
 
 
 def test_without_msd_on_path_the_entry_runs_this_interpreter(tmp_path, monkeypatch):
-    from msd_core import mcp_setup
+    from msd_core.mcp import setup as mcp_setup
 
     monkeypatch.setenv("PATH", str(tmp_path))
     assert mcp_setup.server_entry("user") == {"type": "stdio", "command": sys.executable, "args": ["-m", "msd_core", "mcp"], "env": {}}
@@ -132,7 +132,7 @@ def test_another_server_named_msd_is_never_replaced_or_removed(msd, tmp_path):
 def test_a_host_rewrite_during_the_edit_is_not_lost(tmp_path, monkeypatch):
     """Claude Code rewrites ~/.claude.json often: when the file changes between msd's read and
     its write, msd starts over from the new content (the host's change survives)."""
-    from msd_core import mcp_setup
+    from msd_core.mcp import setup as mcp_setup
 
     path = tmp_path / ".claude.json"
     path.write_text('{"a": 1}')
@@ -173,7 +173,7 @@ def test_msd_uninstall_removes_the_registration_of_its_scope(msd, tmp_path):
 def test_the_hosts_own_lock_is_honoured(tmp_path, monkeypatch):
     """Claude Code locks its settings files with a `<file>.lock` folder: msd waits for it,
     gives exit 4 when it stays, and takes over only a stale one (as the host does)."""
-    from msd_core import mcp_setup
+    from msd_core.mcp import setup as mcp_setup
     from msd_core.errors import LockTimeout
 
     path = tmp_path / "settings.json"
@@ -210,7 +210,7 @@ def test_concurrent_editors_lose_nothing(tmp_path):
 
     path = tmp_path / "shared.json"
     path.write_text('{"keep": true}\n')
-    code = ("import sys; from pathlib import Path; from msd_core import mcp_setup\n"
+    code = ("import sys; from pathlib import Path; from msd_core.mcp import setup as mcp_setup\n"
             "i = sys.argv[2]\n"
             "def change(o):\n"
             "    if 'k' + i in o: return None\n"
@@ -226,7 +226,7 @@ def test_concurrent_editors_lose_nothing(tmp_path):
 
 
 def test_a_file_where_the_lock_folder_belongs_is_named(tmp_path):
-    from msd_core import mcp_setup
+    from msd_core.mcp import setup as mcp_setup
     from msd_core.errors import OperationFailed
 
     path = tmp_path / "settings.json"

@@ -15,7 +15,7 @@ import pytest
 from hostile import KINDS, one_clear_line, plant
 from installed import make_world
 
-from msd_core import safe_read
+from msd_core.files import safe_read
 
 REPO = Path(__file__).resolve().parents[1]
 FLOWS = REPO / "msd_core" / "content" / "msd-core" / "flows"
@@ -170,7 +170,7 @@ def test_fifo_refused_even_with_a_writer_absent_in_a_child(tmp_path):
     """End to end in a fresh interpreter: reading a FIFO nobody writes returns at once."""
     fifo = tmp_path / "f"
     os.mkfifo(fifo)
-    code = f"from msd_core import safe_read\ntry:\n safe_read.read_regular({str(fifo)!r})\nexcept OSError as e:\n print(e.strerror)"
+    code = f"from msd_core.files import safe_read\ntry:\n safe_read.read_regular({str(fifo)!r})\nexcept OSError as e:\n print(e.strerror)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
     assert "FIFO" in r.stdout
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import corpus_tree_names
-from msd_core.flows.roadmap import roadmap_phases
-from msd_core.flows.route import decide
+from msd_core.planning.roadmap import roadmap_phases
+from msd_core.progress.route import decide
 
 ROUTES = {"new-project", "resume-work", "discuss-phase", "plan-phase", "execute-phase", "verify-work",
           "plan-gaps", "complete-milestone", "new-milestone", "audit-milestone"}

@@ -185,7 +185,7 @@ def test_insert_makes_a_decimal_phase_with_folder_and_roadmap_entries(tmp_path, 
     r, out = run(msd_run, root, "insert", "02", "Second")
     assert out["phase"]["number"] == "2.2" and out["phase"]["after"] == "2.1"
     # the router sees the inserted phases in order
-    from msd_core.flows.roadmap import roadmap_phases
+    from msd_core.planning.roadmap import roadmap_phases
     assert [p.number for p in roadmap_phases((root / ".planning/ROADMAP.md").read_text())] == ["1", "2", "2.1", "2.2", "3", "4"]
 
 
@@ -241,7 +241,7 @@ def test_a_symlink_in_a_folder_to_renumber_is_refused(tmp_path, msd_run):
 
 
 def test_a_held_lock_times_out_with_exit_4(tmp_path, msd_run):
-    from msd_core.fsutil import locked
+    from msd_core.files.atomic import locked
     from msd_core.planning import project
 
     root = make_project(tmp_path / "p")
@@ -283,7 +283,7 @@ def _killed_run(root: Path, argv: list[str], die_at: int, command: str = "phase"
 
 
 def _synced(root: Path) -> dict:
-    from msd_core.planning.state_sync import sync
+    from msd_core.progress.state_sync import sync
 
     sync(root)
     return tree(root)
@@ -353,7 +353,7 @@ CORPUS_NAMES = [n for n in corpus_tree_names() if n in (
 @pytest.mark.parametrize("name", CORPUS_NAMES or ["(corpus absent)"])
 def test_corpus_copy_insert_then_remove_round_trips(copy_corpus_tree, name, msd_run):
     root = copy_corpus_tree(name)
-    from msd_core.flows.roadmap import roadmap_phases
+    from msd_core.planning.roadmap import roadmap_phases
     from msd_core.planning.discovery import phase_dirs
 
     pl = root / ".planning"
@@ -401,7 +401,7 @@ def test_removing_an_integer_phase_keeps_its_decimals_in_place(tmp_path, msd_run
     assert out["phase"]["renumbered"] == {"3.1": "2.1", "4": "3"}
     names = sorted(p.name for p in (root / ".planning/phases").iterdir())
     assert names == ["01-setup", "02-auth", "02.1-hotfix", "03-export"]
-    from msd_core.flows.roadmap import roadmap_phases
+    from msd_core.planning.roadmap import roadmap_phases
     got = [(p.number, p.name) for p in roadmap_phases((root / ".planning/ROADMAP.md").read_text())]
     assert got == [("1", "Setup"), ("2", "Auth"), ("2.1", "Hotfix"), ("3", "Export")]
 
@@ -423,7 +423,7 @@ def test_concurrent_inserts_get_distinct_numbers(tmp_path):
     assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
     numbers = sorted(json.loads(o[0])["phase"]["number"] for o in outs)
     assert numbers == ["2.1", "2.2", "2.3", "2.4"]
-    from msd_core.flows.roadmap import roadmap_phases
+    from msd_core.planning.roadmap import roadmap_phases
     got = [p.number for p in roadmap_phases((root / ".planning/ROADMAP.md").read_text())]
     assert got == ["1", "2", "2.1", "2.2", "2.3", "2.4", "3", "4"]
     assert len([d for d in (root / ".planning/phases").iterdir() if d.name.startswith("02.")]) == 4

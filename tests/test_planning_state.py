@@ -179,7 +179,7 @@ def test_cli_symlinked_state_refused(tmp_path, msd_run):
 
 
 def test_lock_timeout_exit_4(tmp_path, msd_run):
-    from msd_core.fsutil import locked
+    from msd_core.files.atomic import locked
 
     root = _project(tmp_path, "crlf_fm.md")
     with locked(root / ".planning/.msd/state.lock", 5):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from msd_core.errors import UsageError
-from msd_core.fsutil import sha256_bytes
+from msd_core.files.atomic import sha256_bytes
 from msd_core.install.source import ContentSource
 from msd_core.plugin.build import MARKER, _allow_runtime, build_plugin, plugin_files
 

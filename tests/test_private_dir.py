@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from msd_core.errors import OperationFailed
-from msd_core.private_dir import ensure_private_dir
+from msd_core.files.private_dir import ensure_private_dir
 
 
 def _project(tmp_path):

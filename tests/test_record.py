@@ -1,4 +1,4 @@
-"""msd_core.record behaves as the dataclasses it replaces on the hot path, for the features
+"""msd_core.lean.record behaves as the dataclasses it replaces on the hot path, for the features
 those classes use; the oracle is the standard library's dataclasses on the same class body."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from msd_core.record import field, record
+from msd_core.lean.record import field, record
 
 
 def _pair(frozen: bool):

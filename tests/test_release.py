@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from msd_core import tomlread
+from msd_core.files import tomlread
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -160,7 +160,7 @@ def test_release_check_metadata_fails_without_license_and_with_other_dependencie
     rc.check_metadata(wheel, rep)
     (fail,) = rep.failures
     for why in ("Requires-Python '>=3.8'", "License-Expression None", "no License-File", "Requires-Dist",
-                "entry point msd_run = msd_core.run_entry:main missing", "LICENSE is not in the wheel"):
+                "entry point msd_run = msd_core.run.entry:main missing", "LICENSE is not in the wheel"):
         assert why in fail, why
 
 

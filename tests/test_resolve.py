@@ -323,7 +323,7 @@ def test_trace_needs_a_project_and_never_fails_the_command(tmp_path, inst, monke
 
 
 def test_trace_log_over_the_cap_is_left_alone(tmp_path, inst, monkeypatch):
-    from msd_core import trace
+    from msd_core.resolve import trace
 
     monkeypatch.setenv("MSD_TRACE", "1")
     proj = project(tmp_path, False)

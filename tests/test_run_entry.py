@@ -1,4 +1,4 @@
-"""msd_run's process handling (msd_core.run_entry): the fast exit loses no output, runs
+"""msd_run's process handling (msd_core.run.entry): the fast exit loses no output, runs
 atexit handlers and finalizers, waits for a thread left running, and turns an undeliverable
 output into one line (a full disk) or nothing (a reader that went away)."""
 
@@ -19,20 +19,20 @@ def _python(code: str, tmp_path: Path, **kw) -> subprocess.CompletedProcess:
 
 
 def test_buffered_output_is_delivered_whole(tmp_path):
-    r = _python("import sys\nfrom msd_core.run_entry import leave\nsys.stdout.write('x' * 2_000_000)\nleave(0)\n",
+    r = _python("import sys\nfrom msd_core.run.entry import leave\nsys.stdout.write('x' * 2_000_000)\nleave(0)\n",
                 tmp_path)
     assert r.returncode == 0, r.stderr
     assert len(r.stdout) == 2_000_000
 
 
 def test_exit_code_is_the_commands(tmp_path):
-    r = _python("from msd_core.run_entry import leave\nprint('partial')\nleave(4)\n", tmp_path)
+    r = _python("from msd_core.run.entry import leave\nprint('partial')\nleave(4)\n", tmp_path)
     assert (r.returncode, r.stdout) == (4, b"partial\n")
 
 
 def test_atexit_handlers_and_finalizers_run(tmp_path):
     mark = tmp_path / "ran"
-    code = ("import atexit, tempfile\nfrom msd_core.run_entry import leave\n"
+    code = ("import atexit, tempfile\nfrom msd_core.run.entry import leave\n"
             f"atexit.register(lambda: open({str(mark)!r}, 'w').write('ran'))\n"
             "d = tempfile.TemporaryDirectory(dir='.')\nopen(d.name + '/f', 'w').close()\nprint(d.name)\nleave(0)\n")
     r = _python(code, tmp_path)
@@ -44,7 +44,7 @@ def test_atexit_handlers_and_finalizers_run(tmp_path):
 
 def test_a_thread_left_running_is_waited_for(tmp_path):
     mark = tmp_path / "done"
-    code = ("import threading, time\nfrom msd_core.run_entry import leave\n"
+    code = ("import threading, time\nfrom msd_core.run.entry import leave\n"
             f"t = threading.Thread(target=lambda: (time.sleep(0.3), open({str(mark)!r}, 'w').write('done')))\n"
             "t.start()\nleave(0)\n")
     r = _python(code, tmp_path)
@@ -88,6 +88,6 @@ def test_reader_gone_is_no_traceback_and_keeps_the_code(tmp_path):
 
 def test_console_script_targets_the_process_entry():
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    assert 'msd_run = "msd_core.run_entry:main"' in text
+    assert 'msd_run = "msd_core.run.entry:main"' in text
     main_py = (REPO / "msd_core" / "run" / "__main__.py").read_text(encoding="utf-8")
-    assert "msd_core.run_entry" in main_py
+    assert "msd_core.run.entry" in main_py

@@ -10,7 +10,7 @@ import yaml
 
 from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
-from msd_core.tomlread import loads as toml_loads
+from msd_core.files.tomlread import loads as toml_loads
 from msd_core.paths import resolve_target
 
 REPO = Path(__file__).resolve().parents[1]

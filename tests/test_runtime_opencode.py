@@ -12,9 +12,9 @@ import yaml
 
 from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
-from msd_core.manifest import load_manifest
+from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import resolve_target
-from msd_core.runtimes.jsonc_edit import JsoncError, insert_entry, lookup, parse, remove_snippet
+from msd_core.files.jsonc_edit import JsoncError, insert_entry, lookup, parse, remove_snippet
 
 REPO = Path(__file__).resolve().parents[1]
 USER_JSONC = ('{\n  // my settings: keep this comment\n  "model": "anthropic/x", /* and this */\n'

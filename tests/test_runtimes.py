@@ -17,8 +17,8 @@ import yaml
 from msd_core.errors import UsageError
 from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
-from msd_core.manifest import load_manifest
-from msd_core.tomlread import loads as toml_loads
+from msd_core.ownership.manifest import load_manifest
+from msd_core.files.tomlread import loads as toml_loads
 from msd_core.paths import RUNTIME_DIRS, resolve_target
 from msd_core.runtimes import SUPPORTED, get
 
@@ -294,7 +294,7 @@ def test_malformed_command_frontmatter_is_skipped_with_a_reason(tmp_path):
 
 
 def test_repair_hints_name_the_runtime(tmp_path):
-    from msd_core.install.repair import command_for
+    from msd_core.ownership.hints import command_for
 
     g = _target("gemini", "global", tmp_path)
     install(g)

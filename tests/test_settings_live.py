@@ -100,7 +100,7 @@ def test_model_unknown_agent(tmp_path, msd_run):
 
 
 def test_every_shipped_agent_has_a_model_row():
-    from msd_core.models import ROLES
+    from msd_core.agents.models import ROLES
 
     shipped = {p.stem[4:] for p in (CONTENT / "agents").glob("msd-*.md")}
     assert shipped == set(ROLES)

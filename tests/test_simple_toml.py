@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from msd_core import tomlread as tomllib  # tomllib, or tomli on Python 3.10
+from msd_core.files import tomlread as tomllib  # tomllib, or tomli on Python 3.10
 from pathlib import Path
 
 import pytest

@@ -191,7 +191,7 @@ def test_missing_lines_reported_never_invented(tmp_path, msd_run):
 
 
 def test_bad_input(tmp_path, msd_run):
-    from msd_core.fsutil import locked
+    from msd_core.files.atomic import locked
 
     p = Project(tmp_path / "proj")
     path = p.root / ".planning/STATE.md"
@@ -215,7 +215,7 @@ def test_two_folders_one_number_is_reported(tmp_path, msd_run):
     assert out["warnings"] == ["phase 1: 2 folders share the number (01-core, 01-core-again); only 01-core is read, "
                                "renumber the others"]
     # step-done's sync leaves the warning out (its report never carried it); the rest is the same
-    from msd_core.planning.state_sync import sync
+    from msd_core.progress.state_sync import sync
 
     quiet = sync(p.root, check=True, warnings=False)
     loud = sync(p.root, check=True)

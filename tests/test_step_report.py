@@ -15,7 +15,7 @@ FIELDS = {"phase": "string", "plans": "int", "approved": "bool", "issues": "list
 
 @pytest.fixture
 def ticket(tmp_path):
-    from msd_core.step_report import paths_for, write_ticket
+    from msd_core.chain.step_report import paths_for, write_ticket
 
     project = tmp_path / "proj"
     (project / ".planning" / "phases" / "02-a").mkdir(parents=True)
@@ -29,7 +29,7 @@ def ticket(tmp_path):
 
 
 def test_the_command_line_of_the_brief_reports_a_valid_result(msd_run, ticket):
-    from msd_core.step_report import command_line
+    from msd_core.chain.step_report import command_line
 
     project, t, result = ticket
     (project / ".planning/phases/02-a/02-NOTES.md").write_text("n\n")

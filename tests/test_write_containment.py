@@ -14,7 +14,7 @@ import pytest
 from hostile import one_clear_line, plant, snapshot
 from installed import PHASE_STATE, make_world
 
-from msd_core import fsutil
+from msd_core.files import atomic as fsutil
 
 TIMEOUT = 30
 

@@ -30,7 +30,7 @@ import json
 from pathlib import Path
 
 from msd_core.bench.eager import eager_closure
-from msd_core.registry import build_registry
+from msd_core.shipped.registry import build_registry
 
 EAGER_FLAG_TOKENS = 8000  # applies to the host-rendered window
 FILE_FLAG_TOKENS = 10000
@@ -70,7 +70,7 @@ def always_loaded(agent: str) -> list[str]:
     for the plainest one (a plan with one auto task; an empty phase folder, no flags)."""
     import tempfile
 
-    from msd_core import extensions
+    from msd_core.agents import extensions
 
     if agent == "executor":
         chosen, _ = extensions.executor_rules('<task type="auto"><name>t</name></task>\n', None)
@@ -237,7 +237,7 @@ def context_budget_markdown(report: dict) -> str:
 
 def write_docs_section(doc: Path, section: str, heading: str = "## Context budget") -> None:
     """Replace (or append) the section under `heading` of docs/PERFORMANCE.md."""
-    from msd_core.fsutil import atomic_write_text
+    from msd_core.files.atomic import atomic_write_text
 
     text = doc.read_text(encoding="utf-8") if doc.exists() else "# Performance\n\n"
     start = text.find(heading + "\n")

@@ -8,7 +8,7 @@ names in `context_files` (schema.content_paths) must exist in this tree.
 
 from __future__ import annotations
 
-from msd_core import tomlread as tomllib
+from msd_core.files import tomlread as tomllib
 
 from msd_core.checks.model import FLOW_RE, CheckContext, Violation
 

@@ -1,6 +1,6 @@
 """Rule `generated`: registry.json and the inventory match the tree; `write()` regenerates them.
 
-  <root>/msd-core/registry.json   msd_core.registry.dumps(build_registry(<root>))
+  <root>/msd-core/registry.json   msd_core.shipped.registry.dumps(build_registry(<root>))
   inventory (model.Locations)     docs/INVENTORY.md for the shipped tree: every content file
                                   with its LF-normalised size, tier, byte limit and partition role
                                   (not checked in an installed package, which has no docs/)
@@ -16,14 +16,14 @@ from pathlib import Path
 
 from msd_core.checks.model import AGENT_RE, PART_RE, WORKFLOW_RE, CheckContext, ContentTree, Violation, lf_bytes
 from msd_core.checks.tiers import CAP_TIER, HARD_CAP, KINDS
-from msd_core.layout import REGISTRY_SOURCE
+from msd_core.shipped.layout import REGISTRY_SOURCE
 
 RULE = "generated"
 WRITE_HINT = "run `msd check content --write` and commit the result"
 
 
 def registry_text(tree: ContentTree) -> str:
-    from msd_core.registry import build_registry, dumps
+    from msd_core.shipped.registry import build_registry, dumps
 
     return dumps(build_registry(tree.root))
 
@@ -109,7 +109,7 @@ def _lock_path(root: Path) -> Path:
 
 def write(ctx: CheckContext) -> list[str]:
     """Regenerate both files (atomically, under a lock); return the ones whose bytes changed."""
-    from msd_core.fsutil import atomic_write_text, lock_timeout_from_env, locked
+    from msd_core.files.atomic import atomic_write_text, lock_timeout_from_env, locked
 
     wrote = []
     with locked(_lock_path(ctx.tree.root), timeout=lock_timeout_from_env(), what="the content tree's generated files"):

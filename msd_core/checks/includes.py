@@ -5,7 +5,7 @@ followed by a path (fenced code holds examples, e.g. Python decorators, not incl
 Checked in commands and workflow files (spines and whole workflows):
   - `@~/.claude/<path>`: <path> must be the installed path of a file in this tree
     (msd-core/... directly; skills/msd-<name>/SKILL.md and agents/msd-<name>.md through
-    msd_core.layout); no `..` segment;
+    msd_core.shipped.layout); no `..` segment;
   - `@.planning/<path>`: a project file, allowed (no `..` segment);
   - anything else fails.
 In a detail part any include line fails: parts are read, not expanded, so it would be dead text.
@@ -17,7 +17,7 @@ import re
 
 from msd_core.checks.model import PART_RE, WORKFLOW_RE, CheckContext, Violation, is_command
 from msd_core.checks.textlines import FENCE_RE
-from msd_core.layout import installed_relpath
+from msd_core.shipped.layout import installed_relpath
 from msd_core.paths import SOURCE_HOME_TOKEN
 
 RULE = "includes"

@@ -25,7 +25,7 @@ import re
 
 from msd_core.checks.model import CheckContext, Violation, is_command
 from msd_core.checks.textlines import FENCE_RE, frontmatter, normalise, short
-from msd_core.layout import is_static_name
+from msd_core.shipped.layout import is_static_name
 
 RULE = "shell-context"
 ALLOWED = re.compile(

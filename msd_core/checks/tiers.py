@@ -6,7 +6,7 @@ fall under the hard cap: strictly below HARD_CAP bytes.
 
 from __future__ import annotations
 
-from msd_core import tomlread as tomllib
+from msd_core.files import tomlread as tomllib
 from dataclasses import dataclass, field
 
 HARD_CAP = 32_768  # size < HARD_CAP

@@ -1,7 +1,7 @@
 """`msd chain WORKFLOW --agent claude` (or `--agent-cmd CMD`): run a flow step by step, one fresh agent per step.
 
 Example with the real agent CLI:  msd chain plan-phase --var phase=02 --agent claude
-Logic: msd_core.chain; command lines: msd_core.agent_command.
+Logic: msd_core.chain.loop; command lines: msd_core.chain.agent_command.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from msd_core.chain import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT
+from msd_core.chain.loop import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT
 from msd_core.cli.common import errors_to_exit, print_json, stdin_is_tty
 
 
@@ -43,8 +43,8 @@ def chain(
     """Run WORKFLOW's flow: each agent step starts the agent once; stop at the first failure."""
     import sys
 
-    from msd_core import chain as logic
-    from msd_core.agent_command import AgentCommand
+    from msd_core.chain import loop as logic
+    from msd_core.chain.agent_command import AgentCommand
     from msd_core.errors import UsageError
     from msd_core.flows import service
 

@@ -2,7 +2,7 @@
 
 In a terminal it asks the eight questions (a flag answers its question in advance).
 Without a terminal it never asks: the flags (and `--defaults` for the rest) decide;
-with neither, it exits 2 at once and lists the flags. Logic: msd_core.flows.settings.
+with neither, it exits 2 at once and lists the flags. Logic: msd_core.config.wizard.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def new_project(
     import sys
 
     from msd_core.errors import UsageError
-    from msd_core.flows import settings
+    from msd_core.config import wizard as settings
 
     flags = {
         "mode": mode, "granularity": granularity, "parallelization": parallelization,

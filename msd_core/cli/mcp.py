@@ -1,5 +1,5 @@
 """`msd mcp`: serve the memory queries, config get and resolve over MCP (stdio);
-`msd mcp install|uninstall --scope user|project`: register it with Claude Code (msd_core.mcp_setup)."""
+`msd mcp install|uninstall --scope user|project`: register it with Claude Code (msd_core.mcp.setup)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _json_option():
 
 def _apply(action: str, scope: str, as_json: bool, **kwargs) -> None:
     """Run mcp_setup.install or .uninstall for a valid --scope and print what it did."""
-    from msd_core import mcp_setup
+    from msd_core.mcp import setup as mcp_setup
     from msd_core.errors import UsageError
 
     if scope not in mcp_setup.SCOPES:
@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
         """
         if ctx.invoked_subcommand is not None:
             return
-        from msd_core.mcp_server import serve
+        from msd_core.mcp.server import serve
 
         if stdin_is_tty():  # a person typed `msd mcp`: say why nothing seems to happen
             import sys

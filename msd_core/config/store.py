@@ -84,7 +84,7 @@ def read_config_file(path: Path, what: str = "config") -> tuple[dict | None, byt
     UsageError (exit 2) naming line and column when it does not parse; too large,
     not UTF-8 or not a JSON object are refused the same way.
     """
-    from msd_core.jsonfile import read_json_object
+    from msd_core.files.jsonfile import read_json_object
 
     return read_json_object(path, what, MAX_CONFIG_BYTES, hint="fix the file by hand; msd will not rewrite it")
 
@@ -248,8 +248,8 @@ def _detect_format(raw: bytes | None) -> tuple[object, bool, bool]:
     if raw is None:
         return 2, True, False
     bom = raw.startswith(b"\xef\xbb\xbf")
-    from msd_core.config.jsonedit import indent_of
-    from msd_core.jsonfile import decode_utf8_sig
+    from msd_core.files.jsonedit import indent_of
+    from msd_core.files.jsonfile import decode_utf8_sig
 
     text = decode_utf8_sig(raw)
 
@@ -263,9 +263,9 @@ def _dump(data: dict, raw: bytes | None, before: dict | None = None) -> bytes:
     line endings when a minimal edit is not possible."""
     bom = raw is not None and raw.startswith(b"\xef\xbb\xbf")
     if raw is not None and before is not None:
-        from msd_core.config.jsonedit import rewrite
+        from msd_core.files.jsonedit import rewrite
 
-        from msd_core.jsonfile import decode_utf8_sig
+        from msd_core.files.jsonfile import decode_utf8_sig
 
         edited = rewrite(decode_utf8_sig(raw), before, data)
         if edited is not None:
@@ -342,9 +342,9 @@ def _mutate(cwd, create: bool, change) -> dict:
 
 
 def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
-    from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
+    from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
 
-    from msd_core.private_dir import ensure_private_dir
+    from msd_core.files.private_dir import ensure_private_dir
 
     lock = ensure_private_dir(root) / LOCK_NAME
     if not create or cfg.parent.is_dir():

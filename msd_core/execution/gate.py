@@ -36,7 +36,7 @@ PASSING = ("passed", "skipped")
 
 
 def gate_dir(root: Path) -> Path:
-    from msd_core.private_dir import ensure_private_dir
+    from msd_core.files.private_dir import ensure_private_dir
 
     d = ensure_private_dir(root) / "gate"
     d.mkdir(parents=True, exist_ok=True)
@@ -76,7 +76,7 @@ def _execute(command: str, root: Path, timeout: float) -> tuple[str, int | None,
 
 
 def record(root: Path, entry: dict) -> None:
-    from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
+    from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
 
     d = gate_dir(root)
     line = json.dumps(entry, ensure_ascii=False)
@@ -95,7 +95,7 @@ def record(root: Path, entry: dict) -> None:
 
 
 def _digest(command: str) -> str:
-    from msd_core.fsutil import sha256_bytes
+    from msd_core.files.atomic import sha256_bytes
 
     return sha256_bytes(command.strip().encode("utf-8"))
 
@@ -111,7 +111,7 @@ def confirmed(root: Path) -> list[str]:
 
 def confirm(root: Path, command: str) -> dict:
     """Record that the user confirmed `command` on this machine (caller sets testing.command)."""
-    from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
+    from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
 
     d = gate_dir(root)
     with locked(d / "gate.lock", lock_timeout_from_env(), what="the gate record"):

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import re
 
-from msd_core.lazy_pattern import lazy
-from msd_core.record import record
+from msd_core.lean.lazy_pattern import lazy
+from msd_core.lean.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs import time on msd_run's hot path

@@ -28,7 +28,7 @@ from pathlib import Path
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.flows.model import FieldSpec, Flow, Step
 from msd_core.flows.schema import PLACEHOLDER_RE
-from msd_core.record import record
+from msd_core.lean.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs import time on msd_run's hot path

@@ -6,7 +6,7 @@ Standard library only.
 from __future__ import annotations
 
 from msd_core.flows.conditions import Condition
-from msd_core.record import field, record
+from msd_core.lean.record import field, record
 
 ACTIONS = ("ask_user", "spawn_agent", "write_artifact", "run", "done")
 FIELD_TYPES = ("string", "int", "number", "bool", "list", "object")

@@ -43,7 +43,7 @@ from pathlib import PurePosixPath
 from msd_core.flows import simple_toml
 from msd_core.flows.conditions import ConditionError, parse_condition
 from msd_core.flows.model import ACTIONS, FIELD_TYPES, FieldSpec, Flow, Step, When
-from msd_core.layout import is_static_name
+from msd_core.shipped.layout import is_static_name
 
 MAX_FLOW_BYTES = 256 * 1024
 MAX_STEPS = 200
@@ -61,7 +61,7 @@ Errors = list[tuple[int, str]]
 
 
 def _toml_loads(text: str) -> dict:
-    from msd_core.tomlread import loads  # lazy: tomllib, or tomli on Python 3.10
+    from msd_core.files.tomlread import loads  # lazy: tomllib, or tomli on Python 3.10
 
     return loads(text)
 

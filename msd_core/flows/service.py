@@ -1,6 +1,6 @@
 """`next-step` and `step-done` as functions: flow source + state file + engine.
 
-Used by msd_core.run.cmd_flow (agents) and msd_core.chain (the outer loop).
+Used by msd_core.run.cmd_flow (agents) and msd_core.chain.loop (the outer loop).
 
 Project root: the first folder at or above `cwd` that holds `.planning/`, else `cwd`
 itself (a new project). Config values come from msd_core.config.store (project config,
@@ -16,10 +16,11 @@ from pathlib import Path
 
 from msd_core import paths
 from msd_core.errors import UsageError
-from msd_core.flows import engine, source, state_file
+from msd_core.flows import engine, source
+from msd_core.planning import flow_state as state_file
 from msd_core.flows.model import Flow
 from msd_core.flows.schema import VAR_NAME_RE
-from msd_core.record import record
+from msd_core.lean.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
@@ -90,7 +91,7 @@ def _sync_state(project_root: Path) -> dict | None:
     if not (project_root / ".planning" / "STATE.md").is_file():
         return None
     from msd_core.errors import MsdError
-    from msd_core.planning.state_sync import sync
+    from msd_core.progress.state_sync import sync
 
     try:
         report = sync(project_root, warnings=False)  # the step's report carries changed and missing only

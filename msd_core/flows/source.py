@@ -20,8 +20,8 @@ from pathlib import Path
 from msd_core.errors import IntegrityError, UsageError
 from msd_core.flows.model import Flow
 from msd_core.flows.schema import MAX_FLOW_BYTES, parse_flow
-from msd_core.layout import is_static_name
-from msd_core.record import record
+from msd_core.shipped.layout import is_static_name
+from msd_core.lean.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs import time on msd_run's hot path
@@ -59,7 +59,7 @@ def package_content_root() -> Path:
 def from_dir(name: str, flows_dir: str, root: str | None = None) -> FlowSource:
     _check_name(name)
     path = Path(flows_dir).absolute() / f"{name}.toml"
-    from msd_core.safe_read import read_regular
+    from msd_core.files.safe_read import read_regular
 
     try:
         raw = read_regular(path, MAX_FLOW_BYTES)
@@ -82,7 +82,7 @@ def from_dir(name: str, flows_dir: str, root: str | None = None) -> FlowSource:
 
 
 def from_install(name: str, root: str | None = None) -> FlowSource:
-    from msd_core.manifest import load_manifest, read_verified, safe_path
+    from msd_core.ownership.manifest import load_manifest, read_verified, safe_path
     from msd_core.paths import INSTALL_DIRNAME, default_resolve_root
 
     _check_name(name)

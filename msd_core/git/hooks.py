@@ -15,7 +15,7 @@ empty, and True whenever it is unsure:
   PATH, before and after resolving symlinks); a config that cannot be read also counts.
 
 A commit that no hook can touch contains exactly the changes of the paths it names, so
-msd_core.git.scoped_commit takes them from `git status` (or `git diff-index`) before
+msd_core.execution.commit takes them from `git status` (or `git diff-index`) before
 committing and the hash from HEAD's files after, instead of asking `git diff-tree`. With a hook anywhere it
 keeps asking git: a pre-commit hook may stage more, a post-commit hook may amend.
 
@@ -32,7 +32,7 @@ _MAX_CONFIG = 1 << 20
 
 def _config_mentions(path: str) -> bool:
     """True when the file at `path` mentions a hook or an include, or cannot be read as a config."""
-    from msd_core.safe_read import read_regular
+    from msd_core.files.safe_read import read_regular
 
     try:
         data = read_regular(path, _MAX_CONFIG)  # a dotfiles symlink is followed, as git does

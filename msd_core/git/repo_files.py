@@ -57,7 +57,7 @@ class Layout:
 def _read(path: str, limit: int | None) -> bytes | None:
     """The bytes of the regular file at `path` (never through a symlink, never past `limit`);
     None when absent; Unsure for anything else (safe_read is the one reader)."""
-    from msd_core.safe_read import read_regular
+    from msd_core.files.safe_read import read_regular
 
     try:
         return read_regular(path, limit, follow_symlinks=False)

@@ -13,15 +13,17 @@ from pathlib import Path
 
 from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError
-from msd_core.fsutil import sha256_bytes
-from msd_core.install import origin, ownership, runner_hook, runner_path, txn, versions
+from msd_core.files.atomic import sha256_bytes
+from msd_core.ownership import origin, created as ownership
+from msd_core.install import runner_hook, runner_path, versions
+from msd_core.files import txn
 from msd_core.install.installer import MANIFEST_REL
-from msd_core.install.oserrors import environment_errors
+from msd_core.files.oserrors import environment_errors
 from msd_core.install.plan import NEW_SUFFIX, resolutions
-from msd_core.install.repair import command_for, repair_command
+from msd_core.ownership.hints import command_for, repair_command
 from msd_core.install.target import read_installed
 from msd_core.install.uninstaller import backup_dirs
-from msd_core.manifest import load_manifest
+from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target, resolve_target
 from msd_core.result import OperationResult
 
@@ -149,7 +151,7 @@ def _status(cwd, config_dir) -> OperationResult:
     runner = runner_path.check()
     result = OperationResult("status")
     result.data = {"package_version": __version__, "installs": installs, "msd_run": runner}
-    from msd_core.mcp_setup import status as mcp_status  # MCP server registration (msd mcp install)
+    from msd_core.mcp.setup import status as mcp_status  # MCP server registration (msd mcp install)
 
     result.data["mcp"] = mcp_status(project_dir=str(base), config_dir=config_dir)
     return result

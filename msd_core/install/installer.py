@@ -20,18 +20,19 @@ from typing import Callable
 
 from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError, UsageError
-from msd_core.install import origin, ownership, runner_hook
-from msd_core.install import txn
+from msd_core.ownership import origin, created as ownership
+from msd_core.install import runner_hook
+from msd_core.files import txn
 from msd_core.install.lock import install_lock
-from msd_core.install.oserrors import environment_errors
+from msd_core.files.oserrors import environment_errors
 from msd_core.install.plan import Plan, plan_install
-from msd_core.install.pristine import PACK_REL, build_pack
-from msd_core.install.repair import repair_hint
+from msd_core.ownership.pristine import PACK_REL, build_pack
+from msd_core.ownership.hints import repair_hint
 from msd_core.install.source import ContentSource
 from msd_core.install.target import check_target, read_installed
 from msd_core.install.transform import installed_files
 from msd_core.install.versions import refuse_downgrade
-from msd_core.manifest import Manifest, load_manifest
+from msd_core.ownership.manifest import Manifest, load_manifest
 from msd_core.runtimes.base import permission_config
 from msd_core.paths import INSTALL_DIRNAME, MANIFEST_NAME, Target
 from msd_core.result import OperationResult
@@ -79,7 +80,7 @@ def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_chang
     this install's settings.json change when it lives in the same file. Returns
     ((relpath, bytes, manifest record) or None, the result entry)."""
     from msd_core.errors import MsdError
-    from msd_core.fsutil import sha256_bytes
+    from msd_core.files.atomic import sha256_bytes
 
     if not runner_hook.applies(target):
         return None, {"action": "not applicable"}

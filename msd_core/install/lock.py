@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from msd_core.errors import LockTimeout
-from msd_core.fsutil import lock_timeout_from_env
+from msd_core.files.atomic import lock_timeout_from_env
 
 LOCK_NAME = ".msd-core.lock"
 
@@ -31,7 +31,7 @@ def _open_lock_file(path: Path) -> int:
     anything else that is not a regular file, or cannot be created, is named with its cause (exit 1)."""
     import stat
 
-    from msd_core.install.oserrors import env_error
+    from msd_core.files.oserrors import env_error
     from msd_core.install.target import link_error
 
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -57,7 +57,7 @@ def install_lock(config: Path, timeout: float | None = None) -> Iterator[None]:
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
-        from msd_core.fsutil import locked
+        from msd_core.files.atomic import locked
 
         with locked(path, timeout, what=f"the msd install in {config}"):
             yield

@@ -177,7 +177,7 @@ def keep_out_of_git(path: Path) -> str | None:
     """Make git ignore `path` in this clone only: a line in the repository's `info/exclude`
     (never committed, the project's .gitignore untouched). None when done or not needed,
     else a one-line warning."""
-    from msd_core.fsutil import atomic_write_bytes
+    from msd_core.files.atomic import atomic_write_bytes
 
     if ignored_by_git(path) is not False:
         return None
@@ -198,7 +198,7 @@ def keep_out_of_git(path: Path) -> str | None:
 
 
 def _serialise(obj: dict, like: bytes | None) -> bytes:
-    from msd_core.mcp_setup import _style
+    from msd_core.mcp.setup import _style
 
     indent, newline = _style(like)
     return (json.dumps(obj, indent=indent, ensure_ascii=False) + ("\n" if newline else "")).encode("utf-8")
@@ -206,7 +206,7 @@ def _serialise(obj: dict, like: bytes | None) -> bytes:
 
 def read_current(target) -> bytes | None:
     """The hook file's bytes now (None: absent); OperationFailed for a symlink or non-regular file."""
-    from msd_core.mcp_setup import _read
+    from msd_core.mcp.setup import _read
 
     return _read(hook_file(target))
 
@@ -217,7 +217,7 @@ def plan_add(target, base: bytes | None, old_record: dict | None, existed: bool 
     the result entry, the manifest record, warnings). Nothing here writes: the installer puts
     the bytes into its transaction, so a killed install is rolled back like every other file."""
     from msd_core.errors import MsdError
-    from msd_core.mcp_setup import _apply, _parse
+    from msd_core.mcp.setup import _apply, _parse
 
     if not applies(target):
         return None, {"action": "not applicable"}, None, []
@@ -243,7 +243,7 @@ def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes 
     change leaves). Returns (new bytes or None, delete the file?, the result entry, warnings).
     The file is deleted only when msd created it and nothing else is left in it."""
     from msd_core.errors import MsdError
-    from msd_core.mcp_setup import _parse
+    from msd_core.mcp.setup import _parse
 
     if not applies(target):
         return None, False, {"action": "not applicable"}, []
@@ -269,8 +269,8 @@ def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes 
 
 def status_of(target) -> dict:
     """{"path", "present", "runner_dir"?, "ok", "problem"?} for msd's hook of `target`; never writes."""
-    from msd_core.mcp_setup import _peek
-    from msd_core.install.repair import command_for
+    from msd_core.mcp.setup import _peek
+    from msd_core.ownership.hints import command_for
 
     if not applies(target):
         return {"present": False, "ok": True, "applicable": False}

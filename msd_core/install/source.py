@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
-from msd_core.layout import REGISTRY_SOURCE
+from msd_core.shipped.layout import REGISTRY_SOURCE
 
 SKIP_NAMES = {"__pycache__", ".DS_Store", "Thumbs.db", ".gitkeep"}
 
@@ -78,7 +78,7 @@ class ContentSource:
                 if not isinstance(reg, dict):
                     raise OperationFailed(f"{self.label}/{REGISTRY_SOURCE} is not a JSON object")
                 return reg
-        from msd_core.registry import build_registry
+        from msd_core.shipped.registry import build_registry
 
         if isinstance(self.root, Path):
             return build_registry(self.root)

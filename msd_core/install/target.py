@@ -11,7 +11,7 @@ import stat
 from pathlib import Path
 
 from msd_core.errors import IntegrityError, OperationFailed, UsageError
-from msd_core.manifest import _valid_relpath
+from msd_core.ownership.manifest import _valid_relpath
 from msd_core.paths import Target
 
 ALLOW_SYMLINK_FLAG = "--allow-symlink"
@@ -108,7 +108,7 @@ def read_installed(config, relpath: str) -> bytes | None:
     except OSError as exc:
         if os.path.islink(path):
             raise link_error(str(path)) from None
-        from msd_core.install.oserrors import env_error
+        from msd_core.files.oserrors import env_error
 
         raise env_error(exc, path, doing="read") from None
     mode = os.fstat(fd).st_mode

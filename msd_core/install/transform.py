@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 
-from msd_core.layout import command_name_from_source, is_static_name
+from msd_core.shipped.layout import command_name_from_source, is_static_name
 from msd_core.paths import SOURCE_HOME_TOKEN, Target
 
 NAME_LINE = re.compile(r"^name\s*:")
@@ -115,7 +115,7 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
     """Map source files to {installed relpath: bytes} for the target's runtime (msd_core/runtimes);
     also (warnings, skipped-with-reason). `token` replaces `~/.claude/` everywhere instead of the
     target's own (a plugin build)."""
-    from msd_core.layout import AGENTS_PREFIX
+    from msd_core.shipped.layout import AGENTS_PREFIX
     from msd_core.runtimes import get as get_runtime
 
     rt = get_runtime(target.runtime)

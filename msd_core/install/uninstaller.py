@@ -17,19 +17,20 @@ from __future__ import annotations
 import contextlib
 import os
 
-from msd_core import mcp_setup
+from msd_core.mcp import setup as mcp_setup
 from msd_core.errors import IntegrityError, NotInstalledError
-from msd_core.fsutil import sha256_bytes
-from msd_core.install import ownership, runner_hook
-from msd_core.install import txn
+from msd_core.files.atomic import sha256_bytes
+from msd_core.ownership import created as ownership
+from msd_core.install import runner_hook
+from msd_core.files import txn
 from msd_core.install.installer import BACKUPS_PREFIX, MANIFEST_REL, _list_files, check_runtime
 from msd_core.install.lock import install_lock
-from msd_core.install.origin import created_dirs_on_disk
-from msd_core.install.oserrors import environment_errors
+from msd_core.ownership.origin import created_dirs_on_disk
+from msd_core.files.oserrors import environment_errors
 from msd_core.install.plan import NEW_SUFFIX
-from msd_core.install.repair import command_for, repair_command
+from msd_core.ownership.hints import command_for, repair_command
 from msd_core.install.target import check_target, read_installed
-from msd_core.manifest import Manifest, load_manifest
+from msd_core.ownership.manifest import Manifest, load_manifest
 from msd_core.runtimes.base import permission_config
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target
 from msd_core.result import OperationResult

@@ -72,7 +72,7 @@ def corrupt(exc: sqlite3.DatabaseError) -> bool:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    from msd_core.fsutil import lock_timeout_from_env
+    from msd_core.files.atomic import lock_timeout_from_env
 
     return sqlite3.connect(str(path), timeout=lock_timeout_from_env())
 
@@ -96,7 +96,7 @@ def _check_plain(path: Path) -> bool:
     import stat
 
     from msd_core.errors import OperationFailed
-    from msd_core.safe_read import kind
+    from msd_core.files.safe_read import kind
 
     for p in (path, Path(f"{path}-journal"), Path(f"{path}-wal")):
         try:

@@ -13,11 +13,11 @@ import sqlite3
 import time
 from pathlib import Path
 
-from msd_core.fsutil import sha256_bytes
-from msd_core.safe_read import read_regular
+from msd_core.files.atomic import sha256_bytes
+from msd_core.files.safe_read import read_regular
 
 MAX_INDEX_BYTES = 8 << 20  # a planning file larger than this is skipped, not indexed
-from msd_core.record import field, record
+from msd_core.lean.record import field, record
 
 KINDS = (("SUMMARY", "summary"), ("CONTEXT", "context"), ("RESEARCH", "research"), ("VERIFICATION", "verification"))
 FACT_FIELDS = ("provides", "affects", "requires", "patterns", "decisions", "tech_stack", "key_files", "tags")

@@ -1,6 +1,6 @@
 """Where the memory database lives and how a query gets a fresh index.
 
-The database lives in `.planning/.msd/`, which ignores itself (msd_core.private_dir):
+The database lives in `.planning/.msd/`, which ignores itself (msd_core.files.private_dir):
 the project's own .gitignore is never edited."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from msd_core import paths
-from msd_core.fsutil import lock_timeout_from_env, locked
+from msd_core.files.atomic import lock_timeout_from_env, locked
 from msd_core.memory.db import failure, open_db
 from msd_core.memory.indexer import IndexReport, index_project
 

@@ -42,7 +42,7 @@ import os
 import re
 from pathlib import Path
 
-from msd_core.fsutil import sha256_bytes
+from msd_core.files.atomic import sha256_bytes
 from msd_core.planning.plan import Plan, parse_plan
 
 COMPILER_VERSION = 1
@@ -161,7 +161,7 @@ class Compiler:
     # ---------------------------------------------------------------- resolving
     def manifest(self):
         if self._manifest is None:
-            from msd_core.manifest import load_manifest
+            from msd_core.ownership.manifest import load_manifest
 
             self._manifest = load_manifest(self.config)
         return self._manifest
@@ -184,7 +184,7 @@ class Compiler:
         return f"{self.root.name}/{tail}"
 
     def read_installed(self, rel: str) -> bytes:
-        from msd_core.manifest import read_verified
+        from msd_core.ownership.manifest import read_verified
 
         man = self.manifest()
         if rel not in man.files:
@@ -204,7 +204,7 @@ class Compiler:
             raise Refused("resolves outside the project (symlink or escape)")
         if any(ch in ref for ch in "*?["):
             raise Refused("glob patterns are not expanded")
-        from msd_core.safe_read import FileTooLarge, NotRegularFile, read_regular
+        from msd_core.files.safe_read import FileTooLarge, NotRegularFile, read_regular
 
         try:
             data = read_regular(real, MAX_FILE_BYTES)
@@ -284,7 +284,7 @@ class Compiler:
         """Current hash of a refused reference's project file (so its appearance makes the output stale)."""
         if os.path.isabs(ref) or ref.startswith(("~", "$")) or ".." in Path(ref).parts:
             return None
-        from msd_core.safe_read import read_regular
+        from msd_core.files.safe_read import read_regular
 
         try:
             return _sha(read_regular(self.project / ref, MAX_FILE_BYTES, follow_symlinks=False))
@@ -340,7 +340,7 @@ def recorded_inputs(compiled_text: str) -> dict | None:
 
 def stale_inputs(meta: dict, compiler: Compiler) -> list[str]:
     """Inputs whose current hash differs from the recorded one (empty list: fresh)."""
-    from msd_core.safe_read import read_regular
+    from msd_core.files.safe_read import read_regular
 
     if meta.get("compiler") != COMPILER_VERSION:
         return ["compiler version"]
@@ -364,10 +364,10 @@ def stale_inputs(meta: dict, compiler: Compiler) -> list[str]:
 
 
 def _current_installed(compiler: Compiler, rel: str) -> str | None:
-    from msd_core.safe_read import read_regular
+    from msd_core.files.safe_read import read_regular
 
     try:
-        from msd_core.manifest import safe_path
+        from msd_core.ownership.manifest import safe_path
 
         return _sha(read_regular(safe_path(compiler.config, rel), follow_symlinks=False))
     except Exception:

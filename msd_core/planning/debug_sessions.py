@@ -53,7 +53,7 @@ def _check_slug(slug: str) -> str:
 
 
 def _read(path: Path) -> str:
-    from msd_core.safe_read import read_regular
+    from msd_core.files.safe_read import read_regular
 
     try:
         return read_regular(path, MAX_BYTES, follow_symlinks=False).decode("utf-8", errors="replace")
@@ -126,14 +126,14 @@ def list_sessions(root: Path, include_closed: bool = False) -> list[dict]:
 
 
 def _lock(root: Path):
-    from msd_core.fsutil import lock_timeout_from_env, locked
-    from msd_core.private_dir import ensure_private_dir
+    from msd_core.files.atomic import lock_timeout_from_env, locked
+    from msd_core.files.private_dir import ensure_private_dir
 
     return locked(ensure_private_dir(root) / "debug.lock", lock_timeout_from_env(), what="debug sessions")
 
 
 def start(root: Path, symptom: str, slug: str | None = None, mode: str = "diagnose", source: str | None = None) -> dict:
-    from msd_core.fsutil import atomic_write_text
+    from msd_core.files.atomic import atomic_write_text
 
     symptom = " ".join((symptom or "").split())
     if not symptom:
@@ -167,7 +167,7 @@ def resume(root: Path, slug: str | None = None) -> dict:
 
 
 def close(root: Path, slug: str, outcome: str) -> dict:
-    from msd_core.fsutil import atomic_write_text
+    from msd_core.files.atomic import atomic_write_text
 
     if outcome not in ("resolved", "abandoned"):
         raise UsageError(f"--as {outcome!r}: resolved or abandoned")

@@ -68,7 +68,7 @@ class FactCache:
         if path is None:
             return
         try:
-            from msd_core.safe_read import read_regular
+            from msd_core.files.safe_read import read_regular
 
             raw = json.loads(read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False))
             if isinstance(raw, dict) and raw.get("version") == CACHE_VERSION and isinstance(raw.get("files"), dict):
@@ -97,7 +97,7 @@ class FactCache:
         for rel in stale:
             del self.entries[rel]
         try:
-            from msd_core.fsutil import atomic_write_bytes
+            from msd_core.files.atomic import atomic_write_bytes
             from msd_core.planning.project import private_dir
 
             root = self.path.parent.parent.parent  # <root>/.planning/.msd/<cache>

@@ -26,7 +26,7 @@ import os
 import re
 from pathlib import Path
 
-from msd_core.lazy_pattern import lazy
+from msd_core.lean.lazy_pattern import lazy
 
 _NUM_RE = lazy(r"^0*(\d+)((?:\.\d+)*)(?=$|[^\d.])")
 _ARCHIVE_V_RE = lazy(r"^v?[\d.]+.*-phases$")

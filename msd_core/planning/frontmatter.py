@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from msd_core.lazy_pattern import lazy
+from msd_core.lean.lazy_pattern import lazy
 
 _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.M)

@@ -2,7 +2,7 @@
 
 Each operation is planned on an in-memory copy of the current milestone (ROADMAP.md,
 REQUIREMENTS.md, STATE.md and the `phases/` folders it touches), then applied in ONE
-transaction of `msd_core.install.txn` rooted at `.planning/` (stage every file, write a
+transaction of `msd_core.files.txn` rooted at `.planning/` (stage every file, write a
 journal, replace/delete, mark committed): a process killed at any point leaves the old
 numbering or the new one, and the next `msd_run phase` call recovers (rolls back a
 prepared journal, finishes a committed one) before it reads anything. The whole
@@ -23,7 +23,7 @@ move N --after M   an unexecuted phase N leaves its place (later phases close th
                    in remove) and becomes the next decimal phase after M, keeping its
                    files and its ROADMAP details.
 
-Standard library only (msd_core.install.txn is imported when a change is applied).
+Standard library only (msd_core.files.txn is imported when a change is applied).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import re
 from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
-from msd_core.flows.roadmap import phase_sort_key, roadmap_phases
+from msd_core.planning.roadmap import phase_sort_key, roadmap_phases
 from msd_core.planning import roadmap_edit as re_
 from msd_core.planning.discovery import folder_prefix_of, normalize_phase, phase_dirs
 
@@ -95,7 +95,7 @@ class Model:
         """Every file under a phase folder (relative names); symlinks and special files refused."""
         if folder in self.files:
             return self.files[folder]
-        from msd_core.safe_read import read_regular
+        from msd_core.files.safe_read import read_regular
 
         base = self.planning / "phases" / folder
         out: dict[str, bytes] = {}
@@ -342,7 +342,7 @@ def apply(root: Path, res: Result, *, dry_run: bool = False) -> dict:
         report["notes"] = res.notes
     if dry_run:
         return report
-    from msd_core.install import txn
+    from msd_core.files import txn
 
     changes = txn.Changes(puts=dict(res.puts), deletes=list(res.deletes), rmdirs=list(res.rmdirs))
     if not changes.empty():
@@ -351,7 +351,7 @@ def apply(root: Path, res: Result, *, dry_run: bool = False) -> dict:
 
 
 def recover(root: Path) -> str | None:
-    from msd_core.install import txn
+    from msd_core.files import txn
 
     planning = Path(root) / ".planning"
     if not txn.pending(planning):

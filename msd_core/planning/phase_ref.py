@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 
 from msd_core.errors import UsageError
-from msd_core.lazy_pattern import lazy
+from msd_core.lean.lazy_pattern import lazy
 from msd_core.planning.discovery import PhaseDir, folder_prefix_of, normalize_phase, phase_dirs
 
 _REF_RE = lazy(
@@ -148,7 +148,7 @@ def _roadmap_name(planning: Path, number: str) -> str | None:
         text = (planning / "ROADMAP.md").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    from msd_core.flows.roadmap import roadmap_phases
+    from msd_core.planning.roadmap import roadmap_phases
 
     for p in roadmap_phases(text):
         if p.number == number:

@@ -18,7 +18,7 @@ MAX_READ = 1024 * 1024
 
 
 def _text(path: Path) -> str:
-    from msd_core.safe_read import read_regular
+    from msd_core.files.safe_read import read_regular
 
     try:
         return read_regular(path, MAX_READ, follow_symlinks=False).decode("utf-8", errors="replace")

@@ -64,7 +64,7 @@ def read_text_file(path: Path, what: str, max_bytes: int = MAX_STATE_BYTES, *, e
     """
     import errno
 
-    from msd_core.safe_read import FileTooLarge, NotRegularFile, read_regular
+    from msd_core.files.safe_read import FileTooLarge, NotRegularFile, read_regular
 
     try:
         raw = read_regular(path, max_bytes, follow_symlinks=follow_symlinks)
@@ -95,7 +95,7 @@ def warn(message: str) -> None:
 
 
 def private_dir(root: Path) -> Path:
-    """`.planning/.msd/`, created on first use (see msd_core.private_dir)."""
-    from msd_core.private_dir import ensure_private_dir
+    """`.planning/.msd/`, created on first use (see msd_core.files.private_dir)."""
+    from msd_core.files.private_dir import ensure_private_dir
 
     return ensure_private_dir(root)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 
-from msd_core.lazy_pattern import lazy
+from msd_core.lean.lazy_pattern import lazy
 
 NOT_SIMPLE = object()
 

@@ -40,7 +40,7 @@ import re
 import time
 
 from msd_core.errors import UsageError
-from msd_core.lazy_pattern import lazy
+from msd_core.lean.lazy_pattern import lazy
 from msd_core.planning.frontmatter import locate, split_frontmatter
 from msd_core.planning.state_labels import field_names, section_names
 

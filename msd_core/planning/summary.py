@@ -218,7 +218,7 @@ def summary_facts(path: Path, *, relative_to: Path | None = None, folder_phase: 
     try:
         if path.is_symlink():
             return Skip(shown, "symlink (not followed)")
-        from msd_core.safe_read import FileTooLarge, read_regular
+        from msd_core.files.safe_read import FileTooLarge, read_regular
 
         raw = read_regular(path, MAX_SUMMARY_BYTES, follow_symlinks=False)
     except FileTooLarge:

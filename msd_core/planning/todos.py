@@ -105,7 +105,7 @@ def mark_done(text: str, item: dict, note: str | None = None) -> str:
 def current_phase(root: Path) -> str | None:
     """The phase `msd_run next` would route to (None when there is none or it cannot be read)."""
     try:
-        from msd_core.flows.route import phase_states
+        from msd_core.progress.route import phase_states
 
         road = root / ".planning" / "ROADMAP.md"
         text = road.read_text(encoding="utf-8", errors="replace") if road.is_file() and not road.is_symlink() else ""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from msd_core import paths
 from msd_core.errors import IntegrityError, NotInstalledError
-from msd_core.manifest import Manifest, load_manifest, read_verified
+from msd_core.ownership.manifest import Manifest, load_manifest, read_verified
 
 
 class Install:
@@ -50,7 +50,7 @@ def root_path(root: str | os.PathLike | None) -> Path:
 
 
 def repair_hint(config: Path, scope: str | None) -> str:
-    from msd_core.install.repair import repair_hint as hint  # only on a failure: off the hot path
+    from msd_core.ownership.hints import repair_hint as hint  # only on a failure: off the hot path
 
     return hint(config, scope)
 

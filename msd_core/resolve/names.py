@@ -1,7 +1,7 @@
 """Names that may select installed content (workflow stems, agent names).
 
 A name is checked here, before anything touches the filesystem: ASCII lower-case words
-joined by single hyphens, at most 64 characters (msd_core.layout.is_static_name), and no
+joined by single hyphens, at most 64 characters (msd_core.shipped.layout.is_static_name), and no
 trailing newline, which a `$`-anchored regex would let through. Nothing from arguments,
 config or the project ever becomes part of a path; a valid name is only a key into the
 manifest's registry.
@@ -10,7 +10,7 @@ manifest's registry.
 from __future__ import annotations
 
 from msd_core.errors import UsageError
-from msd_core.layout import MAX_NAME_LEN, is_static_name
+from msd_core.shipped.layout import MAX_NAME_LEN, is_static_name
 
 
 def is_valid_name(name: object) -> bool:

@@ -1,7 +1,7 @@
 """`msd_run autonomous [--until <n>] [--max-gap-rounds <k>] [--reset]`: the next step of an autonomous run.
 
 JSON {"action": "run"|"stop"|"done", "command", "why", "route", "phase", "steps"}. Rules in
-msd_core.flows.autonomous. Exit 0 always when decided (read `action`); 1 damaged run
+msd_core.progress.autonomous. Exit 0 always when decided (read `action`); 1 damaged run
 memory; 2 bad usage; 4 lock timeout.
 """
 
@@ -23,7 +23,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace):
     import re
 
-    from msd_core.flows.autonomous import step
+    from msd_core.progress.autonomous import step
     from msd_core.planning.discovery import normalize_phase
 
     until = None

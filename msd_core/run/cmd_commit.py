@@ -1,4 +1,4 @@
-"""`msd_run commit`: commit exactly the named paths (rules in msd_core.git.scoped_commit).
+"""`msd_run commit`: commit exactly the named paths (rules in msd_core.execution.commit).
 
     msd_run commit -m "<msg>" [--plan <plan-path>] [--task <n>] [--deviation "<why>"] --files <path>...
     msd_run commit -m "<msg>" [--plan <plan-path>] ... -- <path>...
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace):
     from pathlib import Path
 
     from msd_core.errors import UsageError
-    from msd_core.git import scoped_commit as sc
+    from msd_core.execution import commit as sc
 
     cwd = Path(args.cwd).expanduser() if args.cwd else Path.cwd()
     if args.cwd and not cwd.is_dir():

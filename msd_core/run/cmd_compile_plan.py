@@ -39,7 +39,7 @@ def run(args: argparse.Namespace):
         raise OperationFailed(f"{out} is a symlink; refusing to write through it")
     compiler = cp.Compiler(plan_path, project, root)
 
-    from msd_core.safe_read import read_regular
+    from msd_core.files.safe_read import read_regular
 
     meta = None
     try:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace):
         result.update({"status": "fresh"})
         return result
 
-    from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
+    from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
 
     from msd_core.planning.project import private_dir
 

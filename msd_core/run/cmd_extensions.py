@@ -1,4 +1,4 @@
-"""`msd_run extensions <agent> ...`: the extension files a subagent must read (rules in msd_core.extensions).
+"""`msd_run extensions <agent> ...`: the extension files a subagent must read (rules in msd_core.agents.extensions).
 
   msd_run extensions executor --plan <plan-path> [--completed <n>] --root ~/.claude/msd-core [--raw]
   msd_run extensions planner --phase-dir <phase-dir> [--gaps] [--revision] [--new-deps] --root ~/.claude/msd-core [--raw]
@@ -58,7 +58,7 @@ def _phase_folder(value: str | None, base: Path) -> Path | None:
 
 def run(args: argparse.Namespace):
     from msd_core.errors import UsageError
-    from msd_core.extensions import select_extensions
+    from msd_core.agents.extensions import select_extensions
     from msd_core.paths import default_resolve_root
 
     base = Path(args.cwd).expanduser().absolute() if args.cwd else Path.cwd()

@@ -1,4 +1,4 @@
-"""`msd_run model <agent> [--raw]`: the model to pass when spawning an agent (rules in msd_core.models).
+"""`msd_run model <agent> [--raw]`: the model to pass when spawning an agent (rules in msd_core.agents.models).
 
 JSON {"agent", "role", "profile", "model"} (model null for `inherit`); `--raw` prints the
 model name, or an empty line when no model is to be passed. Exit 2 for an unknown agent.
@@ -17,7 +17,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace):
     from msd_core.config import store
-    from msd_core.models import model_for, role_of
+    from msd_core.agents.models import model_for, role_of
 
     role = role_of(args.agent)
     profile = str(store.get_value("model_profile", args.cwd))

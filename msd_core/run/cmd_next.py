@@ -3,7 +3,7 @@
     -> {"route": "execute-phase", "command": "/msd-execute-phase 3", "reason": "...", "phase": {...}}
 
 Routes: new-project, resume-work, discuss-phase, plan-phase, execute-phase, verify-work,
-plan-gaps, complete-milestone, new-milestone. The rules live in msd_core.flows.route.
+plan-gaps, complete-milestone, new-milestone. The rules live in msd_core.progress.route.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def run(args):
     from pathlib import Path
 
     from msd_core.errors import UsageError
-    from msd_core.flows.route import decide
+    from msd_core.progress.route import decide
 
     if args.cwd and not Path(args.cwd).expanduser().is_dir():
         raise UsageError(f"--cwd {args.cwd} is not a folder")

@@ -36,7 +36,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace):
-    from msd_core.fsutil import lock_timeout_from_env, locked
+    from msd_core.files.atomic import lock_timeout_from_env, locked
     from msd_core.planning import phase_ops, project
 
     root = project.project_root(args.cwd)
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace):
         report.setdefault("notes", []).insert(0, recovered)
     if not args.dry_run and (root / ".planning" / "STATE.md").is_file():
         from msd_core.errors import MsdError
-        from msd_core.planning.state_sync import sync
+        from msd_core.progress.state_sync import sync
 
         try:
             report["state"] = {"synced": sync(root)["written"]}

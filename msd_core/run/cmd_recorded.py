@@ -30,7 +30,7 @@ def cwd_of(args: argparse.Namespace):
 
 def run(args: argparse.Namespace):
     from msd_core.errors import OperationFailed
-    from msd_core.git import recorded
+    from msd_core.execution import recorded
     from msd_core.git.runner import main_checkout
 
     root = main_checkout(cwd_of(args))

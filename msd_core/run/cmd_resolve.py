@@ -66,7 +66,7 @@ def _budget(text) -> int:
 
 
 def _trace(resolved) -> None:
-    from msd_core import trace
+    from msd_core.resolve import trace
 
     trace.record(resolved.layers, "resolve", "stem", resolved.stem, resolved.compact, [p.path for p in resolved.parts])
 

@@ -6,7 +6,7 @@ get SECTION    {"file", "section", "level", "fields", "content"}; a name that is
 patch          {"file", "written", "changed": [...], "not_found": [...]}; exit 0 when every
                requested change was made, 1 when something was not found (the rest is
                still written; the JSON is printed either way), 2 bad value, 4 lock timeout
-sync           recompute the derived lines (msd_core.planning.state_sync) and write the ones
+sync           recompute the derived lines (msd_core.progress.state_sync) and write the ones
                that changed: {"file", "in_sync", "written", "changed": [{field, line, old, new}],
                "missing": [...]}; exit 0 (4 lock timeout). `--check` writes nothing and exits 1
                when a line would change. `--raw` prints the changes as `-old` / `+new` lines.
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace):
     root = project.project_root(getattr(args, "cwd", None))
     path = project.state_file(root)
     if args.action == "sync":
-        from msd_core.planning.state_sync import sync
+        from msd_core.progress.state_sync import sync
 
         report = sync(root, check=args.check)
         if args.raw:
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace):
     ops = getattr(args, "ops", None) or []
     if not ops:
         raise UsageError("state patch: nothing to change", hint="give --position, --status, --add-decision, ... ")
-    from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
+    from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
 
     with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md", anchor=root):
         raw, text = project.read_text_file(path, "STATE.md")

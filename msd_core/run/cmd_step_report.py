@@ -4,7 +4,7 @@
     msd_run step-report --ticket /abs/...ticket.json plans=3 issues='["a"]'
 
 Checked on the spot against the step's expects; exit 2 with every problem when it fails.
-The logic lives in msd_core.step_report; this module only parses.
+The logic lives in msd_core.chain.step_report; this module only parses.
 """
 
 from __future__ import annotations
@@ -19,6 +19,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> dict:
-    from msd_core.step_report import report
+    from msd_core.chain.step_report import report
 
     return report(args.ticket, args.result, args.pairs)

@@ -39,7 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace):
-    from msd_core.fsutil import atomic_write_bytes, lock_timeout_from_env, locked
+    from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
     from msd_core.planning import project, todos
 
     root = project.project_root(args.cwd)
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace):
         report = phase_ops.apply(root, res, dry_run=args.dry_run)
     if not args.dry_run:
         from msd_core.errors import MsdError
-        from msd_core.planning.state_sync import sync
+        from msd_core.progress.state_sync import sync
 
         try:
             sync(root)

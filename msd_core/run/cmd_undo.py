@@ -1,6 +1,6 @@
 """`msd_run undo --plan <plan> | --phase <n> [--dry-run]`: revert only the commits msd recorded.
 
-Rules in msd_core.git.undo. JSON {"ok", "target", "commits", ...}; a refusal prints the
+Rules in msd_core.execution.undo. JSON {"ok", "target", "commits", ...}; a refusal prints the
 JSON with "refused" and exits 1 (nothing changed). Exit 2 bad usage, 4 lock timeout.
 """
 
@@ -20,7 +20,7 @@ def run(args: argparse.Namespace):
     import json
     import sys
 
-    from msd_core.git.undo import undo
+    from msd_core.execution.undo import undo
     from msd_core.run.cmd_recorded import cwd_of
 
     out = undo(cwd_of(args), phase=args.phase, plan=args.plan, dry_run=args.dry_run)

@@ -1,4 +1,4 @@
-"""`msd_run wave ...`: a phase's waves (rules in msd_core.execution.waves and msd_core.git.wave_merge).
+"""`msd_run wave ...`: a phase's waves (rules in msd_core.execution.waves and msd_core.execution.wave_merge).
 
     msd_run wave plan --phase-dir <phase-dir> [--skip <plan-id>]...
         the next wave: runnable plans, batches (parallel: isolated worktrees, at most
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace):
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd} is not a directory")
     if args.action == "sync":
-        from msd_core.git.wave_merge import sync_worktree
+        from msd_core.execution.wave_merge import sync_worktree
 
         return sync_worktree(cwd, args.base)
 
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace):
     root = project.project_root(str(cwd))
     phase = _phase_path(root, args.phase_dir)
     if args.action == "merge":
-        from msd_core.git.wave_merge import merge_wave
+        from msd_core.execution.wave_merge import merge_wave
 
         overrides: dict[str, list[str]] = {}
         for item in args.branch:

@@ -29,10 +29,10 @@ def _import_argparse():
     argparse looks each of its messages up in gettext's catalogues: a `locale` import and a
     search of the locale folders per message, about 1 ms of every msd_run call. Its messages
     are read by agents, in English (Python ships no catalogue for them), so they are taken as
-    is, and argparse is imported against a stand-in for gettext (msd_core.stand_in: importing
+    is, and argparse is imported against a stand-in for gettext (msd_core.run.stand_in: importing
     gettext compiles a pattern, ~0.4 ms).
     """
-    from msd_core.stand_in import import_with
+    from msd_core.run.stand_in import import_with
 
     module = import_with("argparse", {"gettext": {"gettext": _untranslated, "ngettext": _untranslated_n}})
     module._ = _untranslated
@@ -41,8 +41,8 @@ def _import_argparse():
 
 
 def _import_pathlib() -> None:
-    """Every command uses pathlib: load it now, without urllib.parse and ipaddress (msd_core.stand_in)."""
-    from msd_core.stand_in import import_pathlib
+    """Every command uses pathlib: load it now, without urllib.parse and ipaddress (msd_core.run.stand_in)."""
+    from msd_core.run.stand_in import import_pathlib
 
     import_pathlib()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from msd_core.layout import AGENTS_PREFIX, COMMANDS_PREFIX, CORE_PREFIX
+from msd_core.shipped.layout import AGENTS_PREFIX, COMMANDS_PREFIX, CORE_PREFIX
 from msd_core.paths import RUNTIME_DIRS, SOURCE_HOME_TOKEN, Target
 
 COMMAND_REF = re.compile(r"(?<![\w./-])/msd-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\b")
@@ -170,7 +170,7 @@ __all__ = ["Runtime", "parse_frontmatter", "description_of", "core_relpath", "co
 
 class _OwnFilePermission:
     """For a runtime whose permission is a file of our own (installed like content): no shared
-    config file to change. Same surface as msd_core/install/settings.py."""
+    config file to change. Same surface as msd_core/runtimes/claude_settings.py."""
 
     SETTINGS_REL = None
     BEFORE_REL = "msd-core/.msd/settings.before.json"
@@ -178,13 +178,13 @@ class _OwnFilePermission:
 
     @staticmethod
     def plan_add(config, old_record, old_permission):
-        from msd_core.install.settings import SettingsChange
+        from msd_core.runtimes.claude_settings import SettingsChange
 
         return SettingsChange(note="own policy file")
 
     @staticmethod
     def plan_remove(config, record, permission, before):
-        from msd_core.install.settings import SettingsChange
+        from msd_core.runtimes.claude_settings import SettingsChange
 
         return SettingsChange(note="own policy file")
 

@@ -1,13 +1,13 @@
 """Claude Code: commands become skills (skills/msd-<name>/SKILL.md), agents stay agents/*.md,
-the `Bash(msd_run *)` permission goes into settings.json (msd_core/install/settings.py).
+the `Bash(msd_run *)` permission goes into settings.json (msd_core/runtimes/claude_settings.py).
 The host renders `!` shell lines in a skill, so detail parts are inserted before the model reads it.
 """
 
 from __future__ import annotations
 
-from msd_core.install import settings as settings_mod
+from msd_core.runtimes import claude_settings as settings_mod
 from msd_core.install.transform import home_token, skill_from_command
-from msd_core.layout import installed_relpath
+from msd_core.shipped.layout import installed_relpath
 from msd_core.paths import Target
 from msd_core.runtimes.base import Runtime
 

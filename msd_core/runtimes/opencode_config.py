@@ -7,17 +7,17 @@ is unchanged). A user's opencode.json: the entry is inserted as text (jsonc_edit
 other byte is kept; uninstall restores the saved bytes when nothing else changed, else removes
 exactly the inserted text. A file that does not parse, or whose `permission`/`bash` is not an
 object (e.g. "permission": "ask" -- the user's choice), is left untouched with a warning.
-Same surface as msd_core/install/settings.py.
+Same surface as msd_core/runtimes/claude_settings.py.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from msd_core.fsutil import sha256_bytes
-from msd_core.install.settings import SettingsChange
+from msd_core.files.atomic import sha256_bytes
+from msd_core.runtimes.claude_settings import SettingsChange
 from msd_core.install.target import read_installed
-from msd_core.runtimes.jsonc_edit import JsoncError, insert_entry, remove_snippet
+from msd_core.files.jsonc_edit import JsoncError, insert_entry, remove_snippet
 
 SETTINGS_REL = "opencode.json"
 BEFORE_REL = "msd-core/.msd/settings.before.json"

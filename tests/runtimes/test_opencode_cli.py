@@ -17,7 +17,7 @@ import pytest
 
 from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
-from msd_core.manifest import load_manifest
+from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import resolve_target
 from tests.runtimes.clis import cli_binary
 

@@ -1,0 +1,259 @@
+"""`msd_run commit`: commit exactly the named paths of one plan, and record the commit.
+
+Rules (each refusal is one line, nothing is staged or committed by a refused call):
+- The paths are taken relative to the working tree that holds `cwd` (main checkout or a
+  linked worktree). A path outside it, inside `.git/`, under `.planning/.msd/` or a
+  `*.compiled.md` build file is refused (exit 2).
+- With `--plan`, every path must be one the plan declares (`files_modified` and the
+  tasks' `<files>`; a declared folder `src/auth/` covers what is under it) or the plan's
+  own SUMMARY. Anything else is refused (exit 1) unless `--deviation "<why>"` is given;
+  the reason is recorded with the commit. Without `--plan` (planning documents, a
+  debugger's fix) the named paths are committed as named, and nothing is recorded.
+- `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`);
+  when nothing else is left the call commits nothing and says so (exit 0). The config is
+  read only when a path is under `.planning/` (it decides nothing else).
+- No change in the named paths: refused (exit 1) before anything is staged or any hook
+  runs, never an empty commit.
+- Staging and committing run under the project's commit lock, and the commit is made with
+  a pathspec (`git commit -- <paths>`, which takes the working tree's content of the named
+  paths): whatever else is staged, by anyone, stays staged and out of this commit.
+- What changed: one `git status` of the paths (msd_core.git.path_status) lists the paths
+  whose content differs from HEAD and those git must `git add` first (new files); a tracked
+  change needs no `git add`. In a state status does not settle (a path changed both in the
+  index and in the tree, a rename record, a conflict, a submodule) the paths are staged and
+  `git diff-index` lists what is staged, as before.
+- The files a commit holds: when no hook can run (msd_core.git.hooks), that list, and the
+  hash from HEAD's files; with a hook anywhere, what `git diff-tree` reports for the new
+  HEAD (a pre-commit hook may stage more, a post-commit hook may amend).
+- The commit (hash, the files git reports for it, message, task, branch, worktree) is
+  appended to the plan's run record (msd_core.execution.run_record) in the main checkout.
+
+Standard library only (PyYAML is loaded lazily only to read the plan's frontmatter).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from msd_core.errors import OperationFailed, UsageError
+from msd_core.execution import run_record
+from msd_core.git.runner import (INDEX_LOCK_WAIT, commit_and_files, current_branch, first_line, git, git_start,
+                                 head, main_checkout, repo_paths, toplevel)
+
+
+def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:
+    if not raw or "\x00" in raw:
+        raise UsageError("an empty path cannot be committed")
+    p = Path(raw)
+    absolute = p if p.is_absolute() else cwd / p
+    norm = os.path.normpath(str(absolute))
+    top_s = os.path.normpath(str(top))
+    if norm != top_s and not norm.startswith(top_s + os.sep):
+        # the tree may be reached through a symlinked path (macOS /tmp): compare resolved parents
+        try:
+            rel = Path(norm).resolve().relative_to(top.resolve())
+        except ValueError:
+            raise UsageError(f"{raw} is outside the working tree {top}") from None
+        rel_s = rel.as_posix()
+    else:
+        rel_s = Path(os.path.relpath(norm, top_s)).as_posix()
+    if rel_s in ("", "."):
+        raise UsageError(f"{raw} names the whole working tree; name files")
+    parts = rel_s.split("/")
+    if ".git" in parts:
+        raise UsageError(f"{raw} is inside .git/")
+    if rel_s.startswith(".planning/.msd/") or rel_s == ".planning/.msd":
+        raise UsageError(f"{raw} is msd's private folder (.planning/.msd/), never committed")
+    if rel_s.endswith(".compiled.md"):
+        raise UsageError(f"{raw} is a compiled plan (build output), never committed")
+    return rel_s
+
+
+DECLARED_KEYS = frozenset({"files-modified"})  # split_frontmatter's normalised form of files_modified
+
+
+class PlanScope:
+    """What one plan may commit: its declared files and its SUMMARY."""
+
+    def __init__(self, plan_path: Path, top: Path, main: Path):
+        from msd_core.planning.discovery import plan_id
+        from msd_core.planning.plan import normalize_declared, parse_plan
+        from msd_core.planning.project import read_text_file
+
+        _raw, text = read_text_file(plan_path, "plan", error=UsageError)
+        plan = parse_plan(text, DECLARED_KEYS)  # the files a plan declares; the rest of its frontmatter is not read
+        if plan.frontmatter_error and not plan.frontmatter:
+            raise OperationFailed(f"plan {plan_path} has no readable frontmatter ({plan.frontmatter_error})")
+        self.plan_id = plan_id(plan_path)
+        self.phase_dir = plan_path.parent.name
+        self.declared = [normalize_declared(f) for f in plan.files if f.strip()]
+        rel_dir = None
+        for base in (top, main):
+            try:
+                rel_dir = plan_path.resolve().parent.relative_to(base.resolve()).as_posix()
+                break
+            except ValueError:
+                continue
+        if rel_dir is None:
+            raise UsageError(f"plan {plan_path} is neither in this working tree nor in the main checkout")
+        self.plan_rel = f"{rel_dir}/{plan_path.name}"
+        self.summary_rel = f"{rel_dir}/{self.plan_id}-SUMMARY.md"
+
+    def covers(self, rel: str) -> bool:
+        if rel == self.summary_rel:
+            return True
+        for d in self.declared:
+            if d.endswith("/") and rel.startswith(d):
+                return True
+            if rel == d:
+                return True
+        return False
+
+
+def _commit_docs(main: Path) -> bool:
+    from msd_core.config.store import get_bool
+
+    try:
+        return get_bool("commit_docs", cwd=main)
+    except UsageError:
+        return True
+
+
+def _stage(top: Path, rels: list[str]) -> None:
+    added = git(["add", "--", *rels], top, check=False, lock_wait=INDEX_LOCK_WAIT)
+    if added.returncode != 0:
+        raise OperationFailed(f"git add refused the paths: {first_line(added.stderr)}")
+
+
+def _staged_after_add(top: Path, rels: list[str]) -> list[str] | None:
+    """The staged changes among the paths (plumbing: no rename detection, the paths diff-tree
+    reports); [] when there is none; None when git cannot say and the commit must decide."""
+    listed = git(["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", *rels], top, check=False)
+    if listed.returncode == 0:
+        return [p for p in listed.stdout.split("\0") if p]
+    if head(top) is not None:
+        return None  # diff could not tell: let `git commit` decide and report
+    # no commit yet: anything staged among the paths is a change
+    return None if git(["ls-files", "--", *rels], top).stdout.strip() else []
+
+
+def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None = None,
+                  deviation: str | None = None, task: int | None = None) -> dict:
+    if not message or not message.strip():
+        raise UsageError("a commit message is required (-m '<type>(<scope>): <what>')")
+    if not paths:
+        raise UsageError("name the files to commit: --files <path> [<path> ...] (or -- <path> ...)")
+    if deviation is not None and not deviation.strip():
+        raise UsageError("--deviation needs the reason it is recorded with")
+    cwd = Path(cwd).absolute()
+    top, main, linked = repo_paths(cwd)
+    rels: list[str] = []
+    for raw in paths:
+        rel = _rel_in_tree(top, cwd, raw)
+        if rel not in rels:
+            rels.append(rel)
+
+    scope = None
+    outside: list[str] = []
+    if plan:
+        plan_path = Path(plan).expanduser()
+        plan_path = plan_path if plan_path.is_absolute() else cwd / plan_path
+        scope = PlanScope(plan_path, top, main)
+        outside = [r for r in rels if not scope.covers(r)]
+        if outside and deviation is None:
+            raise OperationFailed(
+                f"not in plan {scope.plan_id}'s files_modified: {', '.join(outside)}",
+                hint='commit only the plan\'s files; a recorded deviation passes --deviation "<why>"',
+            )
+
+    skipped_docs: list[str] = []
+    if any(r.startswith(".planning/") for r in rels) and not _commit_docs(main):
+        skipped_docs = [r for r in rels if r.startswith(".planning/")]
+        rels = [r for r in rels if not r.startswith(".planning/")]
+    base = {"plan": scope.plan_id if scope else None, "skipped_docs": skipped_docs}
+    if not rels:
+        return {**base, "committed": False, "reason": "commit_docs is false: planning files stay uncommitted",
+                "files": []}
+
+    from msd_core.files.atomic import lock_timeout_from_env, locked
+
+    with locked(run_record.lock_path(main), lock_timeout_from_env(), what="the project's commit lock"):
+        missing = []
+        for rel in rels:
+            if not os.path.lexists(top / rel):
+                tracked = git(["ls-files", "--error-unmatch", "--", rel], top, check=False)
+                if tracked.returncode != 0:
+                    missing.append(rel)
+        if missing:
+            raise OperationFailed(f"no such file (neither on disk nor tracked): {', '.join(missing)}")
+        # one `git status` says what a commit of the paths holds (msd_core.git.path_status); whether a
+        # hook could run is read from the files meanwhile
+        from msd_core.git import path_status
+        from msd_core.git.hooks import may_run_hooks
+
+        with path_status.start(top, rels) as status:
+            hooks = may_run_hooks(top)
+        found = path_status.read(status, rels)
+        if found is not None:
+            staged, to_add = found
+            if to_add:
+                _stage(top, to_add)
+        else:  # a state status does not settle: stage the paths and ask what is staged
+            _stage(top, rels)
+            staged = _staged_after_add(top, rels)
+        if staged is not None and not staged:
+            raise OperationFailed(f"nothing to commit: no change in {', '.join(rels)}",
+                                  hint="an empty commit is never made; skip it and say so")
+        if staged is not None and hooks:
+            staged = None  # a hook may stage more or amend: ask git what was committed
+        branch = prior = None
+        with git_start(["commit", "-q", "-m", message, "--", *rels], top, lock_wait=INDEX_LOCK_WAIT) as committing:
+            if staged is not None:  # no hook can move HEAD or touch the record: read them meanwhile
+                branch = current_branch(top)
+                prior = run_record.load_for(main, scope.phase_dir, scope.plan_id) if scope is not None else None
+        proc = committing.result()
+        if proc.returncode != 0:
+            raise OperationFailed(f"git commit failed: {first_line(proc.stderr or proc.stdout)}",
+                                  hint="a hook failed: fix the cause, then commit again (never --no-verify)")
+        commit = head(top) if staged is not None else None
+        if commit is not None:  # no hook ran: the commit holds exactly the paths listed before it
+            files = staged
+        else:
+            commit, files = commit_and_files(top)
+        entry = {
+            "hash": commit,
+            "files": files,
+            "message": message.strip().splitlines()[0],
+            "task": task,
+            "branch": branch if staged is not None else current_branch(top),
+            "worktree": str(top) if linked else None,
+        }
+        if deviation is not None:
+            entry["deviation"] = deviation.strip()
+            entry["outside_plan"] = outside
+        record = None
+        if scope is not None:
+            record = run_record.append_commit(main, scope.phase_dir, scope.plan_id, scope.plan_rel, entry,
+                                              loaded=prior)
+    out = {**base, "committed": True, "hash": commit, "short": commit[:7], "files": files,
+           "branch": entry["branch"], "worktree": entry["worktree"]}
+    if record is not None:
+        out["record"] = str(record)
+    if deviation is not None:
+        out["deviation"] = entry["deviation"]
+    return out
+
+
+def plan_record(*, cwd: Path, plan: str) -> dict:
+    """The plan's run record with `tasks_done` (distinct tasks) and `branches`."""
+    cwd = Path(cwd).absolute()
+    top = toplevel(cwd)
+    main = main_checkout(cwd)
+    plan_path = Path(plan).expanduser()
+    plan_path = plan_path if plan_path.is_absolute() else cwd / plan_path
+    scope = PlanScope(plan_path, top, main)
+    data = run_record.load(run_record.record_path(main, scope.phase_dir, scope.plan_id)) or {
+        "plan": scope.plan_id, "phase_dir": scope.phase_dir, "plan_path": scope.plan_rel, "commits": []}
+    return {**data, "tasks_done": run_record.tasks_done(data), "completed": len(run_record.tasks_done(data)),
+            "branches": run_record.branches(data)}

@@ -1,0 +1,167 @@
+"""Undo a plan's or a phase's recorded commits, and nothing else.
+
+`undo(cwd, phase=..., plan=..., dry_run=...)`, in the main checkout:
+
+1. The commits come only from run records (msd_core.execution.recorded). None recorded: exit 1.
+2. Refusals (exit 1, nothing changed): a tracked file is modified or staged; a merge,
+   revert or cherry-pick is in progress; a recorded commit is missing from the repository
+   or is not an ancestor of HEAD (it was never merged here, or history was rewritten).
+3. The commits are reverted newest first with `git revert --no-commit` (only those
+   hashes; every other commit stays), then committed once. A conflict (a later commit
+   msd did not record changed the same lines) aborts the revert at once: HEAD, index and
+   tree are as before and the result names the files.
+4. The phase folder is put back: an undone plan's SUMMARY (and, for a phase, its
+   VERIFICATION/UAT) still present after the revert and not tracked by git is moved to
+   `.planning/.msd/undone/<stamp>/` (never deleted); a tracked one is named in `left`.
+   STATE.md's derived lines are recomputed (`state sync`) and, when tracked, committed
+   with the revert.
+5. The run records are moved to `.planning/.msd/runs/undone/`, so a second undo finds
+   nothing and a re-run of the plan starts a fresh record.
+
+`dry_run` runs the checks and reports the same plan without changing anything.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from msd_core.errors import OperationFailed
+from msd_core.execution import recorded, run_record
+from msd_core.git.runner import all_ancestors_of_head, git, head, main_checkout, operation_in_progress, tracked
+
+
+def _refusal(out: dict, reason: str) -> dict:
+    out.update({"ok": False, "refused": reason})
+    return out
+
+
+def _dirty(root: Path) -> list[str]:
+    proc = git(["status", "--porcelain", "-z", "--untracked-files=no"], root)
+    return [e[3:] for e in proc.stdout.split("\0") if len(e) > 3]
+
+
+def _leftovers(root: Path, records: list[tuple[Path, dict]], whole_phase: bool) -> list[str]:
+    """Files of the phase folder that say the undone work happened (relative paths)."""
+    out = []
+    for _p, rec in records:
+        folder = root / ".planning" / "phases" / str(rec.get("phase_dir", ""))
+        plan = str(rec.get("plan", ""))
+        candidates = [folder / f"{plan}-SUMMARY.md"]
+        if whole_phase and folder.is_dir():
+            candidates += sorted(p for p in folder.iterdir() if p.name.endswith(("-VERIFICATION.md", "-UAT.md")))
+        for c in candidates:
+            rel = c.relative_to(root).as_posix()
+            if rel not in out and (c.is_file() or c.is_symlink()):
+                out.append(rel)
+    return out
+
+
+def _check(root: Path, commits: list[dict]) -> str | None:
+    ref = operation_in_progress(root)
+    if ref:
+        return f"a git operation is in progress ({ref} exists); finish or abort it first"
+    dirty = _dirty(root)
+    if dirty:
+        return f"the working tree has uncommitted changes ({', '.join(dirty[:5])}); commit or stash them first"
+    if all_ancestors_of_head(root, [c["hash"] for c in commits]):
+        return None
+    for c in commits:  # one is missing or not merged here: name it
+        if git(["cat-file", "-e", f"{c['hash']}^{{commit}}"], root, check=False).returncode != 0:
+            return f"recorded commit {c['hash'][:12]} ({c['plan']}) is not in this repository"
+        if git(["merge-base", "--is-ancestor", c["hash"], "HEAD"], root, check=False).returncode != 0:
+            return f"recorded commit {c['hash'][:12]} ({c['plan']}) is not an ancestor of HEAD; nothing was changed"
+    return "the recorded commits are not all ancestors of HEAD; nothing was changed"
+
+
+def undo(cwd: Path, *, phase: str | None = None, plan: str | None = None, dry_run: bool = False) -> dict:
+    from msd_core.files.atomic import lock_timeout_from_env, locked
+
+    root = main_checkout(cwd)
+    with locked(run_record.lock_path(root), lock_timeout_from_env(), what="run records"):
+        records = recorded.select(root, phase=phase, plan=plan)
+        commits = recorded.commits(records)
+        target = f"phase {phase}" if phase else f"plan {plan}"
+        out = {"target": target, "dry_run": dry_run, "plans": [r.get("plan") for _p, r in records],
+               "commits": [{"hash": c["hash"], "plan": c["plan"], "message": c["message"], "files": c["files"]}
+                           for c in commits]}
+        if not commits:
+            raise OperationFailed(f"no recorded commits for {target}; undo reverts only commits msd recorded")
+        reason = _check(root, commits)
+        if reason:
+            return _refusal(out, reason)
+        if dry_run:
+            reverted = {f for c in commits for f in c["files"]}
+            left = [r for r in _leftovers(root, records, bool(phase)) if r not in reverted]
+            kept = tracked(root, left)
+            out.update({"ok": True, "would_move": [r for r in left if r not in kept],
+                        "would_leave": [r for r in left if r in kept]})
+            return out
+        for c in reversed(commits):
+            proc = git(["revert", "--no-commit", "--no-edit", c["hash"]], root, check=False)
+            if proc.returncode != 0:
+                conflicted = git(["diff", "--name-only", "--diff-filter=U"], root, check=False).stdout.split()
+                if git(["revert", "--abort"], root, check=False).returncode != 0:
+                    git(["reset", "--merge"], root, check=False)
+                return _refusal(out, f"reverting {c['hash'][:12]} conflicts with later commits msd did not record"
+                                     f" ({', '.join(conflicted[:5]) or 'see git status'}); nothing was changed")
+        moved, left = _put_back(root, records, bool(phase))
+        state = _sync_state(root)
+        msg = f"revert({target.split()[1]}): undo {target} ({len(commits)} recorded commit{'s' * (len(commits) != 1)})"
+        proc = git(["commit", "-q", "--no-verify", "-m", msg], root, check=False)
+        if proc.returncode != 0:
+            git(["reset", "--merge"], root, check=False)
+            raise OperationFailed(f"`git commit` of the revert failed: {proc.stderr.strip()[:200]}; the tree was reset")
+        revert_hash = head(root)
+        if not revert_hash:
+            raise OperationFailed("the revert was committed but HEAD names no commit")
+        _retire(root, records, revert_hash)
+        out.update({"ok": True, "revert_commit": revert_hash, "moved": moved, "left": left, "state": state})
+        return out
+
+
+def _put_back(root: Path, records, whole_phase: bool) -> tuple[list[str], list[str]]:
+    moved, left = [], []
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    rels = _leftovers(root, records, whole_phase)
+    kept = tracked(root, rels)
+    for rel in rels:
+        if rel in kept:
+            left.append(rel)
+            continue
+        from msd_core.files.private_dir import ensure_private_dir
+
+        dest = ensure_private_dir(root) / "undone" / stamp / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(root / rel, dest)
+        moved.append(rel)
+    return moved, left
+
+
+def _sync_state(root: Path) -> str:
+    from msd_core.errors import MsdError
+    from msd_core.progress import state_sync
+
+    state = root / ".planning" / "STATE.md"
+    if not state.is_file():
+        return "no STATE.md"
+    try:
+        report = state_sync.sync(root)
+    except MsdError as exc:
+        return f"not synced: {exc.message}"
+    if report.get("written") and tracked(root, [".planning/STATE.md"]):
+        git(["add", "--", ".planning/STATE.md"], root)
+    return "synced" if report.get("written") else "in sync"
+
+
+def _retire(root: Path, records, revert_hash: str) -> None:
+    from msd_core.files.atomic import atomic_write_bytes
+    import json
+
+    done = run_record.runs_dir(root) / "undone"
+    for path, rec in records:
+        rec = dict(rec, undone_by=revert_hash, undone_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        atomic_write_bytes(done / f"{path.stem}.{revert_hash[:12]}.json",
+                           (json.dumps(rec, ensure_ascii=False, indent=1) + "\n").encode("utf-8"), anchor=root)
+        path.unlink()

@@ -1,0 +1,219 @@
+"""Merging a wave's isolated executors back, and syncing an isolated executor to its base.
+
+`merge_wave(main, phase_dir, wave, overrides)`, in the main checkout only:
+
+1. The wave's plans in plan order. A plan's branches come from `--branch <plan-id>=<branch>`
+   or else from its run record (the branches its `msd_run commit`s were made on); a plan
+   whose commits are on the checked-out branch already (sequential run) has nothing to merge.
+2. Each branch is merged with `git merge --no-ff`; a branch already contained in HEAD is
+   skipped. After a merge: the branch tip must be an ancestor of HEAD and no path unmerged.
+   Planning files the executor wrote but did not commit (commit_docs false: its SUMMARY) are
+   copied from its worktree into the main checkout when absent there.
+3. A merge that fails (conflict, or local changes in the way) is aborted at once, so no merge
+   is left half done; the result names the plan being merged, the earlier plan of the wave
+   (or the main line) that changed the same files, and the files. Merging stops there:
+   plans after it are not merged, and no worktree or branch is removed (exit 1).
+4. When every plan merged: each executor's worktree is removed (`git worktree remove`, never
+   forced: one with uncommitted changes is kept and named) and its branch deleted with
+   `git branch -d` (only when merged).
+
+`sync_worktree(cwd, base)`, inside an isolated executor's linked worktree only: move it to
+the orchestrator's base commit before any work. Claude Code starts such worktrees from
+`origin/<default branch>` unless the user set `worktree.baseRef` to `head`, which would miss
+earlier waves' merged work. Fast-forwards when possible; otherwise resets only a clean
+worktree whose branch holds no commit of its own.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from msd_core.errors import OperationFailed, UsageError
+from msd_core.execution import run_record
+from msd_core.git.runner import (changed_between, current_branch, first_line, git, head, is_linked_worktree,
+                                 operation_in_progress, toplevel)
+
+
+def _is_ancestor(cwd: Path, a: str, b: str) -> bool:
+    return git(["merge-base", "--is-ancestor", a, b], cwd, check=False).returncode == 0
+
+
+def _branch_exists(cwd: Path, branch: str) -> bool:
+    return git(["rev-parse", "--verify", "-q", f"refs/heads/{branch}"], cwd, check=False).returncode == 0
+
+
+def _merge_in_progress(cwd: Path) -> bool:
+    return operation_in_progress(cwd, ("MERGE_HEAD",)) is not None
+
+
+def _worktrees(cwd: Path) -> dict[str, str]:
+    """branch -> worktree path for every linked worktree."""
+    out: dict[str, str] = {}
+    path = None
+    for line in git(["worktree", "list", "--porcelain"], cwd).stdout.splitlines():
+        if line.startswith("worktree "):
+            path = line[len("worktree "):]
+        elif line.startswith("branch refs/heads/") and path:
+            out[line[len("branch refs/heads/"):]] = path
+    return out
+
+
+def _abort(cwd: Path) -> None:
+    if _merge_in_progress(cwd):
+        if git(["merge", "--abort"], cwd, check=False).returncode != 0:
+            git(["reset", "--merge"], cwd, check=False)
+
+
+def _copy_planning_leftovers(main: Path, worktree: str | None) -> list[str]:
+    """Untracked planning files of a worktree (its uncommitted SUMMARY) copied into main when absent."""
+    if not worktree or not os.path.isdir(worktree):
+        return []
+    proc = git(["ls-files", "--others", "--exclude-standard", "-z", "--", ".planning"], worktree, check=False)
+    copied = []
+    for rel in [p for p in proc.stdout.split("\0") if p]:
+        if rel.startswith(".planning/.msd/") or rel.endswith(".compiled.md"):
+            continue
+        src, dst = Path(worktree) / rel, main / rel
+        if dst.exists() or src.is_symlink() or not src.is_file():
+            continue
+        from msd_core.files.atomic import atomic_write_bytes
+
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(dst, src.read_bytes())
+        copied.append(rel)
+    return copied
+
+
+def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, list[str]] | None = None) -> tuple[dict, int]:
+    from msd_core.execution.waves import read_plans
+
+    main = toplevel(main_cwd)
+    if is_linked_worktree(main):
+        raise UsageError("wave merge runs in the main checkout, not inside an executor's worktree")
+    if _merge_in_progress(main):
+        raise OperationFailed("a merge is already in progress in the main checkout",
+                              hint="finish or abort it (git merge --abort) first")
+    plans, _problems = read_plans(phase_dir)
+    wave_plans = [p for p in plans if p["wave"] == wave]
+    if not wave_plans:
+        raise UsageError(f"phase {phase_dir.name} has no plan in wave {wave}")
+    overrides = overrides or {}
+    unknown = sorted(set(overrides) - {p["id"] for p in wave_plans})
+    if unknown:
+        raise UsageError(f"--branch names plans not in wave {wave}: {', '.join(unknown)}")
+    checked_out = current_branch(main)
+    base = head(main)
+    merged: list[dict] = []
+    result: dict = {"phase_dir": phase_dir.name, "wave": wave, "base": base, "merged": merged,
+                    "conflict": None, "removed": [], "kept": []}
+    wt_by_branch = _worktrees(main)
+    record_wt: dict[str, str] = {}
+    for p in wave_plans:
+        record = run_record.load(run_record.record_path(main, phase_dir.name, p["id"]))
+        for c in (record or {}).get("commits", []):
+            if isinstance(c, dict) and c.get("branch") and c.get("worktree"):
+                record_wt[c["branch"]] = c["worktree"]
+        branches = overrides.get(p["id"]) or [b for b in run_record.branches(record) if b != checked_out]
+        entry = {"plan": p["id"], "branches": [], "copied": []}
+        if not branches:
+            entry["status"] = "nothing to merge" if (record or {}).get("commits") else "no commits recorded"
+            merged.append(entry)
+            continue
+        for br in branches:
+            if not _branch_exists(main, br):
+                hashes = [c.get("hash") for c in (record or {}).get("commits", [])
+                          if isinstance(c, dict) and c.get("branch") == br and isinstance(c.get("hash"), str)]
+                if hashes and all(_is_ancestor(main, h, "HEAD") for h in hashes):
+                    entry["branches"].append({"branch": br, "status": "already merged (branch removed)"})
+                    continue
+                raise OperationFailed(f"plan {p['id']}: branch {br} does not exist (removed, or never created)")
+            if _is_ancestor(main, br, "HEAD"):
+                entry["branches"].append({"branch": br, "status": "already merged"})
+                continue
+            before = head(main)
+            proc = git(["merge", "--no-ff", "--no-edit", "-m", f"merge({p['id']}): {br} (wave {wave})", br], main, check=False)
+            if proc.returncode != 0:
+                unmerged = [f for f in git(["diff", "--name-only", "--diff-filter=U", "-z"], main, check=False).stdout.split("\0") if f]
+                _abort(main)
+                files = unmerged or changed_between(main, before or "HEAD", br)
+                others = []
+                for done in merged:
+                    for b in done["branches"]:
+                        if b.get("status") == "merged" and set(changed_between(main, base, b["branch"])) & set(files):
+                            others.append(done["plan"])
+                other = others[0] if others else None
+                reason = "conflict" if unmerged else first_line(proc.stderr or proc.stdout)
+                result["conflict"] = {
+                    "plan": p["id"], "branch": br, "with": other or "main line",
+                    "files": files, "reason": reason,
+                    "message": (f"merging plan {p['id']} ({br}) conflicts with "
+                                f"{'plan ' + other if other else 'the main line'} on {', '.join(files) or 'the tree'}: "
+                                f"{reason}; merge aborted, nothing half-merged"),
+                }
+                entry["status"] = "conflict"
+                merged.append(entry)
+                result["head"] = head(main)
+                return result, 1
+            if not _is_ancestor(main, br, "HEAD") or _merge_in_progress(main):
+                _abort(main)
+                raise OperationFailed(f"plan {p['id']}: merge of {br} did not land; aborted")
+            entry["branches"].append({"branch": br, "status": "merged", "commit": head(main)})
+        entry["status"] = "merged"
+        for br in branches:
+            entry["copied"] += _copy_planning_leftovers(main, wt_by_branch.get(br) or record_wt.get(br))
+        merged.append(entry)
+    # every plan landed: remove the executors' worktrees and merged branches
+    for entry in merged:
+        for b in entry["branches"]:
+            br = b["branch"]
+            wt = wt_by_branch.get(br)
+            if wt and os.path.normpath(wt) != os.path.normpath(str(main)):
+                rm = git(["worktree", "remove", wt], main, check=False)
+                if rm.returncode != 0:
+                    result["kept"].append({"plan": entry["plan"], "worktree": wt, "why": first_line(rm.stderr)})
+                    continue
+                result["removed"].append(wt)
+            if _is_ancestor(main, br, "HEAD"):
+                if git(["branch", "-d", br], main, check=False).returncode == 0:
+                    result["removed"].append(f"branch {br}")
+    git(["worktree", "prune"], main, check=False)
+    result["head"] = head(main)
+    return result, 0
+
+
+def _own_commits(top: Path) -> list[str]:
+    """Commits reachable from HEAD and from no other branch, remote branch or tag."""
+    mine = f"refs/heads/{current_branch(top)}"
+    refs = [r for r in git(["for-each-ref", "--format=%(refname)", "refs/heads", "refs/remotes", "refs/tags"], top).stdout.split()
+            if r != mine]
+    return git(["rev-list", "--stdin"], top, input_text="HEAD\n" + "".join(f"^{r}\n" for r in refs)).stdout.split()
+
+
+def sync_worktree(cwd: Path, base: str) -> dict:
+    top = toplevel(cwd)
+    if not is_linked_worktree(top):
+        raise OperationFailed("wave sync runs only inside an isolated executor's worktree (this is the main checkout)")
+    target = git(["rev-parse", "--verify", "-q", f"{base}^{{commit}}"], top, check=False).stdout.strip()
+    if not target:
+        raise UsageError(f"--base {base} is not a commit of this repository")
+    now = head(top)
+    if now == target or (now and _is_ancestor(top, target, now)):
+        return {"worktree": str(top), "branch": current_branch(top), "head": now, "action": "none"}
+    dirty = git(["status", "--porcelain", "--untracked-files=no"], top).stdout.strip()
+    if dirty:
+        raise OperationFailed("the worktree has uncommitted changes; not moved to the base",
+                              hint="sync before changing anything")
+    if now and _is_ancestor(top, now, target):
+        git(["merge", "--ff-only", "-q", target], top)
+        action = "fast-forward"
+    else:
+        own = _own_commits(top)
+        if own:
+            raise OperationFailed(f"the worktree's branch holds {len(own)} commit(s) of its own; not reset to the base")
+        git(["reset", "-q", "--hard", target], top)
+        action = "reset"
+    return {"worktree": str(top), "branch": current_branch(top), "head": head(top), "action": action}

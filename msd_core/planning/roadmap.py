@@ -1,0 +1,84 @@
+"""The phase list of ROADMAP.md, as `msd_run next` needs it (number, name, checked or not).
+
+Reads the shapes real roadmaps use:
+  - [x] **Phase 2: Auth** - ...          checklist lines (bold or not, `[ ]` / `[x]`)
+  - [x] Phase 3: Payments (2/2 plans)
+  ### Phase 4: Search ✅                  headings (level 2-4); ✅ / COMPLETE / SHIPPED mark done,
+                                         and so do SUPERSEDED / CANCELLED / DROPPED / a ~~struck~~ name
+
+Lines inside fenced code blocks are ignored. A phase found both ways keeps the checklist's
+verdict. Phases in `<details>` blocks (archived milestones) are read like the others.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from msd_core.lean.lazy_pattern import lazy
+from msd_core.planning.discovery import normalize_phase
+from msd_core.lean.record import record
+
+_CHECK_RE = lazy(r"^\s*[-*]\s*\[(?P<mark>[ xX✓])\]\s*(?:\*\*)?\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>[^*\n]*)")
+_HEAD_RE = lazy(r"^\s*#{2,4}\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>.*)$")
+_DONE_WORDS = lazy(r"✅|✓|\bCOMPLETE(?:D)?\b|\(complete(?:d)?\)|\bSHIPPED\b|\bSUPERSEDED\b|\bCANCELL?ED\b|\bDROPPED\b|^~~", re.I)
+
+
+@record
+class RoadmapPhase:
+    number: str  # normalised (discovery.normalize_phase)
+    name: str
+    done: bool
+    line: int
+
+
+def roadmap_phases(text: str) -> list[RoadmapPhase]:
+    found: dict[str, RoadmapPhase] = {}
+    from_checklist: set[str] = set()
+    fenced = False
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or "Phase" not in line:  # both patterns need the word: most lines are skipped unmatched
+            continue
+        m = _CHECK_RE.match(line)
+        if m:
+            num = normalize_phase(m.group("num"))
+            if num is None:
+                continue
+            done = m.group("mark") != " "
+            name = _clean_name(m.group("name"))
+            prev = found.get(num)
+            if prev is None or num not in from_checklist:
+                found[num] = RoadmapPhase(num, name or (prev.name if prev else ""), done, n)
+            else:
+                prev.done = prev.done or done
+            from_checklist.add(num)
+            continue
+        m = _HEAD_RE.match(line)
+        if m:
+            num = normalize_phase(m.group("num"))
+            if num is None:
+                continue
+            rest = m.group("name")
+            done = bool(_DONE_WORDS.search(rest))
+            if num in found:
+                if num not in from_checklist:
+                    found[num].done = found[num].done or done
+                continue
+            found[num] = RoadmapPhase(num, _clean_name(rest), done, n)
+    return sorted(found.values(), key=lambda p: phase_sort_key(p.number))
+
+
+def _clean_name(raw: str) -> str:
+    name = re.split(r"\s+[-—–]\s+|\s+\(|\s+✅|\*\*", raw.strip(), maxsplit=1)[0]
+    return name.strip(" *:.-—").strip()[:120]
+
+
+def phase_sort_key(number: str | None) -> tuple:
+    """Numeric phases in numeric order (2 < 2.1 < 10), then the others by name."""
+    if number and re.fullmatch(r"\d+(?:\.\d+)*", number):
+        return (0, tuple(int(p) for p in number.split(".")), "")
+    return (1, (), number or "")

@@ -1,0 +1,272 @@
+"""STATE.md's derived lines, recomputed from the project's files (`msd_run state sync`).
+
+Derived (and only these; every other byte of STATE.md is kept). Labels are msd's, with the
+older spelling after `/` (msd_core.planning.state_labels: a line is found under either):
+
+  Focus / Current focus     (any section)   Phase <n> (<name>)        | Milestone complete
+  Phase                     (Position)      <n> of <total> (<name>)   | <total> of <total> (all phases done)
+  Plan                      (Position)      <x> of <plans> in current phase | Not planned yet
+  Status                    (Position)      see STATUS below
+  Last change / Last activity (Position)    <YYYY-MM-DD> (<what>)     from the newest phase file
+  Progress                  (Position)      [###-------] 30%
+
+Position is also found as `Current Position`.
+
+Inputs: ROADMAP.md's phase list and the current `phases/` folders, read the way `msd_run
+next` reads them (msd_core.progress.route.phase_states: plans, summaries, CONTEXT,
+VERIFICATION and UAT files and their status), the flow runs in `.planning/state.json`,
+and file modification times (Last activity).
+
+- current phase: the first phase not done (route rule 4); none → the milestone is done.
+- <x>: plans with a SUMMARY + 1 while some plan has none, else the number of plans.
+- progress: (phases done + the current phase's summarised share of its plans) / phases,
+  rounded down to a whole percent; the bar has ten cells, one `#` per full 10%.
+- last activity: the newest (modification time, then name) of ROADMAP.md and the files
+  of the current-milestone phase folders (PLAN, SUMMARY, CONTEXT, RESEARCH, VERIFICATION,
+  UAT), dated in UTC: `completed 02-01-PLAN.md` (a SUMMARY), `planned 02-01-PLAN.md`,
+  `discussed phase 2`, `researched phase 2`, `verified phase 2`, `acceptance tests of
+  phase 2`, `roadmap updated`.
+
+In the frontmatter, the `progress:` mapping older STATE.md files keep (total_phases,
+completed_phases, total_plans, completed_plans, percent) is derived too, key by key.
+A line that is not in the file is reported in `missing`, never invented. Two current
+folders sharing a phase number are reported in `warnings` (the first is read). Values are
+replaced in place with the line's own prefix (`Focus:`, `**Current focus:**`) and line ending.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+STATUS = {
+    "discuss": "Ready to discuss",
+    "plan": "Ready to plan",
+    "execute": "Ready to execute",  # "In progress" once a plan of the phase has a SUMMARY
+    "verify": "Ready to verify",
+    "reverify": "Ready to verify the fixes",
+    "gaps": "Gaps found",
+    "human": "Needs human verification",
+    "uat-open": "Acceptance testing",
+}
+MILESTONE_DONE = "Milestone complete"
+BAR_CELLS = 10
+KINDS = (("-SUMMARY.md", "completed"), ("-PLAN.md", "planned"), ("CONTEXT.md", "discussed"),
+         ("RESEARCH.md", "researched"), ("VERIFICATION.md", "verified"), ("UAT.md", "acceptance tests of"))
+# (section, field) of every derived line, in the order they are reported
+LINES = ((None, "Current focus"), ("Current Position", "Phase"), ("Current Position", "Plan"),
+         ("Current Position", "Status"), ("Current Position", "Last activity"), ("Current Position", "Progress"))
+
+
+def progress_bar(percent: int) -> str:
+    full = max(0, min(BAR_CELLS, percent // 10))
+    return "[" + "#" * full + "-" * (BAR_CELLS - full) + f"] {percent}%"
+
+
+def _flows_running(root: Path) -> set[str]:
+    from msd_core.errors import MsdError
+    from msd_core.planning import flow_state as state_file
+
+    try:
+        doc = state_file.read_state(state_file.default_state_path(root))
+    except MsdError:
+        return set()
+    return {name for name, run in doc.get("workflows", {}).items()
+            if isinstance(run, dict) and run.get("status") != "done" and isinstance(run.get("current"), str)}
+
+
+def _last_activity(root: Path, ordered, listings: dict | None = None) -> str | None:
+    newest: tuple[float, str, str] | None = None
+    roadmap = root / ".planning" / "ROADMAP.md"
+    try:
+        st = os.lstat(roadmap)
+        newest = (st.st_mtime, roadmap.name, "roadmap updated")
+    except OSError:
+        pass
+    for info in ordered:
+        if info.folder is None:
+            continue
+        entries = (listings or {}).get(info.folder)  # the files phase_states listed (their stat kept)
+        if entries is None:
+            try:
+                entries = list(os.scandir(info.folder))
+            except OSError:
+                continue
+        for e in entries:
+            if not e.is_file(follow_symlinks=False) or e.name.endswith(".compiled.md"):
+                continue
+            what = None
+            for suffix, verb in KINDS:
+                if e.name.endswith(suffix) or e.name == suffix.lstrip("-"):
+                    if suffix == "-SUMMARY.md":
+                        what = f"{verb} {e.name[: -len(suffix)]}-PLAN.md"
+                    elif suffix == "-PLAN.md":
+                        what = f"{verb} {e.name}"
+                    else:
+                        what = f"{verb} phase {info.number}"
+                    break
+            if what is None:
+                continue
+            mtime = e.stat(follow_symlinks=False).st_mtime
+            if newest is None or (mtime, e.name) > newest[:2]:
+                newest = (mtime, e.name, what)
+    if newest is None:
+        return None
+    return time.strftime("%Y-%m-%d", time.gmtime(newest[0])) + f" ({newest[2]})"
+
+
+def shared_numbers(root: Path) -> list[str]:
+    """One line per phase number that two current folders share: only the first is read."""
+    from msd_core.planning.discovery import phase_dirs
+
+    seen: dict[str, list[str]] = {}
+    for d in phase_dirs(root / ".planning"):
+        if d.milestone is None and d.number is not None:
+            seen.setdefault(d.number, []).append(d.name)
+    return [f"phase {n}: {len(names)} folders share the number ({', '.join(names)}); only {names[0]} is read, "
+            "renumber the others" for n, names in seen.items() if len(names) > 1]
+
+
+def derive(root: Path) -> dict[str, str | None]:
+    """{field: value} for every derived line (None: nothing to derive it from)."""
+    from msd_core.progress.route import _read, _verifier_on, phase_states
+
+    planning = root / ".planning"
+    skipped: list[dict] = []
+    roadmap_text = _read(planning / "ROADMAP.md", skipped, root)
+    listings: dict = {}
+    ordered, states, _passed, current = phase_states(root, roadmap_text, skipped, _verifier_on(root, []), listings)
+    total = len(ordered)
+    done = sum(1 for _p, s in states if s == "done")
+    out: dict[str, str | None] = {field: None for _sec, field in LINES}
+    out["Last activity"] = _last_activity(root, ordered, listings)
+    if total == 0:
+        return out
+    all_plans = sum(len(p.plans) for p in ordered)
+    summarised_all = sum(len(p.plans) - len(p.unsummarised) for p, _s in states)
+    out.update({"progress.total_phases": str(total), "progress.completed_phases": str(done),
+                "progress.total_plans": str(all_plans), "progress.completed_plans": str(summarised_all)})
+    if current is None:
+        out.update({"Current focus": MILESTONE_DONE, "Phase": f"{total} of {total} (all phases done)",
+                    "Status": MILESTONE_DONE, "Progress": progress_bar(100), "progress.percent": "100"})
+        return out
+    info, state = current
+    position = next(i for i, p in enumerate(ordered) if p is info) + 1
+    name = f" ({info.name})" if info.name else ""
+    plans = len(info.plans)
+    summarised = plans - len(info.unsummarised)
+    status = STATUS.get(state, state)
+    running = _flows_running(root)
+    if state == "execute" and (summarised > 0 or "execute-phase" in running):
+        status = "In progress"
+    elif state in ("discuss", "plan") and "plan-phase" in running:
+        status = "Planning"
+    share = summarised / plans if plans else 0.0
+    percent = int(100 * (done + share) / total) if total else 0
+    out["progress.percent"] = str(percent)
+    out.update({
+        "Current focus": f"Phase {info.number}{name}",
+        "Phase": f"{position} of {total}{name}" if info.number == str(position) else f"{info.number} ({position} of {total}){name}",
+        "Plan": f"{min(summarised + 1, plans) if info.unsummarised else plans} of {plans} in current phase" if plans
+        else "Not planned yet",
+        "Status": status,
+        "Progress": progress_bar(percent),
+    })
+    return out
+
+
+def sync_text(text: str, derived: dict[str, str | None]) -> tuple[str, list[dict], list[str]]:
+    """(new text, changes [{field, line, old, new}], missing fields) for STATE.md's text."""
+    from msd_core.planning.state import StateDoc
+
+    doc = StateDoc(text)
+    lines = list(doc.lines)
+    changes: list[dict] = []
+    missing: list[str] = []
+    for section, field in LINES:
+        value = derived.get(field)
+        if value is None:
+            continue
+        sections = [doc.find_section(section)] if section else doc.sections
+        hit = None
+        for sec in sections:
+            if sec is not None:
+                hit = doc.field_line(sec, field)
+                if hit:
+                    break
+        if hit is None:
+            missing.append(field)
+            continue
+        i, m = hit
+        old = m.group("val")
+        if old.strip() == value:
+            continue
+        pre = m.group("pre")
+        if not pre.endswith((" ", "\t")):
+            pre += " "
+        lines[i] = pre + value + (m.group("eol") or "")
+        changes.append({"field": field, "line": i + 1, "old": old.strip(), "new": value})
+    _sync_frontmatter(doc, lines, derived, changes)
+    return "".join(lines), changes, missing
+
+
+FM_PROGRESS = ("total_phases", "completed_phases", "total_plans", "completed_plans", "percent")
+
+
+def _sync_frontmatter(doc, lines: list[str], derived: dict, changes: list[dict]) -> None:
+    """The frontmatter's `progress:` mapping (older STATE.md files keep one): each of its
+    FM_PROGRESS keys that is present gets the derived number; nothing is added."""
+    import re
+
+    if not doc.fm_lines:
+        return
+    first, last = doc.fm_lines
+    start = next((i for i in range(first, last) if re.match(r"^progress:[ \t]*\r?\n?$", lines[i])), None)
+    if start is None:
+        return
+    rx = re.compile(r"^(?P<pre>[ \t]+(?P<key>[a-z_]+):[ \t]*)(?P<val>[^\r\n]*?)(?P<eol>\r?\n)?$")
+    for i in range(start + 1, last):
+        m = rx.match(lines[i])
+        if not m:
+            break
+        value = derived.get("progress." + m.group("key"))
+        if m.group("key") not in FM_PROGRESS or value is None:
+            continue
+        old = m.group("val").strip().strip("'\"")
+        if old == value:
+            continue
+        lines[i] = m.group("pre") + value + (m.group("eol") or "")
+        changes.append({"field": "progress." + m.group("key"), "line": i + 1, "old": old, "new": value})
+
+
+def sync(root: Path, *, check: bool = False, warnings: bool = True) -> dict:
+    """Recompute and (unless `check`) write STATE.md's derived lines under the state lock.
+    `warnings=False`: leave out the shared-number warnings (a caller that does not report
+    them saves a scan of the phase folders)."""
+    from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
+    from msd_core.planning import project
+
+    path = project.state_file(root)
+    if check:
+        _raw, text = project.read_text_file(path, "STATE.md")
+        new_text, changes, missing = sync_text(text, derive(root))
+        return _report(root, changes, missing, False, warnings)
+    with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md"):
+        raw, text = project.read_text_file(path, "STATE.md")
+        new_text, changes, missing = sync_text(text, derive(root))
+        new_raw = new_text.encode("utf-8")
+        written = new_raw != raw
+        if written:
+            atomic_write_bytes(path, new_raw)
+    return _report(root, changes, missing, written, warnings)
+
+
+def _report(root: Path, changes: list[dict], missing: list[str], written: bool, warn: bool = True) -> dict:
+    out = {"file": ".planning/STATE.md", "in_sync": not changes, "written": written, "changed": changes,
+           "missing": missing}
+    warnings = shared_numbers(root) if warn else []
+    if warnings:
+        out["warnings"] = warnings
+    return out
