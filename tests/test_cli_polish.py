@@ -295,7 +295,7 @@ def test_msd_mcp_typed_in_a_terminal_says_what_it_is_doing(monkeypatch, tty):
     from msd_core.cli.app import build_app
 
     served = []
-    monkeypatch.setattr(server, "serve", lambda cwd=None: served.append(cwd))
+    monkeypatch.setattr(server, "serve", lambda call, cwd=None: served.append(cwd))
     monkeypatch.setattr(mcp_cli, "stdin_is_tty", lambda: tty)
     r = CliRunner().invoke(build_app(), ["mcp"])
     assert r.exit_code == 0 and served == [None]

@@ -6,7 +6,8 @@ import json
 
 import yaml
 
-from msd_core.install.transform import installed_files, rewrite_home, skill_from_command
+from msd_core.install.transform import installed_files
+from msd_core.shipped.text import rewrite_home, skill_from_command
 from msd_core.paths import Target
 
 

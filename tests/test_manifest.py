@@ -92,7 +92,7 @@ def test_relpath_check_agrees_with_purepath_reading():
     import itertools
     from pathlib import PurePosixPath
 
-    from msd_core.ownership.manifest import _valid_relpath
+    from msd_core.files.safe_tree import valid_relpath as _valid_relpath
 
     def by_purepath(rel):
         if not isinstance(rel, str) or not rel or "\x00" in rel or "\\" in rel:

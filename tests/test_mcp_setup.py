@@ -133,10 +133,11 @@ def test_a_host_rewrite_during_the_edit_is_not_lost(tmp_path, monkeypatch):
     """Claude Code rewrites ~/.claude.json often: when the file changes between msd's read and
     its write, msd starts over from the new content (the host's change survives)."""
     from msd_core.mcp import setup as mcp_setup
+    from msd_core.runtimes import claude_json as cjson
 
     path = tmp_path / ".claude.json"
     path.write_text('{"a": 1}')
-    real_read = mcp_setup._read
+    real_read = cjson.read_file
     calls = {"n": 0}
 
     def racing_read(p):
@@ -145,8 +146,8 @@ def test_a_host_rewrite_during_the_edit_is_not_lost(tmp_path, monkeypatch):
             path.write_text('{"a": 1, "host": "wrote this"}')
         return real_read(p)
 
-    monkeypatch.setattr(mcp_setup, "_read", racing_read)
-    note = mcp_setup.edit_json(path, mcp_setup._add_permission)
+    monkeypatch.setattr(cjson, "read_file", racing_read)
+    note = cjson.edit_json(path, mcp_setup._add_permission)
     assert note == "added"
     assert json.loads(path.read_text()) == {"a": 1, "host": "wrote this", "permissions": {"allow": ["mcp__msd"]}}
 
@@ -174,21 +175,22 @@ def test_the_hosts_own_lock_is_honoured(tmp_path, monkeypatch):
     """Claude Code locks its settings files with a `<file>.lock` folder: msd waits for it,
     gives exit 4 when it stays, and takes over only a stale one (as the host does)."""
     from msd_core.mcp import setup as mcp_setup
+    from msd_core.runtimes import claude_json as cjson
     from msd_core.errors import LockTimeout
 
     path = tmp_path / "settings.json"
     path.write_text("{}\n")
     lock = tmp_path / "settings.json.lock"
     lock.mkdir()
-    monkeypatch.setattr(mcp_setup, "HOST_LOCK_WAIT", 0.3)
+    monkeypatch.setattr(cjson, "HOST_LOCK_WAIT", 0.3)
     with pytest.raises(LockTimeout) as err:
-        with mcp_setup.host_lock(path, wait=0.3):
+        with cjson.host_lock(path, wait=0.3):
             pass
     assert err.value.exit_code == 4 and "is held" in err.value.message
     assert path.read_text() == "{}\n" and lock.is_dir()
     old = __import__("time").time() - 60
     os.utime(lock, (old, old))  # stale: taken over, then released
-    assert mcp_setup.edit_json(path, mcp_setup._add_permission) == "added"
+    assert cjson.edit_json(path, mcp_setup._add_permission) == "added"
     assert not lock.exists()
     assert json.loads(path.read_text()) == {"permissions": {"allow": ["mcp__msd"]}}
 
@@ -211,11 +213,12 @@ def test_concurrent_editors_lose_nothing(tmp_path):
     path = tmp_path / "shared.json"
     path.write_text('{"keep": true}\n')
     code = ("import sys; from pathlib import Path; from msd_core.mcp import setup as mcp_setup\n"
+            "from msd_core.runtimes import claude_json as cjson\n"
             "i = sys.argv[2]\n"
             "def change(o):\n"
             "    if 'k' + i in o: return None\n"
             "    o['k' + i] = int(i); return 'added'\n"
-            "print(mcp_setup.edit_json(Path(sys.argv[1]), change))\n")
+            "print(cjson.edit_json(Path(sys.argv[1]), change))\n")
     procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(i)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) for i in range(8)]
     outs = [p.communicate(timeout=60) for p in procs]
@@ -227,6 +230,7 @@ def test_concurrent_editors_lose_nothing(tmp_path):
 
 def test_a_file_where_the_lock_folder_belongs_is_named(tmp_path):
     from msd_core.mcp import setup as mcp_setup
+    from msd_core.runtimes import claude_json as cjson
     from msd_core.errors import OperationFailed
 
     path = tmp_path / "settings.json"
@@ -235,7 +239,7 @@ def test_a_file_where_the_lock_folder_belongs_is_named(tmp_path):
     old = __import__("time").time() - 60
     os.utime(tmp_path / "settings.json.lock", (old, old))
     with pytest.raises(OperationFailed) as err:
-        mcp_setup.edit_json(path, mcp_setup._add_permission)
+        cjson.edit_json(path, mcp_setup._add_permission)
     assert "is not a lock folder" in err.value.message and path.read_text() == "{}\n"
 
 

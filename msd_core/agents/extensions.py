@@ -40,7 +40,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from pathlib import Path
 
 from msd_core.errors import IntegrityError, UsageError

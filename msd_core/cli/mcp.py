@@ -66,13 +66,14 @@ def register(app: typer.Typer) -> None:
         if ctx.invoked_subcommand is not None:
             return
         from msd_core.mcp.server import serve
+        from msd_core.run.dispatch import call
 
         if stdin_is_tty():  # a person typed `msd mcp`: say why nothing seems to happen
             import sys
 
             sys.stderr.write("msd mcp: serving MCP on stdin/stdout for Claude Code; Ctrl-C stops it. "
                              "To register it instead: msd mcp install\n")
-        serve(cwd)
+        serve(call, cwd)
 
     @group.command("install")
     @errors_to_exit

@@ -29,7 +29,6 @@ Standard library only.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError

@@ -56,3 +56,8 @@ def environment_errors(doing: str = "complete the operation") -> Iterator[None]:
     except OSError as exc:
         named = isinstance(exc.filename, (str, bytes, os.PathLike))
         raise env_error(exc, doing="use" if named else doing) from None
+
+
+def cannot_write(folder, exc: OSError) -> OperationFailed:
+    return OperationFailed(f"cannot write to {folder} ({exc.strerror or exc})",
+                           hint="check the folder's permissions or choose another --config-dir")

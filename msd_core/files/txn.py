@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from msd_core.install.target import SafeTree
+from msd_core.files.safe_tree import SafeTree
 
 TXN_DIRNAME = ".msd-core.txn"
 JOURNAL_VERSION = 1

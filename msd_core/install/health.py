@@ -21,7 +21,7 @@ from msd_core.install.installer import MANIFEST_REL
 from msd_core.files.oserrors import environment_errors
 from msd_core.install.plan import NEW_SUFFIX, resolutions
 from msd_core.ownership.hints import command_for, repair_command
-from msd_core.install.target import read_installed
+from msd_core.files.safe_tree import read_installed
 from msd_core.install.uninstaller import backup_dirs
 from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target, resolve_target

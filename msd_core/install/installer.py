@@ -29,11 +29,12 @@ from msd_core.install.plan import Plan, plan_install
 from msd_core.ownership.pristine import PACK_REL, build_pack
 from msd_core.ownership.hints import repair_hint
 from msd_core.install.source import ContentSource
-from msd_core.install.target import check_target, read_installed
+from msd_core.install.target import check_target
+from msd_core.files.safe_tree import read_installed
 from msd_core.install.transform import installed_files
 from msd_core.install.versions import refuse_downgrade
 from msd_core.ownership.manifest import Manifest, load_manifest
-from msd_core.runtimes.base import permission_config
+from msd_core.runtimes import permission_config
 from msd_core.paths import INSTALL_DIRNAME, MANIFEST_NAME, Target
 from msd_core.result import OperationResult
 

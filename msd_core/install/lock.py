@@ -32,7 +32,7 @@ def _open_lock_file(path: Path) -> int:
     import stat
 
     from msd_core.files.oserrors import env_error
-    from msd_core.install.target import link_error
+    from msd_core.files.safe_tree import link_error
 
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:

@@ -198,17 +198,17 @@ def keep_out_of_git(path: Path) -> str | None:
 
 
 def _serialise(obj: dict, like: bytes | None) -> bytes:
-    from msd_core.mcp.setup import _style
+    from msd_core.runtimes.claude_json import style
 
-    indent, newline = _style(like)
+    indent, newline = style(like)
     return (json.dumps(obj, indent=indent, ensure_ascii=False) + ("\n" if newline else "")).encode("utf-8")
 
 
 def read_current(target) -> bytes | None:
     """The hook file's bytes now (None: absent); OperationFailed for a symlink or non-regular file."""
-    from msd_core.mcp.setup import _read
+    from msd_core.runtimes.claude_json import read_file
 
-    return _read(hook_file(target))
+    return read_file(hook_file(target))
 
 
 def plan_add(target, base: bytes | None, old_record: dict | None, existed: bool | None = None) -> tuple[bytes | None, dict, dict | None, list[str]]:
@@ -217,7 +217,7 @@ def plan_add(target, base: bytes | None, old_record: dict | None, existed: bool 
     the result entry, the manifest record, warnings). Nothing here writes: the installer puts
     the bytes into its transaction, so a killed install is rolled back like every other file."""
     from msd_core.errors import MsdError
-    from msd_core.mcp.setup import _apply, _parse
+    from msd_core.runtimes.claude_json import apply_change, parse
 
     if not applies(target):
         return None, {"action": "not applicable"}, None, []
@@ -229,8 +229,8 @@ def plan_add(target, base: bytes | None, old_record: dict | None, existed: bool 
     existed = base is not None if existed is None else existed  # the file was there before this install
     record = {"path": path.name, "created_file": not existed or bool((old_record or {}).get("created_file"))}
     try:
-        obj = _parse(path, base)
-        note = _apply(path, _add(command_for(runner.parent)), obj)
+        obj = parse(path, base)
+        note = apply_change(path, _add(command_for(runner.parent)), obj)
     except MsdError as exc:
         out["action"] = "skipped"
         return None, out, old_record, [f"{exc.message}; the SessionStart hook that puts msd_run on the host's PATH was not added"]
@@ -243,7 +243,7 @@ def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes 
     change leaves). Returns (new bytes or None, delete the file?, the result entry, warnings).
     The file is deleted only when msd created it and nothing else is left in it."""
     from msd_core.errors import MsdError
-    from msd_core.mcp.setup import _parse
+    from msd_core.runtimes.claude_json import parse
 
     if not applies(target):
         return None, False, {"action": "not applicable"}, []
@@ -253,7 +253,7 @@ def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes 
         out["action"] = "absent"
         return None, False, out, []
     try:
-        obj = _parse(path, base)
+        obj = parse(path, base)
         note = _remove(obj)
     except MsdError as exc:
         out["action"] = "skipped"
@@ -269,14 +269,14 @@ def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes 
 
 def status_of(target) -> dict:
     """{"path", "present", "runner_dir"?, "ok", "problem"?} for msd's hook of `target`; never writes."""
-    from msd_core.mcp.setup import _peek
+    from msd_core.runtimes.claude_json import peek
     from msd_core.ownership.hints import command_for
 
     if not applies(target):
         return {"present": False, "ok": True, "applicable": False}
     path = hook_file(target)
     out: dict = {"path": str(path), "present": False, "ok": False}
-    obj = _peek(path)
+    obj = peek(path)
     if "_error" in obj:
         out["problem"] = obj["_error"]
         return out

@@ -29,9 +29,10 @@ from msd_core.ownership.origin import created_dirs_on_disk
 from msd_core.files.oserrors import environment_errors
 from msd_core.install.plan import NEW_SUFFIX
 from msd_core.ownership.hints import command_for, repair_command
-from msd_core.install.target import check_target, read_installed
+from msd_core.install.target import check_target
+from msd_core.files.safe_tree import read_installed
 from msd_core.ownership.manifest import Manifest, load_manifest
-from msd_core.runtimes.base import permission_config
+from msd_core.runtimes import permission_config
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target
 from msd_core.result import OperationResult
 

@@ -1,7 +1,8 @@
 """`msd mcp`: an MCP server over stdio exposing the memory queries, config get and resolve.
 
 Each tool runs the same code path as the matching `msd_run` command (in-process, through
-the dispatcher's `call`, which returns the command's result instead of printing it), so
+the dispatcher's `call`, which returns the command's result instead of printing it; the
+`msd mcp` command hands it in, so this package never imports the runtime above it), so
 the server and the CLI can never disagree, and concurrent calls (the SDK runs each sync
 tool in its own thread) never see each other's answers. A failed command is raised as the
 SDK's ToolError: the client gets `isError: true` and the one-line message (with the exit
@@ -26,10 +27,9 @@ class RuntimeCallFailed(Exception):
         super().__init__(text)
 
 
-def run_runtime(argv: list[str]) -> dict:
-    """Run one `msd_run` command in-process: its result as a dict; RuntimeCallFailed when it fails."""
-    from msd_core.run.dispatch import call
-
+def run_runtime(argv: list[str], call) -> dict:
+    """Run one `msd_run` command in-process through `call(argv) -> (exit code, value)`: its
+    result as a dict; RuntimeCallFailed when it fails."""
     code, value = call(argv)
     if code != 0:
         raise RuntimeCallFailed(value if isinstance(value, dict) else {"message": str(value), "exit_code": code})
@@ -68,7 +68,8 @@ def _server_class():
         raise OperationFailed("the MCP server needs the mcp package", hint="pip install 'msd-core[mcp]'") from None
 
 
-def build_server(default_cwd: str | None = None):
+def build_server(call, default_cwd: str | None = None):
+    """The server; `call` is msd_run's in-process dispatcher (msd_core.run.dispatch.call)."""
     server = _server_class()(SERVER_NAME)
 
     tool_error = _tool_error_class()
@@ -81,7 +82,7 @@ def build_server(default_cwd: str | None = None):
 
     def answer(args: list[str]) -> dict:
         try:
-            return run_runtime(args)
+            return run_runtime(args, call)
         except RuntimeCallFailed as exc:
             raise tool_error(str(exc)) from None
 
@@ -134,5 +135,5 @@ def build_server(default_cwd: str | None = None):
     return server
 
 
-def serve(default_cwd: str | None = None) -> None:
-    build_server(default_cwd).run()
+def serve(call, default_cwd: str | None = None) -> None:
+    build_server(call, default_cwd).run()

@@ -23,26 +23,18 @@ untouched with a one-line error. Only an entry msd-core wrote is ever changed or
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import json
 import os
 import shutil
-import stat
 import sys
-import time
 from pathlib import Path
 
 from msd_core import paths
 from msd_core.errors import MsdError, OperationFailed, UsageError
+from msd_core.runtimes.claude_json import edit_json, peek, precheck
 
 SERVER_NAME = "msd"
 PERMISSION = f"mcp__{SERVER_NAME}"
 SCOPES = ("user", "project")
-MAX_BYTES = 64 * 1024 * 1024
-RETRIES = 5
-HOST_LOCK_STALE = 10.0  # seconds: Claude Code's staleMs for its settings lock
-HOST_LOCK_WAIT = 5.0  # shorter than the stale age: a held (refreshed) lock gives exit 4
 
 
 # ------------------------------------------------------------------ where
@@ -83,133 +75,6 @@ def is_ours(entry) -> bool:
     if not isinstance(command, str) or not isinstance(args, list) or "mcp" not in args:
         return False
     return Path(command).name in ("msd", "msd.exe") or args[:2] == ["-m", "msd_core"]
-
-
-# ------------------------------------------------------------------ safe JSON edits
-
-
-@contextlib.contextmanager
-def host_lock(path: Path, wait: float = HOST_LOCK_WAIT):
-    """The lock Claude Code itself takes on its settings files (proper-lockfile): the folder
-    `<file>.lock`, created atomically, treated as stale after HOST_LOCK_STALE seconds without
-    an update. Held only while msd writes; LockTimeout (exit 4) when the host keeps it."""
-    from msd_core.errors import LockTimeout
-
-    lock = path.with_name(path.name + ".lock")
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            os.mkdir(lock)
-            break
-        except FileExistsError:
-            try:
-                st = os.lstat(lock)
-            except FileNotFoundError:
-                continue
-            if not stat.S_ISDIR(st.st_mode):
-                raise OperationFailed(f"{lock} is not a lock folder; nothing written", hint="remove it and run the command again")
-            if time.time() - st.st_mtime > HOST_LOCK_STALE:
-                with contextlib.suppress(OSError):
-                    os.rmdir(lock)  # stale by the host's own rule (an empty folder)
-            if time.monotonic() > deadline:
-                raise LockTimeout(f"{lock} is held (Claude Code is writing {path.name}); nothing written",
-                                  hint="run the command again in a moment") from None
-            time.sleep(0.05)
-        except OSError as exc:
-            raise OperationFailed(f"cannot lock {path} (creating {lock.name}): {exc.strerror}") from None
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.rmdir(lock)
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if stat.S_ISLNK(st.st_mode):
-        raise OperationFailed(f"{path} is a symlink; msd does not write through it (left untouched)")
-    if not stat.S_ISREG(st.st_mode):
-        raise OperationFailed(f"{path} is not a regular file (left untouched)")
-    if st.st_size > MAX_BYTES:
-        raise OperationFailed(f"{path} is larger than {MAX_BYTES} bytes (left untouched)")
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise OperationFailed(f"cannot read {path}: {exc.strerror} (left untouched)") from None
-
-
-def _parse(path: Path, data: bytes | None) -> dict:
-    if data is None or not data.strip():
-        return {}
-    try:
-        obj = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise OperationFailed(f"{path} does not parse as JSON{where}; left untouched",
-                              hint="fix the file (or move it away) and run the command again") from None
-    if not isinstance(obj, dict):
-        raise OperationFailed(f"{path} is not a JSON object; left untouched")
-    return obj
-
-
-def _style(data: bytes | None) -> tuple[int | str, bool]:
-    """(indent, ends with a newline) of an existing file; Claude Code's own style for a new one."""
-    if not data:
-        return 2, True
-    from msd_core.files.jsonedit import indent_of
-
-    text = data.decode("utf-8", "replace")
-    return indent_of(text), text.endswith("\n")
-
-
-def _apply(path: Path, change, obj: dict):
-    try:
-        return change(obj)
-    except OperationFailed as exc:
-        raise OperationFailed(f"{path}: {exc.message}", hint=exc.hint) from None
-
-
-def precheck(path: Path, change) -> bool:
-    """Whether `edit_json(path, change)` would write; raises the error it would raise.
-    Writes nothing and takes no lock (a bad second file stops a two-file change before the
-    first file is touched; a change with nothing to do touches nothing at all)."""
-    return _apply(path, change, copy.deepcopy(_parse(path, _read(path)))) is not None
-
-
-def edit_json(path: Path, change, *, new_mode: int | None = None, delete_if_empty: bool = False) -> str:
-    """Apply `change(obj) -> note or None` (None: nothing to do) to the JSON object in `path`.
-
-    Returns the note ("unchanged" when nothing changed). Never leaves a half-written or
-    corrupt file: the old file stays until the new one is complete."""
-    from msd_core.files.atomic import atomic_write_bytes
-
-    if not precheck(path, change):
-        return "unchanged"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with host_lock(path):
-        for _ in range(RETRIES):
-            data = _read(path)
-            obj = _parse(path, data)
-            note = _apply(path, change, obj)
-            if note is None:
-                return "unchanged"
-            indent, newline = _style(data)
-            new = (json.dumps(obj, indent=indent, ensure_ascii=False) + ("\n" if newline else "")).encode("utf-8")
-            if _read(path) != data:
-                continue  # written meanwhile without the lock: start over from the new content
-            if delete_if_empty and not obj:
-                path.unlink()
-                return note
-            try:
-                atomic_write_bytes(path, new, mode=None if data is not None else new_mode)
-            except OSError as exc:
-                raise OperationFailed(f"cannot write {path}: {exc.strerror}") from None
-            return note
-    raise OperationFailed(f"{path} kept changing while msd edited it; nothing written", hint="run the command again")
 
 
 # ------------------------------------------------------------------ the two edits
@@ -318,17 +183,10 @@ def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None
             "permission": {"path": str(settings), "rule": PERMISSION, "action": perm_note}}
 
 
-def _peek(path: Path) -> dict:
-    try:
-        return _parse(path, _read(path))
-    except OperationFailed as exc:
-        return {"_error": exc.message}
-
-
 def status_of(scope: str, config_dir: str | None = None, project_dir: str | None = None) -> dict:
     """Whether msd's server is registered (and allowed) in one scope; never writes."""
     servers, settings = host_files(scope, config_dir, project_dir)
-    s_obj, p_obj = _peek(servers), _peek(settings)
+    s_obj, p_obj = peek(servers), peek(settings)
     entry = s_obj.get("mcpServers", {}).get(SERVER_NAME) if isinstance(s_obj.get("mcpServers"), dict) else None
     perms = p_obj.get("permissions")
     allow = perms.get("allow") if isinstance(perms, dict) else None

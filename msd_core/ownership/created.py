@@ -30,7 +30,8 @@ from pathlib import Path
 
 from msd_core.errors import IntegrityError, OperationFailed
 from msd_core.ownership.hints import repair_command
-from msd_core.install.target import cannot_write, read_installed
+from msd_core.files.oserrors import cannot_write
+from msd_core.files.safe_tree import read_installed
 from msd_core.ownership.manifest import Manifest, parse_manifest
 from msd_core.paths import Target
 

@@ -1,6 +1,6 @@
 """Where an install was made, kept out of what a project commits.
 
-A local install in `<project>/.claude` is portable (transform.is_portable): its content and
+A local install in `<project>/.claude` is portable (msd_core.shipped.text.is_portable): its content and
 its manifest hold no absolute path of this machine (the manifest's `target` is `.claude`, the
 folders msd created are recorded relative to the project). The absolute folder the install
 was made in is recorded privately in `msd-core/.msd/origin.json`; `msd-core/.msd/` carries a
@@ -18,7 +18,7 @@ import json
 import os
 from pathlib import Path
 
-from msd_core.install.transform import is_portable
+from msd_core.shipped.text import is_portable
 from msd_core.paths import Target
 
 ORIGIN_REL = "msd-core/.msd/origin.json"
@@ -57,7 +57,7 @@ def private_files(target: Target) -> dict[str, bytes]:
 
 
 def _recorded_config(config: Path) -> str | None:
-    from msd_core.install.target import read_installed
+    from msd_core.files.safe_tree import read_installed
 
     try:
         data = read_installed(config, ORIGIN_REL)

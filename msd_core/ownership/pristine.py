@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import zipfile
 
-from msd_core.install.target import read_installed
+from msd_core.files.safe_tree import read_installed
 
 PACK_REL = "msd-core/.msd/pristine.zip"
 _EPOCH = (1980, 1, 1, 0, 0, 0)

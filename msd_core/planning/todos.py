@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
+
 
 from msd_core.errors import OperationFailed, UsageError
 
@@ -100,20 +100,3 @@ def mark_done(text: str, item: dict, note: str | None = None) -> str:
         line += f" → {note}"
     lines[item["line"] - 1] = line
     return "\n".join(lines)
-
-
-def current_phase(root: Path) -> str | None:
-    """The phase `msd_run next` would route to (None when there is none or it cannot be read)."""
-    try:
-        from msd_core.progress.route import phase_states
-
-        road = root / ".planning" / "ROADMAP.md"
-        text = road.read_text(encoding="utf-8", errors="replace") if road.is_file() and not road.is_symlink() else ""
-        _, _, _, current = phase_states(root, text, [], True)
-    except Exception:  # a todo is never lost because the phase could not be worked out
-        return None
-    if current is None:
-        return None
-    from msd_core.planning.phase_ref import canonical_id
-
-    return canonical_id(current[0].number)

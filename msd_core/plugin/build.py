@@ -37,7 +37,8 @@ from msd_core.errors import OperationFailed, UsageError
 from msd_core.install.runner_path import own_runner
 from msd_core.runtimes.claude_settings import PERMISSION
 from msd_core.install.source import ContentSource
-from msd_core.install.transform import installed_files, split_frontmatter
+from msd_core.install.transform import installed_files
+from msd_core.shipped.text import split_frontmatter
 from msd_core.ownership.manifest import Manifest
 from msd_core.files.atomic import sha256_bytes
 from msd_core.paths import Target
@@ -125,7 +126,7 @@ def _allow_runtime(front: list[str]) -> list[str]:
 
 def _plugin_skill(skill: bytes) -> bytes:
     """The skill granting PERMISSION, with ROOT_NOTE as its first body line (the host
-    substitutes the folder in). Skills come from transform.skill_from_command: always with
+    substitutes the folder in). Skills come from msd_core.shipped.text.skill_from_command: always with
     frontmatter."""
     front, body, nl = split_frontmatter(skill.decode("utf-8"))
     if front is None:

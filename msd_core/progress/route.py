@@ -423,3 +423,18 @@ def decide(cwd: str | os.PathLike | None = None) -> dict:
                        f"{label}: {what} is still {check.status}: finish the acceptance tests", **extra)
     return _answer("plan-gaps", f"/msd-plan-phase {n} --gaps",
                    f"{label}: {what} reports {check.status}: plan the gap fixes", **extra)
+
+
+def current_phase(root: Path) -> str | None:
+    """The phase `msd_run next` would route to (None when there is none or it cannot be read)."""
+    try:
+        road = root / ".planning" / "ROADMAP.md"
+        text = road.read_text(encoding="utf-8", errors="replace") if road.is_file() and not road.is_symlink() else ""
+        _, _, _, current = phase_states(root, text, [], True)
+    except Exception:  # a todo is never lost because the phase could not be worked out
+        return None
+    if current is None:
+        return None
+    from msd_core.planning.phase_ref import canonical_id
+
+    return canonical_id(current[0].number)

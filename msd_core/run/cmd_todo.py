@@ -41,6 +41,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace):
     from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
     from msd_core.planning import project, todos
+    from msd_core.progress.route import current_phase
 
     root = project.project_root(args.cwd)
     path = root / ".planning" / todos.FILE
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace):
     with locked(project.state_lock(root), lock_timeout_from_env(), what=f".planning/{todos.FILE}", anchor=root):
         text = read()
         if args.action == "add":
-            phase = _phase_id(root, args.phase) if args.phase else todos.current_phase(root)
+            phase = _phase_id(root, args.phase) if args.phase else current_phase(root)
             new_text, item = todos.add_line(text, args.text, phase, args.file)
             atomic_write_bytes(path, new_text.encode("utf-8"), anchor=root)
             return {"file": f".planning/{todos.FILE}", **item}

@@ -32,3 +32,10 @@ def get(name: str):
     elif name == "codex":
         from msd_core.runtimes.codex import RUNTIME
     return RUNTIME
+
+
+def permission_config(target):
+    """The module (or stand-in) that plans the target runtime's shared-config permission entry."""
+    from msd_core.runtimes.base import OWN_FILE_PERMISSION
+
+    return get(target.runtime).shared or OWN_FILE_PERMISSION

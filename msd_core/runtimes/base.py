@@ -24,7 +24,7 @@ def parse_frontmatter(data: bytes) -> tuple[dict, str]:
     """(frontmatter mapping, body text) of a markdown file; ({}, text) without frontmatter."""
     import yaml
 
-    from msd_core.install.transform import split_frontmatter
+    from msd_core.shipped.text import split_frontmatter
 
     text = data.decode("utf-8")
     front, body, nl = split_frontmatter(text)
@@ -130,7 +130,7 @@ class Runtime:
     def finish(self, data: bytes, token: str, dest: str, commands: frozenset[str] = frozenset()) -> bytes:
         """Rewrite references to the shipped `commands` (`/msd-<name>`), then `~/.claude/`, in a
         UTF-8 text file (in that order: a path the token brings in is never taken for a command)."""
-        from msd_core.install.transform import rewrite_home
+        from msd_core.shipped.text import rewrite_home
 
         if commands and self.command_ref("x") != "/msd-x" and b"/msd-" in data:
             try:
@@ -190,10 +190,3 @@ class _OwnFilePermission:
 
 
 OWN_FILE_PERMISSION = _OwnFilePermission()
-
-
-def permission_config(target: Target):
-    """The module (or stand-in) that plans the target runtime's shared-config permission entry."""
-    from msd_core.runtimes import get
-
-    return get(target.runtime).shared or OWN_FILE_PERMISSION

@@ -39,7 +39,7 @@ def _dump(obj: dict) -> bytes:
 
 def _read(config: Path) -> tuple[bytes | None, str | None]:
     from msd_core.errors import MsdError
-    from msd_core.install.target import read_installed
+    from msd_core.files.safe_tree import read_installed
 
     path = Path(config) / SETTINGS_REL
     if path.is_symlink():

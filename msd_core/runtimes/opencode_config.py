@@ -16,7 +16,7 @@ from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
 from msd_core.runtimes.claude_settings import SettingsChange
-from msd_core.install.target import read_installed
+from msd_core.files.safe_tree import read_installed
 from msd_core.files.jsonc_edit import JsoncError, insert_entry, remove_snippet
 
 SETTINGS_REL = "opencode.json"
