@@ -458,7 +458,7 @@ def test_damaged_pristine_pack_means_conflict_not_crash(tmp_path, content):
 
 
 def test_tampered_pristine_copy_is_not_used_as_merge_base(tmp_path, content):
-    from msd_core.ownership.pristine import build_pack, read_pack
+    from msd_core.ownership.record import build_pack, read_pack
 
     t = local_target(tmp_path)
     install(t, source=src(content))

@@ -240,15 +240,12 @@ def test_any_os_error_is_one_line_never_internal(tmp_path, content, monkeypatch,
     """Whatever OSError escapes an entry point is named by the shared mapper (exit 1)."""
     target = resolve_target("global", tmp_path / "cc")
     install(target, source=src(content))
-    import msd_core.install.health as health
-    import msd_core.install.installer as installer
-    import msd_core.install.uninstaller as uninstaller
+    import msd_core.ownership.record as record
 
     def boom(*a, **k):
         raise PermissionError(errno.EACCES, "Permission denied", str(target.config / "msd-core"))
 
-    monkeypatch.setattr({"install": installer, "uninstall": uninstaller, "status": health}[entry],
-                        "load_manifest", boom)
+    monkeypatch.setattr(record, "load_manifest", boom)  # every entry point reads the record through this module
     call = {"install": lambda: install(target, source=src(content)), "uninstall": lambda: uninstall(target),
             "status": lambda: status(config_dir=target.config)}[entry]
     with pytest.raises(OperationFailed) as exc:

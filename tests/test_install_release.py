@@ -18,7 +18,7 @@ from msd_core.errors import OperationFailed
 from msd_core.install import installer
 from msd_core.install.health import status
 from msd_core.install.installer import install
-from msd_core.ownership.origin import IGNORE_REL, ORIGIN_REL
+from msd_core.ownership.record import IGNORE_REL, ORIGIN_REL
 from msd_core.install.runner_path import check
 from msd_core.install.source import ContentSource
 from msd_core.install.versions import compare

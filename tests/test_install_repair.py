@@ -217,7 +217,7 @@ def test_status_of_a_repaired_install_is_clean(tmp_path, content_copy=None):
 def test_a_config_folder_another_installer_creates_meanwhile_is_never_undone(tmp_path, monkeypatch):
     """Two first installs at once: the one that loses the race to create the config folder
     records nothing and removes nothing (it used to delete the winner's marker and folder)."""
-    from msd_core.ownership import created as ownership
+    from msd_core.ownership import record as ownership
     from msd_core.paths import resolve_target
 
     target = resolve_target("global", tmp_path / "cfg")

@@ -10,20 +10,23 @@ Public API (everything else in this package is private detail):
   status(cwd=None, config_dir=None)                                               -> OperationResult
 
 Modules, one decision each:
-  source.py     where the content comes from (packaged tree or a given folder)
-  transform.py  what an installed file's bytes are (skill frontmatter, ~/.claude/ rewrite, portable local)
-  plan.py       one verdict per file (create/identical/update/merged/conflict/removed/kept)
-  merge.py      the three-way merge of a user's edit with a new version
-  settings.py   the settings.json permission entry
-  txn.py        staging + journal + swap, and crash recovery
-  lock.py       one installer at a time per config folder
-  target.py     refuse targets that are files, symlinks or unwritable
-  installer.py  install / update orchestration
+  source.py       where the content comes from (packaged tree or a given folder)
+  transform.py    what an installed file's bytes are, per runtime (msd_core/shipped/text.py: the shared text rules)
+  plan.py         one verdict per file (create/identical/update/merged/conflict/removed/kept)
+  merge.py        the three-way merge of a user's edit with a new version
+  lock.py         one installer at a time per config folder
+  target.py       refuse targets that are files, symlinks or unwritable
+  installer.py    install / update orchestration
   uninstaller.py  uninstall orchestration
-  health.py     what is installed where, and is msd_run on PATH
-  versions.py   installed vs package version (PEP 440): update available, downgrade refused
-  origin.py     where an install was made (private record), portable manifest fields, moved/copied
+  health.py       what is installed where, and is msd_run on PATH
+  versions.py     installed vs package version (PEP 440): update available, downgrade refused
+  runner_hook.py  the SessionStart hook that puts msd_run on the host's PATH
   runner_path.py  can the host run msd_run, and the exact fix
+
+Elsewhere: what msd owns on disk (manifest, its copy, the created-folders marker, the origin
+record, pristine copies, backups) is msd_core/ownership/record.py, the only reader of those
+files; the transaction is msd_core/files/txn.py; the settings.json permission is
+msd_core/runtimes/claude_settings.py.
 """
 
 from __future__ import annotations

@@ -14,16 +14,13 @@ from pathlib import Path
 from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.files.atomic import sha256_bytes
-from msd_core.ownership import origin, created as ownership
+from msd_core.ownership import record
 from msd_core.install import runner_hook, runner_path, versions
 from msd_core.files import txn
-from msd_core.install.installer import MANIFEST_REL
 from msd_core.files.oserrors import environment_errors
 from msd_core.install.plan import NEW_SUFFIX, resolutions
 from msd_core.ownership.hints import command_for, repair_command
 from msd_core.files.safe_tree import read_installed
-from msd_core.install.uninstaller import backup_dirs
-from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target, resolve_target
 from msd_core.result import OperationResult
 
@@ -57,7 +54,7 @@ def _owned_area_files(config: Path, runtime: str = "claude") -> list[str]:
                 for dirpath, _dirs, names in os.walk(d):
                     rel_dir = os.path.relpath(dirpath, config).replace(os.sep, "/")
                     out.extend(f"{rel_dir}/{n}" for n in names)
-    return sorted(set(out) - {MANIFEST_REL})
+    return sorted(set(out) - {record.MANIFEST_REL})
 
 
 def inspect(target: Target) -> dict:
@@ -65,16 +62,16 @@ def inspect(target: Target) -> dict:
     if txn.pending(target.config):
         info["interrupted"] = True
         info["fix"] = f"run `{command_for('install', target.config, target.scope)}` to roll back the interrupted run and install again"
-    backups = [str(target.config / b) for b in backup_dirs(target.config)]
+    backups = [str(target.config / b) for b in record.backup_dirs(target.config)]
     if backups:
         info["backups"] = backups
     try:
-        manifest = load_manifest(target.config)
+        manifest = record.load_manifest(target.config)
     except NotInstalledError:
         return info
     except IntegrityError as exc:
         try:
-            ownership.refuse_unusable_manifest(target)
+            record.refuse_unusable_manifest(target)
             fix = f"run `{repair_command(target.config, target.scope)}` to rebuild it"
         except IntegrityError as unusable:
             fix = unusable.hint
@@ -115,10 +112,10 @@ def inspect(target: Target) -> dict:
     )
     if runner_hook.applies(target):
         info["runner_hook"] = runner_hook.status_of(target)
-    moved = origin.moved_from(target, manifest.target)
+    moved = record.moved_from(target, manifest.target)
     if moved:
         info["moved"] = moved
-        info["fix"] = origin.adopt_hint(target)
+        info["fix"] = record.adopt_hint(target)
     elif version_state == "newer":
         info["fix"] = ("this install was made by a newer msd-core: upgrade the package (pipx upgrade msd-core); "
                        f"`{command_for('install', target.config, target.scope)} --force` would downgrade it")

@@ -8,7 +8,7 @@ SessionStart hook that puts msd_run on the host's PATH (runner_hook.py).
 
 `repair` (`--repair`, also spelled `--force`): every shipped file is made byte-identical to
 the shipped version (a modified one is saved to a new backup folder first) and a corrupt
-manifest is rebuilt from its bookkeeping copy (ownership.py) when that copy is intact.
+manifest is rebuilt from its bookkeeping copy (msd_core/ownership/record.py) when that copy is intact.
 """
 
 from __future__ import annotations
@@ -19,44 +19,24 @@ from pathlib import Path
 from typing import Callable
 
 from msd_core import __version__
-from msd_core.errors import IntegrityError, NotInstalledError, UsageError
-from msd_core.ownership import origin, created as ownership
+from msd_core.errors import UsageError
+from msd_core.ownership import record
+from msd_core.ownership.record import BACKUPS_PREFIX, MANIFEST_REL
 from msd_core.install import runner_hook
 from msd_core.files import txn
 from msd_core.install.lock import install_lock
 from msd_core.files.oserrors import environment_errors
 from msd_core.install.plan import Plan, plan_install
-from msd_core.ownership.pristine import PACK_REL, build_pack
-from msd_core.ownership.hints import repair_hint
 from msd_core.install.source import ContentSource
 from msd_core.install.target import check_target
 from msd_core.files.safe_tree import read_installed
 from msd_core.install.transform import installed_files
 from msd_core.install.versions import refuse_downgrade
-from msd_core.ownership.manifest import Manifest, load_manifest
+from msd_core.ownership.manifest import Manifest
 from msd_core.runtimes import permission_config
-from msd_core.paths import INSTALL_DIRNAME, MANIFEST_NAME, Target
+from msd_core.paths import Target
 from msd_core.result import OperationResult
 
-MANIFEST_REL = f"{INSTALL_DIRNAME}/{MANIFEST_NAME}"
-BACKUPS_PREFIX = "msd-core/.msd/backups/"
-
-
-def load_old_manifest(target: Target, *, force: bool, warnings: list[str]) -> Manifest | None:
-    try:
-        return load_manifest(target.config)
-    except NotInstalledError:
-        return None
-    except IntegrityError as exc:
-        ownership.refuse_unusable_manifest(target)  # a folder or symlink there: no command can repair it
-        if force:
-            copy = ownership.load_copy(target.config)
-            if copy is not None:
-                warnings.append(f"{exc.message}; rebuilt it from its bookkeeping copy")
-            else:
-                warnings.append(f"{exc.message}; rebuilding it (its bookkeeping copy is missing or damaged too)")
-            return copy
-        raise IntegrityError(exc.message, hint=repair_hint(target.config, target.scope)) from None
 
 
 def check_runtime(old: Manifest | None, target: Target) -> None:
@@ -107,16 +87,16 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
                   hook_put: tuple[str, bytes, dict | None] | None = None) -> tuple[txn.Changes, Manifest]:
     changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
     settings_mod = permission_config(target)
-    pack = build_pack(plan.pristine)
-    if read_installed(target.config, PACK_REL) != pack:
-        changes.puts[PACK_REL] = pack
-    for rel, data in origin.private_files(target).items():
+    pack = record.build_pack(plan.pristine)
+    if read_installed(target.config, record.PACK_REL) != pack:
+        changes.puts[record.PACK_REL] = pack
+    for rel, data in record.private_files(target).items():
         if read_installed(target.config, rel) != data:
             changes.puts[rel] = data
     for rel, data in plan.backups.items():
         changes.puts[f"{BACKUPS_PREFIX}{backup_stamp}/{rel}"] = data
-    if os.path.lexists(target.config / ownership.MARKER):
-        changes.deletes.append(ownership.MARKER)  # the manifest now records the folders msd created
+    if os.path.lexists(target.config / record.MARKER):
+        changes.deletes.append(record.MARKER)  # the manifest now records the folders msd created
     if settings_change.new_bytes is not None:
         changes.puts[settings_mod.SETTINGS_REL] = settings_change.new_bytes
         if settings_change.before is not None:
@@ -136,7 +116,7 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
         path = target.config / d
         if not path.is_dir():
             continue
-        remaining = [p for p in _list_files(path, d) if p not in removed]
+        remaining = [p for p in record.files_under(path, d) if p not in removed]
         if not remaining and not any(k.startswith(d + "/") for k in changes.puts):
             rmdirs.append(d)
     changes.rmdirs = rmdirs
@@ -148,7 +128,7 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
     else:
         extra.pop("resolved", None)
     if created_config:
-        extra["created_config_dirs"] = origin.recorded_created_dirs(target, created_config)
+        extra["created_config_dirs"] = record.recorded_created_dirs(target, created_config)
     if settings_change.record is not None:
         extra["settings"] = settings_change.record
     else:
@@ -158,23 +138,14 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
     else:
         extra.pop("runner_hook", None)
     manifest = Manifest(
-        version=__version__, scope=target.scope, target=origin.manifest_target(target), files=plan.files, runtime=target.runtime,
+        version=__version__, scope=target.scope, target=record.manifest_target(target), files=plan.files, runtime=target.runtime,
         registry=registry, created_dirs=created_dirs, settings_permission=settings_change.permission, extra=extra,
     )
     changes.puts[MANIFEST_REL] = manifest.dumps()
-    if read_installed(target.config, ownership.COPY_REL) != changes.puts[MANIFEST_REL]:
-        changes.puts[ownership.COPY_REL] = changes.puts[MANIFEST_REL]
+    if read_installed(target.config, record.COPY_REL) != changes.puts[MANIFEST_REL]:
+        changes.puts[record.COPY_REL] = changes.puts[MANIFEST_REL]
     changes.last = MANIFEST_REL
     return changes, manifest
-
-
-def _list_files(path: Path, rel: str) -> list[str]:
-    out = []
-    for dirpath, _dirs, names in os.walk(path):
-        sub = os.path.relpath(dirpath, path)
-        for n in names:
-            out.append(f"{rel}/{n}" if sub == "." else f"{rel}/{sub}/{n}".replace(os.sep, "/"))
-    return out
 
 
 def install(target: Target, *, source: ContentSource | None = None, force: bool = False, repair: bool = False,
@@ -195,7 +166,7 @@ def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progre
         if txn.pending(target.config):
             result.warnings.append("an interrupted install is pending; the next install rolls it back first")
         return _run(target, source, force, True, result, [], progress)
-    created_config = ownership.ensure_config(target)
+    created_config = record.ensure_config(target)
     try:
         with install_lock(target.config, lock_timeout):
             note = txn.recover(target.config)
@@ -203,17 +174,17 @@ def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progre
                 result.warnings.append(note)
             return _run(target, source, force, False, result, created_config, progress)
     except BaseException:
-        ownership.undo_config(target.config, created_config)  # a failed first install leaves no empty folder behind
+        record.undo_config(target.config, created_config)  # a failed first install leaves no empty folder behind
         raise
 
 
 def _run(target, source, force, dry_run, result, created_config, progress) -> OperationResult:
     warnings = result.warnings
-    old = load_old_manifest(target, force=force, warnings=warnings) if target.config.is_dir() else None
+    old = record.load_for_install(target, force=force, warnings=warnings) if target.config.is_dir() else None
     check_runtime(old, target)
     if old is not None and not force:
         refuse_downgrade(old.version, __version__, flag="--global" if target.scope == "global" else "--local")
-    created_config = ownership.created_config_dirs(target, old, created_config)
+    created_config = record.created_config_dirs(target, old, created_config)
     src_files = source.files()
     desired, warns, skipped = installed_files(src_files, target, __version__)
     warnings.extend(warns)

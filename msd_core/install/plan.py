@@ -30,7 +30,7 @@ from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
 from msd_core.install.merge import merge3
-from msd_core.ownership.pristine import read_pack
+from msd_core.ownership.record import read_pack
 from msd_core.files.safe_tree import SafeTree, read_installed
 from msd_core.ownership.manifest import Manifest
 

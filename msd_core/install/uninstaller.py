@@ -8,7 +8,7 @@
 - settings.json: restored byte for byte when unchanged since msd's write, else just the entry removed
 - the SessionStart hook putting msd_run on PATH (runner_hook.py): exactly msd's entry removed
 - every folder msd created that is now empty: removed (the config folder too, if msd created it,
-  also when it was created by a first install that was killed: ownership.py)
+  also when it was created by a first install that was killed: msd_core/ownership/record.py)
 All in one transaction, like install.
 """
 
@@ -18,45 +18,24 @@ import contextlib
 import os
 
 from msd_core.mcp import setup as mcp_setup
-from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.files.atomic import sha256_bytes
-from msd_core.ownership import created as ownership
+from msd_core.ownership import record
+from msd_core.ownership.record import BACKUPS_PREFIX, BOOKKEEPING_REL, MANIFEST_REL, backup_dirs, files_under
 from msd_core.install import runner_hook
 from msd_core.files import txn
-from msd_core.install.installer import BACKUPS_PREFIX, MANIFEST_REL, _list_files, check_runtime
+from msd_core.install.installer import check_runtime
 from msd_core.install.lock import install_lock
-from msd_core.ownership.origin import created_dirs_on_disk
 from msd_core.files.oserrors import environment_errors
 from msd_core.install.plan import NEW_SUFFIX
-from msd_core.ownership.hints import command_for, repair_command
+from msd_core.ownership.hints import command_for
 from msd_core.install.target import check_target
 from msd_core.files.safe_tree import read_installed
-from msd_core.ownership.manifest import Manifest, load_manifest
+from msd_core.ownership.manifest import Manifest
 from msd_core.runtimes import permission_config
-from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target
+from msd_core.paths import Target
 from msd_core.result import OperationResult
 
-BOOKKEEPING_REL = f"{INSTALL_DIRNAME}/{BOOKKEEPING_DIRNAME}"
 REMOVE_BACKUPS_FLAG = "--remove-backups"
-
-
-def _load(target: Target) -> Manifest | None:
-    try:
-        return load_manifest(target.config)
-    except NotInstalledError:
-        return None
-    except IntegrityError as exc:
-        ownership.refuse_unusable_manifest(target)
-        raise IntegrityError(exc.message, hint=f"run `{repair_command(target.config, target.scope)}` to rebuild the "
-                                               f"manifest, then `{command_for('uninstall', target.config, target.scope)}`") from None
-
-
-def backup_dirs(config) -> list[str]:
-    """Relpaths of msd's backup folders (msd-core/.msd/backups/<stamp>), oldest first."""
-    root = config / BACKUPS_PREFIX.rstrip("/")
-    if not root.is_dir() or root.is_symlink():
-        return []
-    return sorted(BACKUPS_PREFIX + p.name for p in root.iterdir() if p.is_dir() and not p.is_symlink())
 
 
 def uninstall(target: Target, *, force: bool = False, remove_backups: bool = False, dry_run: bool = False,
@@ -82,7 +61,7 @@ def _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeo
         result.warnings.extend([mcp["warning"]] if "warning" in mcp else [])
         out = _run(target, force, remove_backups, False, result)
         out.data["mcp"] = mcp
-    created = created_dirs_on_disk(target, out.data.pop("_created_config_dirs", []))
+    created = record.created_dirs_on_disk(target, out.data.pop("_created_config_dirs", []))
     for d in created:  # after the lock file is gone
         with contextlib.suppress(OSError):
             os.rmdir(d)
@@ -102,7 +81,7 @@ def _is_edited_new_version(rel: str, disk: bytes, manifest: Manifest) -> bool:
 
 def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, result: OperationResult) -> OperationResult:
     config = target.config
-    manifest = _load(target)
+    manifest = record.load_for_uninstall(target)
     check_runtime(manifest, target)
     if manifest is None:
         return _leftovers(target, remove_backups, dry_run, result)
@@ -127,15 +106,15 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
             entries.append({"path": rel, "verdict": "kept", "detail": "edited by you; left in place"})
             kept.append(rel)
     backups = backup_dirs(config)
-    bookkeeping = [p for p in _list_files(config / BOOKKEEPING_REL, BOOKKEEPING_REL)] if (config / BOOKKEEPING_REL).is_dir() else []
+    bookkeeping = [p for p in files_under(config / BOOKKEEPING_REL, BOOKKEEPING_REL)] if (config / BOOKKEEPING_REL).is_dir() else []
     if not remove_backups:
         bookkeeping = [p for p in bookkeeping if not p.startswith(BACKUPS_PREFIX)]
-    created_config = ownership.created_config_dirs(target, manifest, [])
+    created_config = record.created_config_dirs(target, manifest, [])
     # Something of msd's stays (your edits, backups): the folders msd created stay marked as
     # msd's, so the uninstall that finally empties them (--remove-backups) removes them too.
     keep_marker = bool(created_config) and bool(kept or (backups and not remove_backups))
-    if os.path.lexists(config / ownership.MARKER) and not keep_marker:
-        bookkeeping.append(ownership.MARKER)
+    if os.path.lexists(config / record.MARKER) and not keep_marker:
+        bookkeeping.append(record.MARKER)
     settings_mod = permission_config(target)
     before = read_installed(config, settings_mod.BEFORE_REL)
     sc = settings_mod.plan_remove(config, manifest.extra.get("settings"), manifest.settings_permission, before)
@@ -148,7 +127,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         changes.deletes.append(settings_mod.SETTINGS_REL)
     hook = _plan_hook_removal(target, manifest, settings_mod, sc, changes, result.warnings)
     if keep_marker:
-        changes.puts[ownership.MARKER] = ownership.marker_bytes(created_config)
+        changes.puts[record.MARKER] = record.marker_bytes(created_config)
     gone = set(changes.deletes)
     # Folders to remove when empty: those msd created, plus bookkeeping's own folders.
     dirs = set(manifest.created_dirs)
@@ -159,7 +138,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     rmdirs = []
     for d in sorted(dirs, key=lambda d: (-d.count("/"), d)):
         path = config / d
-        if path.is_dir() and not path.is_symlink() and all(f in gone for f in _list_files(path, d)):
+        if path.is_dir() and not path.is_symlink() and all(f in gone for f in files_under(path, d)):
             rmdirs.append(d)
     changes.rmdirs = rmdirs
     if not dry_run:
@@ -243,7 +222,7 @@ def _leftovers(target: Target, remove_backups: bool, dry_run: bool, result: Oper
     """No manifest: what msd may still have left behind -- the marker of a first install that was
     killed (and the folders it created), and backup folders kept by an earlier uninstall."""
     config = target.config
-    marker = os.path.lexists(config / ownership.MARKER)
+    marker = os.path.lexists(config / record.MARKER)
     backups = backup_dirs(config) if remove_backups else []
     if not marker and not backups:
         hint = "nothing to uninstall"
@@ -251,18 +230,18 @@ def _leftovers(target: Target, remove_backups: bool, dry_run: bool, result: Oper
             hint = (f"only backup folders are left; "
                     f"`{command_for('uninstall', config, target.scope, REMOVE_BACKUPS_FLAG)}` deletes them")
         return _nothing_installed(target, result, hint)
-    created = ownership.read_marker(config) if marker else []
-    deletes = [ownership.MARKER] if marker else []
+    created = record.read_marker(config) if marker else []
+    deletes = [record.MARKER] if marker else []
     dirs: set[str] = set()
     for b in backups:
-        deletes.extend(_list_files(config / b, b))
+        deletes.extend(files_under(config / b, b))
         parts = b.split("/")
         for i in range(1, len(parts) + 1):
             dirs.add("/".join(parts[:i]))
         for dirpath, _subdirs, _names in os.walk(config / b):
             dirs.add(os.path.relpath(dirpath, config).replace(os.sep, "/"))
     rmdirs = [d for d in sorted(dirs, key=lambda d: (-d.count("/"), d))
-              if all(f in deletes for f in _list_files(config / d, d))]
+              if all(f in deletes for f in files_under(config / d, d))]
     if not dry_run:
         txn.apply(config, txn.Changes(deletes=deletes, rmdirs=rmdirs))
     result.data = {
