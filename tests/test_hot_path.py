@@ -23,7 +23,7 @@ DENY = frozenset({
     "dataclasses", "inspect", "ast", "dis", "tokenize", "typing",  # dataclasses' import chain
     "sqlite3", "datetime",                         # memory only
     "tempfile", "shutil", "random", "hashlib", "_hashlib", "subprocess", "difflib", "importlib_metadata",
-    "urllib", "ipaddress", "gettext",              # pathlib's and argparse's one-branch needs (msd_core.run.stand_in)
+    "urllib", "ipaddress",                         # pathlib's one-branch need (msd_core.run.stand_in)
 })
 
 MEMORY = {"sqlite3", "datetime"}

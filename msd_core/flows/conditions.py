@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 
-from msd_core.lean.lazy_pattern import lazy
 from msd_core.lean.record import record
 
 TYPE_CHECKING = False
@@ -37,7 +36,7 @@ ROOTS = ("config", "result", "var", "visits")
 MAX_CONDITION_LEN = 500
 MAX_DEPTH = 20
 
-_TOKEN_RE = lazy(
+_TOKEN_RE = re.compile(
     r"""
     (?P<ws>\s+)
   | (?P<exists>exists\s*\()
@@ -50,7 +49,7 @@ _TOKEN_RE = lazy(
     """,
     re.VERBOSE,
 )
-_SEGMENT_RE = lazy(r"^[a-z_][a-z0-9_-]*$")
+_SEGMENT_RE = re.compile(r"^[a-z_][a-z0-9_-]*$")
 _KEYWORDS = {"and", "or", "not", "true", "false", "null"}
 
 

@@ -1,7 +1,7 @@
 """`record`: plain value classes for msd_run's hot path, where `dataclasses` is too dear.
 
-Importing `dataclasses` loads inspect, ast, dis and tokenize (~7 ms on every msd_run call
-that touches a model class). `@record` / `@record(frozen=True)` and `field(default_factory=...)`
+Importing `dataclasses` loads inspect, ast, dis and tokenize: up to 7.9 ms CPU of a call that
+touches a model class (`msd_run next`; `python scripts/bench_startup.py`, variant "record classes"). `@record` / `@record(frozen=True)` and `field(default_factory=...)`
 cover what the runtime's classes use of dataclasses: fields from the class annotations in
 order (positional or keyword), defaults and default factories, `__repr__`, `__eq__`
 (same class, equal fields), frozen instances (assignment raises AttributeError; hashable

@@ -26,10 +26,9 @@ import os
 import re
 from pathlib import Path
 
-from msd_core.lean.lazy_pattern import lazy
 
-_NUM_RE = lazy(r"^0*(\d+)((?:\.\d+)*)(?=$|[^\d.])")
-_ARCHIVE_V_RE = lazy(r"^v?[\d.]+.*-phases$")
+_NUM_RE = re.compile(r"^0*(\d+)((?:\.\d+)*)(?=$|[^\d.])")
+_ARCHIVE_V_RE = re.compile(r"^v?[\d.]+.*-phases$")
 
 
 def normalize_phase(value) -> str | None:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 
-from msd_core.lean.lazy_pattern import lazy
 
 _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.M)
@@ -91,10 +90,10 @@ def split_frontmatter(text: str, keys: frozenset[str] | None = None) -> tuple[di
         return None, text, f"frontmatter unreadable ({type(exc).__name__}: {exc})"
 
 
-_TOP_KEY_RE = lazy(r"^([A-Za-z_][\w-]*)[ \t]*:")
+_TOP_KEY_RE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
 
 
-_COLUMN0_RE = lazy(r"^[^ \t\n#-][^\n]*", re.M)
+_COLUMN0_RE = re.compile(r"^[^ \t\n#-][^\n]*", re.M)
 
 
 def select_top_keys(block: str, keys: frozenset[str]) -> str:
@@ -180,7 +179,7 @@ def _within(data, limit: int) -> bool:
 
 # ---------------------------------------------------------------- lenient reader
 
-_KEY_RE = lazy(r"^([A-Za-z_][\w .\-]*?)\s*:(?:\s+(.*)|\s*)$")
+_KEY_RE = re.compile(r"^([A-Za-z_][\w .\-]*?)\s*:(?:\s+(.*)|\s*)$")
 
 
 def _scalar(raw: str):

@@ -26,10 +26,9 @@ import re
 from pathlib import Path
 
 from msd_core.errors import UsageError
-from msd_core.lean.lazy_pattern import lazy
 from msd_core.planning.discovery import PhaseDir, folder_prefix_of, normalize_phase, phase_dirs
 
-_REF_RE = lazy(
+_REF_RE = re.compile(
     r"^(?:(?P<ms>[A-Za-z]?[\w.]*?\d[\w.]*?)/)?(?:phase[ _-]*)?(?P<num>\d+(?:\.\d+)*)(?:-(?P<slug>[^/\\\x00-\x1f]*))?$", re.I
 )
 MAX_REF_CHARS = 200

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import re
 
-from msd_core.lean.lazy_pattern import lazy
 from msd_core.planning.frontmatter import split_frontmatter
 from msd_core.lean.record import field, record
 
 _TASK_RE = re.compile(r"<task(?P<attrs>(?:\s[^>]*)?)>(?P<inner>.*?)</task\s*>", re.S | re.I)
-_ATTR_RE = lazy(r"([A-Za-z_][\w:-]*)\s*=\s*(\"[^\"]*\"|'[^']*')")
+_ATTR_RE = re.compile(r"([A-Za-z_][\w:-]*)\s*=\s*(\"[^\"]*\"|'[^']*')")
 _FENCE_RE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
-_DECISION_RE = lazy(r"<decision[\s>]", re.I)
+_DECISION_RE = re.compile(r"<decision[\s>]", re.I)
 
 
 def _element(inner: str, tag: str) -> str | None:

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import re
 
-from msd_core.lean.lazy_pattern import lazy
 from msd_core.planning.discovery import normalize_phase
 from msd_core.lean.record import record
 
-_CHECK_RE = lazy(r"^\s*[-*]\s*\[(?P<mark>[ xX✓])\]\s*(?:\*\*)?\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>[^*\n]*)")
-_HEAD_RE = lazy(r"^\s*#{2,4}\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>.*)$")
-_DONE_WORDS = lazy(r"✅|✓|\bCOMPLETE(?:D)?\b|\(complete(?:d)?\)|\bSHIPPED\b|\bSUPERSEDED\b|\bCANCELL?ED\b|\bDROPPED\b|^~~", re.I)
+_CHECK_RE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX✓])\]\s*(?:\*\*)?\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>[^*\n]*)")
+_HEAD_RE = re.compile(r"^\s*#{2,4}\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>.*)$")
+_DONE_WORDS = re.compile(r"✅|✓|\bCOMPLETE(?:D)?\b|\(complete(?:d)?\)|\bSHIPPED\b|\bSUPERSEDED\b|\bCANCELL?ED\b|\bDROPPED\b|^~~", re.I)
 
 
 @record

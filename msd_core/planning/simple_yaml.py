@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import re
 
-from msd_core.lean.lazy_pattern import lazy
 
 NOT_SIMPLE = object()
 
@@ -44,14 +43,14 @@ _BOOL = {
 }
 _NULL = {"~", "null", "Null", "NULL"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # a key that is certainly a plain string
-_DECIMAL = lazy(r"[-+]?(?:0|[1-9][0-9_]*)")
-_OCTAL = lazy(r"[-+]?0[0-7_]+")
-_NOT_OCTAL = lazy(r"[-+]?0[0-9_]*[89][0-9_]*")
-_FLOAT = lazy(r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?")
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
+_OCTAL = re.compile(r"[-+]?0[0-7_]+")
+_NOT_OCTAL = re.compile(r"[-+]?0[0-9_]*[89][0-9_]*")
+_FLOAT = re.compile(r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?")
 # A superset of what YAML 1.1 reads as an int or a float (binary, octal, hex, sexagesimal,
 # underscores, exponents, .inf/.nan): _number reads the decimal, octal and decimal-point
 # forms as YAML 1.1 does and declines the rest.
-_NUMERIC = lazy(
+_NUMERIC = re.compile(
     r"[-+]?(?:0[bx]?[0-9a-fA-F_]*|[0-9][0-9_:]*(?:\.[0-9_]*)?(?:[eE][-+][0-9]+)?"
     r"|\.[0-9_]+(?:[eE][-+][0-9]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN))"
 )

@@ -40,18 +40,17 @@ import re
 import time
 
 from msd_core.errors import UsageError
-from msd_core.lean.lazy_pattern import lazy
 from msd_core.planning.frontmatter import locate, split_frontmatter
 from msd_core.planning.state_labels import field_names, section_names
 
 _HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*\r?\n?$")
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)")
-_GENERIC_FIELD_RE = lazy(
+_GENERIC_FIELD_RE = re.compile(
     r"^[ \t]*(?:[-*][ \t]+)?(?:\*\*(?P<bname>[^*\n:]{1,60}?)(?::\*\*|\*\*:)|(?P<name>[A-Za-z][\w /()-]{0,40}?):)[ \t]*(?P<val>.*?)\r?\n?$"
 )
 # any labelled line, with the groups _field_re gives: field_line compares the label itself,
 # so reading several fields compiles one pattern instead of one per field
-_ANY_LABEL_RE = lazy(
+_ANY_LABEL_RE = re.compile(
     r"^(?P<pre>[ \t]*(?:[-*][ \t]+)?(?:\*\*(?P<bname>[^*\n:]+?)(?::\*\*|\*\*:)|(?P<name>[^*\n:]+?):)[ \t]*)"
     r"(?P<val>.*?)(?P<eol>\r?\n)?$"
 )

@@ -51,7 +51,6 @@ import re
 from pathlib import Path
 
 from msd_core import paths
-from msd_core.lean.lazy_pattern import lazy
 from msd_core.lean.record import field, record
 
 MAX_READ = 2 * 1024 * 1024
@@ -60,8 +59,8 @@ NONE_WORDS = {"", "none", "n/a", "na", "-", "—", "null", "tbd", "nothing"}
 GAP_STATUSES = {"gaps_found", "gaps", "diagnosed", "failed", "issues_found"}
 HUMAN_STATUSES = {"human_needed", "needs_human", "human_verification"}
 OPEN_UAT_STATUSES = {"testing", "in_progress", "partial"}
-ARCHIVED_RE = lazy(r"archived|between milestones|new[-_ ]milestone|next milestone|no active milestone|milestone[^.\n]{0,40}(shipped|complete)", re.I)
-_STATUS_RE = lazy(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
+ARCHIVED_RE = re.compile(r"archived|between milestones|new[-_ ]milestone|next milestone|no active milestone|milestone[^.\n]{0,40}(shipped|complete)", re.I)
+_STATUS_RE = re.compile(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
 
 
 @record

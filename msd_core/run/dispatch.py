@@ -27,21 +27,20 @@ def _import_argparse():
     """argparse, with its messages taken as is.
 
     argparse looks each of its messages up in gettext's catalogues: a `locale` import and a
-    search of the locale folders per message, about 1 ms of every msd_run call. Its messages
-    are read by agents, in English (Python ships no catalogue for them), so they are taken as
-    is, and argparse is imported against a stand-in for gettext (msd_core.run.stand_in: importing
-    gettext compiles a pattern, ~0.4 ms).
+    search of the locale folders per message. Its messages are read by agents, in English
+    (Python ships no catalogue for them), so they are taken as is: 1.1-1.5 ms CPU of every
+    msd_run call (`python scripts/bench_startup.py`, variant "argparse untranslated").
     """
-    from msd_core.run.stand_in import import_with
+    import argparse as module
 
-    module = import_with("argparse", {"gettext": {"gettext": _untranslated, "ngettext": _untranslated_n}})
     module._ = _untranslated
     module.ngettext = _untranslated_n
     return module
 
 
 def _import_pathlib() -> None:
-    """Every command uses pathlib: load it now, without urllib.parse and ipaddress (msd_core.run.stand_in)."""
+    """Every command uses pathlib: load it now, without urllib.parse and ipaddress (msd_core.run.stand_in:
+    1.7-2.3 ms CPU of every msd_run call, `python scripts/bench_startup.py`, variant "pathlib stand-in")."""
     from msd_core.run.stand_in import import_pathlib
 
     import_pathlib()

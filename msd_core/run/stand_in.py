@@ -1,14 +1,15 @@
 """Importing a standard module without the modules it needs on one rare branch only.
 
 msd_run starts a fresh interpreter per call, and some standard modules import at their top
-what only one of their functions uses: argparse takes `gettext` and `ngettext` from gettext
-(which compiles a pattern on import), and pathlib (3.10-3.12) takes `quote_from_bytes` from
-urllib.parse (which imports ipaddress): about 2 ms of every call together.
+what only one of their functions uses: pathlib (3.10-3.12) takes `quote_from_bytes` from
+urllib.parse (which imports ipaddress): 1.7-2.3 ms CPU of every call (`python
+scripts/bench_startup.py`, variant "pathlib stand-in"). The same stand-in for gettext while
+argparse is imported saved 0.4-0.8 ms and was removed (issue 27: a trick stays only above 1 ms).
 
 `import_with(name, stand_ins)` imports module `name`, when it is not loaded yet, while each
 module named in `stand_ins` that is not loaded yet is a stand-in holding only the given
 attributes. The stand-ins leave sys.modules as soon as the import is done, so any later
-`import urllib.parse` (or gettext) loads the real module; a stand-in's attribute is a small
+`import urllib.parse` loads the real module; a stand-in's attribute is a small
 function that imports the real module when it is first called. When the import needs a
 name a stand-in lacks (another Python version), it is imported again with the real modules.
 
