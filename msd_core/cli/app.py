@@ -15,6 +15,7 @@ import importlib
 import sys
 
 from msd_core import __version__
+from msd_core.cli.helpstyle import examples
 
 # Each module exposes register(app). Order is the order shown in --help.
 SUBCOMMAND_MODULES = [
@@ -27,12 +28,6 @@ SUBCOMMAND_MODULES = [
     "msd_core.cli.mcp",       # mcp
     "msd_core.cli.plugin",    # plugin build
 ]
-
-
-def examples(*rows: tuple[str, str]) -> str:
-    """A help page's epilog: `command  what it does` lines, aligned, kept as lines by typer."""
-    width = max(len(cmd) for cmd, _ in rows) + 2
-    return "\b\nExamples:\n" + "".join(f"  {cmd.ljust(width)}{what}\n" for cmd, what in rows)
 
 
 EXAMPLES = examples(

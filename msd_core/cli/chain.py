@@ -15,7 +15,7 @@ from msd_core.cli.common import errors_to_exit, print_json, stdin_is_tty
 
 
 def register(app: typer.Typer) -> None:
-    from msd_core.cli.app import examples
+    from msd_core.cli.helpstyle import examples
 
     app.command("chain", epilog=examples(
         ("msd chain plan-phase --dry-run --var phase=02", "the steps it would run, with each command line"),

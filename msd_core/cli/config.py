@@ -50,7 +50,7 @@ def _names_msd(fn):
 
 def register(app: typer.Typer) -> None:
     """Add `msd config ...` to the `msd` app."""
-    from msd_core.cli.app import examples
+    from msd_core.cli.helpstyle import examples
 
     config_app = typer.Typer(
         help="Read and change the project's .planning/config.json (project > user defaults > schema default).",

@@ -89,3 +89,9 @@ def run_typer(app, argv: list[str]) -> int:
         sys.stderr.write("msd: aborted\n")
         return 1
     return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+
+
+def examples(*rows: tuple[str, str]) -> str:
+    """A help page's epilog: `command  what it does` lines, aligned, kept as lines by typer."""
+    width = max(len(cmd) for cmd, _ in rows) + 2
+    return "\b\nExamples:\n" + "".join(f"  {cmd.ljust(width)}{what}\n" for cmd, what in rows)

@@ -16,7 +16,7 @@ from msd_core.cli.common import errors_to_exit, print_envelope, stdin_is_tty
 
 def register(app: typer.Typer) -> None:
     init_app = typer.Typer(help="Set up a project.", no_args_is_help=True, add_completion=False)
-    from msd_core.cli.app import examples
+    from msd_core.cli.helpstyle import examples
 
     init_app.command("new-project", epilog=examples(
         ("msd init new-project", "ask each question (in a terminal)"),

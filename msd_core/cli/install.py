@@ -301,7 +301,7 @@ def register(app: typer.Typer) -> None:
         command.__doc__ = doc
         return command
 
-    from msd_core.cli.app import examples
+    from msd_core.cli.helpstyle import examples
 
     app.command("install", epilog=examples(
         ("msd install --global", "for every project (~/.claude, or $CLAUDE_CONFIG_DIR)"),
