@@ -97,7 +97,7 @@ def user_config_dir() -> Path:
     if sys.platform == "linux":
         # platformdirs' answer on Linux, without importing it (~7 ms with tempfile and shutil,
         # on every msd_run call): $XDG_CONFIG_HOME/msd if absolute, else ~/.config/msd.
-        # tests/test_config_paths.py checks this against platformdirs.
+        # tests/config/test_config_paths.py checks this against platformdirs.
         xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
         if not xdg:
             return home() / ".config" / "msd"

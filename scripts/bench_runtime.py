@@ -53,6 +53,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from msd_under_test import add_install_option, before_launcher, msd_bindir  # noqa: E402
+
 CORPUS = REPO.parent / "shared" / "corpus" / "planning"
 PEER_PACKAGE = "get-shit-done-cc@1.42.3"
 GOAL_VS_PYTHON = 5.0

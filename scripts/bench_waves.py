@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A fixture phase of 4 plans in 2 waves, executed both ways side by side in one run.
 
-Each plan is run by a simulated executor (tests/sim_executor.py, its own process): per
+Each plan is run by a simulated executor (tests/kit/sim_executor.py, its own process): per
 task it writes the plan's files, waits `--work` seconds (standing in for the agent's
 work) and commits through `msd_run commit --plan --task`; then it writes and commits the
 SUMMARY. The orchestration is the content's, with real commands:
@@ -32,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from gitkit import commits, git, make_project, run_msd, start_executor  # noqa: E402
+from tests.kit.gitkit import commits, git, make_project, run_msd, start_executor  # noqa: E402
 
 PLANS = {
     "02-01": {"wave": 1, "files": ["src/models.py", "tests/test_models.py"]},

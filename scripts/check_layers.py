@@ -14,7 +14,7 @@ file under the package root, and reports, one line each:
 - a package (a folder with `__init__.py`, or a top-level module) missing from the table;
 - an import circle between modules, anywhere in the package.
 
-Exit 0 when nothing is found, 1 otherwise. Standard library only; tests/test_architecture.py
+Exit 0 when nothing is found, 1 otherwise. Standard library only; tests/scripts/test_architecture.py
 runs it on the real tree and on a fixture that breaks every rule.
 """
 

@@ -148,3 +148,23 @@ def pytest_sessionfinish(session, exitstatus):
     if before is not None and _corpus_fingerprint() != before:
         sys.stderr.write(f"\nERROR: a test wrote into the read-only corpus {CORPUS}; copy it to a temp dir first\n")
         session.exitstatus = 1
+
+
+@pytest.fixture
+def inst(tmp_path):
+    """A small fake install (tests.kit.installed.make_install) in tmp_path/cfg: the resolve and agents tests."""
+    from tests.kit.installed import make_install
+
+    return make_install(tmp_path / "cfg")
+
+
+@pytest.fixture
+def shim(tmp_path):
+    """A folder holding an `msd_run` that runs this checkout's msd_run with this Python (the
+    host's PATH in the skill-render tests of content and resolve)."""
+    d = tmp_path / "shim-bin"
+    d.mkdir()
+    script = d / "msd_run"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m msd_core.run "$@"\n')
+    script.chmod(0o755)
+    return d

@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 
-from conftest import REAL_HOME
+from tests.conftest import REAL_HOME
 
 
 def test_home_points_at_a_temp_dir(isolated_home):

@@ -43,10 +43,10 @@ import re
 from pathlib import Path
 
 from msd_core.errors import IntegrityError, UsageError
-from msd_core.shipped.layout import AGENT_EXT_PREFIX, is_static_name
+from msd_core.lean.record import field, record
 from msd_core.ownership.manifest import Manifest, read_verified, safe_path
 from msd_core.paths import PLANNING_DIRNAME
-from msd_core.lean.record import field, record
+from msd_core.shipped.layout import AGENT_EXT_PREFIX, is_static_name
 
 MAX_PLAN_BYTES = 2 * 1024 * 1024  # a plan larger than this is refused (exit 2)
 MAX_DOC_BYTES = 2 * 1024 * 1024  # phase documents larger than this are skipped with a note

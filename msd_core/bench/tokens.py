@@ -1,6 +1,6 @@
 """`msd bench tokens`: bytes and proxy tokens per content file, the window the host renders per command.
 
-Report shape (pinned by tests/test_bench_tokens.py):
+Report shape (pinned by tests/bench/test_bench_tokens.py):
   {"tokenizer": "proxy: o200k_base via <package>==<version>",
    "files":    {source relpath: {"bytes", "tokens"}},
    "commands": {name: {"window", "window_compact", "eager", "with_details"}},

@@ -297,7 +297,8 @@ class Chain:
         return [p for p in dict.fromkeys(out) if "<" not in p]
 
     def _run_agent(self, step: dict) -> dict:
-        from msd_core.chain import verify_claims as claims, step_report
+        from msd_core.chain import step_report
+        from msd_core.chain import verify_claims as claims
         from msd_core.chain.agent_process import run_agent
         from msd_core.flows import service
 

@@ -8,9 +8,8 @@ names in `context_files` (schema.content_paths) must exist in this tree.
 
 from __future__ import annotations
 
-from msd_core.files import tomlread as tomllib
-
 from msd_core.checks.model import FLOW_RE, CheckContext, Violation
+from msd_core.files import tomlread as tomllib
 
 RULE = "flows"
 FIX = "fix the flow file (see msd_core/flows/schema.py for the format)"

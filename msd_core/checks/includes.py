@@ -17,8 +17,8 @@ import re
 
 from msd_core.checks.model import PART_RE, WORKFLOW_RE, CheckContext, Violation, is_command
 from msd_core.checks.textlines import FENCE_RE
-from msd_core.shipped.layout import installed_relpath
 from msd_core.paths import SOURCE_HOME_TOKEN
+from msd_core.shipped.layout import installed_relpath
 
 RULE = "includes"
 INCLUDE_RE = re.compile(r"^\s*@(\S+)")

@@ -12,8 +12,20 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from msd_core.checks import (agreement, commits, contract, fields, flows, generated, includes, partition, protected,
-                             runtime_gate, shell, sizes)
+from msd_core.checks import (
+    agreement,
+    commits,
+    contract,
+    fields,
+    flows,
+    generated,
+    includes,
+    partition,
+    protected,
+    runtime_gate,
+    shell,
+    sizes,
+)
 from msd_core.checks.model import CheckContext, ContentTree, Locations, Violation
 from msd_core.checks.tiers import parse_tiers
 from msd_core.errors import EXIT_FAILED, EXIT_OK, MsdError, UsageError

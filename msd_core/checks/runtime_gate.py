@@ -23,9 +23,9 @@ PLACEHOLDER = Path("/msd-runtime-gate-placeholder")
 
 def check(ctx: CheckContext) -> list[Violation]:
     from msd_core.install.transform import installed_files
-    from msd_core.shipped.layout import command_name_from_source
     from msd_core.paths import Target
     from msd_core.runtimes import SUPPORTED, get
+    from msd_core.shipped.layout import command_name_from_source
 
     tree = ctx.tree
     split = {s for s, wf in tree.workflows.items() if wf.spine and wf.parts}

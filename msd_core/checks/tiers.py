@@ -6,8 +6,9 @@ fall under the hard cap: strictly below HARD_CAP bytes.
 
 from __future__ import annotations
 
-from msd_core.files import tomlread as tomllib
 from dataclasses import dataclass, field
+
+from msd_core.files import tomlread as tomllib
 
 HARD_CAP = 32_768  # size < HARD_CAP
 CAP_TIER = "CAP"  # the implicit tier of anything unlisted

@@ -96,7 +96,8 @@ def tokens(
 ) -> None:
     """Proxy tokens per command of the window the host renders (compact off and on), per agent and per file."""
     from msd_core.bench import tokenizer
-    from msd_core.bench.tokens import build_report, compare as compare_reports, context_budget_markdown, dumps, history_report, write_docs_section
+    from msd_core.bench.tokens import build_report, context_budget_markdown, dumps, history_report, write_docs_section
+    from msd_core.bench.tokens import compare as compare_reports
 
     content = root or packaged_content_dir()
     if not (content / "commands").is_dir() and not (content / "msd-core").is_dir():

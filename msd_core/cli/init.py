@@ -43,8 +43,8 @@ def new_project(
     """Ask (or take from flags) the project settings and write .planning/config.json."""
     import sys
 
-    from msd_core.errors import UsageError
     from msd_core.config import wizard as settings
+    from msd_core.errors import UsageError
 
     flags = {
         "mode": mode, "granularity": granularity, "parallelization": parallelization,

@@ -28,8 +28,8 @@ def _json_option():
 
 def _apply(action: str, scope: str, as_json: bool, **kwargs) -> None:
     """Run mcp_setup.install or .uninstall for a valid --scope and print what it did."""
-    from msd_core.mcp import setup as mcp_setup
     from msd_core.errors import UsageError
+    from msd_core.mcp import setup as mcp_setup
 
     if scope not in mcp_setup.SCOPES:
         raise UsageError(f"--scope {scope!r} is not one of user, project")

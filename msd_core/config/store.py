@@ -264,7 +264,6 @@ def _dump(data: dict, raw: bytes | None, before: dict | None = None) -> bytes:
     bom = raw is not None and raw.startswith(b"\xef\xbb\xbf")
     if raw is not None and before is not None:
         from msd_core.files.jsonedit import rewrite
-
         from msd_core.files.jsonfile import decode_utf8_sig
 
         edited = rewrite(decode_utf8_sig(raw), before, data)
@@ -343,7 +342,6 @@ def _mutate(cwd, create: bool, change) -> dict:
 
 def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
     from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
-
     from msd_core.files.private_dir import ensure_private_dir
 
     lock = ensure_private_dir(root) / LOCK_NAME

@@ -38,8 +38,18 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.execution import run_record
-from msd_core.git.runner import (INDEX_LOCK_WAIT, commit_and_files, current_branch, first_line, git, git_start,
-                                 head, main_checkout, repo_paths, toplevel)
+from msd_core.git.runner import (
+    INDEX_LOCK_WAIT,
+    commit_and_files,
+    current_branch,
+    first_line,
+    git,
+    git_start,
+    head,
+    main_checkout,
+    repo_paths,
+    toplevel,
+)
 
 
 def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:

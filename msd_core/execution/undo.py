@@ -156,8 +156,9 @@ def _sync_state(root: Path) -> str:
 
 
 def _retire(root: Path, records, revert_hash: str) -> None:
-    from msd_core.files.atomic import atomic_write_bytes
     import json
+
+    from msd_core.files.atomic import atomic_write_bytes
 
     done = run_record.runs_dir(root) / "undone"
     for path, rec in records:

@@ -33,8 +33,7 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.execution import run_record
-from msd_core.git.runner import (changed_between, current_branch, first_line, git, head, is_linked_worktree,
-                                 operation_in_progress, toplevel)
+from msd_core.git.runner import changed_between, current_branch, first_line, git, head, is_linked_worktree, operation_in_progress, toplevel
 
 
 def _is_ancestor(cwd: Path, a: str, b: str) -> bool:

@@ -17,10 +17,10 @@ from pathlib import Path
 from msd_core import paths
 from msd_core.errors import UsageError
 from msd_core.flows import engine, source
-from msd_core.planning import flow_state as state_file
 from msd_core.flows.model import Flow
 from msd_core.flows.schema import VAR_NAME_RE
 from msd_core.lean.record import record
+from msd_core.planning import flow_state as state_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs import time on msd_run's hot path

@@ -16,7 +16,7 @@ The form it claims, one item per line:
 Declined: multi-line strings and arrays, dotted or quoted keys, floats, dates, any
 redefinition of a key or table (tomllib's rules and messages decide those).
 
-tests/test_simple_toml.py compares it with tomllib over the shipped flows, the test
+tests/flows/test_simple_toml.py compares it with tomllib over the shipped flows, the test
 flows and hand-made cases. Standard library only.
 """
 

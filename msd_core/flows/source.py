@@ -20,8 +20,8 @@ from pathlib import Path
 from msd_core.errors import IntegrityError, UsageError
 from msd_core.flows.model import Flow
 from msd_core.flows.schema import MAX_FLOW_BYTES, parse_flow
-from msd_core.shipped.layout import is_static_name
 from msd_core.lean.record import record
+from msd_core.shipped.layout import is_static_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs import time on msd_run's hot path

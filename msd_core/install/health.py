@@ -13,14 +13,14 @@ from pathlib import Path
 
 from msd_core import __version__
 from msd_core.errors import IntegrityError, NotInstalledError
-from msd_core.files.atomic import sha256_bytes
-from msd_core.ownership import record
-from msd_core.install import runner_hook, runner_path, versions
 from msd_core.files import txn
+from msd_core.files.atomic import sha256_bytes
 from msd_core.files.oserrors import environment_errors
-from msd_core.install.plan import NEW_SUFFIX, resolutions
-from msd_core.ownership.hints import command_for, repair_command
 from msd_core.files.safe_tree import read_installed
+from msd_core.install import runner_hook, runner_path, versions
+from msd_core.install.plan import NEW_SUFFIX, resolutions
+from msd_core.ownership import record
+from msd_core.ownership.hints import command_for, repair_command
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target, resolve_target
 from msd_core.result import OperationResult
 

@@ -20,23 +20,22 @@ from typing import Callable
 
 from msd_core import __version__
 from msd_core.errors import UsageError
-from msd_core.ownership import record
-from msd_core.ownership.record import BACKUPS_PREFIX, MANIFEST_REL
-from msd_core.install import runner_hook
 from msd_core.files import txn
-from msd_core.install.lock import install_lock
 from msd_core.files.oserrors import environment_errors
+from msd_core.files.safe_tree import read_installed
+from msd_core.install import runner_hook
+from msd_core.install.lock import install_lock
 from msd_core.install.plan import Plan, plan_install
 from msd_core.install.source import ContentSource
 from msd_core.install.target import check_target
-from msd_core.files.safe_tree import read_installed
 from msd_core.install.transform import installed_files
 from msd_core.install.versions import refuse_downgrade
+from msd_core.ownership import record
 from msd_core.ownership.manifest import Manifest
-from msd_core.runtimes import permission_config
+from msd_core.ownership.record import BACKUPS_PREFIX, MANIFEST_REL
 from msd_core.paths import Target
 from msd_core.result import OperationResult
-
+from msd_core.runtimes import permission_config
 
 
 def check_runtime(old: Manifest | None, target: Target) -> None:

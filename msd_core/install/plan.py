@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
-from msd_core.install.merge import merge3
-from msd_core.ownership.record import read_pack
 from msd_core.files.safe_tree import SafeTree, read_installed
+from msd_core.install.merge import merge3
 from msd_core.ownership.manifest import Manifest
+from msd_core.ownership.record import read_pack
 
 VERDICTS = ("create", "identical", "update", "merged", "conflict", "removed", "kept")
 NEW_SUFFIX = ".msd-new"

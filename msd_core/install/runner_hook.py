@@ -41,7 +41,7 @@ PATH=/usr/local/bin:/usr/bin:/bin, msd_run elsewhere):
   also before the folder is trusted (the project's `Bash(msd_run *)` rule then applies only
   once it is trusted: `hasTrustDialogAccepted` in ~/.claude.json);
 - with CLAUDE_ENV_FILE unset (as in a host without the feature) the command exits 0 and
-  writes nothing to stderr (tests/test_runner_hook.py runs it under sh and bash).
+  writes nothing to stderr (tests/install/test_runner_hook.py runs it under sh and bash).
 """
 
 from __future__ import annotations
@@ -269,8 +269,8 @@ def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes 
 
 def status_of(target) -> dict:
     """{"path", "present", "runner_dir"?, "ok", "problem"?} for msd's hook of `target`; never writes."""
-    from msd_core.runtimes.claude_json import peek
     from msd_core.ownership.hints import command_for
+    from msd_core.runtimes.claude_json import peek
 
     if not applies(target):
         return {"present": False, "ok": True, "applicable": False}

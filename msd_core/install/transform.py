@@ -18,8 +18,8 @@
 
 from __future__ import annotations
 
-from msd_core.shipped.layout import command_name_from_source, is_static_name
 from msd_core.paths import Target
+from msd_core.shipped.layout import command_name_from_source, is_static_name
 
 VERSION_REL = "msd-core/VERSION"
 RESERVED = {"msd-core/manifest.json"}
@@ -31,8 +31,8 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
     """Map source files to {installed relpath: bytes} for the target's runtime (msd_core/runtimes);
     also (warnings, skipped-with-reason). `token` replaces `~/.claude/` everywhere instead of the
     target's own (a plugin build)."""
-    from msd_core.shipped.layout import AGENTS_PREFIX
     from msd_core.runtimes import get as get_runtime
+    from msd_core.shipped.layout import AGENTS_PREFIX
 
     rt = get_runtime(target.runtime)
     commands = frozenset(n for rel, _ in files if (n := command_name_from_source(rel)) is not None)

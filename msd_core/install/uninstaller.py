@@ -17,23 +17,23 @@ from __future__ import annotations
 import contextlib
 import os
 
-from msd_core.mcp import setup as mcp_setup
-from msd_core.files.atomic import sha256_bytes
-from msd_core.ownership import record
-from msd_core.ownership.record import BACKUPS_PREFIX, BOOKKEEPING_REL, MANIFEST_REL, backup_dirs, files_under
-from msd_core.install import runner_hook
 from msd_core.files import txn
+from msd_core.files.atomic import sha256_bytes
+from msd_core.files.oserrors import environment_errors
+from msd_core.files.safe_tree import read_installed
+from msd_core.install import runner_hook
 from msd_core.install.installer import check_runtime
 from msd_core.install.lock import install_lock
-from msd_core.files.oserrors import environment_errors
 from msd_core.install.plan import NEW_SUFFIX
-from msd_core.ownership.hints import command_for
 from msd_core.install.target import check_target
-from msd_core.files.safe_tree import read_installed
+from msd_core.mcp import setup as mcp_setup
+from msd_core.ownership import record
+from msd_core.ownership.hints import command_for
 from msd_core.ownership.manifest import Manifest
-from msd_core.runtimes import permission_config
+from msd_core.ownership.record import BACKUPS_PREFIX, BOOKKEEPING_REL, MANIFEST_REL, backup_dirs, files_under
 from msd_core.paths import Target
 from msd_core.result import OperationResult
+from msd_core.runtimes import permission_config
 
 REMOVE_BACKUPS_FLAG = "--remove-backups"
 

@@ -47,9 +47,8 @@ def _guess_runtime(config: Path) -> str:
     """The runtime an install folder belongs to: its manifest's record, else its folder's name."""
     import json
 
-    from msd_core.paths import DEFAULT_RUNTIME, RUNTIME_DIRS
-
     from msd_core.files.safe_read import read_regular
+    from msd_core.paths import DEFAULT_RUNTIME, RUNTIME_DIRS
 
     try:  # a regular file only: a FIFO or device there must not block a hint
         recorded = json.loads(read_regular(config / "msd-core" / "manifest.json", 4 * 1024 * 1024)).get("runtime")

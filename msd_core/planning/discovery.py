@@ -26,7 +26,6 @@ import os
 import re
 from pathlib import Path
 
-
 _NUM_RE = re.compile(r"^0*(\d+)((?:\.\d+)*)(?=$|[^\d.])")
 _ARCHIVE_V_RE = re.compile(r"^v?[\d.]+.*-phases$")
 

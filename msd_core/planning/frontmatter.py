@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 
-
 _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.M)
 

@@ -33,9 +33,9 @@ import re
 from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
-from msd_core.planning.roadmap import phase_sort_key, roadmap_phases
 from msd_core.planning import roadmap_edit as re_
 from msd_core.planning.discovery import folder_prefix_of, phase_dirs
+from msd_core.planning.roadmap import phase_sort_key, roadmap_phases
 
 TEXT_FILES = ("ROADMAP.md", "REQUIREMENTS.md", "STATE.md")
 MAX_FILE = 8 * 1024 * 1024

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from msd_core.planning.frontmatter import split_frontmatter
 from msd_core.lean.record import field, record
+from msd_core.planning.frontmatter import split_frontmatter
 
 _TASK_RE = re.compile(r"<task(?P<attrs>(?:\s[^>]*)?)>(?P<inner>.*?)</task\s*>", re.S | re.I)
 _ATTR_RE = re.compile(r"([A-Za-z_][\w:-]*)\s*=\s*(\"[^\"]*\"|'[^']*')")

@@ -61,9 +61,8 @@ def _goal(planning: Path, number: str) -> str | None:
 
 
 def phase_section(root: Path, pd, commits: list[dict]) -> tuple[str, list[str]]:
-    from msd_core.planning.summary import SummaryFacts, summary_facts
-
     from msd_core.planning.discovery import folder_prefix_of
+    from msd_core.planning.summary import SummaryFacts, summary_facts
 
     planning = root / ".planning"
     prefix = folder_prefix_of(pd.name)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from msd_core.planning.discovery import normalize_phase
 from msd_core.lean.record import record
+from msd_core.planning.discovery import normalize_phase
 
 _CHECK_RE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX✓])\]\s*(?:\*\*)?\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>[^*\n]*)")
 _HEAD_RE = re.compile(r"^\s*#{2,4}\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>.*)$")

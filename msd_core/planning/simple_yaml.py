@@ -25,14 +25,13 @@ Rejected (a `Rejected` whose `reason` says why): a value starting with `@` or a 
 which YAML reserves, or a plain value holding `: ` on its key's line, so PyYAML raises; the caller reads such a block with its lenient
 line reader without importing PyYAML to be told so.
 
-tests/test_simple_yaml.py compares it with PyYAML over every frontmatter block of the
+tests/planning/test_simple_yaml.py compares it with PyYAML over every frontmatter block of the
 corpus: equal wherever it claims a block, and raising wherever it rejects one. Standard library only.
 """
 
 from __future__ import annotations
 
 import re
-
 
 NOT_SIMPLE = object()
 

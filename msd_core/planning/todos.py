@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import time
 
-
 from msd_core.errors import OperationFailed, UsageError
 
 FILE = "TODOS.md"

@@ -34,15 +34,15 @@ from pathlib import Path
 
 from msd_core import __version__
 from msd_core.errors import OperationFailed, UsageError
+from msd_core.files.atomic import sha256_bytes
 from msd_core.install.runner_path import own_runner
-from msd_core.runtimes.claude_settings import PERMISSION
 from msd_core.install.source import ContentSource
 from msd_core.install.transform import installed_files
-from msd_core.shipped.text import split_frontmatter
 from msd_core.ownership.manifest import Manifest
-from msd_core.files.atomic import sha256_bytes
 from msd_core.paths import Target
 from msd_core.result import OperationResult
+from msd_core.runtimes.claude_settings import PERMISSION
+from msd_core.shipped.text import split_frontmatter
 
 PLUGIN_NAME = "msd-core"
 MARKETPLACE_NAME = "msd-core-local"

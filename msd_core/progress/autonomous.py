@@ -91,9 +91,9 @@ def decide(answer: dict, memory: dict, max_gap_rounds: int, until: str | None) -
 
 def step(root_hint: str | None, *, max_gap_rounds: int = 2, until: str | None = None, reset: bool = False) -> dict:
     from msd_core.files.atomic import atomic_write_text, lock_timeout_from_env, locked
-    from msd_core.progress import route as router
-    from msd_core.planning.project import project_root
     from msd_core.files.private_dir import ensure_private_dir
+    from msd_core.planning.project import project_root
+    from msd_core.progress import route as router
 
     root = project_root(root_hint)
     path = _memory_path(root)

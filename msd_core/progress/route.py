@@ -285,8 +285,8 @@ def phase_states(root: Path, roadmap_text: str | None, skipped: list[dict], veri
     `msd_run next` routes on it and `msd_run state sync` derives STATE.md from it.
     `listings`, when given, receives each scanned folder's files (sorted DirEntry objects,
     which keep the stat results already taken) for a caller that reads the same folders."""
-    from msd_core.planning.roadmap import phase_sort_key, roadmap_phases
     from msd_core.planning.discovery import phase_dirs
+    from msd_core.planning.roadmap import phase_sort_key, roadmap_phases
 
     planning = paths.planning_dir(root)
     phases: dict[str, PhaseInfo] = {}

@@ -15,8 +15,8 @@ def configure(parser) -> None:
 
 
 def run(args):
-    from msd_core.resolve import trace
     from msd_core.agents.skills import agent_skills
+    from msd_core.resolve import trace
 
     payload = agent_skills(args.agent, args.root, args.cwd)
     trace.record(payload.layers, "agent-skills", "agent", payload.agent, payload.compact,

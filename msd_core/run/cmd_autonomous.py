@@ -23,8 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace):
     import re
 
-    from msd_core.progress.autonomous import step
     from msd_core.planning.discovery import normalize_phase
+    from msd_core.progress.autonomous import step
 
     until = None
     if args.until is not None:

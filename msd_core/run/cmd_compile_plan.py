@@ -58,7 +58,6 @@ def run(args: argparse.Namespace):
         return result
 
     from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
-
     from msd_core.planning.project import private_dir
 
     with locked(private_dir(project) / "compile.lock", lock_timeout_from_env(), what="compile-plan", anchor=project):

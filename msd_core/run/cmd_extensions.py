@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-
 MAX_TASKS = 100_000
 
 
@@ -57,8 +56,8 @@ def _phase_folder(value: str | None, base: Path) -> Path | None:
 
 
 def run(args: argparse.Namespace):
-    from msd_core.errors import UsageError
     from msd_core.agents.extensions import select_extensions
+    from msd_core.errors import UsageError
     from msd_core.paths import default_resolve_root
 
     base = Path(args.cwd).expanduser().absolute() if args.cwd else Path.cwd()

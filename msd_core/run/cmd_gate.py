@@ -40,9 +40,8 @@ def run(args: argparse.Namespace):
 
     root = project.project_root(getattr(args, "cwd", None))
     if args.action == "detect":
-        from msd_core.execution.test_command import detect
-
         from msd_core.config.store import get_value
+        from msd_core.execution.test_command import detect
 
         out = detect(root)
         out["configured"] = get_value("testing.command", cwd=root)

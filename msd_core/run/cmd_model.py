@@ -16,8 +16,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace):
-    from msd_core.config import store
     from msd_core.agents.models import model_for, role_of
+    from msd_core.config import store
 
     role = role_of(args.agent)
     profile = str(store.get_value("model_profile", args.cwd))

@@ -60,13 +60,13 @@ def run(args: argparse.Namespace):
 
     from msd_core.config import store
     from msd_core.errors import OperationFailed, UsageError
-    from msd_core.files.atomic import atomic_write_text
     from msd_core.execution import recorded
+    from msd_core.files.atomic import atomic_write_text
+    from msd_core.files.private_dir import ensure_private_dir
     from msd_core.git.runner import current_branch, git, main_checkout
     from msd_core.planning import branching, pr_body
     from msd_core.planning.phase_ref import resolve
     from msd_core.planning.project import project_root
-    from msd_core.files.private_dir import ensure_private_dir
 
     if (args.phase is None) == (args.milestone is None):
         raise UsageError("give exactly one of --phase <n> or --milestone [<v>]")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from msd_core.shipped.layout import AGENTS_PREFIX, COMMANDS_PREFIX, CORE_PREFIX
 from msd_core.paths import RUNTIME_DIRS, SOURCE_HOME_TOKEN, Target
+from msd_core.shipped.layout import AGENTS_PREFIX, COMMANDS_PREFIX, CORE_PREFIX
 
 COMMAND_REF = re.compile(r"(?<![\w./-])/msd-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\b")
 SHELL_LINE = re.compile(r"^!`(?P<cmd>[^`]+)`\s*$")

@@ -5,11 +5,11 @@ The host renders `!` shell lines in a skill, so detail parts are inserted before
 
 from __future__ import annotations
 
-from msd_core.runtimes import claude_settings as settings_mod
-from msd_core.shipped.text import home_token, skill_from_command
-from msd_core.shipped.layout import installed_relpath
 from msd_core.paths import Target
+from msd_core.runtimes import claude_settings as settings_mod
 from msd_core.runtimes.base import Runtime
+from msd_core.shipped.layout import installed_relpath
+from msd_core.shipped.text import home_token, skill_from_command
 
 
 class Claude(Runtime):

@@ -20,7 +20,14 @@ import re
 
 from msd_core.paths import Target
 from msd_core.runtimes.base import (
-    INCLUDE_LINE, SHELL_LINE, Runtime, description_of, parse_frontmatter, raw_resolve, resolve_call, toml_bytes,
+    INCLUDE_LINE,
+    SHELL_LINE,
+    Runtime,
+    description_of,
+    parse_frontmatter,
+    raw_resolve,
+    resolve_call,
+    toml_bytes,
     with_frontmatter,
 )
 

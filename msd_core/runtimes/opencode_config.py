@@ -15,9 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
-from msd_core.runtimes.claude_settings import SettingsChange
-from msd_core.files.safe_tree import read_installed
 from msd_core.files.jsonc_edit import JsoncError, insert_entry, remove_snippet
+from msd_core.files.safe_tree import read_installed
+from msd_core.runtimes.claude_settings import SettingsChange
 
 SETTINGS_REL = "opencode.json"
 BEFORE_REL = "msd-core/.msd/settings.before.json"

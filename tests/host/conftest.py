@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import hostkit
+import pytest
 
 HOST_DIR = Path(__file__).resolve().parent
 

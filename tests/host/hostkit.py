@@ -27,10 +27,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_TESTS = str(Path(__file__).resolve().parents[1])  # tests/: stand_in_server, shared with the runtime stand-ins
-if _TESTS not in sys.path:  # scripts/bench_host_tokens.py puts only tests/host on the path
-    sys.path.append(_TESTS)
-import stand_in_server  # noqa: E402
+_REPO = str(Path(__file__).resolve().parents[2])  # tests.kit.stand_in_server, shared with the runtime stand-ins
+if _REPO not in sys.path:  # scripts/bench_host_tokens.py puts only tests/host on the path
+    sys.path.append(_REPO)
+from tests.kit import stand_in_server  # noqa: E402
 
 HOST_PACKAGE = "@anthropic-ai/claude-code"
 HOST_VERSION = "2.1.332"

@@ -39,8 +39,8 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/ (run with python -I)
-from stand_in_server import RecordingHandler, arguments, serve, sse  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the repository (run with python -I)
+from tests.kit.stand_in_server import RecordingHandler, arguments, serve, sse  # noqa: E402
 
 EXHAUSTED = "SCRIPT-EXHAUSTED"
 SIDE_REPLY = "ok"

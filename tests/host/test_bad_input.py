@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import shutil
 
+import hostkit
 import pytest
 
-import hostkit
-from host.test_skills import assert_loaded
+from tests.host.test_skills import assert_loaded
 
 
 def write_skill(host: hostkit.Host, name: str, allowed: str, lines: list[str]) -> None:

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import hostkit
 from hostkit import bash
-from test_content_walkthrough import VALUES, render
+
+from tests.content.test_content_walkthrough import VALUES, render
 
 ROOT = "~/.claude/msd-core"
 PH = ".planning/phases/01-core"

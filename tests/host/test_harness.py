@@ -5,11 +5,9 @@ from __future__ import annotations
 import http.client
 import json
 import stat
-from pathlib import Path
-
-import pytest
 
 import hostkit
+import pytest
 
 
 def _post(server: hostkit.ModelServer, path: str, body: dict) -> tuple[int, str, str]:

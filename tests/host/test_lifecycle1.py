@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 import hostkit
+import pytest
 from hostkit import bash
-from test_phase_ops import make_project
+
+from tests.planning.test_phase_ops import make_project
 
 PERSON_ONLY = ["msd-remove-phase", "msd-move-phase", "msd-insert-phase", "msd-todo", "msd-new-milestone"]
 MODEL_LISTED = ["msd-plan-phase", "msd-progress"]

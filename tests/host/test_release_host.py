@@ -17,9 +17,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 import hostkit
+import pytest
 
 PART_MARK = "<!-- msd:part msd-core/workflows/plan-phase/detail/"
 

@@ -11,9 +11,9 @@ import os
 import re
 from pathlib import Path
 
+import hostkit
 import pytest
 
-import hostkit
 from msd_core.checks.includes import include_lines
 
 SHIPPED = hostkit.REPO / "msd_core" / "content"

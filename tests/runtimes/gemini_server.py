@@ -17,8 +17,8 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/ (run with python -I)
-from stand_in_server import RecordingHandler, arguments, parsed_body, serve, sse  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the repository (run with python -I)
+from tests.kit.stand_in_server import RecordingHandler, arguments, parsed_body, serve, sse  # noqa: E402
 
 REPLY = "MSD-GEMINI-OK"
 

@@ -1,12 +1,12 @@
 """The stand-in model APIs of the runtime tests (openai_server.py for OpenCode and Codex,
-gemini_server.py for Gemini) as context managers; started and stopped by tests/stand_in_server.py."""
+gemini_server.py for Gemini) as context managers; started and stopped by tests/kit/stand_in_server.py."""
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
 
-import stand_in_server
+from tests.kit import stand_in_server
 
 HERE = Path(__file__).resolve().parent
 

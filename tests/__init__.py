@@ -1,0 +1,1 @@
+"""msd-core's tests: one folder per package of msd_core (docs/ARCHITECTURE.md)."""

@@ -1,0 +1,64 @@
+"""Build the wheel, install it into a fresh venv, run `msd install --local` from it.
+
+Proves the content ships as package data and is read through importlib.resources, not from
+the checkout. Needs PyPI for the wheel's dependencies (skips when unreachable).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+
+def _run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600, **kw)
+
+
+def test_wheel_installs_and_msd_install_local_works(tmp_path, isolated_home):
+    wheels = tmp_path / "wheels"
+    build = _run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-w", str(wheels)])
+    assert build.returncode == 0, build.stderr[-2000:]
+    wheel = next(wheels.glob("msd_core-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = [n for n in names if n.startswith("msd_core/content/")]
+    assert any(n.startswith("msd_core/content/commands/msd/") for n in shipped), "content is not in the wheel"
+
+    venv = tmp_path / "venv"
+    assert _run([sys.executable, "-m", "venv", str(venv)]).returncode == 0
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PIP_CACHE_DIR"] = str(tmp_path / "pip-cache")
+    pip = _run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)], env=env)
+    if pip.returncode != 0 and ("Could not find a version" in pip.stderr or "NewConnectionError" in pip.stderr):
+        pytest.skip(f"PyPI not reachable for the wheel's dependencies: {pip.stderr.strip().splitlines()[-1]}")
+    assert pip.returncode == 0, pip.stderr[-2000:]
+
+    project = tmp_path / "project"
+    project.mkdir()
+    # run from the project folder so the checkout is not importable: the venv's copy is used
+    res = _run([str(venv / "bin" / "msd"), "install", "--local", "--json"], cwd=project, env=env)
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["source"] == "package msd_core/content"
+    where = _run([str(venv / "bin" / "python"), "-c", "import msd_core, sys; print(msd_core.__file__)"], cwd=project, env=env)
+    assert str(venv) in where.stdout, where.stdout
+
+    cfg = project / ".claude"
+    manifest = json.loads((cfg / "msd-core/manifest.json").read_text())
+    assert manifest["scope"] == "local" and manifest["target"] == ".claude"  # portable
+    assert any(p.startswith("skills/msd-") for p in manifest["files"])
+    assert any(p.startswith("agents/msd-") for p in manifest["files"])
+    assert any(p.startswith("msd-core/workflows/") for p in manifest["files"])
+    assert manifest["registry"]["workflows"]
+    for rel in manifest["files"]:
+        assert b"~/.claude/" not in (cfg / rel).read_bytes(), rel
+    assert (venv / "bin" / "msd_run").exists()

@@ -1,0 +1,67 @@
+"""Helpers shared by the installer tests (imported by test_install_*.py; holds no tests)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "install" / "basic"
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every file (bytes) and folder (None) under root, by relative path; symlinks as 'L:<target>'."""
+    out: dict[str, bytes | None] = {}
+    root = Path(root)
+    if not root.exists():
+        return out
+    for dirpath, dirs, names in os.walk(root):
+        for d in dirs:
+            p = Path(dirpath, d)
+            out[str(p.relative_to(root)) + "/"] = ("L:" + os.readlink(p)).encode() if p.is_symlink() else None
+        for n in names:
+            p = Path(dirpath, n)
+            out[str(p.relative_to(root))] = ("L:" + os.readlink(p)).encode() if p.is_symlink() else p.read_bytes()
+    return out
+
+
+def copy_fixture(dest: Path, src: Path = FIXTURE) -> Path:
+    shutil.copytree(src, dest)
+    return dest
+
+
+def files_of(root: Path) -> list[str]:
+    return sorted(k for k, v in snapshot(root).items() if not k.endswith("/"))
+
+
+WATCHED = ("replace", "unlink", "link", "rmdir", "mkdir")
+
+
+def crash_at(k: int, after: bool, action) -> int:
+    """Run action() in a child that exits hard at its k-th watched filesystem call; return its exit status."""
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            count = [0]
+            originals = {name: getattr(os, name) for name in WATCHED}
+
+            def wrap(name):
+                def inner(*a, **kw):
+                    count[0] += 1
+                    if count[0] == k and not after:
+                        os._exit(77)
+                    try:
+                        return originals[name](*a, **kw)
+                    finally:  # also after a call that raised (mkdir of an existing folder)
+                        if count[0] == k and after:
+                            os._exit(77)
+                return inner
+
+            for name in WATCHED:
+                setattr(os, name, wrap(name))
+            action()
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
