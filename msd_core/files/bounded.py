@@ -31,12 +31,15 @@ MAX_BYTES = 64 * 1024 * 1024  # a reader passes its own, smaller, cap where it h
 SYNTAXES = ("json", "jsonc", "toml", "yaml")
 
 _patterns: dict = {}  # syntax -> compiled scanner, built on first use (re is not needed for small files)
+_STR = r'"[^"\\]*(?:\\.[^"\\]*)*"'  # a double-quoted string with escapes
 _SOURCES = {
-    # a string (whole), or one bracket; anything else is skipped by finditer
-    "json": r'"(?:[^"\\]|\\.)*"|[\[\]{}]',
-    "jsonc": r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*[\s\S]*?\*/|[\[\]{}]',
-    "yaml": r"[\[\]{}]",
-    "toml": r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]',
+    # a string or comment (matched whole, so its brackets are skipped), or one bracket
+    "json": _STR + r"|[\[\]{}]",
+    "jsonc": _STR + r"|//[^\n]*|/\*[\s\S]*?\*/|[\[\]{}]",
+    "toml": r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]',
+    # quotes on one line only (a plain scalar's apostrophe may pair with another: that under-counts,
+    # and the parse's own recursion guard is the floor)
+    "yaml": r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|[\[\]{}]',
 }
 
 
@@ -80,8 +83,7 @@ def _bracket_depth(text: str, syntax: str, limit: int) -> int:
 
 
 def _yaml_depth(text: str, limit: int) -> int:
-    """Flow brackets (quotes not stripped: a bracket in a string counts, which only over-counts),
-    plus the distinct indentation widths of the lines that hold something, plus the longest run
+    """Flow brackets outside quotes, plus the distinct indentation widths of the lines that hold something, plus the longest run
     of `- ` items opening one line (compact nested sequences)."""
     peak = _bracket_depth(text, "yaml", limit)
     widths = set()
@@ -106,7 +108,7 @@ def check(text, syntax: str, what: str, *, max_bytes: int = MAX_BYTES, max_depth
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8", "replace")
     if syntax == "yaml":
-        if text.count("\n") + text.count("[") + text.count("{") < max_depth:
+        if text.count("\n") + text.count("[") + text.count("{") + text.count("- ") < max_depth:
             return
         if _yaml_depth(text, max_depth) > max_depth:
             raise _too_deep(what, max_depth)

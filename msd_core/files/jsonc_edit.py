@@ -126,14 +126,21 @@ class _Scanner:
                 raise JsoncError(f"expected ',' or ']' at offset {self.i}")
 
 
-def parse(text: str):
-    """The document's top-level node (an _Obj for an object). JsoncError when malformed."""
+def _parse(text: str):
     sc = _Scanner(text)
     node = sc.value()
     sc.ws()
     if sc.i != len(text):
         raise JsoncError(f"unexpected text after the document at offset {sc.i}")
     return node
+
+
+def parse(text: str, what: str = "the JSONC document"):
+    """The document's top-level node (an _Obj for an object). JsoncError when malformed;
+    BoundedInputError (exit 2) when nested too deep or too large (msd_core.files.bounded)."""
+    from msd_core.files.bounded import parse as bounded_parse
+
+    return bounded_parse(_parse, text, "jsonc", what)
 
 
 def lookup(node, path: tuple[str, ...]):
@@ -145,10 +152,10 @@ def lookup(node, path: tuple[str, ...]):
     return node
 
 
-def insert_entry(text: str, path: tuple[str, ...], key: str, value) -> tuple[str, str] | str:
+def insert_entry(text: str, path: tuple[str, ...], key: str, value, what: str = "the JSONC document") -> tuple[str, str] | str:
     """Insert `"key": value` into the object at `path`, creating missing objects on the way.
     Returns (new text, inserted snippet), or a string saying why nothing was inserted."""
-    root = parse(text)
+    root = parse(text, what)
     if not isinstance(root, _Obj):
         return "the file is not a JSON object"
     node, depth = root, 0

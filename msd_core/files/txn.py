@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from msd_core.files.bounded import loads_json
 from msd_core.files.safe_tree import SafeTree
 
 TXN_DIRNAME = ".msd-core.txn"
@@ -204,7 +205,7 @@ def recover(config: Path, what: str = "install") -> str | None:
     if not tdir.exists():
         return None
     try:
-        journal = json.loads((tdir / "journal.json").read_bytes())
+        journal = loads_json((tdir / "journal.json").read_bytes(), "the transaction journal")
     except (OSError, ValueError):
         journal = None  # never got to the journal: nothing outside the staging folder changed
     if journal is None:

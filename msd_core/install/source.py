@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
+from msd_core.files.bounded import loads_json
 from msd_core.shipped.layout import REGISTRY_SOURCE
 
 SKIP_NAMES = {"__pycache__", ".DS_Store", "Thumbs.db", ".gitkeep"}
@@ -72,7 +73,7 @@ class ContentSource:
         for rel, data in files:
             if rel == REGISTRY_SOURCE:
                 try:
-                    reg = json.loads(data.decode("utf-8"))
+                    reg = loads_json(data, f"{self.label}/{REGISTRY_SOURCE}")
                 except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                     raise OperationFailed(f"{self.label}/{REGISTRY_SOURCE} is not valid JSON ({exc})") from None
                 if not isinstance(reg, dict):

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.files.atomic import atomic_write_bytes, sha256_bytes
+from msd_core.files.bounded import BoundedInputError, loads_json
 from msd_core.files.safe_tree import valid_relpath
 from msd_core.paths import MANIFEST_NAME, install_root
 
@@ -87,7 +88,9 @@ class Manifest:
 def parse_manifest(data: bytes, where: str = "manifest.json") -> Manifest:
     """Parse and validate manifest bytes; IntegrityError (exit 3) with a clear message if corrupt."""
     try:
-        raw = json.loads(data.decode("utf-8"))
+        raw = loads_json(data, f"install manifest {where}")
+    except BoundedInputError as exc:
+        raise IntegrityError(exc.message, hint=REBUILD_HINT) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise IntegrityError(f"install manifest {where} is corrupt ({exc})", hint=REBUILD_HINT) from None
     if not isinstance(raw, dict):

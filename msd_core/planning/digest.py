@@ -68,9 +68,10 @@ class FactCache:
         if path is None:
             return
         try:
+            from msd_core.files.bounded import loads_json
             from msd_core.files.safe_read import read_regular
 
-            raw = json.loads(read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False))
+            raw = loads_json(read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False), str(path))
             if isinstance(raw, dict) and raw.get("version") == CACHE_VERSION and isinstance(raw.get("files"), dict):
                 self.entries = raw["files"]
         except (OSError, ValueError):

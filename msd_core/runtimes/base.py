@@ -30,8 +30,10 @@ def parse_frontmatter(data: bytes) -> tuple[dict, str]:
     front, body, nl = split_frontmatter(text)
     if front is None:
         return {}, text
-    try:
-        meta = yaml.safe_load("\n".join(front)) or {}
+    from msd_core.files.bounded import parse
+
+    try:  # BoundedInputError (a ValueError) when nested too deep
+        meta = parse(yaml.safe_load, "\n".join(front), "yaml", "the frontmatter") or {}
     except yaml.YAMLError as exc:
         raise ValueError(f"frontmatter is not valid YAML ({str(exc).splitlines()[0]})") from None
     if not isinstance(meta, dict):

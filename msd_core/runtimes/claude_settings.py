@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
+from msd_core.files.bounded import loads_json
 
 PERMISSION = "Bash(msd_run *)"
 SETTINGS_REL = "settings.json"
@@ -52,7 +53,7 @@ def _read(config: Path) -> tuple[bytes | None, str | None]:
 
 def _parse(data: bytes, path: Path) -> tuple[dict | None, str | None]:
     try:
-        obj = json.loads(data.decode("utf-8"))
+        obj = loads_json(data, str(path))  # too deep: one line, exit 2
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         return None, f"{path} does not parse as JSON ({exc}); left untouched"
     if not isinstance(obj, dict):

@@ -39,7 +39,7 @@ def plan_add(config: Path, old_record: dict | None, old_permission: str | None) 
         return SettingsChange(new_bytes=new, before=None, record=record, permission=PERMISSION, note="added (new file)")
     try:
         text = data.decode("utf-8")
-        out = insert_entry(text, PATH, KEY, VALUE)
+        out = insert_entry(text, PATH, KEY, VALUE, what=str(path))  # too deep: one line, exit 2
     except (UnicodeDecodeError, JsoncError) as exc:
         return SettingsChange(record=old_record, permission=old_permission, note="skipped",
                               warnings=[f"{path} does not parse ({exc}); left untouched; {HINT}"])
