@@ -26,8 +26,10 @@ from pathlib import Path, PurePosixPath
 
 from msd_core.files.bounded import loads_json
 from msd_core.files.safe_tree import SafeTree
+from msd_core.paths import TXN_DIRNAME
 
-TXN_DIRNAME = ".msd-core.txn"
+__all__ = ["TXN_DIRNAME", "Changes", "apply", "dirs_to_create", "pending", "recover", "txn_dir"]
+
 JOURNAL_VERSION = 1
 SLOW_ENV = "MSD_TEST_SLOW_INSTALL"  # milliseconds to sleep per file step (crash tests)
 

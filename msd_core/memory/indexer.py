@@ -18,6 +18,7 @@ from msd_core.files.safe_read import read_regular
 
 MAX_INDEX_BYTES = 8 << 20  # a planning file larger than this is skipped, not indexed
 from msd_core.lean.record import field, record
+from msd_core.planning.discovery import phase_identity
 
 KINDS = (("SUMMARY", "summary"), ("CONTEXT", "context"), ("RESEARCH", "research"), ("VERIFICATION", "verification"))
 FACT_FIELDS = ("provides", "affects", "requires", "patterns", "decisions", "tech_stack", "key_files", "tags")
@@ -96,13 +97,16 @@ def phase_plan_from_path(rel: str, labels: dict[str, str] | None = None) -> tupl
             return labels[folder], (m.group(1) if m else None)
     parts = rel.split("/")
     phase = None
+    m = PLAN_FILE_RE.match(parts[-1])
+    plan = m.group(1) if m else None
+    for i, segment in enumerate(parts[:-1]):
+        if i and (parts[i - 1] == "phases" or parts[i - 1].endswith("-phases")) and phase_identity(segment) is None:
+            return None, plan  # in a folder where phases live whose name gives no phase: no phase, as for every reader
     for segment in reversed(parts[:-1]):
         m = PHASE_DIR_RE.match(segment)
         if m:
             phase = m.group(1)
             break
-    m = PLAN_FILE_RE.match(parts[-1])
-    plan = m.group(1) if m else None
     if phase is None:
         m2 = re.match(r"^(\d+(?:\.\d+)*)-", parts[-1])
         phase = m2.group(1) if m2 else None

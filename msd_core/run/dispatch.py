@@ -220,6 +220,17 @@ def emit(result) -> int:
     return EXIT_OK
 
 
+def _settle(args) -> str | None:
+    """An interrupted phase change is finished before any command reads the project
+    (msd_core.progress.settle; `phase` settles inside its own command)."""
+    if args.command == "phase":
+        return None
+    from msd_core.progress.settle import settle_for
+
+    cwd = getattr(args, "cwd", None)
+    return settle_for(cwd if isinstance(cwd, str) else None)
+
+
 def call(argv: list[str]) -> tuple[int, object]:
     """Run one command in-process and hand back what it returns, printing nothing.
 
@@ -235,6 +246,7 @@ def call(argv: list[str]) -> tuple[int, object]:
         parser = build_command_parser(name, parser_class=_QuietParser)
         args = parser.parse_args(argv[1:])
         args.command = name
+        _settle(args)
         module = _load(COMMANDS[name][0])
         runner = getattr(module, f"run_{name.replace('-', '_')}", None) or module.run
         result = runner(args)
@@ -284,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_command_parser(name)
         args = parser.parse_args(argv[1:])
         args.command = name
+        note = _settle(args)
+        if note:
+            sys.stderr.write(f"msd_run {name}: {note}\n")
         module = _load(COMMANDS[name][0])
         runner = getattr(module, f"run_{name.replace('-', '_')}", None) or module.run
         return emit(runner(args))
