@@ -25,6 +25,8 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
 - The files a commit holds: when no hook can run (msd_core.git.hooks), that list, and the
   hash from HEAD's files; with a hook anywhere, what `git diff-tree` reports for the new
   HEAD (a pre-commit hook may stage more, a post-commit hook may amend).
+- A plan's commit carries the trailer `Msd-Plan: <phase-dir>/<plan-id>` (msd_core.execution.provenance):
+  git, not the run record, says which commits msd made for which plan.
 - The commit (hash, the files git reports for it, message, task, branch, worktree) is
   appended to the plan's run record (msd_core.execution.run_record) in the main checkout.
 
@@ -38,6 +40,7 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.execution import run_record
+from msd_core.execution.provenance import trailer
 from msd_core.git.runner import (
     INDEX_LOCK_WAIT,
     commit_and_files,
@@ -218,7 +221,9 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         if staged is not None and hooks:
             staged = None  # a hook may stage more or amend: ask git what was committed
         branch = prior = None
-        with git_start(["commit", "-q", "-m", message, "--", *rels], top, lock_wait=INDEX_LOCK_WAIT) as committing:
+        # a plan's commit says so itself (provenance: undo and wave merge check it against git, not the record)
+        mark = ["--trailer", trailer(scope.phase_dir, scope.plan_id)] if scope is not None else []
+        with git_start(["commit", "-q", "-m", message, *mark, "--", *rels], top, lock_wait=INDEX_LOCK_WAIT) as committing:
             if staged is not None:  # no hook can move HEAD or touch the record: read them meanwhile
                 branch = current_branch(top)
                 prior = run_record.load_for(main, scope.phase_dir, scope.plan_id) if scope is not None else None
