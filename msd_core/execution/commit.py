@@ -4,6 +4,8 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
 - The paths are taken relative to the working tree that holds `cwd` (main checkout or a
   linked worktree). A path outside it, inside `.git/`, under `.planning/.msd/` or a
   `*.compiled.md` build file is refused (exit 2).
+- A merge, revert, cherry-pick or rebase under way in that working tree (a stopped rebase
+  too): refused (exit 1) before anything is staged.
 - With `--plan`, every path must be one the plan declares (`files_modified` and the
   tasks' `<files>`; a declared folder `src/auth/` covers what is under it) or the plan's
   own SUMMARY. Anything else is refused (exit 1) unless `--deviation "<why>"` is given;
@@ -50,6 +52,7 @@ from msd_core.git.runner import (
     git_start,
     head,
     main_checkout,
+    operation_in_progress,
     repo_paths,
     toplevel,
 )
@@ -161,6 +164,10 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         raise UsageError("--deviation needs the reason it is recorded with")
     cwd = Path(cwd).absolute()
     top, main, linked = repo_paths(cwd)
+    stopped = operation_in_progress(top)
+    if stopped:  # git refuses a pathspec commit during a merge; a rebase stop (or a revert, a pick) would take one
+        raise OperationFailed(f"a git operation is in progress in {top} ({stopped}); no commit made",
+                              hint="finish it (git rebase --continue, git merge --continue, ...) or abort it first")
     rels: list[str] = []
     for raw in paths:
         rel = _rel_in_tree(top, cwd, raw)
