@@ -117,14 +117,12 @@ class PlanScope:
         self.summary_rel = f"{rel_dir}/{self.plan_id}-SUMMARY.md"
 
     def covers(self, rel: str) -> bool:
-        if rel == self.summary_rel:
-            return True
-        for d in self.declared:
-            if d.endswith("/") and rel.startswith(d):
-                return True
-            if rel == d:
-                return True
-        return False
+        return covered(rel, self.declared, self.summary_rel)
+
+
+def covered(rel: str, declared: list[str], summary_rel: str) -> bool:
+    """Whether a plan declaring `declared` (a folder `src/auth/` covers what is under it) may commit `rel`."""
+    return rel == summary_rel or any(rel == d or (d.endswith("/") and rel.startswith(d)) for d in declared)
 
 
 def _commit_docs(main: Path) -> bool:

@@ -95,13 +95,13 @@ def _copy_planning_leftovers(main: Path, worktree: str | None) -> list[str]:
 def _brought(main: Path, branch: str, phase_dir: Path, plan: dict, record: dict | None) -> tuple[list[dict], list[dict]]:
     """(commits the merge of `branch` brings that msd did not make for this plan, [{commit, files,
     deviation}] of its msd commits touching files outside the plan)."""
-    from msd_core.execution.commit import PlanScope
+    from msd_core.execution.commit import covered
     from msd_core.execution.provenance import facts
 
     hashes = git(["rev-list", "--reverse", f"HEAD..{branch}", "--"], main).stdout.split()
     found = facts(main, hashes)
     want = f"{phase_dir.name}/{plan['id']}"
-    scope = PlanScope(Path(plan["path"]), main, main)
+    summary_rel = f"{Path(plan['path']).parent.resolve().relative_to(main.resolve()).as_posix()}/{plan['id']}-SUMMARY.md"
     deviations = {c.get("hash"): c.get("deviation") for c in (record or {}).get("commits", []) if isinstance(c, dict)}
     foreign, outside = [], []
     for h in hashes:
@@ -111,7 +111,7 @@ def _brought(main: Path, branch: str, phase_dir: Path, plan: dict, record: dict 
                    f"Msd-Plan: {', '.join(fact.plans)}" if fact is not None and fact.plans else "no Msd-Plan trailer")
             foreign.append({"hash": h, "subject": fact.subject if fact else "", "why": why})
             continue
-        off = [f for f in fact.files if not scope.covers(f)]
+        off = [f for f in fact.files if not covered(f, plan["files"], summary_rel)]  # the plan as read once
         if off:
             outside.append({"commit": h, "files": off, "deviation": deviations.get(h)})
     return foreign, outside
