@@ -91,15 +91,11 @@ def previous_record(out: Path) -> dict[str, str]:
 
 
 def _sha_of(path: Path) -> str | None:
+    """The sha256 of the regular file at `path` (never followed through a link, never blocking), else None."""
+    from msd_core.files.safe_read import read_regular
+
     try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    try:
-        with open(path, "rb") as fh:
-            return sha256_bytes(fh.read())
+        return sha256_bytes(read_regular(path, follow_symlinks=False))
     except OSError:
         return None
 
