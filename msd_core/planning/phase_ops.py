@@ -4,9 +4,16 @@ Each operation is planned on an in-memory copy of the current milestone (ROADMAP
 REQUIREMENTS.md, STATE.md and the `phases/` folders it touches), then applied in ONE
 transaction of `msd_core.files.txn` rooted at `.planning/` (stage every file, write a
 journal, replace/delete, mark committed): a process killed at any point leaves the old
-numbering or the new one, and the next `msd_run phase` call recovers (rolls back a
-prepared journal, finishes a committed one) before it reads anything. The whole
-plan-and-apply holds the STATE.md lock.
+numbering or the new one, and the next `msd_run` call recovers (rolls back a prepared
+journal, finishes a committed one) before it reads anything. The whole plan-and-apply
+holds the STATE.md lock. The transaction also writes `.planning/.msd/state-due`: STATE.md's
+derived lines are due; the command re-derives them right after and removes the record, and
+a call after a kill in between does it first (msd_core.progress.settle).
+
+Whole or nothing: the phase list must be readable whole. `.planning/phases` being a symlink,
+a phase folder being one, or a folder holding plans whose name gives no phase
+(discovery.phase_identity) is refused (UsageError, one line) by every operation: the readers
+do not see such a folder, so renumbering around it would leave ROADMAP and the folders apart.
 
 insert AFTER NAME  new phase `I.k` (I = AFTER's integer part, k = one past the highest
                    decimal of I in use): folder `<id>-<slug>/.gitkeep`, ROADMAP checklist

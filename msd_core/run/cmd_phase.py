@@ -8,7 +8,8 @@ move N --after M                  an unexecuted phase becomes the next decimal p
 Every form takes --dry-run (report, write nothing) and --cwd. Output: JSON
 {"op", "dry_run", "phase", "renames": [{"from", "to"}], "written", "deleted"[, "notes"],
 "state"}. Rules and the transaction in msd_core.planning.phase_ops. Exit 0 done, 1 refused
-or failed (nothing changed), 2 bad usage or unknown phase, 4 lock timeout.
+or failed (nothing changed), 2 bad usage, unknown phase, or a phase list that cannot be read
+whole (a symlinked or misnamed phase folder: nothing changed), 4 lock timeout.
 """
 
 from __future__ import annotations

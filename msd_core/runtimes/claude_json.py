@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from msd_core.errors import OperationFailed
-from msd_core.files.bounded import loads_json
+from msd_core.files.bounded import BoundedInputError, loads_json
 
 MAX_BYTES = 64 * 1024 * 1024
 RETRIES = 5
@@ -156,5 +156,5 @@ def peek(path: Path) -> dict:
     """The JSON object in `path`, or {"_error": why} when it cannot be read (status never raises)."""
     try:
         return parse(path, read_file(path))
-    except OperationFailed as exc:
+    except (OperationFailed, BoundedInputError) as exc:  # too deep or too large: reported like a damaged file
         return {"_error": exc.message}

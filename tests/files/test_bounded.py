@@ -256,3 +256,11 @@ def test_the_guard_finds_an_unbounded_call(tmp_path):
     pkg.mkdir(parents=True)
     (pkg / "x.py").write_text("import json\n\ndef read(p):\n    return json.loads(p.read_text())\n")
     assert unbounded_calls(tmp_path / "msd_core") == [("msd_core/runtimes/x.py", "return json.loads(p.read_text())")]
+
+
+def test_status_reports_a_deep_claude_json_and_still_answers(tmp_path, msd):
+    """A reader that never raises (status) names the bound like any damaged file."""
+    (Path.home() / ".claude.json").write_text(deep_json())
+    r = msd(["status"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert ".claude.json is nested more than 100 levels deep" in r.stdout
