@@ -6,8 +6,8 @@ derived lines are re-derived right after (state_sync) and the record removed. A 
 inside the transaction leaves its journal; one killed between the transaction and the
 re-derivation leaves the record, and STATE.md naming phases by their old numbers.
 
-`settle(root)` is what every msd_run call runs first (msd_core.run.dispatch; `pending` costs two
-lstat calls): under the state lock it rolls back or finishes the transaction, then re-derives
+`settle(root)` is what every msd_run call runs first when something is pending
+(msd_core.run.dispatch checks that with two lstat calls, without importing this module): under the state lock it rolls back or finishes the transaction, then re-derives
 STATE.md while the record is there and removes it. When STATE.md cannot be re-derived it
 refuses (OperationFailed, one line): no command answers from a STATE.md that names a phase
 that is gone.
@@ -25,17 +25,6 @@ def pending(root: Path) -> bool:
     planning = os.path.join(root, PLANNING_DIRNAME)
     return (os.path.lexists(os.path.join(planning, TXN_DIRNAME))
             or os.path.lexists(os.path.join(planning, PROJECT_STATE_DIRNAME, STATE_DUE_NAME)))
-
-
-def settle_for(cwd: str | os.PathLike | None) -> str | None:
-    """settle() for the project at or above `cwd` (a command's --cwd; default: the current folder)."""
-    from msd_core.paths import find_project_root
-
-    base = Path(cwd).expanduser() if cwd else None
-    if base is not None and not base.is_dir():
-        return None  # the command itself reports the bad folder
-    root = find_project_root(base)
-    return settle(root) if root is not None and pending(root) else None
 
 
 def settle(root: Path) -> str | None:

@@ -222,13 +222,27 @@ def emit(result) -> int:
 
 def _settle(args) -> str | None:
     """An interrupted phase change is finished before any command reads the project
-    (msd_core.progress.settle; `phase` settles inside its own command)."""
+    (msd_core.progress.settle; `phase` settles inside its own command). Nothing pending (the
+    common case) costs the walk up to `.planning/` and two lstat calls; the module that
+    settles is imported only when something is pending."""
     if args.command == "phase":
         return None
-    from msd_core.progress.settle import settle_for
+    from msd_core.paths import PLANNING_DIRNAME, PROJECT_STATE_DIRNAME, STATE_DUE_NAME, TXN_DIRNAME, find_project_root
 
     cwd = getattr(args, "cwd", None)
-    return settle_for(cwd if isinstance(cwd, str) else None)
+    base = os.path.expanduser(cwd) if isinstance(cwd, str) and cwd else None
+    if base is not None and not os.path.isdir(base):
+        return None  # the command itself reports the bad folder
+    root = find_project_root(base)
+    if root is None:
+        return None
+    planning = os.path.join(root, PLANNING_DIRNAME)
+    if not (os.path.lexists(os.path.join(planning, TXN_DIRNAME))
+            or os.path.lexists(os.path.join(planning, PROJECT_STATE_DIRNAME, STATE_DUE_NAME))):
+        return None
+    from msd_core.progress.settle import settle
+
+    return settle(root)
 
 
 def call(argv: list[str]) -> tuple[int, object]:
