@@ -56,7 +56,7 @@ def test_duplicate_key_edits_the_one_json_reads():
     assert out == '{"a": 1, "a": 5}' and json.loads(out) == {"a": 5}
 
 
-@pytest.mark.parametrize("text", ["[1, 2]", '{"a": 1} trailing', '{"a": 1,}', ""])
+@pytest.mark.parametrize("text", ["[1, 2]", '{"a": 1} trailing', '{"a": 1,,}', ""])
 def test_what_it_cannot_edit_is_none(text):
     assert rewrite(text, {"a": 1}, {"a": 2}) is None
 
