@@ -57,6 +57,17 @@ def project_root(payload: dict) -> Path | None:
     return None
 
 
+def absolute_root(install_root: str | None, payload: dict) -> str | None:
+    """A local install names its folder relative to the project (`.claude/msd-core`): made absolute
+    against $CLAUDE_PROJECT_DIR (the host sets it for hooks and the status line), else the payload's cwd."""
+    if not install_root or os.path.isabs(install_root):
+        return install_root
+    for base in (os.environ.get("CLAUDE_PROJECT_DIR"), payload.get("cwd"), os.getcwd()):
+        if isinstance(base, str) and base and os.path.isdir(os.path.join(base, install_root)):
+            return os.path.join(base, install_root)
+    return install_root
+
+
 def this_runner() -> str:
     from msd_core.paths import RUNNER_EXE
 
@@ -75,6 +86,7 @@ def run(event: str, install_root: str | None, stream=None) -> tuple[str | None, 
         sys.stderr.write(f"msd_run hook: unknown event {event[:40]!r} (known: {', '.join(sorted(HANDLERS))})\n")
         return None, 0
     payload = read_payload(stream)
+    install_root = absolute_root(install_root, payload)
     try:
         __import__(module_name)
         return sys.modules[module_name].handle(payload, Context(install_root, this_runner())), 0

@@ -68,8 +68,13 @@ def runner() -> Path:
 
 
 def install_root(target) -> str:
+    """The installed msd-core/ folder as the hooks name it: absolute for a global install, and
+    relative to the project for a local one (the hooks resolve it against $CLAUDE_PROJECT_DIR),
+    so a project folder copied or moved elsewhere keeps working hooks."""
     from msd_core import paths
 
+    if target.scope == "local":
+        return f"{Path(target.config).name}/{paths.INSTALL_DIRNAME}"
     return str(paths.install_root(Path(target.config)))
 
 

@@ -17,12 +17,13 @@ def run(args):
     import os
     import sys
 
-    from msd_core.hooks.events import read_payload
+    from msd_core.hooks.events import absolute_root, read_payload
 
     try:
         from msd_core.hooks.statusline import line
 
-        text = line(read_payload(), args.root)
+        payload = read_payload()
+        text = line(payload, absolute_root(args.root, payload))
     except Exception as exc:  # noqa: BLE001 - the status line never fails
         if os.environ.get("MSD_DEBUG"):
             raise

@@ -36,12 +36,15 @@ HOST_LOCK_WAIT = 12.0  # past the stale age: a lock left by a killed writer is t
 
 
 @contextlib.contextmanager
-def host_lock(path: Path, wait: float = HOST_LOCK_WAIT):
+def host_lock(path: Path, wait: float | None = None):
     """The lock Claude Code itself takes on its settings files (proper-lockfile): the folder
     `<file>.lock`, created atomically, treated as stale after HOST_LOCK_STALE seconds without
-    an update. Held only while msd writes; LockTimeout (exit 4) when the host keeps it."""
+    an update. Held only while msd writes; LockTimeout (exit 4) when the host keeps it fresh
+    for longer than `wait` (default HOST_LOCK_WAIT, or $MSD_LOCK_TIMEOUT)."""
     from msd_core.errors import LockTimeout
+    from msd_core.files.atomic import lock_timeout_from_env
 
+    wait = lock_timeout_from_env(HOST_LOCK_WAIT) if wait is None else wait
     lock = path.with_name(path.name + ".lock")
     deadline = time.monotonic() + wait
     while True:
