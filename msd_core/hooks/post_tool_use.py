@@ -17,7 +17,7 @@ import json
 
 def handle(payload: dict, ctx) -> str | None:
     from msd_core.hooks import budget
-    from msd_core.hooks.events import project_root
+    from msd_core.hooks.payload import project_root
 
     root = project_root(payload)
     if root is None:

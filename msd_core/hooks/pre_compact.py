@@ -20,7 +20,7 @@ NAME = "checkpoint.json"
 def handle(payload: dict, ctx) -> None:
     from msd_core import paths
     from msd_core.files.atomic import atomic_write_bytes
-    from msd_core.hooks.events import project_root
+    from msd_core.hooks.payload import project_root
     from msd_core.hooks.position import position
 
     root = project_root(payload)

@@ -36,7 +36,7 @@ def put_on_path(runner: str) -> None:
 
 
 def handle(payload: dict, ctx) -> str | None:
-    from msd_core.hooks.events import project_root
+    from msd_core.hooks.payload import project_root
     from msd_core.hooks.position import describe, position
 
     if os.name != "nt":

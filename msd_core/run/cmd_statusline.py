@@ -17,7 +17,7 @@ def run(args):
     import os
     import sys
 
-    from msd_core.hooks.events import absolute_root, read_payload
+    from msd_core.hooks.payload import absolute_root, read_payload
 
     try:
         from msd_core.hooks.statusline import line
