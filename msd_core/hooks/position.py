@@ -62,7 +62,9 @@ def describe(pos: dict) -> str:
     where = [f"phase {pos['phase']}"] if pos.get("phase") else []
     where += [f"plan {pos['plan']}"] if pos.get("plan") else []
     where += [f"wave {pos['wave']}"] if pos.get("wave") not in (None, "") else []
-    step = f"step `{pos['step']}`" + (f" ({pos['action']}, visit {pos['visit']})" if pos.get("action") and pos.get("visit") else "")
+    detail = [pos["action"]] if pos.get("action") else []
+    detail += [f"visit {pos['visit']}"] if pos.get("visit") else []
+    step = f"step `{pos['step']}`" + (f" ({', '.join(detail)})" if detail else "")
     lines = [f"msd: the {pos['workflow']} workflow is in progress" + (f" ({', '.join(where)})" if where else "")
              + f", at {step}."]
     last = pos.get("last")

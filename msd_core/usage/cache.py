@@ -2,8 +2,8 @@
 
 `.planning/.msd/usage/cache.json` holds, per transcript, where reading stopped (byte offset,
 size, inode) and the attribution state there (msd_core.usage.attribute.Scanner), so a later
-call reads only the lines written since; a file that shrank or was replaced is read again
-from its start. It also keeps each model's context window as the host reported it (the status
+call reads only the lines written since; a file that shrank, was replaced or was rewritten in
+place (the bytes before the offset differ) is read again from its start. It also keeps each model's context window as the host reported it (the status
 line's `context_window.context_window_size`). It is a cache: written atomically, never locked
 (two writers write the same answer), and rebuilt when it cannot be read.
 """
@@ -51,19 +51,33 @@ def save(root: Path, doc: dict) -> None:
         pass  # a cache: the next call reads again
 
 
+SIG_BYTES = 64
+
+
+def _signature(path: Path, offset: int) -> str:
+    """The bytes just before `offset`: a file rewritten in place (not appended to) no longer has them."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, offset - SIG_BYTES))
+            return fh.read(min(offset, SIG_BYTES)).hex()
+    except OSError:
+        return ""
+
+
 def _advance(entry: dict | None, path: Path, agent: str, launch: dict | None) -> dict:
     try:
         st = os.stat(path)
     except OSError:
         return entry or {}
-    if entry and entry.get("ino") == st.st_ino and st.st_size >= entry.get("offset", 0) and isinstance(entry.get("state"), dict):
+    if (entry and entry.get("ino") == st.st_ino and st.st_size >= entry.get("offset", 0) and isinstance(entry.get("state"), dict)
+            and _signature(path, entry.get("offset", 0)) == entry.get("sig")):
         if st.st_size == entry.get("offset") and st.st_mtime_ns == entry.get("mtime_ns"):
             return entry
         scanner, offset = scan_file(path, scanner=Scanner(state=entry["state"]), start=entry["offset"])
     else:
         scanner, offset = scan_file(path, agent, launch)
-    return {**(entry or {}), "ino": st.st_ino, "mtime_ns": st.st_mtime_ns, "offset": offset, "agent": scanner.state["agent"],
-            "state": scanner.state}
+    return {**(entry or {}), "ino": st.st_ino, "mtime_ns": st.st_mtime_ns, "offset": offset, "sig": _signature(path, offset),
+            "agent": scanner.state["agent"], "state": scanner.state}
 
 
 def refresh(root: Path, config: Path | None = None, doc: dict | None = None) -> tuple[list[dict], dict]:

@@ -14,7 +14,8 @@ CHUNK = 1 << 20
 MAX_LINE_BYTES = 16 << 20  # a transcript line holding a large tool result is a few MB at most
 
 
-def lines(path, start: int = 0, max_line: int = MAX_LINE_BYTES):
+def lines(path, start: int = 0, max_line: int | None = None):
+    max_line = MAX_LINE_BYTES if max_line is None else max_line
     with open(path, "rb") as fh:
         fh.seek(start)
         offset = start  # where `buf` begins in the file

@@ -407,9 +407,10 @@ class Host:
             raise AssertionError(f"msd_run {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()}")
         return proc
 
-    def drop_runner_hook(self) -> None:
-        """Remove the SessionStart hook `msd install` adds (msd_core/install/runner_hook.py) from the
-        global and the local settings, so a run with `path=[]` really has no msd_run."""
+    def drop_hooks(self) -> None:
+        """Remove the hooks `msd install` adds (msd_core/install/host_hooks.py) from the global and
+        the local settings, so a run with `path=[]` really has no msd_run (and a run measures the
+        host without msd's hooks)."""
         for f in (self.config_dir / "settings.json", self.project / ".claude" / "settings.local.json"):
             if f.is_file():
                 obj = json.loads(f.read_text())
