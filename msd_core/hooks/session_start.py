@@ -7,7 +7,7 @@
    did; tests/host/test_runner_hook_host.py).
 2. `source` compact, resume or clear, and an msd workflow in progress: the position (position.py)
    goes to the agent as the hook's `additionalContext` (the host puts it in the first request
-   after the compaction: host-facts 3.3). A new session (`startup`) or no workflow in progress:
+   after the compaction: tests/host/test_compaction_host.py). A new session (`startup`) or no workflow in progress:
    nothing is printed, so the hook costs the conversation nothing.
 """
 

@@ -1,6 +1,6 @@
 """`msd_run statusline`: the one short line Claude Code shows under its prompt box.
 
-Input (stdin): the JSON the host passes a status line command (host-facts section 4:
+Input (stdin): the JSON the host passes a status line command (seen in Claude Code 2.1.332:
 `model.id`, `cwd`, `workspace.project_dir`, `context_window.used_percentage`,
 `context_window.context_window_size`, ...). Output: one line, e.g.
 

@@ -1,7 +1,7 @@
 """What the host's own session transcripts say a project's work cost, attributed to msd's steps.
 
 Claude Code 2.1.332 writes every request's real usage into its session transcripts (verified in
-the real CLI, /work/notes/host-facts.md section 1; tests/host/test_usage_host.py):
+the real CLI; tests/host/test_usage_host.py):
 
   locate.py     where a project's transcripts are (`<config>/projects/<folder>/`, subagents beside)
   jsonl.py      reading a JSONL file in bounded memory (one line at a time, long lines skipped)

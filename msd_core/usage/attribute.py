@@ -1,6 +1,6 @@
 """One transcript's requests, each attributed to the msd command, phase, plan and agent it served.
 
-What Claude Code 2.1.332 writes, and what is read from it (host-facts section 1):
+What Claude Code 2.1.332 writes (seen in the real CLI; tests/host/test_usage_host.py), and what is read from it:
 
 - A response of N content blocks is N `assistant` lines sharing one `message.id` (and
   `requestId`), each carrying the response's full final `message.usage`: one request is counted

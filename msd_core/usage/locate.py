@@ -25,12 +25,10 @@ HEAD_BYTES = 64 * 1024  # where a transcript's first lines (and their cwd) are l
 
 
 def config_dir(override: str | os.PathLike | None = None) -> Path:
-    if override:
-        return Path(os.path.expanduser(os.fspath(override))).absolute()
-    env = os.environ.get("CLAUDE_CONFIG_DIR")
-    if env:
-        return Path(os.path.expanduser(env)).absolute()
-    return Path(os.path.expanduser("~")) / ".claude"
+    """The folder holding `projects/`: Claude Code's global config folder (msd_core.paths decides it)."""
+    from msd_core import paths
+
+    return paths.global_config_dir(override)
 
 
 def _utf16_units(text: str) -> str:

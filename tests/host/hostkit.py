@@ -198,6 +198,17 @@ class ModelServer:
         self.stop()
 
 
+def planning_project(project: Path, state: str | None = None) -> None:
+    """A `.planning/` tree with one phase (01-auth, its CONTEXT.md) on the roadmap; STATE.md when given."""
+    pl = project / ".planning"
+    (pl / "phases" / "01-auth").mkdir(parents=True)
+    (pl / "PROJECT.md").write_text("# Project\n")
+    (pl / "ROADMAP.md").write_text("# Roadmap\n\n- [ ] **Phase 1: Auth** - log in\n")
+    (pl / "phases" / "01-auth" / "01-CONTEXT.md").write_text("# Context\n")
+    if state is not None:
+        (pl / "STATE.md").write_text(state)
+
+
 def bash(command: str, when: str | None = None) -> dict:
     """A script turn that runs one Bash command; `when`: only once what came back contains it."""
     turn = {"tool_use": [{"name": "Bash", "input": {"command": command, "description": "msd step"}}]}

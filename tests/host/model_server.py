@@ -29,7 +29,8 @@ message when the request does not ask to stream. A turn:
                                    # in message_start, output_tokens in message_delta (as the
                                    # API sends them); default 10 input, 5 output
 
-Tool-use ids are generated (`toolu_msd_<n>`). Requests that carry no `tools` (the CLI's
+Tool-use ids are generated (`toolu_msd_<server>_<n>`: unique across servers, so a session
+resumed against a new server never sees an id its history already holds). Requests that carry no `tools` (the CLI's
 side queries: titles, summaries, quota probes) get a short harmless text reply and use
 no turn. When no turn matches, the reply is the text "SCRIPT-EXHAUSTED" (end_turn), so
 a run never hangs waiting for the model. Any other path (count_tokens, HEAD/GET probes)
@@ -113,7 +114,7 @@ class Script:
     def next_id(self) -> str:
         with self.lock:
             self.ids += 1
-            return f"toolu_msd_{self.ids:04d}"
+            return f"toolu_msd_{os.getpid()}_{self.ids:04d}"
 
 
 def blocks_for(turn: dict, script: Script) -> list[dict]:

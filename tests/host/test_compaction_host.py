@@ -16,21 +16,13 @@ SUMMARY_ASKED = "Your task is to create a detailed summary"
 RESUME_MARK = "msd: the plan-phase workflow is in progress"
 
 
-def _project(host: hostkit.Host) -> None:
-    pl = host.project / ".planning"
-    (pl / "phases" / "01-auth").mkdir(parents=True)
-    (pl / "PROJECT.md").write_text("# Project\n")
-    (pl / "ROADMAP.md").write_text("# Roadmap\n\n- [ ] **Phase 1: Auth** - log in\n")
-    (pl / "phases" / "01-auth" / "01-CONTEXT.md").write_text("# Context\n")
-
-
 def _system_text(body: dict) -> str:
     return "\n".join(hostkit.text_of(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "system")
 
 
 def test_after_compact_the_next_request_carries_the_position_and_the_session_continues_at_its_step(host_global):
     host = host_global
-    _project(host)
+    hostkit.planning_project(host.project)
     root = str(host.config_dir / "msd-core")
     result = json.dumps({"phase": "01", "phase_dir": "01-auth", "skip_research": True})
     script = [
@@ -75,3 +67,27 @@ def test_no_workflow_in_progress_means_nothing_is_injected_after_compact(host_gl
     text = json.dumps(run.model_requests)
     assert SUMMARY_ASKED in text and "msd:" not in text
     assert not (host.project / ".planning" / ".msd" / "checkpoint.json").exists()
+
+
+def test_a_resumed_session_is_told_where_the_workflow_is(host_global):
+    """`claude --resume <session>`: SessionStart runs with source `resume` before the first request."""
+    host = host_global
+    hostkit.planning_project(host.project)
+    root = str(host.config_dir / "msd-core")
+    result = json.dumps({"phase": "01", "phase_dir": "01-auth", "skip_research": True})
+    first = host.run("PLAN-PROMPT", [
+        hostkit.bash(f"msd_run next-step --workflow plan-phase --var phase=01 --root {root}"),
+        hostkit.bash(f"msd_run step-done --workflow plan-phase --step load-context --result '{result}' --root {root}",
+                     when='"step":"load-context"'),
+        {"when": '"next_step":"plan"', "text": "stopping"},
+    ], transcripts=True)
+    assert first.returncode == 0, first.stderr[-2000:]
+    session = first.result["session_id"]
+    run = host.run("continue", [  # the context sits in the system message near the start: `when` looks at the prompt
+        {"when": "continue", "tool_use": [{"name": "Bash", "input": {
+            "command": f"msd_run next-step --workflow plan-phase --root {root}", "description": "continue"}}]},
+        {"when": '"step":"plan"', "text": "RESUMED"},
+    ], args=["--resume", session], transcripts=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert RESUME_MARK in _system_text(run.first_request) and "at step `plan`" in _system_text(run.first_request)
+    assert run.result.get("result") == "RESUMED"  # the command it was given printed step `plan`

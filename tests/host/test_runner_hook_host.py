@@ -69,7 +69,7 @@ def test_without_the_hook_the_same_launch_cannot_reach_msd_run(host_global):
     assert [err for _, err in bash_results(run)] == [True]
     # msd status names the missing hook and the fix
     st = json.loads(host.msd("status", "--json").stdout)
-    hook = [i for i in st["installs"] if i["scope"] == "global"][0]["runner_hook"]
+    hook = [i for i in st["installs"] if i["scope"] == "global"][0]["hooks"]
     assert not hook["present"] and hook["problem"].endswith("run `msd install --global`")
 
 

@@ -23,11 +23,7 @@ KEY = "sk-ant-msd-host-test-dummy"
 
 
 def _project(host: hostkit.Host) -> None:
-    pl = host.project / ".planning"
-    (pl / "phases" / "01-auth").mkdir(parents=True)
-    (pl / "PROJECT.md").write_text("# Project\n")
-    (pl / "ROADMAP.md").write_text("# Roadmap\n\n- [ ] **Phase 1: Auth** - log in\n")
-    (pl / "STATE.md").write_text("---\nmilestone: v1.0\n---\n# State\n")
+    hostkit.planning_project(host.project, state="---\nmilestone: v1.0\n---\n# State\n")
     root = str(host.config_dir / "msd-core")
     host.msd_run("next-step", "--workflow", "plan-phase", "--var", "phase=01", "--root", root)
 

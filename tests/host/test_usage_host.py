@@ -14,7 +14,6 @@ import json
 
 import hostkit
 
-ROADMAP = "# Roadmap\n\n- [ ] **Phase 1: Auth** - log in\n"
 PLAN = ("---\nphase: 01-auth\nplan: 01\ntype: execute\nwave: 1\ndepends_on: []\nfiles_modified: [src/auth.py]\n"
         "autonomous: true\n---\n<objective>Log in.</objective>\n<task type=\"auto\"><name>Task 1</name></task>\n")
 
@@ -23,14 +22,6 @@ def _u(base: int) -> dict:
     """A request's usage: distinct figures per request, so any mix-up shows in the sums."""
     return {"input_tokens": base, "cache_read_input_tokens": 3 * base, "cache_creation_input_tokens": base // 2,
             "output_tokens": base // 10}
-
-
-def _project(host: hostkit.Host) -> None:
-    pl = host.project / ".planning"
-    (pl / "phases" / "01-auth").mkdir(parents=True)
-    (pl / "PROJECT.md").write_text("# Project\n")
-    (pl / "ROADMAP.md").write_text(ROADMAP)
-    (pl / "phases" / "01-auth" / "01-CONTEXT.md").write_text("# Context\n")
 
 
 def _sum(usages: list[dict]) -> dict:
@@ -54,7 +45,7 @@ def _context(u: dict) -> int:
 
 def test_usage_reproduces_the_scripted_totals_per_phase_plan_agent_and_command(host_global):
     host = host_global
-    _project(host)
+    hostkit.planning_project(host.project)
     root = str(host.config_dir / "msd-core")
     plan_u = {"next": _u(1000), "spawn": _u(2000), "planner1": _u(3000), "planner2": _u(3100), "done": _u(1100)}
     plan_script = [

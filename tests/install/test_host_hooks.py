@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,20 +21,11 @@ from msd_core.install.installer import install
 from msd_core.install.source import ContentSource
 from msd_core.install.uninstaller import uninstall
 from msd_core.paths import resolve_target
-from tests.kit.installkit import copy_fixture
+from tests.kit.installkit import copy_fixture, make_runner
 
 USER_HOOK = {"matcher": "startup", "hooks": [{"type": "command", "command": "echo user-hook"}]}
 LEGACY = ("d='/old/venv/bin'; { [ -n \"${CLAUDE_ENV_FILE:-}\" ] && [ -x \"$d/msd_run\" ] && printf \"%s\\n\" "
           "'export PATH='\"'\"'/old/venv/bin'\"'\"':\"$PATH\"' >> \"$CLAUDE_ENV_FILE\"; } 2>/dev/null; exit 0 # msd-core:runner-path")
-
-
-def make_runner(folder: Path) -> Path:
-    """An msd_run that runs this checkout's runtime (what the venv's entry point does)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    exe = folder / "msd_run"
-    exe.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m msd_core.run \"$@\"\n")
-    exe.chmod(0o755)
-    return exe
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from msd_core.install.installer import install
 from msd_core.install.source import ContentSource
 from msd_core.install.uninstaller import uninstall
 from msd_core.paths import resolve_target
-from tests.kit.installkit import copy_fixture
+from tests.kit.installkit import copy_fixture, make_runner
 
 BOM = b"\xef\xbb\xbf"
 USER_FILES = {
@@ -45,17 +44,9 @@ JSONC_FILES = {
 }
 
 
-def _runner(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    exe = folder / "msd_run"
-    exe.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m msd_core.run \"$@\"\n")
-    exe.chmod(0o755)
-    return exe
-
-
 @pytest.fixture(autouse=True)
 def runner(tmp_path, monkeypatch) -> Path:
-    exe = _runner(tmp_path / "venv" / "bin")
+    exe = make_runner(tmp_path / "venv" / "bin")
     monkeypatch.setattr(runner_path, "own_runner", lambda: exe)
     return exe
 
