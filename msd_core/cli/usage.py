@@ -120,7 +120,7 @@ def register(app: typer.Typer) -> None:
         """Tokens this project's sessions used, from Claude Code's own transcripts: per phase, plan, agent and command."""
         from msd_core import paths
         from msd_core.errors import UsageError
-        from msd_core.usage import locate, report
+        from msd_core.usage import locate, project
 
         base = (cwd or Path.cwd()).absolute()
         if not base.is_dir():
@@ -132,7 +132,7 @@ def register(app: typer.Typer) -> None:
 
             value = store.get_value("usage.context_window", root)
             configured = value if isinstance(value, int) and value > 0 else None
-        data = report.project_report(root, locate.config_dir(config_dir), configured)
+        data = project.project_report(root, locate.config_dir(config_dir), configured)
         if json_output:
             print_envelope("usage", data)
         else:

@@ -8,6 +8,7 @@ the real CLI; tests/host/test_usage_host.py):
   attribute.py  one transcript's requests, each given its msd command, phase, plan and agent
   report.py     the totals per phase, plan, agent and command; context shares of the window
   cache.py      the same, kept up to date incrementally for the status line and the hooks
+  project.py    `msd usage`'s answer for one project
 
 Standard library only (the status line and the hooks read it on msd_run's hot path).
 """

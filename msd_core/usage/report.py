@@ -156,13 +156,3 @@ def build(files: list[dict], windows: dict | None = None, configured_window: int
                          "peak_context": r["peak_context"]}) for k, r in sorted(rows.items(), key=lambda kv: tuple(str(x or "") for x in kv[0]))],
     }
 
-
-def project_report(root: Path, config: Path | None = None, configured_window: int | None = None) -> dict:
-    """`msd usage`'s answer for the project at `root`: every transcript read in full, streamed."""
-    from msd_core.usage import cache
-
-    config = config or locate.config_dir()
-    windows = cache.load(root).get("windows", {}) if (Path(root) / ".planning").is_dir() else {}
-    out = build(scan(Path(root), config), windows, configured_window)
-    return {"project": str(root), "config_dir": str(config),
-            "transcripts_folder": str(config / "projects" / locate.folder_name(str(Path(root).resolve()))), **out}

@@ -36,7 +36,8 @@ def test_single_line_file_stays_single_line():
 
 
 def test_nested_group_created_in_an_empty_object_and_at_top():
-    assert _edit('{\n  "w": {}\n}\n', lambda d: d["w"].__setitem__("r", 1)) == '{\n  "w": {\n    "r": 1\n  }\n}\n'
+    # an empty `{}` stays on its line: taking the member out again gives back exactly `{}`
+    assert _edit('{\n  "w": {}\n}\n', lambda d: d["w"].__setitem__("r", 1)) == '{\n  "w": {"r": 1}\n}\n'
     assert _edit("{}", lambda d: d.__setitem__("a", {"b": 1})) == '{"a": {"b": 1}}'
 
 
