@@ -170,3 +170,10 @@ def test_random_documents_round_trip_byte_for_byte():
         assert rewrite(mid, _add(doc), _remove(_add(doc), _created(doc))) == text, text
         done += 1
     assert done == 400
+
+
+def test_deep_input_is_refused_not_a_recursion_error():
+    deep = '{"a": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    assert rewrite(deep, {"a": []}, {"a": [], "b": 1}) is None
+    with pytest.raises(EditError):
+        edit_bytes(deep.encode(), {"a": []}, {"a": [], "b": 1})
