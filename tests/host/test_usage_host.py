@@ -43,40 +43,33 @@ def _context(u: dict) -> int:
     return u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"]
 
 
+def _run_phase_step(host: hostkit.Host, prompt: str, next_step: str, agent: str, agent_prompt: str, u: dict) -> None:
+    """One `-p` run: the skill, `msd_run next-step`, an Agent call whose subagent makes two requests, a reply."""
+    script = [
+        {**hostkit.bash(next_step), "usage": u["next"]},
+        {"when": '"step"', "tool_use": [{"name": "Agent", "input": {"subagent_type": agent, "description": "d", "prompt": agent_prompt,
+                                                                     "run_in_background": False}}], "usage": u["spawn"]},
+        {"when_system": f"You are {agent}", "tool_use": [{"name": "Bash", "input": {"command": "echo working", "description": "x"}}],
+         "usage": u["sub1"]},
+        {"when_system": f"You are {agent}", "when": "working", "text": "SUB-DONE", "usage": u["sub2"]},
+        {"when": "SUB-DONE", "text": "finished", "usage": u["done"]},
+    ]
+    run = host.run(prompt, script, transcripts=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert [r.get("turn") for r in run.requests if r.get("turn") is not None] == [0, 1, 2, 3, 4], run.stderr[-1000:]
+
+
 def test_usage_reproduces_the_scripted_totals_per_phase_plan_agent_and_command(host_global):
     host = host_global
     hostkit.planning_project(host.project)
     root = str(host.config_dir / "msd-core")
-    plan_u = {"next": _u(1000), "spawn": _u(2000), "planner1": _u(3000), "planner2": _u(3100), "done": _u(1100)}
-    plan_script = [
-        {**hostkit.bash(f"msd_run next-step --workflow plan-phase --var phase=01 --root {root}"), "usage": plan_u["next"]},
-        {"when": '"step"', "tool_use": [{"name": "Agent", "input": {"subagent_type": "msd-planner", "description": "plan phase 1",
-                                                                     "prompt": "Plan phase 01 (auth).", "run_in_background": False}}],
-         "usage": plan_u["spawn"]},
-        {"when_system": "You are msd-planner", "tool_use": [{"name": "Bash", "input": {"command": "echo planning", "description": "x"}}],
-         "usage": plan_u["planner1"]},
-        {"when_system": "You are msd-planner", "when": "planning", "text": "PLANNED", "usage": plan_u["planner2"]},
-        {"when": "PLANNED", "text": "phase 1 planned", "usage": plan_u["done"]},
-    ]
-    run = host.run("/msd-plan-phase 1", plan_script, transcripts=True)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert [r.get("turn") for r in run.requests if r.get("turn") is not None] == [0, 1, 2, 3, 4], run.stderr[-1000:]
-
+    plan_u = {"next": _u(1000), "spawn": _u(2000), "sub1": _u(3000), "sub2": _u(3100), "done": _u(1100)}
+    _run_phase_step(host, "/msd-plan-phase 1", f"msd_run next-step --workflow plan-phase --var phase=01 --root {root}",
+                    "msd-planner", "Plan phase 01 (auth).", plan_u)
     (host.project / ".planning" / "phases" / "01-auth" / "01-01-PLAN.md").write_text(PLAN)
-    exec_u = {"next": _u(4000), "spawn": _u(4200), "exec1": _u(5000), "exec2": _u(7000), "done": _u(4400)}
-    exec_script = [
-        {**hostkit.bash(f"msd_run next-step --workflow execute-phase --var phase=01 --root {root}"), "usage": exec_u["next"]},
-        {"when": '"step"', "tool_use": [{"name": "Agent", "input": {
-            "subagent_type": "msd-executor", "description": "execute 01-01",
-            "prompt": "Execute .planning/phases/01-auth/01-01-PLAN.md", "run_in_background": False}}], "usage": exec_u["spawn"]},
-        {"when_system": "You are msd-executor", "tool_use": [{"name": "Bash", "input": {"command": "echo building", "description": "x"}}],
-         "usage": exec_u["exec1"]},
-        {"when_system": "You are msd-executor", "when": "building", "text": "EXECUTED", "usage": exec_u["exec2"]},
-        {"when": "EXECUTED", "text": "phase 1 executed", "usage": exec_u["done"]},
-    ]
-    run = host.run("/msd-execute-phase 1", exec_script, transcripts=True)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert [r.get("turn") for r in run.requests if r.get("turn") is not None] == [0, 1, 2, 3, 4], run.stderr[-1000:]
+    exec_u = {"next": _u(4000), "spawn": _u(4200), "sub1": _u(5000), "sub2": _u(7000), "done": _u(4400)}
+    _run_phase_step(host, "/msd-execute-phase 1", f"msd_run next-step --workflow execute-phase --var phase=01 --root {root}",
+                    "msd-executor", "Execute .planning/phases/01-auth/01-01-PLAN.md", exec_u)
 
     out = host.msd("usage", "--json")
     data = json.loads(out.stdout)
@@ -84,17 +77,17 @@ def test_usage_reproduces_the_scripted_totals_per_phase_plan_agent_and_command(h
     everything = [*plan_u.values(), *exec_u.values()]
     assert _kinds(data["totals"]) == _sum(everything)
     assert {r["phase"]: _kinds(r) for r in data["by_phase"]} == {"01": _sum(everything)}
-    assert {r["plan"]: _kinds(r) for r in data["by_plan"]} == {"01-01": _sum([exec_u["exec1"], exec_u["exec2"]])}
+    assert {r["plan"]: _kinds(r) for r in data["by_plan"]} == {"01-01": _sum([exec_u["sub1"], exec_u["sub2"]])}
     assert {r["agent"]: _kinds(r) for r in data["by_agent"]} == {
         "main": _sum([plan_u["next"], plan_u["spawn"], plan_u["done"], exec_u["next"], exec_u["spawn"], exec_u["done"]]),
-        "msd-planner": _sum([plan_u["planner1"], plan_u["planner2"]]),
-        "msd-executor": _sum([exec_u["exec1"], exec_u["exec2"]]),
+        "msd-planner": _sum([plan_u["sub1"], plan_u["sub2"]]),
+        "msd-executor": _sum([exec_u["sub1"], exec_u["sub2"]]),
     }
     assert {r["command"]: _kinds(r) for r in data["by_command"]} == {"plan-phase": _sum(list(plan_u.values())),
                                                                       "execute-phase": _sum(list(exec_u.values()))}
     (plan_row,) = data["by_plan"]
-    assert plan_row["executor_start"]["tokens"] == _context(exec_u["exec1"])
-    assert plan_row["executor_peak"]["tokens"] == _context(exec_u["exec2"])
+    assert plan_row["executor_start"]["tokens"] == _context(exec_u["sub1"])
+    assert plan_row["executor_peak"]["tokens"] == _context(exec_u["sub2"])
     window = plan_row["executor_start"]["window"]
-    assert plan_row["executor_start"]["share"] == round(_context(exec_u["exec1"]) / window, 4)
+    assert plan_row["executor_start"]["share"] == round(_context(exec_u["sub1"]) / window, 4)
     assert data["sessions"] == 2 and data["transcripts"] == 4

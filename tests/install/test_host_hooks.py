@@ -21,7 +21,7 @@ from msd_core.install.installer import install
 from msd_core.install.source import ContentSource
 from msd_core.install.uninstaller import uninstall
 from msd_core.paths import resolve_target
-from tests.kit.installkit import copy_fixture, make_runner
+from tests.kit.installkit import make_runner
 
 USER_HOOK = {"matcher": "startup", "hooks": [{"type": "command", "command": "echo user-hook"}]}
 LEGACY = ("d='/old/venv/bin'; { [ -n \"${CLAUDE_ENV_FILE:-}\" ] && [ -x \"$d/msd_run\" ] && printf \"%s\\n\" "
@@ -29,16 +29,8 @@ LEGACY = ("d='/old/venv/bin'; { [ -n \"${CLAUDE_ENV_FILE:-}\" ] && [ -x \"$d/msd
 
 
 @pytest.fixture
-def runner(tmp_path, monkeypatch) -> Path:
-    """The msd_run 'installed beside this msd', in a folder with a space and a quote."""
-    exe = make_runner(tmp_path / "venv it's" / "bin")
-    monkeypatch.setattr(runner_path, "own_runner", lambda: exe)
-    return exe
-
-
-@pytest.fixture
-def content(tmp_path) -> ContentSource:
-    return ContentSource.from_dir(copy_fixture(tmp_path / "content"))
+def content(fixture_content) -> ContentSource:
+    return fixture_content
 
 
 def ours(path: Path) -> dict[str, list[dict]]:

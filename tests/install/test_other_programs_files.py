@@ -17,12 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from msd_core.install import runner_path
 from msd_core.install.installer import install
 from msd_core.install.source import ContentSource
 from msd_core.install.uninstaller import uninstall
 from msd_core.paths import resolve_target
-from tests.kit.installkit import copy_fixture, make_runner
 
 BOM = b"\xef\xbb\xbf"
 USER_FILES = {
@@ -45,15 +43,13 @@ JSONC_FILES = {
 
 
 @pytest.fixture(autouse=True)
-def runner(tmp_path, monkeypatch) -> Path:
-    exe = make_runner(tmp_path / "venv" / "bin")
-    monkeypatch.setattr(runner_path, "own_runner", lambda: exe)
-    return exe
+def _msd_run_beside_msd(runner):
+    """Every test here installs with an msd_run beside msd (tests/install/conftest.py)."""
 
 
 @pytest.fixture
-def content(tmp_path) -> ContentSource:
-    return ContentSource.from_dir(copy_fixture(tmp_path / "content"))
+def content(fixture_content) -> ContentSource:
+    return fixture_content
 
 
 # a change a person makes by hand in each form that has a value to change
