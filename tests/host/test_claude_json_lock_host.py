@@ -5,7 +5,9 @@ lost (issue 29 item 2). Claude Code 2.1.332 saves the file under a lock folder
 
 - while msd holds the lock, `claude mcp add` waits for it and then saves (both entries there);
 - `claude mcp add` runs and msd edits run at the same time, repeatedly: every server claude
-  added and every key msd added are in the file at the end;
+  added and every key msd added are in the file at the end (an msd edit every 0.1 s: edits
+  back to back, every 10 ms, kept the lock busy enough that a claude on a loaded machine gave up
+  after its ~13 s of retries, so msd never edits in a loop);
 - the fixture that shows the check can fail: a writer that reads, lets claude save, and writes
   its old copy back without the lock loses claude's server.
 """
@@ -28,13 +30,13 @@ from pathlib import Path
 from msd_core.runtimes import claude_json as cjson
 path, stop = Path(sys.argv[1]), sys.argv[2]
 n = 0
-while not os.path.exists(stop) and n < 2000:  # bounded: stops when told, or after 2000 edits
+while not os.path.exists(stop) and n < 600:  # bounded: stops when told, or after 600 edits
     def change(obj, key=f"k{n}"):
         obj.setdefault("msdLockProbe", {})[key] = True
         return "added"
     cjson.edit_json(path, change)
     n += 1
-    time.sleep(0.01)
+    time.sleep(0.1)  # an edit every tenth of a second: far more often than msd ever edits the file
 print(n)
 """
 
@@ -87,7 +89,7 @@ def test_claude_and_msd_editing_at_once_lose_nothing(host):
     edits = int(out.strip())
     obj = json.loads(cfg.read_text())
     assert {f"srv{i}" for i in range(rounds)} <= set(obj.get("mcpServers", {}))
-    assert edits > 20 and set(obj["msdLockProbe"]) == {f"k{n}" for n in range(edits)}
+    assert edits > 5 and set(obj["msdLockProbe"]) == {f"k{n}" for n in range(edits)}
 
 
 def test_a_writer_without_the_lock_loses_claudes_update(host):
