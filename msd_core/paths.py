@@ -23,6 +23,7 @@ PROJECT_STATE_DIRNAME = ".msd"  # <project>/.planning/.msd/ (traces, memory db, 
 SOURCE_HOME_TOKEN = "~/.claude/"  # how shipped content spells the install target
 TXN_DIRNAME = ".msd-core.txn"  # <folder>/.msd-core.txn/: an all-or-nothing change under way (msd_core.files.txn)
 STATE_DUE_NAME = "state-due"  # <project>/.planning/.msd/state-due: STATE.md is due to be re-derived (phase surgery)
+RUNNER_EXE = "msd_run.exe" if os.name == "nt" else "msd_run"  # the runtime's program, beside msd
 
 
 # Per agent runtime: (local folder name under the project, env var naming the global folder,
@@ -112,6 +113,11 @@ def user_config_dir() -> Path:
 
 def user_defaults_path() -> Path:
     return user_config_dir() / "defaults.json"
+
+
+def host_edits_path() -> Path:
+    """msd's record of the entries it added to other programs' files outside an install (`msd mcp install`)."""
+    return user_config_dir() / "host-edits.json"
 
 
 def find_project_root(start: str | os.PathLike | None = None) -> Path | None:
