@@ -5,7 +5,8 @@ composer, msd's own jsonc_edit, simple_yaml and simple_toml readers), so a 50,00
 `[[[[…` ends in RecursionError; a huge file or a number with thousands of digits ends in
 MemoryError or ValueError. Every reader of such a file goes through this module instead:
 
-  `loads_json(data, what)`            json.loads within bounds (bytes or str; `bom=True` drops a BOM)
+  `loads_json(data, what)`            json.loads within bounds (bytes or str; `bom=True` drops a BOM;
+                                      the depth is read from the parsed value, see there)
   `loads_toml(text, what)`            tomllib.loads within bounds
   `parse(parser, text, syntax, what)` any other parser (jsonc, yaml, simple_yaml, simple_toml)
   `check(text, syntax, what)`         the bounds alone
@@ -119,14 +120,16 @@ def check(text, syntax: str, what: str, *, max_bytes: int = MAX_BYTES, max_depth
         raise _too_deep(what, max_depth)
 
 
-def parse(parser, text, syntax: str, what: str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH):
-    """`parser(text)` after `check`; a recursion or memory failure inside it is a BoundedInputError too.
+def parse(parser, text, syntax: str, what: str, *, max_bytes: int = MAX_BYTES, max_depth: int | None = MAX_DEPTH):
+    """`parser(text)` after `check` (`max_depth=None`: no pre-scan, the caller bounds the depth of
+    what it parsed); a recursion or memory failure inside it is a BoundedInputError too.
     A number too long to convert (Python's int digit limit) is one as well; other errors pass through."""
-    check(text, syntax, what, max_bytes=max_bytes, max_depth=max_depth)
+    if max_depth is not None:
+        check(text, syntax, what, max_bytes=max_bytes, max_depth=max_depth)
     try:
         return parser(text)
     except RecursionError:
-        raise _too_deep(what, max_depth) from None
+        raise _too_deep(what, MAX_DEPTH if max_depth is None else max_depth) from None
     except MemoryError:
         raise BoundedInputError(what, "is too large to read in memory", hint="move it aside") from None
     except ValueError as exc:
@@ -135,22 +138,40 @@ def parse(parser, text, syntax: str, what: str, *, max_bytes: int = MAX_BYTES, m
         raise
 
 
-def _json_loads(text):
-    import json
-
-    return json.loads(text)
+def _depth_over(value, limit: int) -> bool:
+    """Whether a parsed JSON value nests deeper than `limit` (iterative: one step per container)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
 
 
 def loads_json(data, what: str, *, bom: bool = False, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH):
     """json.loads within the bounds. `data` is str or UTF-8 bytes (UnicodeDecodeError when not);
-    `bom=True` drops a leading byte-order mark first. json.JSONDecodeError for malformed JSON."""
+    `bom=True` drops a leading byte-order mark first. json.JSONDecodeError for malformed JSON.
+
+    JSON is parsed first, by the json module's C decoder (it raises RecursionError cleanly, long
+    before the interpreter's stack runs out), and the depth is then read from the parsed value:
+    a transcript line with code in a string costs one parse and a walk over its few containers,
+    not a scan of its text."""
+    if len(data) > max_bytes:
+        raise BoundedInputError(what, f"is larger than {max_bytes} bytes; msd does not read it", hint="move it aside")
     if isinstance(data, (bytes, bytearray)):
-        if len(data) > max_bytes:
-            check(data, "json", what, max_bytes=max_bytes)
         data = (data[3:] if bom and data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
     elif bom and data[:1] == "\ufeff":
         data = data[1:]
-    return parse(_json_loads, data, "json", what, max_bytes=max_bytes, max_depth=max_depth)
+    import json
+
+    value = parse(json.loads, data, "json", what, max_bytes=max_bytes, max_depth=None)
+    if isinstance(value, (dict, list)) and _depth_over(value, max_depth):
+        raise _too_deep(what, max_depth)
+    return value
 
 
 def loads_toml(text: str, what: str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> dict:
