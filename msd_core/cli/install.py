@@ -96,7 +96,9 @@ def _human_install(result: OperationResult) -> None:
     head = "Would install" if d.get("dry_run") else "Installed"
     if not d.get("changed") and not d.get("dry_run"):
         head = "Up to date:"
-    out.print(f"{head} msd-core {d['version']} ({d['scope']}) in {d['target']}", soft_wrap=True)
+    profile = f", profile {d['profile']}" if d.get("profile") else ""
+    switched = f" (was {d['previous_profile']})" if d.get("previous_profile") and d["previous_profile"] != d.get("profile") else ""
+    out.print(f"{head} msd-core {d['version']} ({d['scope']}{profile}{switched}) in {d['target']}", soft_wrap=True)
     table = Table(show_header=True, header_style="bold", box=None)
     table.add_column("verdict")
     table.add_column("files", justify="right")
@@ -170,7 +172,7 @@ def _human_status(result: OperationResult) -> None:
                 "older": f"[yellow]version {inst['version']}: update available (package is {d['package_version']})[/]",
                 "newer": f"[yellow]version {inst['version']}, newer than this package ({d['package_version']})[/]",
             }.get(inst.get("version_state"), f"[yellow]version {inst['version']} (package is {d['package_version']})[/]")
-            line = (f"  {inst['scope']:<6} {inst['path']}: {inst['files']} files, {state}; "
+            line = (f"  {inst['scope']:<6} {inst['path']}: {inst['files']} files ({inst.get('profile', 'full')} profile), {state}; "
                     f"{len(inst['modified'])} modified, {len(inst['missing'])} missing, {len(inst['unexpected'])} unexpected")
         out.print(line, soft_wrap=True)
         for key in ("modified", "missing", "unexpected"):
@@ -235,10 +237,11 @@ def _print_runner(out, runner: dict, *, prominent: bool = False, hooked: bool = 
         out.print(f"msd_run: [red]not on PATH[/] - {runner['fix']}", soft_wrap=True)
 
 
-def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False, runtime=None):
+def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False, runtime=None,
+                profile=None):
     names = _runtimes(runtime, config_dir)
     scope = _scope(global_, local, verb)
-    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair)
+    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair, profile)
                for name in names]  # one install per runtime folder, each with its own manifest and transaction
     _render_all(verb, results, json_output, _human_install)
 
@@ -256,16 +259,17 @@ def _render_all(verb: str, results: list, json_output: bool, human) -> None:
     render(combined, True)
 
 
-def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False):
+def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False, profile=None):
     from msd_core.install.installer import install
     from msd_core.install.source import resolve_source
 
     progress, cb = _progress_cb(json_output)
+    options = dict(source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink, profile=profile)
     if progress is not None:
         with progress:
-            result = install(target, source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink, progress=cb)
+            result = install(target, progress=cb, **options)
     else:
-        result = install(target, source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink)
+        result = install(target, **options)
     result.command = verb
     from msd_core.install.runner_path import check
 
@@ -277,6 +281,9 @@ CONFIG_DIR_HELP = ("Use this Claude config folder instead of the scope's own (~/
                    "./.claude for --local); still give --global or --local.")
 GLOBAL_HELP = "Install into the global Claude config folder (--config-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude)."
 LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
+PROFILE_HELP = ("full (every command and agent) or core (the daily loop: new-project, discuss, plan, execute, verify, progress; "
+                "agents kept out of the host's per-turn listing). Default: the install's recorded profile, else full. "
+                "Switching removes the dropped commands' files you did not edit and keeps the ones you did.")
 
 
 def register(app: typer.Typer) -> None:
@@ -295,8 +302,9 @@ def register(app: typer.Typer) -> None:
             allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Install through a config folder that is a symlink."),
             content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
             runtime: Optional[str] = typer.Option(None, "--runtime", metavar="NAMES", help=RUNTIME_HELP),
+            profile: Optional[str] = typer.Option(None, "--profile", metavar="NAME", help=PROFILE_HELP),
         ) -> None:
-            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime)
+            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime, profile)
 
         command.__doc__ = doc
         return command
@@ -308,6 +316,7 @@ def register(app: typer.Typer) -> None:
         ("msd install --local", "for this project only (./.claude)"),
         ("msd install --global --dry-run", "each file's verdict; write nothing"),
         ("msd install --global --repair", "restore missing or edited files (edits backed up first)"),
+        ("msd install --global --profile core", "only the daily loop (new project, discuss, plan, execute, verify, progress)"),
         ("msd install --global --runtime claude,gemini", "one install per agent runtime"),
     ))(make_install("install", "Install msd-core's skills, agents and workflows (or update an install, keeping your edits)."))
     app.command("update")(make_install("update", "Update an install: same as `msd install`; your edits are merged or kept."))

@@ -96,6 +96,7 @@ def inspect(target: Target) -> dict:
     info.update(
         installed=True,
         version=manifest.version,
+        profile=manifest.profile,
         package_version=__version__,
         version_state=version_state,
         up_to_date=version_state == "same",

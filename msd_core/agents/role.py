@@ -1,0 +1,60 @@
+"""An agent name -> its role: the installed agent file's instructions, for a host agent that is not it.
+
+A core install keeps msd's agent files out of the host's per-turn agent listing
+(msd_core/shipped/profiles.py); the orchestrator then spawns the host's general agent and tells
+it to run `msd_run agent-role <agent>` first and act as the role printed. The text is the
+installed agent file (the manifest registry's `core` path, hash-checked) without its
+frontmatter, after one line naming the agent and the tools its file allows: the host does not
+enforce those for a general agent, so the role says them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from msd_core.errors import IntegrityError, UsageError
+from msd_core.resolve.installed import open_install
+from msd_core.resolve.names import check_name
+
+AGENT_FILES = ("agents/", "msd-core/agents/")
+
+
+def _split(text: str) -> tuple[dict[str, str], str]:
+    """Top-level `key: value` lines of a frontmatter block, and the body after it."""
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---\n", 4)
+    if end == -1:
+        return {}, text
+    meta = {}
+    for line in text[4:end].splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key and not key.startswith((" ", "\t", "#")):
+            meta[key.strip()] = value.strip()
+    return meta, text[end + len("\n---\n"):]
+
+
+def agent_role(agent: str, root=None, cwd: str | os.PathLike | None = None) -> tuple[str, str]:
+    """(installed path, role text) of `agent` in the install at `root`."""
+    check_name(agent, "agent name")
+    install = open_install(root)
+    agents = install.section("agents")
+    entry = agents.get(agent)
+    if entry is None:
+        import difflib
+
+        close = difflib.get_close_matches(agent, [k for k in agents if isinstance(k, str)], n=1)
+        raise UsageError(f"unknown agent {agent!r} in the install at {install.root}",
+                         hint=f"did you mean {close[0]}?" if close else "the name must be an installed agent")
+    rel = entry.get("core") if isinstance(entry, dict) else None
+    if not isinstance(rel, str) or not rel.startswith(AGENT_FILES) or ".." in rel.split("/"):
+        raise IntegrityError(f"install manifest registry has an invalid path for agent {agent}")
+    try:
+        text = install.read(rel).decode("utf-8")
+    except UnicodeDecodeError:
+        raise IntegrityError(f"installed file {install.abspath(rel)} is not UTF-8") from None
+    meta, body = _split(text)
+    name = meta.get("name") or f"msd-{agent}"
+    tools = meta.get("tools")
+    head = f"Role: {name}; " + (f"use only these tools: {tools}." if tools else "any tool may be used.")
+    return install.abspath(rel), head + "\n\n" + body.lstrip("\n")
