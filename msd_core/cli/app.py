@@ -1,6 +1,7 @@
 """The `msd` application: each subcommand group registers itself from its own module.
 
-`msd --version` is answered before typer is imported. Typer costs ~30 ms to import, and
+`msd --version` is answered before typer is imported, and so is an install or update with
+nothing to change (cli/fast_install.py). Typer costs ~30 ms to import, and
 typer 0.2x coerces every option that is not a bool flag through a pydantic TypeAdapter,
 built when the command runs even for an option that was not given (~30 ms more). So a
 top-level command whose options are all plain (`--flag`, `--name VALUE`, `--name=VALUE`,
@@ -159,6 +160,12 @@ def main() -> None:
     if argv == ["--version"]:
         sys.stdout.write(__version__ + "\n")
         return
+    if argv and argv[0] in ("install", "update"):
+        from msd_core.cli.fast_install import answer
+
+        code = answer(argv)  # an install with nothing to change: before typer and rich (fast_install.py)
+        if code is not None:
+            sys.exit(code)
     app = __getattr__("app")
     code = direct(app, argv)
     if code is None:

@@ -168,6 +168,47 @@ def install(target: Target, *, source: ContentSource | None = None, force: bool 
         return _install(target, source, force or repair, dry_run, allow_symlink, lock_timeout, progress, profile)
 
 
+def noop(target: Target, *, profile: str | None = None) -> OperationResult | None:
+    """The result of `install(target, profile=profile)` when that install has nothing to change,
+    found without taking the lock and without writing; None when there is anything to do or
+    to say (a change, a file that is not identical to what msd shipped, a warning, an error,
+    an interrupted run, a first install): the caller then runs `install()`, which decides and
+    reports everything itself.
+
+    The decision is the installer's own: the same plan `install()` makes (a dry run of `_run`
+    over the packaged content), so nothing it would repair or update is skipped. What the
+    real run does besides the transaction is done here too: a local install's hook file is
+    kept out of git (runner_hook.keep_out_of_git, itself a no-op when it already is).
+    """
+    from msd_core.errors import MsdError
+
+    config = target.config
+    try:
+        if profile is not None:
+            profiles.check(profile)
+        check_target(target, allow_symlink=False, writing=False)
+        if not config.is_dir() or txn.pending(config) or os.path.lexists(config / record.MARKER):
+            return None
+        result = OperationResult("install")
+        _run(target, ContentSource.packaged(), False, True, result, [], None, profile)
+    except (MsdError, OSError, ValueError):
+        return None
+    if result.data["changed"] or result.warnings or result.errors or result.exit_code:
+        return None
+    if any(n for verdict, n in result.data["counts"].items() if verdict != "identical"):
+        return None  # your edits kept, files removed: the full run reports them
+    result.data["dry_run"] = False
+    keep_hook_out_of_git(target, result.data["runner_hook"], result.warnings)
+    return result
+
+
+def keep_hook_out_of_git(target: Target, hook: dict, warnings: list[str]) -> None:
+    """After an install: a local install's hook file names this machine's msd_run, so git must ignore it."""
+    if target.scope == "local" and hook.get("runner_dir") and hook.get("action") != "skipped":
+        problem = runner_hook.keep_out_of_git(runner_hook.hook_file(target))
+        warnings.extend([problem] if problem else [])
+
+
 def chosen_profile(requested: str | None, old: Manifest | None) -> str:
     """The profile this install makes: the one asked for, else the recorded one, else the default."""
     if requested is not None:
@@ -236,9 +277,8 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
                 progress("write", done[0], total)
 
         txn.apply(target.config, changes, tick)
-    if not dry_run and target.scope == "local" and hook.get("runner_dir") and hook.get("action") != "skipped":
-        problem = runner_hook.keep_out_of_git(runner_hook.hook_file(target))
-        warnings.extend([problem] if problem else [])
+    if not dry_run:
+        keep_hook_out_of_git(target, hook, warnings)
     changed = not changes.empty()
     result.data = {
         "scope": target.scope,

@@ -55,8 +55,8 @@ def test_in_core_a_general_purpose_agent_gets_its_role_from_msd_run(host):
     script = [
         {"tool_use": [{"name": "Agent", "input": {
             "description": "plan phase 1", "subagent_type": "general-purpose", "run_in_background": False,
-            "prompt": f"Run `{role_call}` first and act as the role it prints. Job: write nothing, say PLANNED."}}]},
-        {"when": "act as the role it prints", "tool_use": [{"name": "Bash", "input": {"command": role_call, "description": "role"}}]},
+            "prompt": f"Run `{role_call}`, act as that role. Job: write nothing, say PLANNED."}}]},
+        {"when": "act as that role", "tool_use": [{"name": "Bash", "input": {"command": role_call, "description": "role"}}]},
         {"when": "Role: msd-planner", "text": "PLANNED"},
         {"text": "done"},
     ]
