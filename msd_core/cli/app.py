@@ -16,7 +16,6 @@ import importlib
 import sys
 
 from msd_core import __version__
-from msd_core.cli.helpstyle import examples
 
 # Each module exposes register(app). Order is the order shown in --help.
 SUBCOMMAND_MODULES = [
@@ -31,27 +30,28 @@ SUBCOMMAND_MODULES = [
 ]
 
 
-EXAMPLES = examples(
+EXAMPLE_LINES = (
     ("msd install --global", "install for every project (~/.claude)"),
     ("msd status", "what is installed, and whether msd_run is reachable"),
     ("msd config set mode yolo", "change one project setting (`msd config list` shows all)"),
     ("msd init new-project --defaults", "write .planning/config.json without asking"),
     ("msd uninstall --global --dry-run", "what uninstall would remove"),
-) + ("\nEvery command takes -h/--help; commands that report take --json. "
-     "Exit codes: 0 ok, 1 failed, 2 bad usage, 3 integrity failure, 4 lock timeout.")
+)
+EXAMPLES_TAIL = ("\nEvery command takes -h/--help; commands that report take --json. "
+                 "Exit codes: 0 ok, 1 failed, 2 bad usage, 3 integrity failure, 4 lock timeout.")
 
 
 def build_app():
     """The typer app with every subcommand module registered."""
     import typer
 
-    from msd_core.cli.helpstyle import tidy
+    from msd_core.cli.helpstyle import examples, tidy
 
     tidy()
     app = typer.Typer(
         name="msd",
         help="msd-core: spec-driven development for coding agents. Install the content, manage config, check and benchmark it.",
-        epilog=EXAMPLES,
+        epilog=examples(*EXAMPLE_LINES) + EXAMPLES_TAIL,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
