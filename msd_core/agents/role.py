@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import os
 
-from msd_core.errors import IntegrityError, UsageError
-from msd_core.resolve.installed import open_install
-from msd_core.resolve.names import check_name
+from msd_core.agents.skills import agent_entry
+from msd_core.errors import IntegrityError
 
 AGENT_FILES = ("agents/", "msd-core/agents/")
 
@@ -36,16 +35,7 @@ def _split(text: str) -> tuple[dict[str, str], str]:
 
 def agent_role(agent: str, root=None, cwd: str | os.PathLike | None = None) -> tuple[str, str]:
     """(installed path, role text) of `agent` in the install at `root`."""
-    check_name(agent, "agent name")
-    install = open_install(root)
-    agents = install.section("agents")
-    entry = agents.get(agent)
-    if entry is None:
-        import difflib
-
-        close = difflib.get_close_matches(agent, [k for k in agents if isinstance(k, str)], n=1)
-        raise UsageError(f"unknown agent {agent!r} in the install at {install.root}",
-                         hint=f"did you mean {close[0]}?" if close else "the name must be an installed agent")
+    install, entry = agent_entry(agent, root)
     rel = entry.get("core") if isinstance(entry, dict) else None
     if not isinstance(rel, str) or not rel.startswith(AGENT_FILES) or ".." in rel.split("/"):
         raise IntegrityError(f"install manifest registry has an invalid path for agent {agent}")

@@ -47,9 +47,9 @@ def insert_line(text: str, line: str) -> str:
     return line + "\n" + text
 
 
-def agent_skills(agent: str, root=None, cwd: str | os.PathLike | None = None, layers=None) -> Payload:
+def agent_entry(agent: str, root=None):
+    """(the install at `root`, its registry entry for `agent`); UsageError naming the closest agent."""
     check_name(agent, "agent name")
-    compact, layers = compact_for(cwd, layers)
     install = open_install(root)
     agents = install.section("agents")
     entry = agents.get(agent)
@@ -58,7 +58,14 @@ def agent_skills(agent: str, root=None, cwd: str | os.PathLike | None = None, la
 
         close = difflib.get_close_matches(agent, [k for k in agents if isinstance(k, str)], n=1)
         raise UsageError(f"unknown agent {agent!r} in the install at {install.root}",
-                         hint=f"did you mean {close[0]}?" if close else "the name must be a shipped agent")
+                         hint=f"did you mean {close[0]}?" if close else "the name must be an installed agent")
+    return install, entry
+
+
+def agent_skills(agent: str, root=None, cwd: str | os.PathLike | None = None, layers=None) -> Payload:
+    check_name(agent, "agent name")
+    compact, layers = compact_for(cwd, layers)
+    install, entry = agent_entry(agent, root)
     skills = entry.get("skills") if isinstance(entry, dict) else None
     if not isinstance(skills, dict):
         raise IntegrityError(f"install manifest registry entry for agent {agent} is invalid")

@@ -120,29 +120,13 @@ def direct(app, argv: list[str]) -> int | None:
     spec = _plain_options(fn) if fn is not None else None
     if spec is None:
         return None
-    by_decl = {d: name for name, (decls, _k, _d) in spec.items() for d in decls}
-    values = {name: default for name, (_d, _k, default) in spec.items()}
-    rest = argv[1:]
-    i = 0
-    while i < len(rest):
-        tok, val = rest[i], None
-        if tok.startswith("--") and "=" in tok:
-            tok, val = tok.split("=", 1)
-        name = by_decl.get(tok)
-        if name is None:
-            return None  # not ours to judge: typer reports it
-        if spec[name][1] is bool:
-            if val is not None:
-                return None
-            values[name] = True
-        else:
-            if val is None:
-                if i + 1 >= len(rest):
-                    return None
-                i += 1
-                val = rest[i]
-            values[name] = val
-        i += 1
+    from msd_core.cli.plainargs import plain_values
+
+    values = plain_values(argv[1:], {d: name for name, (decls, _k, _d) in spec.items() for d in decls},
+                          {name: kind for name, (_d, kind, _v) in spec.items()},
+                          {name: default for name, (_d, _k, default) in spec.items()})
+    if values is None:
+        return None
     import typer
 
     try:

@@ -16,35 +16,21 @@ from __future__ import annotations
 import os
 import sys
 
-FLAGS = {"--global": "global", "-g": "global", "--local": "local", "-l": "local", "--json": "json"}
-VALUES = {"--config-dir": "config_dir", "--profile": "profile", "--runtime": "runtime"}
+OPTIONS = {"--global": "global", "-g": "global", "--local": "local", "-l": "local", "--json": "json",
+           "--config-dir": "config_dir", "--profile": "profile", "--runtime": "runtime"}
+KINDS = {"global": bool, "local": bool, "json": bool, "config_dir": str, "profile": str, "runtime": str}
 
 
 def parse(argv: list[str]) -> dict | None:
     """{"verb", "global", "local", "json", "config_dir", "profile", "runtime"} or None when not ours to read."""
     if not argv or argv[0] not in ("install", "update"):
         return None
-    out: dict = {"verb": argv[0], "global": False, "local": False, "json": False, "config_dir": None, "profile": None, "runtime": None}
-    rest = argv[1:]
-    i = 0
-    while i < len(rest):
-        tok, val = rest[i], None
-        if tok.startswith("--") and "=" in tok:
-            tok, val = tok.split("=", 1)
-        if tok in FLAGS and val is None:
-            out[FLAGS[tok]] = True
-        elif tok in VALUES:
-            if val is None:
-                if i + 1 >= len(rest) or rest[i + 1].startswith("-"):
-                    return None
-                i += 1
-                val = rest[i]
-            if out[VALUES[tok]] is not None:
-                return None
-            out[VALUES[tok]] = val
-        else:
-            return None
-        i += 1
+    from msd_core.cli.plainargs import plain_values
+
+    out = plain_values(argv[1:], OPTIONS, KINDS, {k: (False if kind is bool else None) for k, kind in KINDS.items()})
+    if out is None:
+        return None
+    out["verb"] = argv[0]
     if out["runtime"] is not None and "," in out["runtime"]:
         return None  # several runtimes: one install each, typer runs them
     if out["global"] == out["local"]:
