@@ -1,8 +1,9 @@
 """An agent name -> its role: the installed agent file's instructions, for a host agent that is not it.
 
 A core install keeps msd's agent files out of the host's per-turn agent listing
-(msd_core/shipped/profiles.py); the orchestrator then spawns the host's general agent and tells
-it to run `msd_run agent-role <agent>` first and act as the role printed. The text is the
+(msd_core/shipped/profiles.py); the orchestrator then spawns the host's general agent, and the
+skill payload it pastes starts with the line that has that agent run `msd_run agent-role
+<agent>` first and act as the role printed (agents/skills.py, `role_line`). The text is the
 installed agent file (the manifest registry's `core` path, hash-checked) without its
 frontmatter, after one line naming the agent and the tools its file allows: the host does not
 enforce those for a general agent, so the role says them.

@@ -27,8 +27,8 @@ class Claude(Runtime):
     def unlisted_agent_relpath(self, dest: str) -> str | None:
         # Claude Code lists every agents/*.md to the model on every turn (`- name: description
         # (Tools: ...)`, 29-39 proxy tokens each); a file under msd-core/ is not listed. The
-        # content then spawns the host's general-purpose agent, which reads the role with
-        # `msd_run agent-role` (references/spawning-agents.md).
+        # content then spawns the host's general-purpose agent, which fetches the role with
+        # `msd_run agent-role` (its skill payload says so: msd_core/agents/skills.py).
         return UNLISTED_AGENTS_PREFIX + dest.rsplit("/", 1)[-1]
 
     def command(self, name: str, data: bytes, target: Target) -> tuple[bytes, list[str]]:

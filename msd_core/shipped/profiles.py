@@ -17,7 +17,8 @@ agent and is in every profile. `select()` keeps the source files of a profile; t
 (msd_core/install/transform.py) then decides where each goes; where a runtime lists every
 agent to the model on every turn, a core install puts the agents' files where the host does not
 list them (runtimes: `Runtime.unlisted_agent_relpath`), and the content spawns them through the
-host's own general agent (references/spawning-agents.md).
+host's own general agent (references/spawning-agents.md), which fetches its role first (the
+skill payload says how: msd_core/agents/skills.py).
 
 Standard library only.
 """

@@ -39,24 +39,32 @@ def test_the_host_lists_exactly_the_lines_the_budget_counts(host, profile):
 def test_core_skills_load_with_their_references(host):
     host.msd("install", "--global", "--profile", "core")
     (host.project / ".planning").mkdir()
+    spawning = 0
     for name in CORE:
         run = host.run(f"/msd-{name} 1", [{"text": "ok"}])
         assert run.returncode == 0, run.stderr
         assert run.refusals == [], f"/msd-{name}: {run.refusals}"
         assert f"<command-name>/msd-{name}</command-name>" in run.first_user_text
         assert "Shell command" not in run.first_user_text
-        assert "spawning-agents" not in run.first_user_text or "agent-role" in run.first_user_text
+        if any(path.endswith("references/spawning-agents.md") for path in run.attachments):
+            spawning += 1
+            assert "as in a core install: `general-purpose`" in run.first_user_text  # how its agents are spawned
+    assert spawning >= 3  # new-project, plan-phase, execute-phase and verify-work attach it
 
 
 def test_in_core_a_general_purpose_agent_gets_its_role_from_msd_run(host):
+    """The orchestrator pastes the step-1 payload (spawning-agents.md); in a core install it
+    starts with the role call, which the spawned agent runs."""
     host.msd("install", "--global", "--profile", "core")
     root = host.config_dir / "msd-core"
     role_call = f"msd_run agent-role planner --root {root} --raw"
+    payload = host.msd_run("agent-skills", "planner", "--root", str(root), "--raw").stdout
+    assert payload.startswith(f"Run `{role_call}` first and act as the role it prints.\n")
     script = [
         {"tool_use": [{"name": "Agent", "input": {
             "description": "plan phase 1", "subagent_type": "general-purpose", "run_in_background": False,
-            "prompt": f"Run `{role_call}`, act as that role. Job: write nothing, say PLANNED."}}]},
-        {"when": "act as that role", "tool_use": [{"name": "Bash", "input": {"command": role_call, "description": "role"}}]},
+            "prompt": f"Job: write nothing, say PLANNED.\n\n{payload}"}}]},
+        {"when": "act as the role it prints", "tool_use": [{"name": "Bash", "input": {"command": role_call, "description": "role"}}]},
         {"when": "Role: msd-planner", "text": "PLANNED"},
         {"text": "done"},
     ]

@@ -177,3 +177,16 @@ def test_agent_role_refuses_an_edited_role_file(tmp_path):
 
     with pytest.raises(IntegrityError):
         agent_role("planner", t.config / "msd-core")
+
+
+def test_in_core_the_skill_payload_starts_with_the_role_call(tmp_path):
+    core, full = target(tmp_path, "core"), target(tmp_path, "full")
+    install(core, profile="core")
+    install(full)
+    root = core.config / "msd-core"
+    got = run_msd_run("agent-skills", "executor", "--root", str(root), "--raw").stdout
+    assert got.startswith(f"Run `msd_run agent-role executor --root {root} --raw` first and act as the role it prints.\n")
+    plain = run_msd_run("agent-skills", "executor", "--root", str(full.config / "msd-core"), "--raw").stdout
+    assert "agent-role" not in plain
+    line = f"Run `msd_run agent-role executor --root {root} --raw` first and act as the role it prints."
+    assert got == line + "\n" + plain.replace(str(full.config), str(core.config))
