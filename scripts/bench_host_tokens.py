@@ -11,6 +11,9 @@ Measured from the request bodies a scripted local model server records (tests/ho
                             and the earlier peer (get-shit-done-cc@1.42.3, full). With msd's full
                             profile also per listed item (msd_core/bench/listing.py rebuilds the
                             lines the host lists; the sum is checked against the measure).
+  hooks                     the same run in a project with no msd workflow in progress, with msd's
+                            hooks (SessionStart, PreCompact, PostToolUse) minus without them: what
+                            the hooks add to the first request and to turn 2 (goal: under 100).
   first-request cost        the first request of `/<prefix><command> 1` minus the first request
                             of the plain prompt `1`, same install and project: the skill body,
                             its attached files and any text its shell lines insert.
@@ -55,6 +58,7 @@ GOAL_FULL_VS_LEAD = 0.17   # issue 34: msd full <= 0.17x the leading peer's full
 GOAL_CORE = 130            # issue 34: msd core <= 130 proxy tokens per turn
 GOAL_OFF = 8000
 GOAL_ON = 4500
+GOAL_HOOKS = 100
 
 
 def msd_commands() -> list[str]:
@@ -153,6 +157,13 @@ def measure(use_peer: bool, overhead_only: bool = False) -> dict:
         host.install("global")
         msd_turn2 = turn2_tokens(host, count)
         (host.project / ".planning").mkdir()
+        hooked = (first_tokens(host, "say ok", count), turn2_tokens(host, count))
+        settings = host.config_dir / "settings.json"
+        kept = settings.read_bytes()
+        host.drop_hooks()
+        unhooked = (first_tokens(host, "say ok", count), turn2_tokens(host, count))
+        settings.write_bytes(kept)
+        hooks = {"first_request": hooked[0] - unhooked[0], "turn2": hooked[1] - unhooked[1]}
         costs = {}
         for mode in ("off", "on"):
             host.msd_run("config", "set", "workflow.compact_content", "true" if mode == "on" else "false")
@@ -174,7 +185,7 @@ def measure(use_peer: bool, overhead_only: bool = False) -> dict:
         "tokenizer": label,
         "host": f"Claude Code {version}",
         "turn2_bare": bare,
-        "msd": {"overhead": msd_turn2 - bare, "commands": costs, "line_numbers_off": numbering},
+        "msd": {"overhead": msd_turn2 - bare, "commands": costs, "line_numbers_off": numbering, "hooks": hooks},
         "peer": None,
         "profiles": profiles,
     }
@@ -233,6 +244,13 @@ def markdown(r: dict) -> str:
             goals.append(f"fixed overhead {ratio:.3f}× the peer's (goal ≤ {GOAL_OVERHEAD_RATIO}×): missed")
     else:
         lines += [f"Fixed per-turn overhead of msd: {m['overhead']:,} (peer not measured).", ""]
+    h = m.get("hooks")
+    if h:
+        lines += [f"msd's hooks with no workflow in progress (SessionStart, PreCompact, PostToolUse; goal under "
+                  f"{GOAL_HOOKS} each): {h['first_request']:+,} on the first request, {h['turn2']:+,} on turn 2 "
+                  "(the same runs with the hooks removed from settings.json as the baseline).", ""]
+        if max(abs(h["first_request"]), abs(h["turn2"])) >= GOAL_HOOKS:
+            goals.append(f"hooks add {max(h['first_request'], h['turn2']):,} tokens (goal < {GOAL_HOOKS})")
     lines += ["First-request cost. Peer: with its workflow files attached (its skills' `@$HOME/...` lines, which the "
               "host leaves as inert text, rewritten to `@~/...` so the host attaches them; the model would read them "
               "first anyway); in brackets as shipped.", "",

@@ -98,9 +98,9 @@ def _human_uninstall(result: OperationResult) -> None:
     out.print(f"{os.path.basename(d['settings']['path']) if d['settings'].get('path') else 'permission'}: {d['settings']['action']}", soft_wrap=True)
     _each(out, "Removed msd's backup folder {}", d.get("backups_removed"))
     _each(out, "Kept the backup folder {} (your replaced edits)", d.get("backups_kept"))
-    hook = d.get("runner_hook") or {}
+    hook = d.get("hooks") or {}
     if hook.get("action") not in (None, "absent", "not applicable"):
-        out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']}", soft_wrap=True)
+        out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']}", soft_wrap=True)
     if d.get("folders_left"):
         out.print(f"Folders left because they hold files: {', '.join(d['folders_left'])}", soft_wrap=True)
 
@@ -145,11 +145,12 @@ def _human_status(result: OperationResult) -> None:
         if inst.get("fix"):
             out.print(f"      fix: {inst['fix']}", soft_wrap=True)
         _print_verify(out, inst.get("verify"))
-        hook = inst.get("runner_hook")
+        hook = inst.get("hooks")
         if hook and hook.get("problem"):
-            out.print(f"      [yellow]PATH hook:[/] {escape(hook['problem'])}", soft_wrap=True)
+            out.print(f"      [yellow]hooks:[/] {escape(hook['problem'])}", soft_wrap=True)
         elif hook and hook.get("ok"):
-            out.print(f"      PATH hook: {escape(hook['path'])} puts {escape(hook['runner_dir'])} on Claude Code's PATH", soft_wrap=True)
+            out.print(f"      hooks: {escape(hook['path'])} runs {escape(hook['runner'])} on {', '.join(hook['events'])}"
+                      + (" and as the status line" if hook.get("status_line") else ""), soft_wrap=True)
     pkg = d.get("package_verify")
     if pkg:
         if pkg.get("unverifiable"):

@@ -82,18 +82,19 @@ def install(out, d: dict) -> None:
         out.print(f"{os.path.basename(d['settings']['path'] or 'settings.json')}: {d['settings']['action']} ({d['settings']['permission']})")
     else:
         out.print(f"permission ({d.get('runtime', 'claude')}): {d['settings']['action']}")
-    hook = {k: out.escape(v) if isinstance(v, str) else v for k, v in (d.get("runner_hook") or {}).items()}
+    hook = {k: out.escape(v) if isinstance(v, str) else v for k, v in (d.get("hooks") or {}).items()}
     if hook.get("runner_dir"):
-        out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']} (puts {hook['runner_dir']} on Claude Code's PATH)")
+        out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']} (SessionStart puts {hook['runner_dir']} on "
+                  f"Claude Code's PATH; status line: {hook.get('status_line', 'none')})")
     elif hook.get("path"):
-        out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']}")
+        out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']}")
     if d.get("msd_run"):
         runner(out, d["msd_run"], prominent=True, hooked=hook.get("action") in ("added", "updated", "present"))
 
 
 def runner(out, found: dict, *, prominent: bool = False, hooked: bool = False) -> None:
     """Where msd_run is; when the agent cannot reach it, a prominent warning and the exact fix.
-    `hooked`: the install's SessionStart hook puts msd_run on Claude Code's PATH (runner_hook.py),
+    `hooked`: the install's SessionStart hook puts msd_run on Claude Code's PATH (host_hooks.py),
     so only the terminal lacks it: one plain line instead of the warning."""
     found = {k: out.escape(v) if isinstance(v, str) else v for k, v in found.items()}
     if found["on_path"]:

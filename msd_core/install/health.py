@@ -17,7 +17,7 @@ from msd_core.files import txn
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import runner_hook, runner_path, versions
+from msd_core.install import host_hooks, runner_path, versions
 from msd_core.install.plan import NEW_SUFFIX, resolutions
 from msd_core.ownership import record
 from msd_core.ownership.hints import command_for, repair_command
@@ -113,8 +113,8 @@ def inspect(target: Target, package_check=None) -> dict:
         resolved=sorted(resolutions(manifest)),
         backups=backups,
     )
-    if runner_hook.applies(target):
-        info["runner_hook"] = runner_hook.status_of(target)
+    if host_hooks.applies(target):
+        info["hooks"] = host_hooks.status_of(target)
     if package_check is not None:
         from msd_core.install import verify
 

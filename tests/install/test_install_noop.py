@@ -217,7 +217,7 @@ def test_a_moved_msd_run_takes_the_full_run(target, tmp_path, monkeypatch):
     (other / runner_path.EXE).chmod(0o755)
     monkeypatch.setattr(runner_path, "own_runner", lambda: other / runner_path.EXE)
     assert noop(target) is None
-    assert install(target).data["runner_hook"]["action"] == "updated"
+    assert install(target).data["hooks"]["action"] == "updated"
 
 
 def test_an_unrelated_settings_edit_is_a_noop_for_both_runs(target):
@@ -255,7 +255,7 @@ def test_a_first_install_and_a_local_install_in_home_take_the_full_run(tmp_path)
     assert proc.returncode == 2 and "is the global folder" in proc.stderr
 
 
-def test_a_local_noop_keeps_the_hook_file_out_of_git(tmp_path):
+def test_a_local_install_whose_hook_file_git_no_longer_ignores_takes_the_full_run(tmp_path):
     proj = tmp_path / "proj"
     proj.mkdir()
     subprocess.run(["git", "init", "-q", str(proj)], check=True)
@@ -263,7 +263,10 @@ def test_a_local_noop_keeps_the_hook_file_out_of_git(tmp_path):
     install(t)
     exclude = proj / ".git" / "info" / "exclude"
     assert "settings.local.json" in exclude.read_text()
-    exclude.write_text("")  # the exclude line lost: the no-op puts it back, as the full run does
-    result = noop(t)
-    assert result is not None and result.warnings == []
+    assert noop(t) is not None  # the fixture: a clean local install is answered fast
+    exclude.write_text("")  # the exclude line lost: the full run plans it again
+    assert noop(t) is None
+    proc = msd("install", "--local", "--json", cwd=proj)
+    assert proc.returncode == 0, proc.stderr
     assert "/.claude/settings.local.json" in exclude.read_text()
+    assert noop(t) is not None
