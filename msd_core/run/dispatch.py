@@ -54,6 +54,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("msd_core.run.cmd_config", "read and write the project's .planning/config.json"),
     "resolve": ("msd_core.run.cmd_resolve", "list (or --emit) a workflow's verified detail parts"),
     "agent-skills": ("msd_core.run.cmd_agent_skills", "print the skill payload for a subagent"),
+    "agent-role": ("msd_core.run.cmd_agent_role", "print an agent's role, for a host agent spawned in its place"),
     "extensions": ("msd_core.run.cmd_extensions", "list the agent extensions a plan needs"),
     "state": ("msd_core.run.cmd_state", "read or patch .planning/STATE.md"),
     "history-digest": ("msd_core.run.cmd_history", "compact digest of the project's SUMMARY files"),

@@ -102,6 +102,12 @@ class Runtime:
         """Folder prefixes (relative to the config folder) whose `msd-*` entries are msd's."""
         return ("agents/",)
 
+    def unlisted_agent_relpath(self, dest: str) -> str | None:
+        """Where an agent file installed at `dest` goes when the profile keeps agents out of the
+        host's per-turn listing (msd_core/shipped/profiles.py); None: this host has no such
+        listing to keep it out of, the agent stays where it is."""
+        return None
+
     # -- how files are written --------------------------------------------------------------
     def command(self, name: str, data: bytes, target: Target) -> tuple[bytes, list[str]]:
         raise NotImplementedError
