@@ -12,8 +12,17 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
 - `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`);
   when nothing else is left the call commits nothing and says so (exit 0). The config is
   read only when a path is under `.planning/` (it decides nothing else).
+- A named path may be gone from disk: one git tracks in the index or in HEAD (a file deleted
+  or moved away, a folder emptied by `git mv`) is a legal path, and its deletion is committed.
+  A path neither on disk nor known to git is refused (exit 1).
+- Moves: a rename the index holds (`git mv old new`) whose new path is under a named path
+  carries its old path into the same commit (so the commit holds the whole move, never an
+  added copy with the deletion left staged). With `--plan` the old path must be in scope too.
 - No change in the named paths: refused (exit 1) before anything is staged or any hook
   runs, never an empty commit.
+- STATE.md and ROADMAP.md follow the project's files: when `.planning/STATE.md` or
+  `.planning/ROADMAP.md` is named, `state sync` (msd_core.progress.state_sync) runs first, so
+  a commit never records derived lines the tree contradicts (reported in `state_sync`).
 - Staging and committing run under the project's commit lock, and the commit is made with
   a pathspec (`git commit -- <paths>`, which takes the working tree's content of the named
   paths): whatever else is staged, by anyone, stays staged and out of this commit.
@@ -46,6 +55,7 @@ from msd_core.git.runner import (
     git,
     git_start,
     head,
+    known_paths,
     main_checkout,
     repo_paths,
     toplevel,
@@ -136,16 +146,79 @@ def _stage(top: Path, rels: list[str]) -> None:
         raise OperationFailed(f"git add refused the paths: {first_line(added.stderr)}")
 
 
-def _staged_after_add(top: Path, rels: list[str]) -> list[str] | None:
-    """The staged changes among the paths (plumbing: no rename detection, the paths diff-tree
-    reports); [] when there is none; None when git cannot say and the commit must decide."""
-    listed = git(["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", *rels], top, check=False)
+def _staged_after_add(top: Path, rels: list[str]) -> tuple[list[str] | None, list[str]]:
+    """(the staged changes among the paths, old paths of staged moves into them), from one
+    `git diff-index -M` of the whole index (plumbing; a move lists both paths, as diff-tree
+    reports the commit). ([], []) when nothing is staged; (None, []) when git cannot say and the
+    commit must decide."""
+    listed = git(["diff-index", "--cached", "-M", "--name-status", "-z", "HEAD"], top, check=False)
     if listed.returncode == 0:
-        return [p for p in listed.stdout.split("\0") if p]
+        parts = listed.stdout.split("\0")
+        staged: set[str] = set()
+        moved: set[str] = set()
+        i = 0
+        while i < len(parts) - 1:
+            status = parts[i]
+            if status[:1] in ("R", "C") and i + 2 < len(parts):
+                old, new = parts[i + 1], parts[i + 2]
+                if _covered(new, rels):
+                    staged.add(new)
+                    if status[:1] == "R":
+                        staged.add(old)
+                        if not _covered(old, rels):
+                            moved.add(old)
+                elif _covered(old, rels) and status[:1] == "R":
+                    staged.add(old)
+                i += 3
+                continue
+            if status and _covered(parts[i + 1], rels):
+                staged.add(parts[i + 1])
+            i += 2
+        return sorted(staged), sorted(moved)
     if head(top) is not None:
-        return None  # diff could not tell: let `git commit` decide and report
+        return None, []  # diff could not tell: let `git commit` decide and report
     # no commit yet: anything staged among the paths is a change
-    return None if git(["ls-files", "--", *rels], top).stdout.strip() else []
+    return (None if git(["ls-files", "--", *rels], top).stdout.strip() else []), []
+
+
+def _covered(path: str, rels: list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in rels)
+
+
+def _moved_from(top: Path, rels: list[str], added: list[str]) -> list[str]:
+    """Old paths of the staged renames whose new path is one of `added` (the index's additions
+    among the paths) and whose old path is not under `rels`."""
+    if not added:
+        return []
+    from msd_core.git.runner import staged_renames
+
+    wanted = set(added)
+    return sorted({old for new, old in staged_renames(top).items() if new in wanted and not _covered(old, rels)})
+
+
+PLANNING_DERIVED = (".planning/STATE.md", ".planning/ROADMAP.md")
+
+
+def _sync_planning(top: Path, rels: list[str]) -> dict | None:
+    """`state sync` of the project whose STATE.md or ROADMAP.md is named (best effort: an error is reported)."""
+    for rel in rels:
+        for derived in PLANNING_DERIVED:
+            if rel == derived or rel.endswith("/" + derived):
+                project = top / rel[: len(rel) - len(derived)]
+                if not (project / ".planning" / "STATE.md").is_file():
+                    return None
+                from msd_core.errors import MsdError
+                from msd_core.progress.state_sync import sync
+
+                try:
+                    report = sync(project, warnings=False)
+                except MsdError as exc:
+                    return {"error": exc.message}
+                out = {"changed": [c["field"] for c in report["changed"]]}
+                if report.get("roadmap"):
+                    out["roadmap"] = [c["what"] for c in report["roadmap"]["changed"]]
+                return out
+    return None
 
 
 def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None = None,
@@ -186,17 +259,14 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         return {**base, "committed": False, "reason": "commit_docs is false: planning files stay uncommitted",
                 "files": []}
 
+    synced = _sync_planning(top, rels)
     from msd_core.files.atomic import lock_timeout_from_env, locked
 
     with locked(run_record.lock_path(main), lock_timeout_from_env(), what="the project's commit lock"):
-        missing = []
-        for rel in rels:
-            if not os.path.lexists(top / rel):
-                tracked = git(["ls-files", "--error-unmatch", "--", rel], top, check=False)
-                if tracked.returncode != 0:
-                    missing.append(rel)
+        gone = [rel for rel in rels if not os.path.lexists(top / rel)]
+        missing = [rel for rel in gone if rel not in known_paths(top, gone)] if gone else []
         if missing:
-            raise OperationFailed(f"no such file (neither on disk nor tracked): {', '.join(missing)}")
+            raise OperationFailed(f"no such file (neither on disk nor known to git): {', '.join(missing)}")
         # one `git status` says what a commit of the paths holds (msd_core.git.path_status); whether a
         # hook could run is read from the files meanwhile
         from msd_core.git import path_status
@@ -209,9 +279,19 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             staged, to_add = found
             if to_add:
                 _stage(top, to_add)
+            moved = _moved_from(top, rels, path_status.staged_additions(status))
+            if moved:
+                staged = sorted({*staged, *moved})
         else:  # a state status does not settle: stage the paths and ask what is staged
             _stage(top, rels)
-            staged = _staged_after_add(top, rels)
+            staged, moved = _staged_after_add(top, rels)
+        if moved:
+            out_of_scope = [m for m in moved if scope is not None and not scope.covers(m)]
+            if out_of_scope and deviation is None:
+                raise OperationFailed(f"the moves name old paths outside plan {scope.plan_id}'s files: {', '.join(out_of_scope)}",
+                                      hint='name only the plan\'s files; a recorded deviation passes --deviation "<why>"')
+            outside += out_of_scope
+            rels = rels + moved
         if staged is not None and not staged:
             raise OperationFailed(f"nothing to commit: no change in {', '.join(rels)}",
                                   hint="an empty commit is never made; skip it and say so")
@@ -248,6 +328,8 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
                                               loaded=prior)
     out = {**base, "committed": True, "hash": commit, "short": commit[:7], "files": files,
            "branch": entry["branch"], "worktree": entry["worktree"]}
+    if synced is not None:
+        out["state_sync"] = synced
     if record is not None:
         out["record"] = str(record)
     if deviation is not None:
