@@ -17,6 +17,7 @@ from msd_core.checks import (
     commits,
     contract,
     fields,
+    floor,
     flows,
     generated,
     includes,
@@ -25,6 +26,7 @@ from msd_core.checks import (
     runtime_gate,
     shell,
     sizes,
+    statuses,
 )
 from msd_core.checks.model import CheckContext, ContentTree, Locations, Violation
 from msd_core.checks.tiers import parse_tiers
@@ -43,6 +45,8 @@ RULES = (
     ("generated", generated.check),
     ("agreement", agreement.check),
     ("template-fields", fields.check),
+    ("floor", floor.check),
+    ("statuses", statuses.check),
 )
 
 

@@ -275,6 +275,18 @@ def known_paths(cwd: Path | str, rels: list[str]) -> set[str]:
     return {r for r in rels if any(p == r or p.startswith(r.rstrip("/") + "/") for p in listed)}
 
 
+def commit_paths(cwd: Path | str, written: list[str], deleted: list[str]) -> list[str]:
+    """What a commit of a change must name (paths relative to `cwd`): every written path, and each
+    deleted one git knows (a deleted path git never had is no change). Outside a repository: the
+    written paths."""
+    gone = sorted(set(deleted) - set(written))
+    try:
+        known = known_paths(cwd, gone) if gone else set()
+    except OperationFailed:
+        known = set()
+    return sorted(set(written) | known)
+
+
 def staged_renames(cwd: Path | str) -> dict[str, str]:
     """{new path: old path} of the renames the index holds against HEAD (`git mv`), one `git diff`."""
     proc = git(["diff", "--cached", "-M", "--name-status", "-z", "HEAD", "--"], cwd, check=False)
