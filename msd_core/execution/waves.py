@@ -8,8 +8,9 @@
 - `contradictions`: plans whose frontmatter says `autonomous: true` (or nothing) while a task
   is a checkpoint. `wave check` exits 1 on them as on overlaps: the plan is wrong, the planner
   fixes it; `wave plan` runs such a plan alone in the main checkout.
-- `overlaps`: two plans of one wave declaring one file (a folder `src/x/` covers what is
-  under it). That is a planning error: `wave check` and `wave plan` exit 1 naming both
+- `overlaps`: two plans of one wave, neither executed yet, declaring one file (a folder
+  `src/x/` covers what is under it; an executed plan never runs again, so a gap plan may share
+  its files). That is a planning error: `wave check` and `wave plan` exit 1 naming both
   plans and the files; the plan checker refuses the phase.
 - `next_wave`: the lowest wave holding an incomplete plan that is not skipped; `runnable`:
   its plans whose `depends_on` plans of this phase are complete; `blocked`: the rest,
@@ -141,10 +142,12 @@ def contradictions(plans: list[dict]) -> list[dict]:
 
 
 def overlaps(plans: list[dict]) -> list[dict]:
+    """Two plans of one wave, both still to run, declaring one file. A plan with its SUMMARY never
+    runs again: a gap plan (wave 1 of its own round) may touch what an executed plan touched."""
     out = []
     for i, a in enumerate(plans):
         for b in plans[i + 1:]:
-            if a["wave"] != b["wave"]:
+            if a["wave"] != b["wave"] or a["complete"] or b["complete"]:
                 continue
             shared = _overlap(a["files"], b["files"])
             if shared:

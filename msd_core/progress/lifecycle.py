@@ -20,8 +20,9 @@ Phase lifecycle (`phase_state`), from the files of the phase folder:
   when the automated VERIFICATION passed.
 
   ROADMAP.md's tick (`- [x] Phase 2`) counts as done, unless the phase's own files reopen it
-  (`reopened`): a VERIFICATION or UAT that reports gaps, or a PLAN written after the newest
-  SUMMARY that has none of its own (gap plans, a review's fix plan). A ticked phase that the
+  (`reopened`): a VERIFICATION or UAT that reports gaps, or a PLAN without its SUMMARY written
+  after the newest SUMMARY (gap plans, a review's fix plan), or plans none of which has a
+  SUMMARY (an undone phase). A ticked phase that the
   evidence reopens is routed like any other (issue 28: UAT issues found after execute-phase
   ticked the phase are no longer lost).
 
@@ -278,10 +279,11 @@ def evidence_state(info: PhaseInfo, verifier: bool) -> str:
 
 
 def reopened(info: PhaseInfo) -> bool:
-    """A ticked phase its own files reopen: a check reports gaps, or a plan newer than every SUMMARY has none."""
+    """A ticked phase its own files reopen: a check reports gaps, or a plan without its SUMMARY that
+    is newer than every SUMMARY (a gap or fix plan; every plan, when no SUMMARY is left: undone)."""
     if any(c is not None and c.status in GAP_STATUSES for c in (info.verification, info.uat)):
         return True
-    return bool(info.unsummarised and info.summaries and info.newest_open_plan_mtime > info.newest_summary_mtime)
+    return bool(info.unsummarised and (not info.summaries or info.newest_open_plan_mtime > info.newest_summary_mtime))
 
 
 def phase_state(info: PhaseInfo, verifier: bool) -> str:

@@ -71,7 +71,9 @@ def test_new_project_branches_without_research_and_without_commit(tmp_path):
     w.done("write-requirements")
     w.done("roadmap")
     out = w.done("confirm-roadmap", {"approved": True})
-    assert out["next_step"] == "done" and out["status"] == "done"
+    # commit_docs false: the commit step still runs; `msd_run commit` commits nothing and says so
+    assert out["next_step"] == "commit"
+    assert w.done("commit", {"committed": False, "reason": "commit_docs is false"})["status"] == "done"
     assert "research" not in w.state()["visits"]
 
 
@@ -182,10 +184,10 @@ def test_plan_phase_issues_left_stop(project):
     assert w.done("issues-left", {"choice": "stop"})["next_step"] == "done"
 
 
-def test_plan_phase_issues_left_proceed_without_commit_docs_commits_nothing(project):
+def test_plan_phase_issues_left_proceed_without_commit_docs_still_reaches_commit(project):
     write_config(project, {"commit_docs": False})
     w, _path, _out = _three_rounds(project)
-    assert w.done("issues-left", {"choice": "proceed"})["next_step"] == "done"
+    assert w.done("issues-left", {"choice": "proceed"})["next_step"] == "commit"  # msd_run commit decides
 
 
 def test_failing_step_changes_nothing(project):
@@ -257,7 +259,8 @@ def test_finished_run_restarts_for_another_phase(project):
     w = Walker("plan-phase", project)
     w.next("phase=01")
     w.done("load-context", {"phase": "01", "phase_dir": "01-a"})
-    assert w.done("plan", {"plans": 1})["status"] == "done"
+    assert w.done("plan", {"plans": 1})["next_step"] == "commit"
+    assert w.done("commit", {"committed": False, "reason": "commit_docs is false"})["status"] == "done"
     step = w.next("phase=02")
     assert step["step"] == "load-context" and step["status"] == "running"
 
