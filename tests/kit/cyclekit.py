@@ -1,7 +1,7 @@
 """The user's agent, scripted: it runs exactly the commands the installed content names.
 
 Used by the whole-cycle scenarios (tests/cycle/) and, replayed, by the host cycle
-(tests/host/test_cycle_milestone.py). Nothing here decides what msd does: every command
+(tests/host/test_cycle_milestone.py: `sessions(agent.log)` gives each slash command's actions). Nothing here decides what msd does: every command
 comes from the installed tree (`msd install --global` into the test's HOME):
 
     content = Content(home / ".claude")
@@ -147,6 +147,7 @@ def fill(command: str, values: dict) -> str:
 @dataclass
 class Action:
     invocation: str  # the slash command being carried out ("" before any)
+    session: int  # which carrying-out of it (one per `Agent.begin`)
     kind: str  # "bash" | "write"
     text: str  # the command, or the path written (relative to the project)
     content: str = ""
@@ -160,14 +161,17 @@ class Agent:
     content: Content
     log: list[Action] = field(default_factory=list)
     invocation: str = ""
+    session: int = 0
     calls: int = 0
     emitted: dict = field(default_factory=dict)  # invocation -> what the skill's shell line rendered
+    base_env: dict | None = None  # the environment commands run in (default: this process's)
 
     # -- bookkeeping
     def begin(self, invocation: str) -> str:
         """Start carrying out a slash command: the host renders the skill's shell line first
         (`msd_run resolve <stem> --emit`); that output is what the agent reads besides the spine."""
         self.invocation = invocation
+        self.session += 1
         name = invocation.split()[0].lstrip("/").removeprefix("msd-")
         skill = self.content.skill(name)
         emit = re.search(r"!`(msd_run resolve [^`]*)`", skill)
@@ -180,12 +184,13 @@ class Agent:
         return proc.stdout
 
     def env(self) -> dict:
-        env = dict(os.environ)
+        env = dict(self.base_env if self.base_env is not None else os.environ)
         env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
         return env
 
     def _exec(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
-        argv = [os.path.expanduser(a) if a.startswith("~/") else a for a in argv]
+        home = self.env().get("HOME") or os.path.expanduser("~")
+        argv = [home + a[1:] if a.startswith("~/") else a for a in argv]
         if argv[0] == "msd_run":
             argv = [sys.executable, "-m", "msd_core.run", *argv[1:]]
         self.calls += 1
@@ -197,9 +202,11 @@ class Agent:
         """Run one command line (placeholders filled from `values`), as the Bash tool would."""
         line = fill(command, values)
         proc = self._exec(shlex.split(line), cwd or self.project)
-        where = "" if cwd is None else str(Path(cwd).relative_to(self.project)) if Path(cwd).is_relative_to(self.project) else str(cwd)
-        self.log.append(Action(self.invocation, "bash", (f"cd {where} && " if where else "") + line, code=proc.returncode,
-                               out=proc.stdout))
+        where = ""
+        if cwd is not None and Path(cwd) != self.project:
+            where = str(Path(cwd).relative_to(self.project)) if Path(cwd).is_relative_to(self.project) else str(cwd)
+        self.log.append(Action(self.invocation, self.session, "bash", (f"cd {where} && " if where else "") + line,
+                               code=proc.returncode, out=proc.stdout))
         assert "Traceback" not in proc.stderr, f"{line}: {proc.stderr}"
         assert proc.returncode in ok, f"{self.invocation}: `{line}` exited {proc.returncode}: {proc.stderr.strip()}"
         return proc
@@ -250,7 +257,7 @@ class Agent:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         shown = str(path.relative_to(self.project)) if path.is_relative_to(self.project) else str(path)
-        self.log.append(Action(self.invocation, "write", shown, content=text))
+        self.log.append(Action(self.invocation, self.session, "write", shown, content=text))
         return path
 
     def msd(self, *args: str, ok=(0,)) -> dict:
@@ -369,4 +376,18 @@ def roadmap_marks(project: Path) -> dict[str, str]:
         m = re.match(r"^- \[(.)\] (?:\*\*)?Phase (\d+(?:\.\d+)?):", line) or re.match(r"^- \[(.)\] (\d+(?:\.\d+)?-\d+)-PLAN\.md", line)
         if m:
             out[m.group(2) if "-" in m.group(2) else f"Phase {m.group(2)}"] = m.group(1)
+    return out
+
+
+def sessions(log: list[Action]) -> list[tuple[str, list[Action]]]:
+    """(slash command, its actions) for each time the agent carried one out, in order."""
+    out: list[tuple[str, list[Action]]] = []
+    current = None
+    for act in log:
+        if act.session == 0:
+            continue  # before the first slash command (setting up the repository)
+        if current != act.session:
+            out.append((act.invocation, []))
+            current = act.session
+        out[-1][1].append(act)
     return out

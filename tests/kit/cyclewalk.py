@@ -330,12 +330,11 @@ class Executor:
         for i in range(start, plan.tasks + 1):
             if i == plan.checkpoint:
                 return "checkpoint", i - 1
-            for rel in plan.files:
+            for rel in plan.files:  # the executor's edit (the Write tool)
                 p = cwd / rel
-                p.parent.mkdir(parents=True, exist_ok=True)
                 marker = " BROKEN" if plan.breaks and i == plan.tasks else ""
-                with open(p, "a", encoding="utf-8") as fh:
-                    fh.write(f"{plan.pid} task {i}{marker}\n")
+                before = p.read_text(encoding="utf-8") if p.is_file() else ""
+                a.write(rel, before + f"{plan.pid} task {i}{marker}\n", root=cwd)
             a.commit_like(self.commit_line(), plan.files, f"feat({plan.pid}): step {i} of {plan.objective}", cwd=cwd,
                           **{"plan-path": rel_plan, "n": str(i), "plan-id": plan.pid})
         summary = f"{phase.dir}/{plan.pid}-SUMMARY.md"
