@@ -10,7 +10,8 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
   the reason is recorded with the commit. Without `--plan` (planning documents, a
   debugger's fix) the named paths are committed as named, and nothing is recorded.
 - `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`);
-  when nothing else is left the call commits nothing and says so (exit 0). The config is
+  when nothing else is left the call commits nothing and says so (exit 0), in a project
+  outside git too (the commit step of a flow runs whatever the setting). The config is
   read only when a path is under `.planning/` (it decides nothing else).
 - A named path may be gone from disk: one git tracks in the index or in HEAD (a file deleted
   or moved away, a folder emptied by `git mv`) is a legal path, and its deletion is committed.
@@ -186,6 +187,24 @@ def _staged_after_add(top: Path, rels: list[str]) -> tuple[list[str] | None, lis
     return (None if git(["ls-files", "--", *rels], top).stdout.strip() else []), []
 
 
+def _docs_outside_git(cwd: Path, paths: list[str]) -> list[str] | None:
+    """Outside a git repository: the named paths when every one is a planning file of the project
+    and commit_docs is false (nothing would be committed anyway); else None (git's refusal stands)."""
+    from msd_core import paths as where
+
+    root = where.find_project_root(cwd)
+    if root is None:
+        return None
+    planning = (root / ".planning").resolve()
+    named = []
+    for raw in paths:
+        p = (cwd / raw).resolve() if not Path(raw).is_absolute() else Path(raw).resolve()
+        if p != planning and planning not in p.parents:
+            return None
+        named.append(p.relative_to(root.resolve()).as_posix())
+    return named if not _commit_docs(root) else None
+
+
 def _covered(path: str, rels: list[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in rels)
 
@@ -258,7 +277,14 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
     if deviation is not None and not deviation.strip():
         raise UsageError("--deviation needs the reason it is recorded with")
     cwd = Path(cwd).absolute()
-    top, main, linked = repo_paths(cwd)
+    try:
+        top, main, linked = repo_paths(cwd)
+    except OperationFailed:
+        skipped = _docs_outside_git(cwd, paths)
+        if skipped is None:
+            raise
+        return {"plan": None, "skipped_docs": skipped, "committed": False,
+                "reason": "commit_docs is false: planning files stay uncommitted", "files": []}
     rels: list[str] = []
     for raw in paths:
         rel = _rel_in_tree(top, cwd, raw)

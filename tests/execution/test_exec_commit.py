@@ -322,3 +322,22 @@ def test_committing_state_md_syncs_it_first(tmp_path):
     assert "Current focus" in out["state_sync"]["changed"]  # the stale focus line follows the phase folders
     committed = git(root, "show", "HEAD:.planning/STATE.md")
     assert "Focus: Phase 2 (demo)" in committed and "stale" not in committed
+
+
+def test_outside_git_commit_docs_false_commits_nothing_and_says_so(tmp_path):
+    """A flow's commit step runs whatever commit_docs says; outside git with commit_docs false
+    there is nothing to commit (exit 0), with commit_docs true git's refusal stands (exit 1)."""
+    root = tmp_path / "nogit"
+    (root / ".planning").mkdir(parents=True)
+    (root / ".planning/PROJECT.md").write_text("# P\n")
+    (root / ".planning/config.json").write_text('{"commit_docs": false}\n')
+    r = run_msd(["commit", "-m", "docs: init", "--files", ".planning/PROJECT.md"], root)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["committed"] is False and out["skipped_docs"] == [".planning/PROJECT.md"]
+    (root / "src.py").write_text("x = 1\n")
+    r = run_msd(["commit", "-m", "feat: x", "--files", "src.py"], root)  # code outside .planning/: git is needed
+    assert r.returncode == 1 and "not inside a git repository" in r.stderr
+    (root / ".planning/config.json").write_text('{"commit_docs": true}\n')
+    r = run_msd(["commit", "-m", "docs: init", "--files", ".planning/PROJECT.md"], root)
+    assert r.returncode == 1 and "not inside a git repository" in r.stderr
