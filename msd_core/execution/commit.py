@@ -190,10 +190,12 @@ def _staged_after_add(top: Path, rels: list[str]) -> tuple[list[str] | None, lis
 def _docs_outside_git(cwd: Path, paths: list[str]) -> list[str] | None:
     """Outside a git repository: the named paths when every one is a planning file of the project
     and commit_docs is false (nothing would be committed anyway); else None (git's refusal stands)."""
-    from msd_core import paths as where
+    from msd_core.errors import MsdError
+    from msd_core.planning.project import project_root
 
-    root = where.find_project_root(cwd)
-    if root is None:
+    try:
+        root = project_root(str(cwd))
+    except MsdError:
         return None
     planning = (root / ".planning").resolve()
     named = []
