@@ -30,6 +30,7 @@ from msd_core.checks.model import CheckContext, Violation, is_command
 from msd_core.checks.textlines import code_segments
 
 RULE = "floor"
+LOST = "with compact content on it never runs"
 # command words -> options that make the call read-only (None: always a change)
 MUTATING: dict[tuple[str, ...], frozenset[str] | None] = {
     ("state", "patch"): None, ("state", "sync"): frozenset({"--check"}),
@@ -143,20 +144,21 @@ def check(ctx: CheckContext) -> list[Violation]:
                     continue
                 call = "msd_run " + " ".join(head)
                 if head not in named:
-                    out.append(Violation(part, line, RULE, f"`{call}` is only in this detail part: with compact content on it never runs",
+                    out.append(Violation(part, line, RULE, f"`{call}` is only in this detail part: {LOST}",
                                          f"name `{call}` in the spine ({wf.spine}) or its flow step, or drop it here"))
                     continue
                 missing = sorted(flags - named[head] - (MUTATING[head] or set()))
                 if missing:
                     out.append(Violation(part, line, RULE,
-                                         f"`{call} {' '.join(missing)}` is only in this detail part: with compact content on it never runs",
+                                         f"`{call} {' '.join(missing)}` is only in this detail part: {LOST}",
                                          f"name `{call} {' '.join(missing)}` in the spine ({wf.spine}) or its flow step"))
             for line, sub in _git_calls(lines):
                 if sub not in git_named:
-                    out.append(Violation(part, line, RULE, f"`git {sub}` is only in this detail part: with compact content on it never runs",
+                    out.append(Violation(part, line, RULE, f"`git {sub}` is only in this detail part: {LOST}",
                                          f"name `git {sub}` in the spine ({wf.spine}), or let a command do it"))
             for i, text in enumerate(lines, 1):
                 if _GITIGNORE_RE.search(text):
                     out.append(Violation(part, i, RULE, "an ignore rule stated only in a detail part is lost with compact content on",
-                                         "let the runtime keep its working files out of git (msd_core/git/exclude.py), or state it in the spine"))
+                                         "let the runtime keep its working files out of git (msd_core/git/exclude.py), "
+                                         "or state it in the spine"))
     return out

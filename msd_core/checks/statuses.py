@@ -48,9 +48,11 @@ def check(ctx: CheckContext) -> list[Violation]:
         for body in invocations(seg.text):
             for value in statuses_set(body):
                 if PLACEHOLDER.search(value):
-                    out.append(Violation(rel, seg.line, RULE, f"`--status {value}` lets the agent make a status up; state sync would replace it",
+                    out.append(Violation(rel, seg.line, RULE,
+                                         f"`--status {value}` lets the agent make a status up; state sync would replace it",
                                          f"write one the runtime keeps ({kept}) or leave Status to `msd_run state sync`"))
                 elif value not in KEPT_STATUSES:
-                    out.append(Violation(rel, seg.line, RULE, f"status \"{value}\" is not one the runtime keeps: the next state sync replaces it",
+                    out.append(Violation(rel, seg.line, RULE,
+                                         f"status \"{value}\" is not one the runtime keeps: the next state sync replaces it",
                                          f"let `msd_run state sync` derive it, or set one of {kept} (msd_core/progress/lifecycle.py)"))
     return out

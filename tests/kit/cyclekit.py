@@ -1,8 +1,9 @@
 """The user's agent, scripted: it runs exactly the commands the installed content names.
 
 Used by the whole-cycle scenarios (tests/cycle/) and, replayed, by the host cycle
-(tests/host/test_cycle_milestone.py: `sessions(agent.log)` gives each slash command's actions). Nothing here decides what msd does: every command
-comes from the installed tree (`msd install --global` into the test's HOME):
+(tests/host/test_cycle_milestone.py: `sessions(agent.log)` gives each slash command's actions).
+Nothing here decides what msd does: every command comes from the installed tree
+(`msd install --global` into the test's HOME):
 
     content = Content(home / ".claude")
     content.command("execute-phase", "update-state", "msd_run state sync")   # one line of a spine section

@@ -292,7 +292,8 @@ def plan_phase(a: Agent, phase: Phase, plans: list[Plan], checker: Checker, *, g
         a.write(f"{phase.dir}/{phase.nn}-RESEARCH.md", f"# Phase {phase.number} research\n\nNothing new is needed.\n")
         return {"research_file": f"{phase.dir}/{phase.nn}-RESEARCH.md"}
 
-    handlers = {"load-context": load_context, "research": research, "plan": plan, "check": check, "revise": revise, "issues-left": issues_left,
+    handlers = {"load-context": load_context, "research": research, "plan": plan, "check": check, "revise": revise,
+                "issues-left": issues_left,
                 "guided-revise": revise, "commit": commit}
     return a.flow(stem, handlers, var=phase.nn, restart=True)
 
@@ -388,7 +389,8 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
             rel = f"{phase.dir}/{pid}-PLAN.md"
             a.run(stem, "execute-wave", "msd_run compile-plan", **{"plan-path": rel})
             a.run(stem, "execute-wave", "msd_run extensions executor", **{"plan-path": rel})
-            templates[pid] = Path(json.loads(a.run(stem, "execute-wave", "msd_run template select", **{"plan-path": rel}).stdout)["path"]).name
+            chosen = json.loads(a.run(stem, "execute-wave", "msd_run template select", **{"plan-path": rel}).stdout)
+            templates[pid] = Path(chosen["path"]).name
             a.run(stem, "execute-wave", "msd_run commit --plan <plan-path> --list", **{"plan-path": rel})
         executor = Executor(a, spawn(a, "executor"))
         branches = {}
