@@ -34,9 +34,10 @@ passed over (the project moved on): listed, never routed to. Fully summarised ph
 count as done.
 
 Gate outcome: `.planning/.msd/gate/failed` (msd_core.execution.gate) exists exactly while the
-regression gate's last run did not pass. While it does, the phase being executed or checked
-(the current one, or the last one holding a SUMMARY when every phase is done) is
-`gate_target`: its status is "Tests failing" and `next` routes to its execute-phase.
+regression gate's last run did not pass. While it does, the phase whose work the suite judged
+(the current one when it is being executed or checked, else the last one holding a SUMMARY:
+the next phase is not started, or every phase is done) is `gate_target`: its status is
+"Tests failing", its roadmap line is not ticked, and `next` routes to its execute-phase.
 
 Milestone lifecycle (`Where.milestone`):
 
@@ -402,9 +403,12 @@ def where(root: Path, *, verifier: bool | None = None, listings: dict | None = N
     failed = gate_failed(root)
     target = None
     if failed is not None:
-        candidate = current[0] if current is not None else (ordered[last_active] if last_active >= 0 else None)
-        if candidate is not None and (current is None or current[1] not in ("discuss", "plan")):
-            target = candidate
+        # the suite fails for work that ran: the phase being executed or checked, else (the next
+        # phase not started, or none left) the last one holding a SUMMARY
+        if current is not None and current[1] not in ("discuss", "plan"):
+            target = current[0]
+        elif last_active >= 0:
+            target = ordered[last_active]
 
     state_text = read_text(planning / "STATE.md", skipped, root) if read_state else None
     milestone, why = "open", ""
@@ -442,8 +446,9 @@ def status(w: Where, flows_running: set[str] | frozenset = frozenset()) -> str:
 def roadmap_marks(w: Where, roadmap_text: str) -> list[dict]:
     """ROADMAP.md's checkboxes that disagree with the model: [{line (1-based), what, old, new}].
 
-    A phase line is ticked when its own files say it is done; a ticked current phase that its files
-    reopen is unticked; any other phase line is left as it is (an older project ticks by hand). A
+    A phase line is ticked when its own files say it is done and its suite does not fail (it is not
+    `gate_target`); a ticked current phase that its files reopen, or whose suite fails, is unticked;
+    any other phase line is left as it is (an older project ticks by hand). A
     plan line (`- [ ] 02-01-PLAN.md`) of a current phase folder is ticked exactly when the plan has
     its SUMMARY."""
     from msd_core.planning.discovery import normalize_phase
@@ -459,7 +464,9 @@ def roadmap_marks(w: Where, roadmap_text: str) -> list[dict]:
             info = by_number.get(normalize_phase(box.key))
             if info is None or info.folder is None:
                 continue
-            if info.evidence == "done":
+            if info is w.gate_target:
+                want = False  # not complete while its suite fails
+            elif info.evidence == "done":
                 want = True
             elif box.ticked and info is current:
                 want = False

@@ -30,9 +30,9 @@ Rules, first match wins:
     a later phase holds a SUMMARY. A phase that is still not done but lies before the
     last phase holding a SUMMARY was passed over (the project moved on): it is listed in
     `passed_over`, not routed to. (The model: msd_core.progress.lifecycle.)
- 4b. the regression gate's last run did not pass (`.planning/.msd/gate/failed`), and the
-    current phase (or, with every phase done, the last one holding a SUMMARY) is being
-    executed or checked                               -> fix-tests (execute-phase: its gate and fix-up)
+ 4b. the regression gate's last run did not pass (`.planning/.msd/gate/failed`): the phase
+    being executed or checked, else the last one holding a SUMMARY (the next phase not
+    started, or every phase done)                  -> fix-tests (execute-phase: its gate and fix-up)
  5. ROADMAP.md lists no current phase (the milestone is archived), or every phase is
     done and STATE.md, written by another tool, says the milestone is archived
                                                    -> new-milestone

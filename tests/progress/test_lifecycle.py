@@ -145,13 +145,40 @@ def test_a_plan_added_to_a_ticked_phase_is_executed(tmp_path, msd_run):
 
 
 def test_a_ticked_phase_without_contrary_files_stays_done(tmp_path, msd_run):
-    """Older projects tick by hand: a tick with no reopening evidence is never undone."""
+    """Older projects tick by hand: a tick with no reopening evidence is never undone (a plan
+    left without SUMMARY that is older than a SUMMARY of the phase is an abandoned draft)."""
     p = Project(tmp_path / "p", m1="x")
-    p.write(".planning/phases/01-core/01-01-PLAN.md", "---\nwave: 1\n---\n")  # no SUMMARY: an old naming
-    report = _sync(msd_run, p.root)
+    p.write(".planning/phases/01-core/01-02-PLAN.md", "---\nwave: 1\n---\n")
+    p.write(".planning/phases/01-core/01-01-PLAN.md", "---\nwave: 1\n---\n")
+    p.write(".planning/phases/01-core/01-01-SUMMARY.md", "---\nphase: 01-core\n---\n")
+    _sync(msd_run, p.root)
     assert "- [x] Phase 1: Core" in p.roadmap()
-    assert [c["what"] for c in report.get("roadmap", {}).get("changed", [])] == []  # the plan line was already unticked
     assert _next(msd_run, p.root)["command"] == "/msd-discuss-phase 2"
+
+
+def test_a_ticked_phase_whose_every_summary_is_gone_is_executed_again(tmp_path, msd_run):
+    """`msd_run undo` moved the only SUMMARY aside: the phase's plans have none, it runs again."""
+    p = Project(tmp_path / "p", m1="x", p1="x")
+    p.write(".planning/phases/01-core/01-01-PLAN.md", "---\nwave: 1\n---\n")
+    assert _next(msd_run, p.root)["command"] == "/msd-execute-phase 1"
+    _sync(msd_run, p.root)
+    assert "- [ ] Phase 1: Core" in p.roadmap() and "- [ ] 01-01-PLAN.md" in p.roadmap()
+
+
+def test_a_failing_suite_keeps_the_phase_unticked(tmp_path, msd_run):
+    """Verifier off: summarised is done, but not while the regression gate fails."""
+    p = Project(tmp_path / "p")
+    (p.root / ".planning/config.json").write_text('{"workflow": {"verifier": false}}\n')
+    p.executed_phase_1(verification=None)
+    p.write(".planning/.msd/gate/failed", "phase 1: exit 1\n")
+    _sync(msd_run, p.root)
+    assert "- [ ] Phase 1: Core" in p.roadmap() and p.status(msd_run) == "Tests failing"
+    # phase 2 is not started: the failing suite is phase 1's, fixed before phase 2 is discussed
+    out = _next(msd_run, p.root)
+    assert (out["route"], out["command"]) == ("fix-tests", "/msd-execute-phase 1")
+    (p.root / ".planning/.msd/gate/failed").unlink()
+    _sync(msd_run, p.root)
+    assert "- [x] Phase 1: Core" in p.roadmap()
 
 
 def test_milestone_end_is_audit_then_complete_then_between(tmp_path, msd_run):
