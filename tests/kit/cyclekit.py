@@ -40,6 +40,7 @@ from pathlib import Path
 
 from msd_core.checks.contract import invocations
 from msd_core.checks.textlines import code_segments
+from tests.kit.gitkit import git, new_repo  # noqa: F401 (the walks import them from here)
 
 REPO = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"<([a-z][a-z0-9_-]*)>")
@@ -296,23 +297,6 @@ class Agent:
 
 
 # ------------------------------------------------------------------ what the user checks
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> str:
-    proc = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)}: {proc.stderr}")
-    return proc.stdout
-
-
-def new_repo(root: Path) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "cycle@example.com")
-    git(root, "config", "user.name", "msd cycle")
-    git(root, "config", "commit.gpgsign", "false")
-    git(root, "config", "tag.gpgsign", "false")
-    return root
 
 
 def dirty(project: Path, declared: tuple[str, ...] = ()) -> list[str]:

@@ -19,8 +19,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.kit.cyclekit import Agent, git
-from tests.kit.cyclekit import fill as fill_line
+from tests.kit.cyclekit import Agent, fill, git, new_repo
 
 GATE_COMMAND = "sh tests/run.sh"
 SUITE = 'if grep -rq BROKEN src; then echo "FAIL: src is broken"; exit 1; fi\necho "ok: all tests passed"\n'
@@ -115,8 +114,6 @@ def values(phase: Phase, **more) -> dict:
 
 def seed_repository(a: Agent, remote: Path | None = None) -> None:
     """What the user has before /msd-new-project: a repository with a README, code and a suite."""
-    from tests.kit.cyclekit import new_repo
-
     new_repo(a.project)
     for rel, text in {"README.md": "# Habit tracker\n", "src/core.txt": "core\n", "tests/run.sh": SUITE}.items():
         p = a.project / rel
@@ -160,7 +157,7 @@ def new_project(a: Agent, phases: list[Phase], settings: dict[str, str]) -> list
     reqs = "".join(f"- [ ] **{r}**: {p.name} requirement {r}\n" for p in phases for r in p.requirements)
 
     def commit(_p):
-        line = fill_line(a.content.command(stem, "commit", "msd_run commit"), {"project-name": "habit-tracker"})
+        line = fill(a.content.command(stem, "commit", "msd_run commit"), {"project-name": "habit-tracker"})
         named = shlex.split(line)
         files = named[named.index("--files") + 1: named.index("-m")]
         research = sorted(str(p.relative_to(a.project)) for p in (a.project / ".planning/research").glob("*.md"))
@@ -186,7 +183,7 @@ def new_project(a: Agent, phases: list[Phase], settings: dict[str, str]) -> list
         "commit": commit,
     }
     seen = a.flow(stem, handlers)
-    a.run(stem, "done", "msd_run next") if "msd_run next" in " ".join(a.content.commands(stem, "done")) else a.msd("next")
+    a.run(stem, "done", "msd_run next")
     return seen
 
 
@@ -424,7 +421,7 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
         return {"status": out["status"]}
 
     def fix_up(_p):
-        a.run(stem, "fix-up", "msd_run gate status") if "msd_run gate status" in " ".join(a.content.commands(stem, "fix-up")) else None
+        a.run(stem, "fix-up", "msd_run gate status")
         spawn(a, "debugger")
         fixed = gate.fixes[min(gate.visits, len(gate.fixes) - 1)]
         gate.visits += 1
@@ -468,8 +465,6 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
 
 
 def fill_merge(line: str, v: dict, wave: int, branches: dict[str, str]) -> str:
-    from tests.kit.cyclekit import fill
-
     out = fill(line, {**v, "n": str(wave)})
     return out + "".join(f" --branch {pid}={br}" for pid, br in branches.items())
 

@@ -72,10 +72,16 @@ class Project:
         os.utime(p, (self.t, self.t))
         return p
 
+    def plan(self, pid: str, folder: str = "01-core") -> None:
+        self.write(f".planning/phases/{folder}/{pid}-PLAN.md", "---\nwave: 1\n---\n")
+
+    def summary(self, pid: str, folder: str = "01-core") -> None:
+        self.write(f".planning/phases/{folder}/{pid}-SUMMARY.md", f"---\nphase: {folder}\n---\n")
+
     def executed_phase_1(self, verification="passed"):
         self.write(".planning/phases/01-core/01-CONTEXT.md", "# ctx\n")
-        self.write(".planning/phases/01-core/01-01-PLAN.md", "---\nwave: 1\n---\n")
-        self.write(".planning/phases/01-core/01-01-SUMMARY.md", "---\nphase: 01-core\n---\n# done\n")
+        self.plan("01-01")
+        self.summary("01-01")
         if verification:
             self.write(".planning/phases/01-core/01-VERIFICATION.md", f"---\nstatus: {verification}\n---\n")
 
@@ -125,9 +131,9 @@ def test_uat_issues_after_the_tick_reopen_the_phase(tmp_path, msd_run):
     assert "- [ ] Phase 1: Core" in p.roadmap() and "- [x] 01-01-PLAN.md" in p.roadmap()
     assert p.status(msd_run) == "Gaps found"
     # the gap plan is executed: test again before moving on
-    p.write(".planning/phases/01-core/01-02-PLAN.md", "---\nwave: 1\n---\n")
+    p.plan("01-02")
     assert _next(msd_run, p.root)["command"] == "/msd-execute-phase 1"
-    p.write(".planning/phases/01-core/01-02-SUMMARY.md", "---\nphase: 01-core\n---\n")
+    p.summary("01-02")
     assert _next(msd_run, p.root)["command"] == "/msd-verify-work 1"
     assert _sync(msd_run, p.root) and p.status(msd_run) == "Ready to verify the fixes"
     p.write(".planning/phases/01-core/01-UAT.md", "---\nstatus: complete\n---\n# UAT\n")
@@ -140,7 +146,7 @@ def test_a_plan_added_to_a_ticked_phase_is_executed(tmp_path, msd_run):
     """A review's fix plan (code-review) lands in a phase ticked long ago: it runs."""
     p = Project(tmp_path / "p", m1="x", p1="x")
     p.executed_phase_1()
-    p.write(".planning/phases/01-core/01-02-PLAN.md", "---\nwave: 1\n---\n")
+    p.plan("01-02")
     assert _next(msd_run, p.root)["command"] == "/msd-execute-phase 1"
 
 
@@ -148,9 +154,9 @@ def test_a_ticked_phase_without_contrary_files_stays_done(tmp_path, msd_run):
     """Older projects tick by hand: a tick with no reopening evidence is never undone (a plan
     left without SUMMARY that is older than a SUMMARY of the phase is an abandoned draft)."""
     p = Project(tmp_path / "p", m1="x")
-    p.write(".planning/phases/01-core/01-02-PLAN.md", "---\nwave: 1\n---\n")
-    p.write(".planning/phases/01-core/01-01-PLAN.md", "---\nwave: 1\n---\n")
-    p.write(".planning/phases/01-core/01-01-SUMMARY.md", "---\nphase: 01-core\n---\n")
+    p.plan("01-02")
+    p.plan("01-01")
+    p.summary("01-01")
     _sync(msd_run, p.root)
     assert "- [x] Phase 1: Core" in p.roadmap()
     assert _next(msd_run, p.root)["command"] == "/msd-discuss-phase 2"
@@ -159,7 +165,7 @@ def test_a_ticked_phase_without_contrary_files_stays_done(tmp_path, msd_run):
 def test_a_ticked_phase_whose_every_summary_is_gone_is_executed_again(tmp_path, msd_run):
     """`msd_run undo` moved the only SUMMARY aside: the phase's plans have none, it runs again."""
     p = Project(tmp_path / "p", m1="x", p1="x")
-    p.write(".planning/phases/01-core/01-01-PLAN.md", "---\nwave: 1\n---\n")
+    p.plan("01-01")
     assert _next(msd_run, p.root)["command"] == "/msd-execute-phase 1"
     _sync(msd_run, p.root)
     assert "- [ ] Phase 1: Core" in p.roadmap() and "- [ ] 01-01-PLAN.md" in p.roadmap()
@@ -185,8 +191,8 @@ def test_milestone_end_is_audit_then_complete_then_between(tmp_path, msd_run):
     """Seam 1: the status the last sync wrote never routes past audit and completion."""
     p = Project(tmp_path / "p")
     p.executed_phase_1()
-    p.write(".planning/phases/02-extra/02-01-PLAN.md", "---\nwave: 1\n---\n")
-    p.write(".planning/phases/02-extra/02-01-SUMMARY.md", "---\nphase: 02-extra\n---\n")
+    p.plan("02-01", "02-extra")
+    p.summary("02-01", "02-extra")
     p.write(".planning/phases/02-extra/02-VERIFICATION.md", "---\nstatus: passed\n---\n")
     _sync(msd_run, p.root)
     assert p.status(msd_run) == "Ready to audit the milestone"
