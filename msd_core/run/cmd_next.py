@@ -1,6 +1,7 @@
 """`msd_run next [--cwd DIR]`: what the project should do next, and why.
 
     -> {"route": "execute-phase", "command": "/msd-execute-phase 3", "reason": "...", "phase": {...}}
+    a flow run in progress adds "resume": {"workflow", "step", "command": "msd_run next-step --workflow ..."}
 
 Routes: new-project, resume-work, discuss-phase, plan-phase, execute-phase, verify-work,
 plan-gaps, complete-milestone, new-milestone. The rules live in msd_core.progress.route.
@@ -13,6 +14,7 @@ import argparse
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
+    parser.add_argument("--root", metavar="DIR", help="the installed msd-core folder, named in `resume`'s command")
     parser.add_argument("--raw", action="store_true", help="print only the command")
 
 
@@ -24,5 +26,5 @@ def run(args):
 
     if args.cwd and not Path(args.cwd).expanduser().is_dir():
         raise UsageError(f"--cwd {args.cwd} is not a folder")
-    answer = decide(args.cwd)
+    answer = decide(args.cwd, install_root=args.root)
     return answer["command"] if args.raw else answer

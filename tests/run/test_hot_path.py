@@ -25,7 +25,10 @@ ROWS_ELSEWHERE = {"step-report": "tests/chain/test_step_report.py::test_step_rep
                   # git commands: probed in a git repository (k-lifecycle2)
                   "undo": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
                   "recorded": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
-                  "ship": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy"}
+                  "ship": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
+                  # the host's side: probed with the host's JSON on stdin
+                  "hook": "tests/hooks/test_hooks.py::test_hooks_import_nothing_heavy",
+                  "statusline": "tests/hooks/test_hooks.py::test_hooks_import_nothing_heavy"}
 
 HOT = [
     ("config-get", ["config", "get", "mode", "--raw"], set()),
