@@ -262,7 +262,11 @@ def test_a_status_the_runtime_does_not_keep_is_replaced(tmp_path, msd_run):
     """The guard behind rule `statuses`: new-milestone used to set "Ready to plan" while the first
     new phase had no CONTEXT.md; the next sync writes what the files say."""
     p = Project(tmp_path / "p")
-    msd_run(["state", "patch", "--status", "Ready to plan", "--cwd", str(p.root)])
+    out = json.loads(msd_run(["state", "patch", "--status", "Ready to plan", "--cwd", str(p.root)]).stdout)
     assert p.status(msd_run) == "Ready to plan"
+    assert "not one the runtime keeps" in out["notes"][0]  # the caller is told at once
+    kept = json.loads(msd_run(["state", "patch", "--status", "Tests failing", "--cwd", str(p.root)]).stdout)
+    assert "notes" not in kept
+    msd_run(["state", "patch", "--status", "Ready to plan", "--cwd", str(p.root)])
     _sync(msd_run, p.root)
     assert p.status(msd_run) == "Ready to discuss"
