@@ -3,7 +3,8 @@
 Read: a task's `type` attribute (a type starting with `checkpoint:` is a checkpoint;
 a `<task>` without a type counts as `auto`), `tdd="true"`, `<name>` (or a `name="…"`
 attribute), `<files>` (comma- or newline-separated; backticks, bullets and trailing
-notes in parentheses are removed), and the frontmatter. Tasks are read from the whole
+notes in parentheses are removed), `<decisions>` (the CONTEXT.md decision IDs the task
+implements, msd_core.planning.decisions), and the frontmatter. Tasks are read from the whole
 body; a `<task>` inside a fenced code block (```) is an example, not a task, and is
 ignored. Never raises on bad input: an unparseable frontmatter leaves `.frontmatter`
 empty and sets `.frontmatter_error`.
@@ -66,6 +67,8 @@ class Task:
     files: list[str]
     is_checkpoint: bool
     attrs: dict = field(default_factory=dict)
+    decisions: list = field(default_factory=list)  # the CONTEXT.md decision IDs it cites (`<decisions>D-01</decisions>`)
+    text: str = ""  # the task's inner text (name, action, done ...), for the plan check's word scan
 
 
 @record
@@ -125,6 +128,8 @@ def parse_plan(text: str, keys: frozenset[str] | None = None) -> Plan:
     caller that needs a few of a long block; the tasks are read all the same."""
     data, body, error = split_frontmatter(text if isinstance(text, str) else "", keys)
     scan = _FENCE_RE.sub("", body)
+    from msd_core.planning.decisions import cited_ids
+
     tasks = []
     for m in _TASK_RE.finditer(scan):
         attrs = {k.lower(): v[1:-1] for k, v in _ATTR_RE.findall(m.group("attrs") or "")}
@@ -139,6 +144,8 @@ def parse_plan(text: str, keys: frozenset[str] | None = None) -> Plan:
                 files=split_files(_element(inner, "files")),
                 is_checkpoint=ttype.lower().startswith("checkpoint"),
                 attrs=attrs,
+                decisions=cited_ids(_element(inner, "decisions")),
+                text=inner,
             )
         )
     return Plan(frontmatter=data or {}, tasks=tasks, body=body, frontmatter_error=error)

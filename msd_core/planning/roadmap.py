@@ -126,3 +126,32 @@ def checkbox_lines(text: str) -> list[Checkbox]:
                 out.append(Checkbox(n, kind, m.group("key"), m.group("mark"), m.start("mark")))
                 break
     return out
+
+
+_REQ_LINE_RE = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*Requirements\*\*\s*:?|\*\*Requirements:\*\*|Requirements\s*:)\s*(?P<ids>.*)$", re.I)
+REQ_ID_RE = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d+\b")
+
+
+def phase_requirements(text: str, number: str) -> tuple[list[str], int]:
+    """The requirement IDs the `Requirements:` line of phase `number`'s block names (`HABIT-01,
+    HABIT-02`; `TBD` or none: []), and that line's number (0 when the block has no such line)."""
+    fenced = False
+    inside = False
+    for n, line in enumerate((text or "").splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        h = _HEAD_RE.match(line)
+        if h:
+            inside = normalize_phase(h.group("num")) == number
+            continue
+        if inside and line.lstrip().startswith("#"):
+            inside = False
+            continue
+        if inside:
+            m = _REQ_LINE_RE.match(line)
+            if m:
+                return list(dict.fromkeys(REQ_ID_RE.findall(m.group("ids")))), n
+    return [], 0

@@ -17,7 +17,11 @@ Phase lifecycle (`phase_state`), from the files of the phase folder:
   `executed` is "every PLAN has its SUMMARY"; later evidence (recorded commits, gate counts,
   UAT rows) is added inside those functions without changing the states.
   The VERIFICATION and the UAT are read separately: issues a user found in a UAT are open even
-  when the automated VERIFICATION passed.
+  when the automated VERIFICATION passed. A check file's status is its evidence's
+  (`evidence_status`, msd_core.planning.check_status): a UAT's is derived from its test rows (a
+  row with an issue, pending, skipped or blocked is never `complete`), a VERIFICATION whose
+  machine part (`msd_run verify`) failed or was edited reads `gaps_found`, whatever the file's
+  own status word says.
 
   ROADMAP.md's tick (`- [x] Phase 2`) counts as done, unless the phase's own files reopen it
   (`reopened`): a VERIFICATION or UAT that reports gaps, or a PLAN without its SUMMARY written
@@ -231,9 +235,21 @@ def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict
         newest = max(found, key=lambda e: e.stat(follow_symlinks=False).st_mtime)
         text = read_text(Path(newest.path), skipped, root)
         m = _STATUS_RE.search(text[:4000]) if text is not None else None
-        check = CheckFile(kind, Path(newest.path), m.group(1).lower() if m else None,
+        check = CheckFile(kind, Path(newest.path), evidence_status(kind, text, m.group(1).lower() if m else None),
                           newest.stat(follow_symlinks=False).st_mtime)
         setattr(info, kind, check)
+
+
+def evidence_status(kind: str, text: str | None, written: str | None) -> str | None:
+    """The status a check file's evidence supports (msd_core.planning.check_status): a UAT's from
+    its rows, a VERIFICATION's `gaps_found` while its machine part failed or was edited."""
+    if text is None:
+        return written
+    from msd_core.planning import check_status
+
+    if kind == "uat":
+        return check_status.uat_status(text, written)
+    return check_status.verification_status(text, written)
 
 
 # ------------------------------------------------------------------ the phase lifecycle

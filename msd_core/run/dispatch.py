@@ -68,6 +68,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "model": ("msd_core.run.cmd_model", "the model to pass when spawning an agent (model_profile x role)"),
     "branch": ("msd_core.run.cmd_branch", "the git branch git.branching_strategy wants; --apply creates/switches"),
     "commit": ("msd_core.run.cmd_commit", "commit exactly the named paths of a plan, and record the commit"),
+    "check": ("msd_core.run.cmd_check", "the plan check's mechanical part: findings with a code and a line"),
+    "verify": ("msd_core.run.cmd_verify", "verify a phase by code: artifacts, key links, requirements; writes its machine part"),
     "wave": ("msd_core.run.cmd_wave", "a phase's waves: plan and check them, sync an isolated executor, merge its branch"),
     "gate": ("msd_core.run.cmd_gate", "the regression gate: detect the project's test command, run it, record the result"),
     "todo": ("msd_core.run.cmd_todo", "capture a todo in one line (with file, phase, time); list, done, promote"),

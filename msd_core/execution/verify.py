@@ -1,0 +1,180 @@
+"""Verification decided by code: `msd_run verify <phase>` (docs/CONTRACTS.md, "Verification").
+
+`verify(files)` checks, for every plan of the phase, its must-haves:
+
+  artifact   the path exists under the project (no absolute path, no `..` out of it, no symlink);
+             a folder (`src/x/`) holds a file; a file is not a stub: it has at least `min_lines`
+             non-blank lines (default 1), matches `contains` when given, and holds no stub marker
+             (STUB_RE: "not implemented", NotImplementedError, unimplemented!(), todo!(), a TODO/FIXME
+             that says implement/stub/placeholder/later, "lorem ipsum", "placeholder for now");
+  key link   `from` and `to` exist, and `pattern` (a regular expression) matches in `from`;
+  requirement every requirement ID of the phase (ROADMAP.md) is in some plan's `requirements`.
+
+Each check is {check, subject, result: ok|failed, detail, plan}. `write(files, result)` puts the
+machine part into `<NN>-VERIFICATION.md` (msd_core.planning.check_status: a delimited block with
+its digest, after the frontmatter; an older block is replaced, the verifier's judgement around it
+kept), creating the file when there is none. A failed machine part reads `gaps_found` whatever
+the judgement says.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+MAX_SCAN = 2 * 1024 * 1024
+STUB_RE = re.compile(
+    r"\bnot (?:yet )?implemented\b|NotImplementedError|\bunimplemented!\s*\(|\btodo!\s*\(|"
+    r"\b(?:TODO|FIXME|XXX)\b[^\n]{0,60}\b(?:implement|stub|placeholder|later)\b|\blorem ipsum\b|"
+    r"\bplaceholder\b[^\n]{0,30}\bfor now\b", re.I)
+
+
+def _check(kind, subject, ok, detail, plan) -> dict:
+    return {"check": kind, "subject": subject, "result": "ok" if ok else "failed", "detail": detail, "plan": plan}
+
+
+def _inside(root: Path, rel: str) -> Path | None:
+    """The path `rel` names under `root`, or None when it leaves it (absolute, `..`, a symlink on the way)."""
+    if not rel or rel.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", rel) or "\x00" in rel:
+        return None
+    parts = Path(rel.rstrip("/")).parts
+    if ".." in parts:
+        return None
+    p = root
+    for part in parts:
+        p = p / part
+        if p.is_symlink():
+            return None
+    return p
+
+
+def _read(path: Path) -> str | None:
+    from msd_core.files.safe_read import read_regular
+
+    try:
+        return read_regular(path, MAX_SCAN, follow_symlinks=False).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def check_artifact(root: Path, art, plan: str) -> dict:
+    path = _inside(root, art.path)
+    if path is None:
+        return _check("artifact", art.path, False, "outside the project (absolute, `..` or a symlink): not checked", plan)
+    if art.path.endswith("/"):
+        ok = path.is_dir() and any(e.is_file() for e in path.rglob("*"))
+        return _check("artifact", art.path, ok, "a folder holding files" if ok else "no such folder, or it is empty", plan)
+    if not path.exists():
+        return _check("artifact", art.path, False, "missing", plan)
+    text = _read(path)
+    if text is None:
+        return _check("artifact", art.path, False, "not a readable regular file (or larger than 2 MiB)", plan)
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return _check("artifact", art.path, False, "empty: a stub", plan)
+    if len(lines) < art.min_lines:
+        return _check("artifact", art.path, False, f"{len(lines)} non-blank lines, fewer than min_lines {art.min_lines}: a stub", plan)
+    m = STUB_RE.search(text)
+    if m:
+        line = text.count("\n", 0, m.start()) + 1
+        return _check("artifact", art.path, False, f"stub marker {m.group(0)!r} at line {line}", plan)
+    if art.contains and not re.search(art.contains, text, re.M):
+        return _check("artifact", art.path, False, f"does not match contains {art.contains!r}", plan)
+    return _check("artifact", art.path, True, f"{len(lines)} lines", plan)
+
+
+def check_link(root: Path, link, plan: str) -> dict:
+    subject = f"{link.source} -> {link.target}"
+    source, target = _inside(root, link.source), _inside(root, link.target)
+    if source is None or target is None:
+        return _check("key-link", subject, False, "a path outside the project (absolute, `..` or a symlink)", plan)
+    if not target.exists():
+        return _check("key-link", subject, False, f"{link.target} is missing", plan)
+    text = _read(source) if source.is_file() else None
+    if text is None:
+        return _check("key-link", subject, False, f"{link.source} is missing or not a readable file", plan)
+    m = re.search(link.pattern, text, re.M)
+    if m is None:
+        return _check("key-link", subject, False, f"pattern {link.pattern!r} does not match in {link.source}", plan)
+    return _check("key-link", subject, True, f"line {text.count(chr(10), 0, m.start()) + 1}", plan)
+
+
+def verify(files) -> dict:
+    """The machine checks of the phase (msd_core.execution.phase_files.PhaseFiles)."""
+    from msd_core.planning.roadmap import REQ_ID_RE
+
+    checks: list[dict] = []
+    notes: list[str] = [f"{rel}: {reason}" for rel, reason in files.unreadable]
+    claimed: set[str] = set()
+    for pf in files.plans:
+        must = pf.must
+        reqs = pf.plan.frontmatter.get("requirements") or []
+        claimed.update(REQ_ID_RE.findall(" ".join(map(str, reqs)) if isinstance(reqs, list) else str(reqs)))
+        if not must.artifacts and not must.key_links:
+            notes.append(f"{pf.pid}: no must_haves artifacts or key links to check")
+        for problem in must.problems:
+            checks.append(_check("must-haves", pf.pid, False, problem, pf.pid))
+        for art in must.artifacts:
+            checks.append(check_artifact(files.root, art, pf.pid))
+        for link in must.key_links:
+            checks.append(check_link(files.root, link, pf.pid))
+    for rid in files.requirements:
+        covered = rid in claimed
+        checks.append(_check("requirement", rid, covered, "covered by a plan" if covered else "in no plan's requirements", None))
+    if not files.plans:
+        checks.append(_check("plans", files.phase.dirname, False, "the phase has no PLAN.md", None))
+    failed = [c for c in checks if c["result"] == "failed"]
+    return {"phase": files.phase.id, "phase_dir": files.phase.dirname, "result": "failed" if failed else "passed",
+            "checked": len(checks), "failed": len(failed), "checks": checks, "notes": notes}
+
+
+def _block_body(result: dict, when: str) -> str:
+    counts = {}
+    for c in result["checks"]:
+        ok, total = counts.get(c["check"], (0, 0))
+        counts[c["check"]] = (ok + (c["result"] == "ok"), total + 1)
+    tally = " · ".join(f"{kind}: {ok}/{total}" for kind, (ok, total) in counts.items()) or "nothing to check"
+    lines = ["## Machine checks", "", "Written by `msd_run verify`, rewritten on every run; not edited by hand.", "",
+             f"result: {result['result']}", f"checked: {when}", f"tally: {tally}", "",
+             "| check | subject | result | detail |", "|---|---|---|---|"]
+    for c in result["checks"]:
+        detail = str(c["detail"]).replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {c['check']} | {c['subject'].replace('|', chr(92) + '|')} | {c['result']} | {detail} |")
+    return "\n".join(lines) + "\n"
+
+
+def write(files, result: dict, when: str) -> Path:
+    """Put the machine part into the phase's VERIFICATION.md (atomic, under the phase's verify lock)."""
+    from msd_core.files.atomic import atomic_write_text, lock_timeout_from_env, locked
+    from msd_core.files.private_dir import ensure_private_dir
+    from msd_core.planning import check_status
+    from msd_core.planning.frontmatter import locate
+    from msd_core.planning.project import read_text_file
+
+    path = files.folder / f"{files.phase.id}-VERIFICATION.md"
+    block = check_status.machine_block(_block_body(result, when))
+    with locked(ensure_private_dir(files.root) / "verify.lock", lock_timeout_from_env(), what="the verification file"):
+        if path.is_symlink():
+            from msd_core.errors import OperationFailed
+
+            raise OperationFailed(f"{path.name} is a symlink; refusing to write through it")
+        if path.exists():
+            text = read_text_file(path, "verification", MAX_SCAN)[1]
+            while True:
+                found = check_status.find_block(text)
+                if found is None:
+                    break
+                start, end, _body, _intact = found
+                text = text[:start].rstrip("\n") + "\n" + text[end:].lstrip("\n")
+            text = text.replace(check_status.BLOCK_START, "")
+            span = locate(text)
+            at = span[2] if span and span[2] >= 0 else 0
+            text = text[:at] + block + "\n\n" + text[at:].lstrip("\n")
+        else:
+            status = "gaps_found" if result["result"] == "failed" else "passed"
+            text = (f"---\nphase: {files.phase.dirname}\nstatus: {status}\n---\n{block}\n\n"
+                    f"# Phase {files.phase.number}: verification\n")
+        atomic_write_text(path, text)
+    return path

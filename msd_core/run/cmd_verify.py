@@ -1,0 +1,46 @@
+"""`msd_run verify <phase> [--json] [--no-write]`: verification decided by code (rules in msd_core.execution.verify).
+
+Checks every must-have artifact (exists, not a stub), every key link (its pattern matches in the
+linking file) and that every phase requirement is covered by a plan; writes the machine part of
+`<NN>-VERIFICATION.md` (not with `--no-write`). One line per failed check and a result line;
+`--json` prints {phase, phase_dir, result, checked, failed, checks, notes, file, uat}.
+Exit 0 passed, 1 a check failed, 2 bad usage (a reference naming no phase folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("phase", help="phase number or folder (2, 02, 02-auth)")
+    parser.add_argument("--json", action="store_true", help="print the checks as JSON")
+    parser.add_argument("--no-write", action="store_true", help="check only; leave VERIFICATION.md as it is")
+    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+
+    from msd_core.execution import phase_files, verify
+    from msd_core.planning.project import project_root
+
+    root = project_root(args.cwd)
+    files = phase_files.load(root, args.phase)
+    result = verify.verify(files)
+    result["uat"] = phase_files.uat(files)
+    if not args.no_write:
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        result["file"] = phase_files.rel_to(verify.write(files, result, when), root)
+    if args.json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
+    else:
+        for c in result["checks"]:
+            if c["result"] == "failed":
+                sys.stdout.write(f"failed {c['check']} {c['subject']}: {c['detail']}\n")
+        sys.stdout.write(f"verify {result['phase_dir']}: {result['result']} ({result['checked'] - result['failed']}/"
+                         f"{result['checked']} checks ok)" + (f"; wrote {result['file']}" if result.get("file") else "") + "\n")
+    return 1 if result["result"] == "failed" else 0
+
