@@ -24,7 +24,8 @@ Phase lifecycle (`phase_state`), from the files of the phase folder:
   own status word says.
 
   ROADMAP.md's tick (`- [x] Phase 2`) counts as done, unless the phase's own files reopen it
-  (`reopened`): a VERIFICATION or UAT that reports gaps, or a PLAN without its SUMMARY written
+  (`reopened`): a VERIFICATION or UAT that reports gaps, a UAT whose rows hold a test that did
+  not run or pass (`partial`), or a PLAN without its SUMMARY written
   after the newest SUMMARY (gap plans, a review's fix plan), or plans none of which has a
   SUMMARY (an undone phase). A ticked phase that the
   evidence reopens is routed like any other (issue 28: UAT issues found after execute-phase
@@ -299,6 +300,8 @@ def reopened(info: PhaseInfo) -> bool:
     """A ticked phase its own files reopen: a check reports gaps, or a plan without its SUMMARY that
     is newer than every SUMMARY (a gap or fix plan; every plan, when no SUMMARY is left: undone)."""
     if any(c is not None and c.status in GAP_STATUSES for c in (info.verification, info.uat)):
+        return True
+    if info.uat is not None and info.uat.status == "partial":  # its rows say a test did not run or pass
         return True
     return bool(info.unsummarised and (not info.summaries or info.newest_open_plan_mtime > info.newest_summary_mtime))
 
