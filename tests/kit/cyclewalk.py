@@ -90,15 +90,17 @@ def plan_text(plan: Plan, phase: Phase, autonomous: bool) -> str:
             tasks.append(f'<task type="checkpoint:human-verify" gate="blocking">\n  <name>Task {i}: the user checks it</name>\n'
                          f'  <files>{plan.files[0]}</files>\n  <action>Show the user.</action>\n'
                          f'  <verify>The user says approved.</verify>\n  <done>Approved.</done>\n</task>')
-        else:
+        else:  # the first task implements the phase's locked decision D-01 (CONTEXT.md from the template)
+            cites = "  <decisions>D-01</decisions>\n" if i == 1 else ""
             tasks.append(f'<task type="auto">\n  <name>Task {i}: step {i} of {plan.objective}</name>\n'
-                         f'  <files>{", ".join(plan.files)}</files>\n  <action>Write it.</action>\n'
+                         f'  <files>{", ".join(plan.files)}</files>\n{cites}  <action>Write it.</action>\n'
                          f'  <verify>sh tests/run.sh</verify>\n  <done>It is written.</done>\n</task>')
     closes = f"\nCloses: {plan.closes}" if plan.closes else ""
     return (f"---\nphase: {phase.folder}\nplan: {plan.pid.rsplit('-', 1)[1]}\ntype: execute\nwave: {plan.wave}\n"
             f"depends_on: [{deps}]\nfiles_modified: [{', '.join(plan.files)}]\nautonomous: {'true' if autonomous else 'false'}\n"
             f"requirements: [{', '.join(plan.requirements or phase.requirements)}]\n"
-            f"must_haves:\n  truths: [\"{plan.objective} works\"]\n  artifacts: [{plan.files[0]}]\n---\n"
+            f"must_haves:\n  truths: [\"{plan.objective} works\"]\n  artifacts: [{plan.files[0]}]\n"
+            f"  key_links:\n    - {{from: {plan.files[0]}, to: src/core.txt, pattern: '^{plan.pid} task 1'}}\n---\n"
             f"<objective>{plan.objective}{closes}</objective>\n<tasks>\n" + "\n".join(tasks) + "\n</tasks>\n"
             "<verification>sh tests/run.sh</verification>\n<success_criteria>It works.</success_criteria>\n")
 
@@ -240,15 +242,17 @@ def plan_phase(a: Agent, phase: Phase, plans: list[Plan], checker: Checker, *, g
         a.sh(line + (" --gaps" if gaps else ""), **v)
         spawn(a, "planner")
         write_plans(a, phase, plans, draft=True)
-        check = a.run(stem, "plan", "msd_run wave check", ok=(0, 1), **v)
-        if check.returncode == 1:  # the message goes to the planner once; it fixes the frontmatter
+        check = a.run(stem, "plan", "msd_run check plan", ok=(0, 1), **v)
+        if check.returncode == 1:  # the blocker lines go to the planner once; it fixes the frontmatter
+            assert "blocker checkpoint-autonomous" in check.stdout, check.stdout
             write_plans(a, phase, plans, draft=False)
-            a.run(stem, "plan", "msd_run wave check", **v)
+            a.run(stem, "plan", "msd_run check plan", **v)
         return {"plans": len(plans), "waves": max(p.wave for p in plans)}
 
     def check(_p):
         spawn(a, "plan-checker")
-        a.run(stem, "check", "msd_run wave check", **v)
+        mechanical = a.sh(a.content.line_command("agents/msd-plan-checker.md", "msd_run check plan"), **v)
+        assert json.loads(mechanical.stdout)["findings"] == []  # the planner's plans pass the mechanical part
         n = checker.next()
         issues = [f"{plans[0].pid}: issue {checker.visits}.{i}" for i in range(n)]
         issues_seen[:] = issues
@@ -436,9 +440,14 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
     def verify(_p):
         state["verified"] = verification
         spawn(a, "verifier")
+        machine = json.loads(a.sh(a.content.line_command("agents/msd-verifier.md", "msd_run verify"), **v).stdout)
+        assert machine["result"] == "passed", machine  # every artifact built, every key link wired
         gaps = "" if verification == "passed" else "\ngaps:\n  - truth: \"it works\"\n    status: failed\n"
         a.write(f"{phase.dir}/{phase.nn}-VERIFICATION.md",
                 f"---\nphase: {phase.folder}\nstatus: {verification}\nscore: 1/1{gaps}\n---\n# Phase {phase.number} verification\n")
+        a.run(stem, "verify", "msd_run verify", **v)  # the orchestrator: the machine part back in the file
+        text = (a.project / f"{phase.dir}/{phase.nn}-VERIFICATION.md").read_text()
+        assert "<!-- msd:verify:start -->" in text and "result: passed" in text
         return {"status": verification}
 
     def update_state(_p):

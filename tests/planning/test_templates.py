@@ -173,7 +173,7 @@ def test_plan_template_frontmatter_is_the_contract():
     text = (TEMPLATES / "plan.md").read_text(encoding="utf-8")
     fm = frontmatter(text)
     assert set(fm) == PLAN_KEYS
-    assert set(fm["must_haves"]) == {"truths", "artifacts"}
+    assert set(fm["must_haves"]) == {"truths", "artifacts", "key_links"}
     for tag in ("<objective>", "</objective>", "<context>", "<tasks>", "</tasks>", "<verification>", "<success_criteria>"):
         assert tag in text
 
