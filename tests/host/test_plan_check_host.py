@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from hostkit import bash
 
 from tests.execution.test_plan_check import CONTEXT, ROADMAP, plan
-
-pytestmark = pytest.mark.host
 
 
 def test_check_plan_findings_reach_the_plan_checker(host_global):
