@@ -23,7 +23,6 @@ Standard library only; never raises.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 BLOCK_START = "<!-- msd:verify:start -->"
@@ -39,6 +38,8 @@ NOT_RUN = {"skipped", "skip", "blocked", "n/a", "na"}
 
 
 def digest(body: str) -> str:
+    import hashlib  # only when a machine part is there: msd_run's hot path reads this module
+
     return hashlib.sha256(body.encode("utf-8")).hexdigest()[:12]
 
 

@@ -61,6 +61,8 @@ HOT = [
     # git runs through msd_core.git.spawn, never subprocess (this fixture is no repository: git is asked)
     ("wave-plan", ["wave", "plan", "--phase-dir", "{phase_dir}"], set()),
     ("wave-check", ["wave", "check", "--phase-dir", "{phase_dir}"], set()),
+    ("check-plan", ["check", "plan", "1", "--json"], set()),
+    ("verify", ["verify", "1", "--json", "--no-write"], set()),
     ("gate-detect", ["gate", "detect"], set()),
     ("gate-status", ["gate", "status"], set()),
     ("memory-index", ["memory", "index"], MEMORY),
@@ -121,6 +123,7 @@ must_haves:
   artifacts:
     - path: src/auth.py
       provides: AuthService
+  key_links: []
 ---
 <objective>Log in.</objective>
 
@@ -176,6 +179,8 @@ def _project(base: Path) -> tuple[Path, Path]:
     (pl / "phases" / "01-auth" / "01-CONTEXT.md").write_text("---\nphase: 01-auth\n---\n# Context\n\nauth decisions\n")
     (pl / "phases" / "01-auth" / "01-01-PLAN.md").write_text(PLAN)
     (pl / "phases" / "01-auth" / "01-01-SUMMARY.md").write_text(SUMMARY)
+    (proj / "src").mkdir()
+    (proj / "src" / "auth.py").write_text("class AuthService:\n    def login(self, user):\n        return user\n")
     target = resolve_target("local", proj / ".claude")
     result = install(target)
     assert result.exit_code == 0, result.errors
