@@ -4,7 +4,7 @@
 
   artifact   the path exists under the project (no absolute path, no `..` out of it, no symlink);
              a folder (`src/x/`) holds a file; a file is not a stub: it has at least `min_lines`
-             non-blank lines (default 1), matches `contains` when given, and holds no stub marker
+             non-blank lines (default 1), holds the text `contains` when given, and holds no stub marker
              (STUB_RE: "not implemented", NotImplementedError, unimplemented!(), todo!(), a TODO/FIXME
              that says implement/stub/placeholder/later, "lorem ipsum", "placeholder for now");
   key link   `from` and `to` exist, and `pattern` (a regular expression) matches in `from`;
@@ -80,7 +80,7 @@ def check_artifact(root: Path, art, plan: str) -> dict:
     if m:
         line = text.count("\n", 0, m.start()) + 1
         return _check("artifact", art.path, False, f"stub marker {m.group(0)!r} at line {line}", plan)
-    if art.contains and not re.search(art.contains, text, re.M):
+    if art.contains and art.contains not in text:
         return _check("artifact", art.path, False, f"does not match contains {art.contains!r}", plan)
     return _check("artifact", art.path, True, f"{len(lines)} lines", plan)
 

@@ -1,7 +1,8 @@
 """What a phase's VERIFICATION or UAT file says, decided from its evidence, not its status word.
 
 UAT (`NN-UAT.md`, format in verify-work.md): each test is a `### <k>. <name>` heading with a
-`result:` line (pending | pass | issue | skipped | blocked; `fail`/`failed` read as issue).
+`result:` line (pending | pass | issue | skipped | blocked; `fail`/`failed` read as issue, `passed`
+as pass; the first word decides, in any case, bold or not: `**result:** PASS — note`).
 `uat_rows(text)` lists them; `uat_status(text, written)` is the file's status derived from the
 rows, whatever its frontmatter says:
 
@@ -9,7 +10,7 @@ rows, whatever its frontmatter says:
     else any pending/none  -> `testing` when the file says so, else `partial`
     else any skipped/blocked -> `partial` (a test that did not run has not passed)
     every row pass         -> `complete`
-    no rows                -> the written status (an older file: nothing to derive from)
+    no row with a `result:` line -> the written status (another format: nothing to derive from)
 
 VERIFICATION (`NN-VERIFICATION.md`): `msd_run verify` writes the machine part between
 `<!-- msd:verify:start -->` and `<!-- msd:verify:end sha256:<digest> -->`; the digest covers the
@@ -31,9 +32,11 @@ _BLOCK_RE = re.compile(r"<!-- msd:verify:start -->\r?\n(?P<body>.*?)<!-- msd:ver
                        re.S)
 _RESULT_RE = re.compile(r"^result:\s*(?P<result>\w+)\s*$", re.M)
 _HEAD_RE = re.compile(r"^#{2,4}\s+(?P<k>\d+)[.)]\s*(?P<name>.*?)\s*$")
-_ROW_RESULT_RE = re.compile(r"^\s*(?:[-*]\s+)?result\s*:\s*(?P<result>[A-Za-z_ -]*?)\s*(?:#.*)?$", re.I)
+# `result: pass`, `**result:** pass`, `- result: PASS — the user's note`: the first word decides
+_ROW_RESULT_RE = re.compile(r"^\s*(?:[-*]\s+)?\**result\**\s*:\s*\**\s*(?P<result>[A-Za-z_/-]*)", re.I)
 ISSUE = {"issue", "fail", "failed", "failing"}
-PENDING = {"pending", "", "testing", "not run", "not_run", "untested"}
+PASS = {"pass", "passed", "ok"}
+PENDING = {"pending", "", "testing", "not_run", "untested"}
 NOT_RUN = {"skipped", "skip", "blocked", "n/a", "na"}
 
 
@@ -88,12 +91,12 @@ def uat_rows(text: str) -> list[dict]:
 
 def uat_status(text: str, written: str | None) -> str | None:
     rows = uat_rows(text)
-    if not rows:
-        return written
+    if not any(r["result"] is not None for r in rows):
+        return written  # no `result:` line at all: headings of another format, nothing to derive from
     results = [r["result"] or "" for r in rows]
     if any(r in ISSUE for r in results):
         return "diagnosed" if written == "diagnosed" else "issues_found"
-    if any(r in PENDING or (r not in NOT_RUN and r != "pass" and r != "passed") for r in results):
+    if any(r in PENDING or (r not in NOT_RUN and r not in PASS) for r in results):
         return "testing" if written == "testing" else "partial"
     if any(r in NOT_RUN for r in results):
         return "partial"

@@ -11,7 +11,7 @@
 (Quote a pattern with single quotes: YAML keeps its backslashes as written.)
 
 `read(frontmatter)` returns a MustHaves: `present` (the key is there), `truths`, `artifacts`
-(Artifact: path, min_lines, contains), `key_links` (KeyLink: from, to, via, pattern),
+(Artifact: path, min_lines, contains: a literal text the file must hold), `key_links` (KeyLink: from, to, via, pattern),
 `links_declared` (the `key_links` key is there, even as `[]`: a plan that wires nothing says
 so), and `problems`: one line per entry code cannot use (no path, a pattern that is not a
 regular expression, a `min_lines` that is not a number). Never raises.
@@ -100,11 +100,7 @@ def read(frontmatter: dict) -> MustHaves:
             if isinstance(min_lines, bool) or not isinstance(min_lines, int) or min_lines < 0:
                 out.problems.append(f"artifact {path}: min_lines {min_lines!r} is not a whole number")
                 min_lines = 1
-            contains = _text(item.get("contains"))
-            err = pattern_error(contains) if contains else None
-            if err:
-                out.problems.append(f"artifact {path}: contains {err.removeprefix('pattern ')}")
-                contains = ""
+            contains = _text(item.get("contains"))  # a literal text, not a pattern
             out.artifacts.append(Artifact(path, min_lines, contains))
         elif _text(item).startswith("{"):
             out.problems.append(f"artifact {i} ({_text(item)[:40]}) could not be read as a mapping (quote patterns with '...')")

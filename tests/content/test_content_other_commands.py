@@ -284,13 +284,17 @@ def _project_from_templates(root: Path) -> Path:
     return phase
 
 
-@pytest.mark.parametrize("status, route", [("issues_found", "plan-gaps"), ("diagnosed", "plan-gaps"),
-                                           ("complete", "discuss-phase")])
-def test_router_reads_the_uat_status_this_workflow_writes(tmp_path, msd_run, status, route):
+@pytest.mark.parametrize("status, route, rows", [("issues_found", "plan-gaps", "as written"), ("diagnosed", "plan-gaps", "as written"),
+                                                 ("complete", "discuss-phase", "all pass"),
+                                                 # the example's issue row stays: its rows, not the word, decide
+                                                 ("complete", "plan-gaps", "as written")])
+def test_router_reads_the_uat_status_this_workflow_writes(tmp_path, msd_run, status, route, rows):
     pytest.importorskip("msd_core.run.cmd_next", reason="msd_run next not written yet")
     phase = _project_from_templates(tmp_path)
     example = _fenced_markdown("verify-work")
     example = re.sub(r"^status: testing.*$", f"status: {status}", example, count=1, flags=re.M)
+    if rows == "all pass":
+        example = example.replace("result: issue", "result: pass")
     (phase / "01-UAT.md").write_text(example + "\n")
     res = msd_run(["next", "--cwd", str(tmp_path)])
     assert res.returncode == 0, res.stderr

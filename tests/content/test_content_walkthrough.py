@@ -308,7 +308,8 @@ def test_the_whole_path_on_an_installed_project(tmp_path, msd, msd_run):
     assert w.flow("execute-phase", exec2, ["phase=01"], restart=True)[-1] == "done"
     nxt = w.next()  # the UAT issues predate the fix: test again before moving on
     assert (nxt["route"], nxt["command"]) == ("verify-work", "/msd-verify-work 1")
-    w.write(f"{ph1}/01-UAT.md", block.replace("status: testing ", "status: complete", 1), age=+200)
+    w.write(f"{ph1}/01-UAT.md", block.replace("status: testing ", "status: complete", 1).replace("result: issue", "result: pass"),
+            age=+200)
     w.run("state", "patch", "--resolve-blocker", "Phase 1 UAT")
     assert w.next()["command"] == "/msd-discuss-phase 2"
 

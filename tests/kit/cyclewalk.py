@@ -507,6 +507,8 @@ def verify_work(a: Agent, phase: Phase, issue: str | None = None, *, diagnose: b
         text = text.replace("## Root Cause\n", "## Root Cause\nThe list is read before it is saved (src/core.txt).\n", 1)
         a.write(out["file"], text)
     a.write(f"{phase.dir}/{phase.nn}-UAT.md", uat)
+    derived = json.loads(a.run(stem, "Step 5", "msd_run verify", ok=(0, 1), **v).stdout)["uat"]
+    assert derived["derived"] == status, derived  # the rows support what the file says
     a.run(stem, "Step 5", "msd_run state sync")
     if issue is None:
         a.run(stem, "Step 5", "msd_run state patch --set-session", **v)

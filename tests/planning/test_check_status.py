@@ -30,8 +30,19 @@ def test_uat_status_is_derived_from_rows(written, results, derived):
     assert check_status.uat_status(uat(written, *results), written) == derived
 
 
+@pytest.mark.parametrize("line,derived", [
+    ("result: PASS — the user confirmed", "complete"), ("**result:** pass", "complete"), ("- result: passed", "complete"),
+    ("result: SKIPPED — server in use", "partial"), ("**result:** issue", "issues_found"), ("result: not run", "partial"),
+])
+def test_row_forms_other_tools_write(line, derived):
+    text = "---\nstatus: passed\n---\n## Tests\n\n### 1. a\nexpected: x\nresult: pass\n\n### 2. b\nexpected: y\n" + line + "\n"
+    assert check_status.uat_status(text, "passed") == derived
+
+
 def test_a_uat_without_rows_keeps_its_status():
     assert check_status.uat_status("---\nstatus: complete\n---\n# old file\n", "complete") == "complete"
+    other = "# UAT\n\n### 1. Dashboard\n- **Status:** PASSED\n\n### 2. Chart\n- **Status:** PASSED\n"
+    assert check_status.uat_status(other, None) is None  # headings without a result line: another format
 
 
 def test_rows_in_a_code_fence_are_examples():
