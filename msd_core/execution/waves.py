@@ -37,14 +37,9 @@ _PLAN_NUM = re.compile(r"-(\d+)$")
 
 
 def _as_list(value) -> list:
-    if value is None:
-        return []
-    if isinstance(value, list):
-        return value
-    if isinstance(value, str):
-        text = value.strip().strip("[]")
-        return [v.strip().strip("'\"") for v in text.split(",") if v.strip().strip("'\"")]
-    return [value]
+    from msd_core.planning.must_haves import as_list
+
+    return as_list(value)
 
 
 def _dep_id(raw, prefix: str, width: int) -> str | None:

@@ -71,14 +71,10 @@ def verification_status(text: str, written: str | None) -> str | None:
 
 
 def uat_rows(text: str) -> list[dict]:
+    from msd_core.planning.md_lines import prose_lines
+
     rows: list[dict] = []
-    fenced = False
-    for n, line in enumerate((text or "").splitlines(), start=1):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
+    for n, line in prose_lines(text):
         h = _HEAD_RE.match(line)
         if h:
             rows.append({"test": int(h.group("k")), "name": h.group("name"), "result": None, "line": n})

@@ -50,15 +50,11 @@ class Decisions:
 
 def parse_decisions(text: str) -> Decisions:
     out = Decisions()
+    from msd_core.planning.md_lines import prose_lines
+
     section = ""
-    fenced = False
     seen: set[str] = set()
-    for n, line in enumerate((text or "").splitlines(), start=1):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
+    for n, line in prose_lines(text):
         h = _H2_RE.match(line)
         if h:
             section = h.group("title").strip().lower()

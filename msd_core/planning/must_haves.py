@@ -51,16 +51,15 @@ class MustHaves:
     problems: list = field(default_factory=list)
 
 
-def _list(value) -> list:
+def as_list(value) -> list:
+    """A frontmatter value as a list: a list as is, `a, b` or `[a, b]` split (quotes removed), None → []."""
     if value is None:
         return []
     if isinstance(value, list):
         return value
     if isinstance(value, str):
-        text = value.strip()
-        if text in ("", "[]"):
-            return []
-        return [v.strip().strip("'\"") for v in text.strip("[]").split(",") if v.strip()]
+        items = (v.strip().strip("'\"") for v in value.strip().strip("[]").split(","))
+        return [v for v in items if v]
     return [value]
 
 
@@ -87,8 +86,8 @@ def read(frontmatter: dict) -> MustHaves:
         if raw not in (None, ""):
             out.problems.append("must_haves is not a mapping (truths, artifacts, key_links)")
         return out
-    out.truths = [_text(t) for t in _list(raw.get("truths")) if _text(t)]
-    for i, item in enumerate(_list(raw.get("artifacts")), start=1):
+    out.truths = [_text(t) for t in as_list(raw.get("truths")) if _text(t)]
+    for i, item in enumerate(as_list(raw.get("artifacts")), start=1):
         if isinstance(item, dict):
             path = _text(item.get("path"))
             if not path:
@@ -107,7 +106,7 @@ def read(frontmatter: dict) -> MustHaves:
         elif _text(item):
             out.artifacts.append(Artifact(_text(item)))
     out.links_declared = "key_links" in raw or "key-links" in raw
-    for i, item in enumerate(_list(raw.get("key_links", raw.get("key-links"))), start=1):
+    for i, item in enumerate(as_list(raw.get("key_links", raw.get("key-links"))), start=1):
         if not isinstance(item, dict):
             out.problems.append(f"key link {i} is not a mapping (from, to, pattern)")
             continue

@@ -135,14 +135,10 @@ REQ_ID_RE = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d+\b")
 def phase_requirements(text: str, number: str) -> tuple[list[str], int]:
     """The requirement IDs the `Requirements:` line of phase `number`'s block names (`HABIT-01,
     HABIT-02`; `TBD` or none: []), and that line's number (0 when the block has no such line)."""
-    fenced = False
+    from msd_core.planning.md_lines import prose_lines
+
     inside = False
-    for n, line in enumerate((text or "").splitlines(), start=1):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
+    for n, line in prose_lines(text):
         h = _HEAD_RE.match(line)
         if h:
             inside = normalize_phase(h.group("num")) == number
