@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 MAX_PAYLOAD = 4 << 20
 
@@ -32,7 +31,7 @@ def read_payload(stream=None) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def project_root(payload: dict) -> Path | None:
+def project_root(payload: dict):
     """The project the session works in: the payload's `cwd`, else $CLAUDE_PROJECT_DIR, else ours."""
     from msd_core import paths
 
@@ -59,4 +58,4 @@ def this_runner() -> str:
     argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
     if os.path.basename(argv0) in (RUNNER_EXE, "msd_run"):
         return os.path.abspath(argv0)
-    return str(Path(sys.executable).parent / RUNNER_EXE)
+    return os.path.join(os.path.dirname(sys.executable), RUNNER_EXE)

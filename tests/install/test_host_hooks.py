@@ -50,11 +50,20 @@ def test_every_hook_is_msd_run_with_arguments_and_no_shell(tmp_path, runner, con
     install(t, source=content)
     obj = json.loads((t.config / "settings.json").read_text())
     found = host_hooks.ours_in(obj)
-    assert sorted(found) == sorted(e for e, _m, _a in host_hooks.HOOKS)
-    for event, matcher, arg in host_hooks.HOOKS:
-        (hook,) = found[event]
-        assert hook == {"type": "command", "command": str(runner), "args": ["hook", arg, "--root", str(t.config / "msd-core")],
-                        "timeout": host_hooks.TIMEOUT}
+    assert sorted(found) == sorted(host_hooks.EVENTS)
+    expected: dict = {}
+    for event, matcher, rule, arg in host_hooks.HOOKS:
+        entry = {"type": "command", "command": str(runner), "args": ["hook", arg, "--root", str(t.config / "msd-core")],
+                 "timeout": host_hooks.TIMEOUT, **({"if": rule} if rule else {})}
+        expected.setdefault(event, {}).setdefault(matcher, []).append(entry)
+    for event, by_matcher in expected.items():
+        # one group per event and matcher, its entries in HOOKS order
+        assert [(g.get("matcher"), g["hooks"]) for g in obj["hooks"][event]] == list(by_matcher.items())
+        assert found[event] == [e for entries in by_matcher.values() for e in entries]
+    # the rows the guard work relies on: no hook on an ordinary Bash call, guards only where they apply
+    assert {(g.get("matcher"), tuple(h.get("if") for h in g["hooks"])) for g in obj["hooks"]["PostToolUse"]} == {
+        ("Agent", (None,)), ("Bash", ("Bash(msd_run step-done *)", "Bash(msd_run commit *)"))}
+    assert all("if" in h for g in obj["hooks"]["PreToolUse"] if g["matcher"] in ("Bash", "Write", "Edit") for h in g["hooks"])
     # the status line has no exec form: one command line, the path quoted for the shell that splits it
     assert obj["statusLine"]["type"] == "command"
     words = subprocess.run(["sh", "-c", f'printf "%s\\n" {obj["statusLine"]["command"]}'], capture_output=True, text=True).stdout
