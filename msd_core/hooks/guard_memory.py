@@ -77,14 +77,17 @@ def _known(doc: dict, session: str, rel: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def baseline(planning: str, session: str | None, rel: str, size_now: int) -> int:
+def baseline(planning: str, session: str | None, rel: str, size_now: int, record: bool = True) -> int:
     """The size this session's writes of `rel` are measured against; records `size_now` on the
-    session's first shrinking write. Without a session id: `size_now`."""
+    session's first shrinking write (unless `record` is false: a document too small to measure).
+    Without a session id: `size_now`."""
     if not isinstance(session, str) or not session:
         return size_now
     known = _known(_read(os.path.join(_folder(planning), "baselines.json")), session, rel)
     if known is not None:  # recorded by an earlier write: read without the lock, nothing to write
         return max(known, size_now)
+    if not record:
+        return size_now
     try:
         with _Held(planning) as held:
             doc = held.read("baselines.json")

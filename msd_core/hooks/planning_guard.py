@@ -179,7 +179,7 @@ def findings(planning: str, rel: str, old: str | None, new: str | None, settings
     if percent and new_size < old_size and not archived_collapse:
         from msd_core.hooks.guard_memory import baseline
 
-        base = baseline(planning, session, rel, old_size) if old_size >= MIN_BYTES else old_size
+        base = baseline(planning, session, rel, old_size, record=old_size >= MIN_BYTES)
         if base >= MIN_BYTES and new_size * 100 < base * percent:
             since = "" if base == old_size else f" ({base:,} bytes before this session's earlier cuts)"
             out.append(f"it would leave {new_size:,} of its {base:,} bytes{since}, {100 * new_size // base}%: under the "

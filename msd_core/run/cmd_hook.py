@@ -7,10 +7,8 @@ stdin; the answer (if any) is printed on stdout; the exit code is always 0.
 
 from __future__ import annotations
 
-import argparse
 
-
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser) -> None:
     parser.add_argument("event", help="the hook event: session-start, pre-compact, pre-tool-use, post-tool-use, probe")
     parser.add_argument("--root", metavar="DIR", help="the installed msd-core folder (the install names it)")
 

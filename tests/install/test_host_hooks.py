@@ -136,6 +136,46 @@ def test_global_install_merges_with_user_hooks_and_uninstall_restores_every_byte
     assert settings.read_bytes() == before
 
 
+def test_the_guard_rows_sit_beside_the_users_tool_hooks_and_leave_with_uninstall(tmp_path, runner, content):
+    t = resolve_target("global", tmp_path / "cfg")
+    t.config.mkdir()
+    settings = t.config / "settings.json"
+    theirs = {"matcher": "Read", "hooks": [{"type": "command", "command": "my-read-guard"}]}
+    before = (json.dumps({"hooks": {"PreToolUse": [theirs]}}, indent=2) + "\n").encode()
+    settings.write_bytes(before)
+    install(t, source=content)
+    obj = json.loads(settings.read_text())
+    pre = obj["hooks"]["PreToolUse"]
+    assert pre[0] == theirs  # theirs first and untouched, ours after it
+    assert [g["matcher"] for g in pre[1:]] == ["Write", "Edit", "Read", "Bash"]
+    assert len(pre[4]["hooks"]) == len(host_hooks.SECRET_WORDS)  # one entry per secret word, each with its `if`
+    uninstall(t)
+    assert settings.read_bytes() == before
+
+
+def test_an_older_installs_budget_hook_on_every_bash_call_is_replaced(tmp_path, runner, content, monkeypatch):
+    """An install made before issue 35 registered PostToolUse `Bash|Agent` (a hook process on every
+    Bash call): re-installing replaces it with the filtered rows; uninstall then gives back the
+    user's file as it was before either install."""
+    t = resolve_target("global", tmp_path / "cfg")
+    t.config.mkdir()
+    settings = t.config / "settings.json"
+    before = b'{\n  "theme": "dark"\n}\n'
+    settings.write_bytes(before)
+    old_rows = (("SessionStart", None, None, "session-start"), ("PreCompact", None, None, "pre-compact"),
+                ("PostToolUse", "Bash|Agent", None, "post-tool-use"))
+    monkeypatch.setattr(host_hooks, "HOOKS", old_rows)
+    monkeypatch.setattr(host_hooks, "EVENTS", ("SessionStart", "PreCompact", "PostToolUse"))
+    install(t, source=content)
+    assert [g["matcher"] for g in json.loads(settings.read_text())["hooks"]["PostToolUse"]] == ["Bash|Agent"]
+    monkeypatch.undo()
+    assert install(t, source=content).data["hooks"]["action"] == "updated"
+    post = json.loads(settings.read_text())["hooks"]["PostToolUse"]
+    assert [g["matcher"] for g in post] == ["Agent", "Bash"] and all("if" in h for h in post[1]["hooks"])
+    uninstall(t)
+    assert settings.read_bytes() == before
+
+
 def test_a_user_edit_made_after_install_survives_reinstall_and_uninstall(tmp_path, runner, content):
     t = resolve_target("global", tmp_path / "cfg")
     install(t, source=content)
