@@ -220,12 +220,12 @@ def parse_result(text: str | None) -> dict:
         raise UsageError(f"--result is larger than {MAX_RESULT_BYTES} bytes")
     import json
 
+    from msd_core.files.bounded import loads_json
+
     try:
-        value = json.loads(text)
+        value = loads_json(text, "--result")
     except json.JSONDecodeError as exc:
         raise UsageError(f"--result is not valid JSON: {exc.msg} at column {exc.colno}") from None
-    except RecursionError:
-        raise UsageError("--result is nested too deeply") from None
     if not isinstance(value, dict):
         raise UsageError("--result must be a JSON object, e.g. '{\"issues_found\": 0}'")
     return value
@@ -241,6 +241,8 @@ def check_result(step: Step, result: dict, vars: dict, env: Env) -> list[str]:
             continue
         if not _type_ok(spec, result[spec.name]):
             problems.append(f"field {spec.name} must be {spec.type}, got {type(result[spec.name]).__name__}")
+        elif spec.choices and result[spec.name] not in spec.choices:
+            problems.append(f"field {spec.name} must be one of {', '.join(spec.choices)}, got {str(result[spec.name])[:40]!r}")
     for rel in step.files:
         filled, why = fill_path(rel, vars)
         if filled is None:

@@ -25,7 +25,8 @@ A flow (`msd-core/flows/<workflow>.toml`) is a small state machine:
 - `context_files`: installed content as `msd-core/...` (no placeholders: nothing from run
   time becomes part of an installed path) and project artifacts as `.planning/...`
   (placeholders `<name>` allowed; a trailing `/` names a folder).
-- `expects.fields`: name -> one of string, int, number, bool, list, object; a trailing `?`
+- `expects.fields`: name -> one of string, int, number, bool, list, object, or a choice of
+  lower-case words (`"proceed|guide|stop"`: the value must be one of them); a trailing `?`
   makes it optional. `expects.files`: `.planning/...` paths that must exist afterwards.
 - `when.if`: see msd_core.flows.conditions. `result.X` must be a field the step expects.
 - Every `<name>` placeholder and `var.name` must be a declared input or a field that some
@@ -42,7 +43,7 @@ from pathlib import PurePosixPath
 
 from msd_core.flows import simple_toml
 from msd_core.flows.conditions import ConditionError, parse_condition
-from msd_core.flows.model import ACTIONS, FIELD_TYPES, FieldSpec, Flow, Step, When
+from msd_core.flows.model import ACTIONS, FIELD_TYPES, FieldSpec, Flow, Step, When, field_spec
 from msd_core.shipped.layout import is_static_name
 
 MAX_FLOW_BYTES = 256 * 1024
@@ -64,6 +65,11 @@ def _toml_loads(text: str) -> dict:
     from msd_core.files.tomlread import loads  # lazy: tomllib, or tomli on Python 3.10
 
     return loads(text)
+
+
+def _flow_toml(text: str) -> dict:
+    data = simple_toml.parse_simple(text)  # the flow form, without importing tomllib
+    return _toml_loads(text) if data is simple_toml.NOT_SIMPLE else data
 
 
 def _toml_error_line(message: str) -> int:
@@ -180,12 +186,12 @@ def _parse_fields(raw, i: int, lines: _Lines, errors: Errors) -> list[FieldSpec]
         if not isinstance(typ, str):
             errors.append((line, f"expects.fields.{name}: type must be a string, one of {', '.join(FIELD_TYPES)}"))
             continue
-        optional = typ.endswith("?")
-        base = typ[:-1] if optional else typ
-        if base not in FIELD_TYPES:
-            errors.append((line, f"expects.fields.{name}: unknown type {typ!r} (one of {', '.join(FIELD_TYPES)}, optional with '?')"))
+        spec = field_spec(name, typ)
+        if spec is None:
+            errors.append((line, f"expects.fields.{name}: unknown type {typ!r} (one of {', '.join(FIELD_TYPES)}, or a choice "
+                                 "of lower-case words such as \"proceed|stop\"; optional with '?')"))
             continue
-        out.append(FieldSpec(name, base, optional))
+        out.append(spec)
     return out
 
 
@@ -319,10 +325,12 @@ def parse_flow(text: str, name: str | None = None) -> tuple[Flow | None, Errors]
     errors: Errors = []
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FLOW_BYTES:
         return None, [(1, f"flow file larger than {MAX_FLOW_BYTES} bytes")]
+    from msd_core.files.bounded import BoundedInputError, parse
+
     try:
-        data = simple_toml.parse_simple(text)  # the flow form, without importing tomllib
-        if data is simple_toml.NOT_SIMPLE:
-            data = _toml_loads(text)
+        data = parse(_flow_toml, text, "toml", "the flow file")
+    except BoundedInputError as exc:
+        return None, [(1, exc.message)]
     except Exception as exc:  # tomllib.TOMLDecodeError (and tomli's)
         msg = str(exc)
         return None, [(_toml_error_line(msg), f"not valid TOML: {msg}")]

@@ -230,19 +230,27 @@ def current_branch(cwd: Path | str) -> str | None:
 
 
 IN_PROGRESS = ("MERGE_HEAD", "REVERT_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD")
+REBASE_DIRS = ("rebase-merge", "rebase-apply")  # a rebase (or `git am`) under way, stopped or not
 
 
 def operation_in_progress(cwd: Path | str, refs: tuple[str, ...] = IN_PROGRESS) -> str | None:
     """The first of `refs` (the pseudo-refs of an unfinished merge, revert, cherry-pick or
     rebase stop) present in the checkout's git directory, else None. In the files ref storage
     each is a file there, present exactly while the operation is unfinished (git status reads
-    it the same way); with anything else (msd_core.git.repo_files is unsure) git is asked."""
+    it the same way); with anything else (msd_core.git.repo_files is unsure) git is asked.
+    With the default `refs`, a rebase's own folder counts too (a rebase stopped at `break`
+    or `exec` leaves no REBASE_HEAD): its name is returned."""
+    dirs = REBASE_DIRS if refs == IN_PROGRESS else ()
     lay = _layout(cwd)
     if lay is not None and lay is not ASK:
-        return next((ref for ref in refs if os.path.lexists(os.path.join(lay.gitdir, ref))), None)
+        return next((ref for ref in (*refs, *dirs) if os.path.lexists(os.path.join(lay.gitdir, ref))), None)
     for ref in refs:
         if git(["rev-parse", "--verify", "-q", ref], cwd, check=False).returncode == 0:
             return ref
+    for name in dirs:
+        where = git(["rev-parse", "--git-path", name], cwd, check=False).stdout.strip()
+        if where and os.path.lexists(where if os.path.isabs(where) else os.path.join(str(cwd), where)):
+            return name
     return None
 
 
@@ -263,6 +271,48 @@ def tracked(cwd: Path | str, rels: list[str]) -> set[str]:
     proc = git(["ls-files", "-z", "--", *rels], cwd)
     listed = set(p for p in proc.stdout.split("\0") if p)
     return {r for r in rels if r in listed}
+
+
+def known_paths(cwd: Path | str, rels: list[str]) -> set[str]:
+    """Which of `rels` git knows: tracked in the index, or in HEAD (a path deleted or moved away
+    since the last commit), a folder counting when it holds such a path. One `git ls-files`."""
+    if not rels:
+        return set()
+    args = ["ls-files", "-z"] + (["--with-tree=HEAD"] if head(cwd) is not None else []) + ["--", *rels]
+    listed = [p for p in git(args, cwd).stdout.split("\0") if p]
+    return {r for r in rels if any(p == r or p.startswith(r.rstrip("/") + "/") for p in listed)}
+
+
+def commit_paths(cwd: Path | str, written: list[str], deleted: list[str]) -> list[str]:
+    """What a commit of a change must name (paths relative to `cwd`): every written path, and each
+    deleted one git knows (a deleted path git never had is no change). Outside a repository: the
+    written paths."""
+    gone = sorted(set(deleted) - set(written))
+    try:
+        known = known_paths(cwd, gone) if gone else set()
+    except OperationFailed:
+        known = set()
+    return sorted(set(written) | known)
+
+
+def staged_renames(cwd: Path | str) -> dict[str, str]:
+    """{new path: old path} of the renames the index holds against HEAD (`git mv`), one `git diff`."""
+    proc = git(["diff", "--cached", "-M", "--name-status", "-z", "HEAD", "--"], cwd, check=False)
+    if proc.returncode != 0:
+        return {}
+    parts = proc.stdout.split("\0")
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(parts):
+        status = parts[i]
+        if status.startswith("R") and i + 2 < len(parts):
+            out[parts[i + 2]] = parts[i + 1]
+            i += 3
+        elif status.startswith("C") and i + 2 < len(parts):
+            i += 3
+        else:
+            i += 2
+    return out
 
 
 def commit_and_files(cwd: Path | str, commit: str = "HEAD") -> tuple[str, list[str]]:

@@ -160,8 +160,8 @@ def test_git_commands_import_nothing_heavy(repo, tmp_path):
     """undo, recorded and ship in a git repository: nothing beyond the light set (not even subprocess)."""
     from tests.kit.probe import denied, probe
 
+    git(repo, "checkout", "-q", "-b", "feature")  # the work on its own branch: ship has a pull request to plan
     commit(repo, {"src/a.py": "A = 2\n"}, "feat(02-01): a", plan="02-01")
-    git(repo, "checkout", "-q", "-b", "feature")
     for i, argv in enumerate((["recorded", "--phase", "2"], ["undo", "--plan", "02-01", "--dry-run"],
                               ["ship", "--phase", "2"], ["undo", "--plan", "02-01"])):
         res = probe(argv, repo, tmp_path / f"probe-{i}.json")
@@ -222,8 +222,9 @@ def test_dry_run_asks_git_a_fixed_number_of_times_whatever_the_commit_count(repo
     out = as_json(proc)
     assert len(out["commits"]) == 6 and out["would_move"] == [".planning/phases/02-auth/02-01-SUMMARY.md"]
     runs = _git_runs(trace)
-    # status, one rev-list for every commit's ancestry, one ls-files for every leftover
-    assert [r.split()[0] for r in runs] == ["status", "rev-list", "ls-files"], runs
+    # status, one rev-list for every commit's ancestry, one log for what every commit holds (provenance),
+    # one ls-files for every leftover
+    assert [r.split()[0] for r in runs] == ["status", "rev-list", "log", "ls-files"], runs
 
 
 def _conflict(repo, how: str) -> str:
