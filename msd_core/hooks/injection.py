@@ -48,14 +48,33 @@ HIDDEN = "hidden characters (Unicode tags or bidirectional overrides) that hide 
 MAX_SCREEN_CHARS = 4 << 20
 MAX_FINDINGS = 5
 
-_compiled = None
+# What an ASCII line must hold (lowercased) for each pattern to match it: a pattern is compiled and
+# run only on a line that passes its gate, so a plain planning document costs no regex compile (the
+# hook is a fresh process per guarded write). Each gate names words every match of the pattern
+# contains; a non-ASCII line skips the gates (re.I folds some non-ASCII letters to ASCII ones).
+GATES = {
+    "override": (("ignore", "disregard", "forget"),),
+    "addressed": (("you", "attention", "note", "message", "instruction"), ("ai", "llm", "language", "chatbot", "agent", "assistant")),
+    "role": (("you",), ("now",)),
+    "secrecy": (("user",), ("not", "don't", "never", "without")),
+    "prompt-leak": (("your",), ("prompt", "instructions")),
+    "exfiltrate": (("http", "@"), ("to", "at", "via")),
+    "chat-markup": (("<", "[inst]"),),
+}
+
+_compiled: dict = {}
 
 
-def _patterns():
-    global _compiled
-    if _compiled is None:
-        _compiled = [(name, what, re.compile(rx, re.I | re.M)) for name, what, rx in PATTERNS]
-    return _compiled
+def _pattern(name: str, rx: str):
+    got = _compiled.get(name)
+    if got is None:
+        got = _compiled[name] = re.compile(rx, re.I | re.M)
+    return got
+
+
+def _may_match(name: str, low: str | None) -> bool:
+    """Whether the pattern `name` can match the line (`low`: the ASCII line lowercased; None: not ASCII)."""
+    return low is None or all(any(word in low for word in words) for words in GATES[name])
 
 
 def _hidden(line: str) -> bool:
@@ -84,13 +103,12 @@ def screen(text: str, old: str | None = None) -> list[tuple[int, str, str, str]]
         if not line.strip() or line in kept:
             continue
         name = what = None
-        if line.isascii():
-            pass
-        elif _hidden(line):
+        low = line.lower() if line.isascii() else None
+        if low is None and _hidden(line):
             name, what = "hidden", HIDDEN
         if name is None:
-            for pname, pwhat, rx in _patterns():
-                if rx.search(line):
+            for pname, pwhat, rx in PATTERNS:
+                if _may_match(pname, low) and _pattern(pname, rx).search(line):
                     name, what = pname, pwhat
                     break
         if name:

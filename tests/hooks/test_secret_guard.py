@@ -116,3 +116,15 @@ def test_a_huge_or_unparsable_command_goes_ahead(project, decide):
     assert decide(project, "Bash", {"command": "cat .env " + "x" * (secret_files.MAX_COMMAND + 1)}) is None
     assert decide(project, "Bash", {"command": "cat 'unbalanced .env"})  # read as plain words: still caught
     assert decide(project, "Bash", {"command": 7}) is None
+
+
+def test_the_readme_documents_every_built_in_pattern():
+    """README's Hooks section is the documented list: a pattern added to the code but not there fails."""
+    from pathlib import Path
+
+    from msd_core.hooks.secret_files import BUILT_IN, EXEMPT
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    hooks = readme.split("\n## Hooks\n", 1)[1].split("\n## ", 1)[0]
+    assert [p for p, _what in BUILT_IN if f"`{p}`" not in hooks] == []
+    assert [p for p in EXEMPT if f"`{p}`" not in hooks] == []
