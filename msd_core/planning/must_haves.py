@@ -24,6 +24,9 @@ import re
 from msd_core.lean.record import field, record
 
 MAX_PATTERN = 500
+# a quantified group holding a quantifier (`(a+)+`, `(\w*x)*`): backtracking can take exponential
+# time on a file that almost matches, and Python's `re` has no time limit
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*](?:[^()\\]|\\.)*\)\s*(?:[+*]|\{\d*,)")
 
 
 @record
@@ -76,6 +79,8 @@ def pattern_error(pattern: str) -> str | None:
         re.compile(pattern)
     except re.error as exc:
         return f"pattern {pattern[:60]!r} is not a regular expression ({exc})"
+    if _NESTED_QUANTIFIER.search(pattern):
+        return f"pattern {pattern[:60]!r} repeats a group that holds a repeat (it can take exponential time); write it without"
     return None
 
 

@@ -153,6 +153,11 @@ def test_a_requirement_no_plan_maps(msd_run, tmp_path):
      ["must-haves-malformed"]),
     ("must_haves:\n  truths: [\"x\"]\n  artifacts: [src/habits.py]\n  key_links:\n    - {from: a, pattern: 'x'}\n",
      ["must-haves-malformed"]),
+    # a repeated group holding a repeat: refused before it can run for ever on a near match
+    ("must_haves:\n  truths: [\"x\"]\n  artifacts: [src/habits.py]\n  key_links:\n    - {from: a, to: b, pattern: '(a+)+$'}\n",
+     ["must-haves-malformed"]),
+    ("must_haves:\n  truths: [\"x\"]\n  artifacts: [src/habits.py]\n  key_links:\n    - {from: a, to: b, pattern: '(import|from) habits+'}\n",
+     []),
 ])
 def test_must_haves_and_key_links(msd_run, tmp_path, must, expected):
     root = project(tmp_path, {"01-01": plan(must=must)})
