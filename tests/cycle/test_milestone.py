@@ -25,7 +25,8 @@ P4 = walk.Phase("4", "Invite", "invite", "friends can be invited", ["SHARE-02"])
 P5 = walk.Phase("5", "Export", "export", "habits can be exported", ["SHARE-03"])
 
 PLANS_1 = [
-    walk.Plan("01-01", 1, ["src/habits.txt"], "habit list", requirements=["HABIT-01"]),
+    # its first draft builds the locked decision "simplified, for now": check plan refuses it
+    walk.Plan("01-01", 1, ["src/habits.txt"], "habit list", requirements=["HABIT-01"], cuts_scope=True),
     walk.Plan("01-02", 1, ["src/checkoff.txt"], "check-off", requirements=["HABIT-02"]),
     # a checkpoint plan whose first draft claims autonomy; its last task breaks the suite
     walk.Plan("01-03", 2, ["src/screen.txt"], "main screen", tasks=3, depends_on=["01-01"], checkpoint=2,
@@ -67,7 +68,8 @@ def test_two_milestones_end_to_end(cycle, compact, tmp_path):
         cycle.check("/msd-execute-phase 1")
         assert "Phase 1 plans: 01-01: issue 4.0" in a.msd("state", "get", "Blockers")["content"]
         plan3 = (a.project / P1.dir / "01-03-PLAN.md").read_text()
-        assert "autonomous: false" in plan3  # the planner fixed the frontmatter wave check refused
+        assert "autonomous: false" in plan3  # the planner fixed the frontmatter check plan refused
+        assert "for now" not in (a.project / P1.dir / "01-01-PLAN.md").read_text()  # and the scope cut
 
     with cycle.step("execute phase 1 (worktrees, checkpoint, failing gate)"):
         seen = walk.execute_phase(a, P1, PLANS_1)
