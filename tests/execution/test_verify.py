@@ -129,3 +129,24 @@ def test_bad_usage_and_a_symlinked_verification(msd_run, tmp_path):
     (root / ".planning/phases/01-core/01-VERIFICATION.md").symlink_to(target)
     r = msd_run(["verify", "1"], cwd=root)
     assert r.returncode == 1 and "symlink" in r.stderr and target.read_text() == "x"
+
+
+def test_concurrent_runs_leave_one_intact_machine_part(tmp_path):
+    """Four `msd_run verify` at once (an orchestrator and a verifier): the lock serialises the
+    read-modify-write; one block, its digest intact, the judgement kept."""
+    import subprocess
+    import sys
+
+    from msd_core.planning import check_status
+
+    root = project(tmp_path, GOOD)
+    vfile = root / ".planning/phases/01-core/01-VERIFICATION.md"
+    vfile.write_text("---\nphase: 01-core\nstatus: passed\n---\n# judgement\nkept\n")
+    procs = [subprocess.Popen([sys.executable, "-m", "msd_core.run", "verify", "1"], cwd=root,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    for p in procs:
+        _out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    text = vfile.read_text()
+    assert text.count(check_status.BLOCK_START) == 1 and text.count("<!-- msd:verify:end") == 1
+    assert check_status.find_block(text)[3] is True and text.endswith("# judgement\nkept\n")
