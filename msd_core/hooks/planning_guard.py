@@ -19,7 +19,9 @@ Refused (each finding is one sentence; findings() returns them all):
 - ROADMAP.md: a phase dropped from the roadmap while its folder is in `.planning/phases/`
   (`msd_run phase remove` removes a phase; a phase with no folder yet may be reshaped freely);
 - REQUIREMENTS.md: a requirement id the file defines (`**AUTH-01**` list items, table rows)
-  that ROADMAP.md maps to a phase and the write drops.
+  that ROADMAP.md maps to a phase and the write drops;
+- `*VERIFICATION.md`: a write that changes or drops the intact machine part `msd_run verify`
+  wrote (msd_core.planning.check_status): the verifier's judgement goes around it.
 """
 
 from __future__ import annotations
@@ -146,6 +148,21 @@ def _requirements_findings(planning: str, old: str, new: str) -> list[str]:
             "(keep each id; a dropped requirement moves to Out of Scope with its id and a reason)"]
 
 
+def _verification_findings(old: str, new: str) -> list[str]:
+    if "<!-- msd:verify:start -->" not in old:
+        return []
+    from msd_core.planning.check_status import find_block
+
+    before = find_block(old)
+    if before is None or not before[3]:
+        return []  # no intact machine part to keep: `msd_run verify` writes a new one
+    after = find_block(new)
+    if after is not None and after[2] == before[2] and after[3]:
+        return []
+    return ["it changes or drops the machine part `msd_run verify` wrote (from `<!-- msd:verify:start -->` to its end "
+            "marker): keep it as it is and write your judgement around it; rerun `msd_run verify <n>` after a fix"]
+
+
 def _guards_changed(old: str, new: str) -> bool:
     import json
 
@@ -185,6 +202,8 @@ def findings(planning: str, rel: str, old: str | None, new: str | None, settings
         out += found
     elif rel == "REQUIREMENTS.md":
         out += _requirements_findings(planning, old, new)
+    elif name.endswith("VERIFICATION.md"):
+        out += _verification_findings(old, new)
     percent = settings.get("guards.shrink_percent", 40)
     old_size, new_size = len(old.encode("utf-8")), len(new.encode("utf-8"))
     if percent and new_size < old_size and not archived_collapse:

@@ -275,3 +275,19 @@ def test_the_refusal_is_the_hosts_deny_json_on_stdout(planning_project):
     assert r.returncode == 0 and r.stderr == ""
     out = json.loads(r.stdout)
     assert list(out) == ["hookSpecificOutput"] and out["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_the_machine_part_of_a_verification_is_kept(planning_project, decide):
+    """A verifier may write its judgement around `msd_run verify`'s machine part, never change or drop it."""
+    from msd_core.planning.check_status import machine_block
+
+    rel = "phases/02-accounts/02-VERIFICATION.md"
+    block = machine_block("## Machine checks\n\nresult: failed\n| artifact | src/a.py | failed | missing |\n")
+    old = f"---\nphase: 02-accounts\nstatus: gaps_found\n---\n{block}\n\n# Phase 2\n"
+    (planning_project / ".planning" / rel).write_text(old)
+    judged = old.replace("status: gaps_found", "status: gaps_found\nscore: 0/1") + "\n## Truths\none gap\n"
+    assert decide(planning_project, "Write", write(planning_project, rel, judged)) is None
+    dropped = f"---\nphase: 02-accounts\nstatus: passed\n---\n# Phase 2\nall good\n"
+    assert "it changes or drops the machine part" in decide(planning_project, "Write", write(planning_project, rel, dropped))
+    assert "it changes or drops the machine part" in decide(
+        planning_project, "Edit", edit(planning_project, rel, "result: failed", "result: passed"))
