@@ -25,6 +25,14 @@ class PlanFile:
     plan: object  # msd_core.planning.plan.Plan
     must: object  # msd_core.planning.must_haves.MustHaves
 
+    @property
+    def requirement_ids(self) -> list[str]:
+        """The requirement IDs the frontmatter `requirements` names (a list or a string)."""
+        from msd_core.planning.roadmap import REQ_ID_RE
+
+        reqs = self.plan.frontmatter.get("requirements") or []
+        return list(dict.fromkeys(REQ_ID_RE.findall(" ".join(map(str, reqs)) if isinstance(reqs, list) else str(reqs))))
+
     def line_of(self, needle: str, default: int = 1) -> int:
         """The first line holding `needle` (1-based), else `default`."""
         if needle:

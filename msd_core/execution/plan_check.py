@@ -90,6 +90,7 @@ def _wave_findings(files, by_pid) -> list[dict]:
         if "no usable `wave`" in what and name in names:
             pf = names[name]
             out.append(_finding("wave-missing", "warning", pf.rel, pf.line_of("wave"), what, pf.pid))
+    waves = {q["id"]: q["wave"] for q in plans}
     for p in plans:
         pf = by_pid.get(p["id"])
         rel = pf.rel if pf else p["id"]
@@ -101,7 +102,6 @@ def _wave_findings(files, by_pid) -> list[dict]:
         for dep in p["external_depends_on"]:
             out.append(_finding("dependency-unknown", "warning", rel, pf.line_of("depends_on") if pf else 1,
                                 f"depends_on names {dep}, no plan of this phase", p["id"]))
-        waves = {q["id"]: q["wave"] for q in plans}
         for dep in p["depends_on"]:
             if waves[dep] >= p["wave"]:
                 out.append(_finding("dependency-later-wave", "blocker", rel, pf.line_of("depends_on") if pf else 1,
@@ -135,10 +135,7 @@ def check(files) -> list[dict]:
         if pf.plan.frontmatter_error and not pf.plan.frontmatter:
             out.append(_finding("plan-unreadable", "blocker", pf.rel, 1, f"frontmatter unreadable ({pf.plan.frontmatter_error})", pf.pid))
             continue
-        reqs = pf.plan.frontmatter.get("requirements") or []
-        from msd_core.planning.roadmap import REQ_ID_RE
-
-        for rid in REQ_ID_RE.findall(" ".join(map(str, reqs)) if isinstance(reqs, list) else str(reqs)):
+        for rid in pf.requirement_ids:
             claimed.setdefault(rid, pf.pid)
             if files.requirements and rid not in files.requirements:
                 out.append(_finding("requirement-unknown", "warning", pf.rel, pf.line_of("requirements"),

@@ -103,15 +103,12 @@ def check_link(root: Path, link, plan: str) -> dict:
 
 def verify(files) -> dict:
     """The machine checks of the phase (msd_core.execution.phase_files.PhaseFiles)."""
-    from msd_core.planning.roadmap import REQ_ID_RE
-
     checks: list[dict] = []
     notes: list[str] = [f"{rel}: {reason}" for rel, reason in files.unreadable]
     claimed: set[str] = set()
     for pf in files.plans:
         must = pf.must
-        reqs = pf.plan.frontmatter.get("requirements") or []
-        claimed.update(REQ_ID_RE.findall(" ".join(map(str, reqs)) if isinstance(reqs, list) else str(reqs)))
+        claimed.update(pf.requirement_ids)
         if not must.artifacts and not must.key_links:
             notes.append(f"{pf.pid}: no must_haves artifacts or key links to check")
         for problem in must.problems:
