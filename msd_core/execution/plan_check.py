@@ -4,7 +4,8 @@
 makes the check fail (exit 1), a `warning` is reported only. Codes:
 
   no-plans                 blocker  the phase folder holds no PLAN.md
-  plan-unreadable          blocker  a PLAN.md (or its frontmatter) cannot be read
+  file-unreadable          blocker  a PLAN.md, CONTEXT.md or ROADMAP.md cannot be read (a symlink, over 2 MiB, ...)
+  plan-unreadable          blocker  a PLAN.md's frontmatter cannot be read
   requirement-unmapped     blocker  a requirement of the phase (ROADMAP.md) is in no plan's `requirements`
   requirement-unknown      warning  a plan claims a requirement the phase does not list
   decision-not-cited       blocker  a locked decision of CONTEXT.md that no task cites (`<decisions>`)
@@ -124,7 +125,7 @@ def check(files) -> list[dict]:
     """Every finding for the phase's planning files (msd_core.execution.phase_files.PhaseFiles)."""
     out: list[dict] = []
     for rel, reason in files.unreadable:
-        out.append(_finding("plan-unreadable", "blocker", rel, 1, reason))
+        out.append(_finding("file-unreadable", "blocker", rel, 1, reason))
     if not files.plans:
         out.append(_finding("no-plans", "blocker", files.phase.dirname, 0, "the phase folder holds no PLAN.md"))
         return out

@@ -37,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
+        for note in result["notes"]:
+            sys.stdout.write(f"note {note}\n")
         for c in result["checks"]:
             if c["result"] == "failed":
                 sys.stdout.write(f"failed {c['check']} {c['subject']}: {c['detail']}\n")

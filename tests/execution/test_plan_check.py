@@ -223,4 +223,11 @@ def test_a_symlinked_plan_is_named_not_followed(msd_run, tmp_path):
     secret.write_text(plan("01-02"))
     (root / ".planning/phases/01-core/01-02-PLAN.md").symlink_to(secret)
     code, out = check(msd_run, root)
-    assert code == 1 and "plan-unreadable" in codes(out)
+    assert code == 1 and "file-unreadable" in codes(out)
+
+
+def test_an_oversized_context_is_named_not_read(msd_run, tmp_path):
+    root = project(tmp_path, {"01-01": plan()}, context=CONTEXT + "x" * (3 * 1024 * 1024))
+    code, out = check(msd_run, root)
+    assert code == 1 and codes(out) == ["file-unreadable"]
+    assert out["findings"][0]["file"] == ".planning/phases/01-core/01-CONTEXT.md"
