@@ -8,8 +8,8 @@ makes the check fail (exit 1), a `warning` is reported only. Codes:
   plan-unreadable          blocker  a PLAN.md's frontmatter cannot be read
   requirement-unmapped     blocker  a requirement of the phase (ROADMAP.md) is in no plan's `requirements`
   requirement-unknown      warning  a plan claims a requirement the phase does not list
-  decision-not-cited       blocker  a locked decision of CONTEXT.md that no task cites (`<decisions>`)
-  decision-unknown         blocker  a task cites a decision ID CONTEXT.md does not hold
+  decision-not-cited       blocker  a locked decision of CONTEXT.md that no task cites (`<decisions>`, or named in its text)
+  decision-unknown         blocker  a task's `<decisions>` names an ID CONTEXT.md does not hold
   decision-duplicate       blocker  CONTEXT.md gives one decision ID twice
   decisions-unnumbered     warning  CONTEXT.md's locked decisions carry no IDs (an older file): not traceable
   scope-cut                blocker  a task citing a locked decision says it cuts it down ("v1", "for now", ...)
@@ -181,15 +181,18 @@ def _decision_findings(files, by_pid) -> list[dict]:
     known = dec.by_id()
     locked = {d.id for d in dec.locked}
     cited: set[str] = set()
+    from msd_core.planning.decisions import cited_ids
+
     for pf in files.plans:
         for task in pf.plan.tasks:
             line = pf.line_of(task.name) if task.name else 1
+            named = cited_ids(task.text)  # `<decisions>` and a mention in its prose ("per D-02") alike
+            cited.update(named)
             for did in task.decisions:
-                cited.add(did)
                 if did not in known:
                     out.append(_finding("decision-unknown", "blocker", pf.rel, line,
                                         f"{task.name or 'a task'} cites {did}, which {ctx} does not hold", pf.pid))
-            cites_locked = [d for d in task.decisions if d in locked]
+            cites_locked = [d for d in named if d in locked]
             if cites_locked:
                 words = scope_cut_words(task.text)
                 if words:

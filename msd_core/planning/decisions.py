@@ -1,10 +1,11 @@
 """The user's decisions in a phase's NN-CONTEXT.md, with their stable IDs (docs/CONTRACTS.md).
 
 A decision is a bullet that starts with its ID: `- D-01: Sessions last 30 days` (also
-`- **D-01**: …`, `- D-01 — …`). IDs are `D-` and two or more digits, given once by
+`- **D-01**: …`, `- **D-01:** …`, `- D-01 — …`). IDs are `D-` and two or more digits, given once by
 discuss-phase in the order decisions are made, never renumbered and never reused when a
 decision is dropped, so a plan's citation keeps naming the same decision. A decision is
-**locked** when it sits under the `## Decisions` heading (any `###` gray area below it);
+**locked** when it sits under the `## Decisions` heading (any `###` gray area below it; older
+files: `## Implementation Decisions`);
 an ID'd bullet in any other section (Claude's Discretion) is known but not locked.
 
 An older CONTEXT.md without IDs stays readable: its bullets under `## Decisions` are
@@ -21,7 +22,8 @@ import re
 from msd_core.lean.record import field, record
 
 ID_RE = re.compile(r"\bD-\d{2,}\b")
-_BULLET_RE = re.compile(r"^\s*[-*]\s+(?:\*\*)?(?P<id>D-\d{2,})(?:\*\*)?\s*(?:[:.\u2014\u2013-]\s*)?(?P<text>.*)$")
+_BULLET_RE = re.compile(r"^\s*[-*]\s+(?:\*\*)?(?P<id>D-\d{2,})(?:\*\*)?\s*(?:[:.\u2014\u2013-]\s*)?(?:\*\*\s*)?(?P<text>.*)$")
+LOCKED_SECTIONS = ("decisions", "implementation decisions")  # msd's heading; the one older CONTEXT files use
 _PLAIN_BULLET_RE = re.compile(r"^\s*[-*]\s+(?P<text>\S.*)$")
 _H2_RE = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 
@@ -59,7 +61,7 @@ def parse_decisions(text: str) -> Decisions:
         if h:
             section = h.group("title").strip().lower()
             continue
-        locked = section == "decisions"
+        locked = section in LOCKED_SECTIONS
         m = _BULLET_RE.match(line)
         if m:
             did = m.group("id")

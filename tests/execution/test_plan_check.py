@@ -231,3 +231,19 @@ def test_an_oversized_context_is_named_not_read(msd_run, tmp_path):
     code, out = check(msd_run, root)
     assert code == 1 and codes(out) == ["file-unreadable"]
     assert out["findings"][0]["file"] == ".planning/phases/01-core/01-CONTEXT.md"
+
+
+def test_an_older_context_and_prose_citations(msd_run, tmp_path):
+    """The heading and bullets older CONTEXT files use; a task naming a decision in its text ("per D-02")
+    cites it, and its scope-cut words count the same."""
+    old = "# Context\n\n## Implementation Decisions\n\n### Storage\n- **D-01:** one JSON file per user\n- **D-02:** names up to 40\n"
+    tasks = [("auto", "Task 1: store", "", "Write the store (per D-01)."), ("auto", "Task 2: names", "", "Limit names per D-02.")]
+    root = project(tmp_path, {"01-01": plan(tasks=tasks)}, context=old)
+    code, out = check(msd_run, root)
+    assert (code, out["findings"], out["decisions"]["locked"]) == (0, [], 2)
+    tasks[1] = ("auto", "Task 2: names", "", "Limit names per D-02, simplified for now.")
+    root = project(tmp_path / "b", {"01-01": plan(tasks=tasks)}, context=old)
+    assert codes(check(msd_run, root)[1]) == ["scope-cut"]
+    (root / ".planning/phases/01-core/01-01-PLAN.md").write_text(plan(tasks=tasks[:1]))
+    out = check(msd_run, root)[1]
+    assert codes(out) == ["decision-not-cited"] and "(names up to 40)" in out["findings"][0]["message"]
