@@ -31,10 +31,13 @@ from __future__ import annotations
 
 import re
 
+# "placeholder" only as a stand-in ("a placeholder", "placeholder page"), not an input's placeholder
+# text; TODO only in capitals (a todo list is a feature)
 SCOPE_CUT_RE = re.compile(
-    r"(?<![/\w.])v1(?![\w.])|\bsimplif(?:y|ied|ies|ication)\b|\bplaceholders?\b|\bfor now\b|\bstub(?:s|bed)?\b|"
-    r"\bhard-?coded?\b|\btemporar(?:y|ily)\b|\bminimal version\b|\bbasic version\b|\bMVP\b|\bTODO\b|\blater phase\b|"
-    r"\bfollow-?up\b|\bnot yet\b|\bmock(?:ed)? (?:out|for)\b", re.I)
+    r"(?<![/\w.])v1(?![\w.])|\bsimplif(?:y|ied|ies|ication)\b|\bfor now\b|\bstub(?:s|bed)?\b|"
+    r"\b(?:as an?|an?) placeholder\b|\bplaceholder (?:for now|implementation|version|data|content|page|screen|logic)s?\b|"
+    r"\btemporar(?:y|ily)\b|\bminimal version\b|\bbasic version\b|\bMVP\b|(?-i:\bTODO\b)|\blater phase\b|\bnot yet\b",
+    re.I)
 _TAGS_RE = re.compile(r"<(files|verify|decisions)(?:\s[^>]*)?>.*?</\1\s*>", re.S | re.I)
 
 

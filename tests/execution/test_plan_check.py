@@ -106,7 +106,7 @@ def test_a_citation_of_an_unknown_decision(msd_run, tmp_path):
 
 
 @pytest.mark.parametrize("words", ["a v1 of it for now", "a simplified store", "a placeholder file", "stub the writer",
-                                   "hard-coded user for the moment", "TODO: the limit"])
+                                   "a temporary list", "TODO: the limit", "the basic version", "placeholder data"])
 def test_scope_cut_words_in_a_task_citing_a_locked_decision(msd_run, tmp_path, words):
     root = project(tmp_path, {"01-01": plan(tasks=[("auto", "Task 1: store", "D-01, D-02", f"Write {words}.")])})
     code, out = check(msd_run, root)
@@ -115,7 +115,8 @@ def test_scope_cut_words_in_a_task_citing_a_locked_decision(msd_run, tmp_path, w
 
 def test_scope_cut_words_are_not_flagged_elsewhere(msd_run, tmp_path):
     # the same words in a task citing only a discretion decision, in the files and verify elements, in an API path
-    tasks = [("auto", "Task 1: store", "D-01, D-02", "Serve it under /api/v1/habits and keep the writer small."),
+    tasks = [("auto", "Task 1: store", "D-01, D-02", "Serve it under /api/v1/habits, with a todo list and an input "
+                                                   "whose placeholder text says 'name'."),
              ("auto", "Task 2: layout", "D-03", "A simplified layout for now.")]
     root = project(tmp_path, {"01-01": plan(tasks=tasks)})
     code, out = check(msd_run, root)
