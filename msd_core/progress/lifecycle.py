@@ -10,7 +10,7 @@ Phase lifecycle (`phase_state`), from the files of the phase folder:
               and no SUMMARY is newer than it
     reverify  gaps were reported, but SUMMARYs were written after every file that reported them
     human     the VERIFICATION says human_needed and no UAT finished after it
-    uat-open  a UAT still `testing`               done      summarised and verified without gaps
+    uat-open  a UAT `testing` or `partial`         done      summarised and verified without gaps
                                                             (or the verifier is off)
 
   Each step asks one question of the evidence: `planned`, `executed`, `verification`. Today
