@@ -167,14 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if not 1 <= a.rounds <= 100:
         ap.error("--rounds must be from 1 to 100")
-    try:
-        report = measure(a.rounds, a.only)
-    except hostkit.HostUnavailable as exc:
-        print(f"bench: {exc}", file=sys.stderr)
-        return 1
-    except hostkit.VersionMismatch as exc:
-        print(f"bench: {exc}", file=sys.stderr)
-        return 3
+    report, failed = hostkit.bench_measure(measure, a.rounds, a.only)
+    if failed is not None:
+        return failed
     print(json.dumps(report, indent=2) if a.json else markdown(report), end="\n" if a.json else "")
     return 0
 
