@@ -219,7 +219,9 @@ def test_the_whole_cycle_in_the_real_host(host_global):
     uat = re.search(r"```markdown\n(---\nstatus: testing.*?)```", uat_spine, re.S).group(1)
     turns = [
         bash("msd_run history-digest --phase 1"),
-        write(host, f"{PH}/01-UAT.md", uat.replace("status: testing ", "status: complete", 1), "create_habit()"),
+        # every test passed: the rows say so too (a row left at `issue` would keep the phase open)
+        write(host, f"{PH}/01-UAT.md", uat.replace("status: testing ", "status: complete", 1).replace("result: issue", "result: pass"),
+              "create_habit()"),
         bash("msd_run state sync", "01-UAT.md"),
         bash('msd_run state patch --set-session "UAT passed for phase 1"', '"in_sync"'),
         bash("msd_run next"),
