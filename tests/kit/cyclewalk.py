@@ -448,8 +448,12 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
         machine = json.loads(a.sh(a.content.line_command("agents/msd-verifier.md", "msd_run verify"), **v).stdout)
         assert machine["result"] == "passed", machine  # every artifact built, every key link wired
         gaps = "" if verification == "passed" else "\ngaps:\n  - truth: \"it works\"\n    status: failed\n"
-        a.write(f"{phase.dir}/{phase.nn}-VERIFICATION.md",
-                f"---\nphase: {phase.folder}\nstatus: {verification}\nscore: 1/1{gaps}\n---\n# Phase {phase.number} verification\n")
+        rel = f"{phase.dir}/{phase.nn}-VERIFICATION.md"
+        # the judgement goes around the machine part `msd_run verify` wrote (the guard refuses dropping it)
+        written = (a.project / rel).read_text()
+        start, end = written.index("<!-- msd:verify:start -->"), written.index(" -->", written.index("<!-- msd:verify:end")) + 4
+        a.write(rel, f"---\nphase: {phase.folder}\nstatus: {verification}\nscore: 1/1{gaps}\n---\n{written[start:end]}\n\n"
+                     f"# Phase {phase.number} verification\n")
         a.run(stem, "verify", "msd_run verify", **v)  # the orchestrator: the machine part back in the file
         text = (a.project / f"{phase.dir}/{phase.nn}-VERIFICATION.md").read_text()
         assert "<!-- msd:verify:start -->" in text and "result: passed" in text
