@@ -127,14 +127,14 @@ def verify(files) -> dict:
             "checked": len(checks), "failed": len(failed), "checks": checks, "notes": notes}
 
 
-def _block_body(result: dict, when: str) -> str:
+def _block_body(result: dict) -> str:
     counts = {}
     for c in result["checks"]:
         ok, total = counts.get(c["check"], (0, 0))
         counts[c["check"]] = (ok + (c["result"] == "ok"), total + 1)
     tally = " · ".join(f"{kind}: {ok}/{total}" for kind, (ok, total) in counts.items()) or "nothing to check"
     lines = ["## Machine checks", "", "Written by `msd_run verify`, rewritten on every run; not edited by hand.", "",
-             f"result: {result['result']}", f"checked: {when}", f"tally: {tally}", "",
+             f"result: {result['result']}", f"tally: {tally}", "",
              "| check | subject | result | detail |", "|---|---|---|---|"]
     for c in result["checks"]:
         detail = str(c["detail"]).replace("|", "\\|").replace("\n", " ")
@@ -142,8 +142,10 @@ def _block_body(result: dict, when: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(files, result: dict, when: str) -> Path:
-    """Put the machine part into the phase's VERIFICATION.md (atomic, under the phase's verify lock)."""
+def write(files, result: dict) -> Path:
+    """Put the machine part into the phase's VERIFICATION.md (atomic, under the phase's verify lock).
+    The part is a function of the checks alone (no time in it): a rerun over the same code leaves
+    the file as it is."""
     from msd_core.files.atomic import atomic_write_text, lock_timeout_from_env, locked
     from msd_core.files.private_dir import ensure_private_dir
     from msd_core.planning import check_status
@@ -151,7 +153,7 @@ def write(files, result: dict, when: str) -> Path:
     from msd_core.planning.project import read_text_file
 
     path = files.folder / f"{files.phase.id}-VERIFICATION.md"
-    block = check_status.machine_block(_block_body(result, when))
+    block = check_status.machine_block(_block_body(result))
     with locked(ensure_private_dir(files.root) / "verify.lock", lock_timeout_from_env(), what="the verification file"):
         if path.is_symlink():
             from msd_core.errors import OperationFailed

@@ -22,8 +22,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import time
-
     from msd_core.execution import phase_files, verify
     from msd_core.planning.project import project_root
 
@@ -32,8 +30,7 @@ def run(args: argparse.Namespace) -> int:
     result = verify.verify(files)
     result["uat"] = phase_files.uat(files)
     if not args.no_write:
-        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        result["file"] = phase_files.rel_to(verify.write(files, result, when), root)
+        result["file"] = phase_files.rel_to(verify.write(files, result), root)
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
