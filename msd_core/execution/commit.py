@@ -307,6 +307,9 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         plan_path = Path(plan).expanduser()
         plan_path = plan_path if plan_path.is_absolute() else cwd / plan_path
         scope = PlanScope(plan_path, top, main)
+        from msd_core.progress.evidence import mark_since
+
+        mark_since(main)  # msd executes this project: its SUMMARYs need their commits (progress.evidence)
         outside = [r for r in rels if not scope.covers(r)]
         if outside and deviation is None:
             raise OperationFailed(
