@@ -137,3 +137,19 @@ def missing(main: Path, phase_dir: str, plan_id: str, plan_text: str | None) -> 
                 "reason": f"plan {plan_id}'s recorded commits do not touch {', '.join(left[:3])}"
                           + (", ..." if len(left) > 3 else "") + " (declared in files_modified; no deviation recorded)"}
     return None
+
+
+def unproven(main: Path, since: float | None, phase_folder: Path, plan_id: str, plan_text: str | None) -> dict | None:
+    """`missing` for a plan whose SUMMARY (`<plan_id>-SUMMARY.md`, or a bare `SUMMARY.md`) was written at or
+    after `since`; None when no evidence is asked of it (msd never executed the project, an older SUMMARY)."""
+    if since is None:
+        return None
+    for name in (f"{plan_id}-SUMMARY.md", "SUMMARY.md"):
+        try:
+            st = os.lstat(Path(phase_folder) / name)
+        except OSError:
+            continue
+        if st.st_mtime < since:
+            return None  # summarised before msd executed this project: taken on its SUMMARY
+        return missing(main, Path(phase_folder).name, plan_id, plan_text)
+    return None

@@ -229,7 +229,7 @@ def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict
                 info.unsummarised.append(e.name)
                 info.newest_open_plan_mtime = max(info.newest_open_plan_mtime, e.stat(follow_symlinks=False).st_mtime)
             elif proof is not None:
-                _prove(info, e, summaries, proof, skipped, root)
+                _prove(info, e, proof, skipped, root)
     info.has_context = any(e.name.endswith("CONTEXT.md") for e in entries)
     if summaries:
         info.newest_summary_mtime = max(e.stat(follow_symlinks=False).st_mtime for e in summaries)
@@ -245,17 +245,13 @@ def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict
         setattr(info, kind, check)
 
 
-def _prove(info: PhaseInfo, plan: os.DirEntry, summaries: list, proof: tuple, skipped: list[dict], root: Path) -> None:
+def _prove(info: PhaseInfo, plan: os.DirEntry, proof: tuple, skipped: list[dict], root: Path) -> None:
     """Add the summarised `plan` to `info.unproven` when its SUMMARY is one msd must see proven and is not."""
     from msd_core.planning.discovery import plan_id
     from msd_core.progress import evidence
 
     main, since = proof
-    pid = plan_id(Path(plan.path))
-    summary = next((s for s in summaries if plan_id(Path(s.path)) == pid), None)
-    if summary is None or summary.stat(follow_symlinks=False).st_mtime < since:
-        return  # summarised before msd executed this project: taken on its SUMMARY
-    lack = evidence.missing(main, info.folder.name, pid, read_text(Path(plan.path), skipped, root))
+    lack = evidence.unproven(main, since, info.folder, plan_id(Path(plan.path)), read_text(Path(plan.path), skipped, root))
     if lack is not None:
         info.unproven.append(lack)
 
