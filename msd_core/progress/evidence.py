@@ -32,8 +32,8 @@ from pathlib import Path
 from msd_core import paths
 
 SINCE_FILE = "evidence.json"
-MAX_RECORD = 4 * 1024 * 1024  # run_record.MAX_RECORD_BYTES
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")  # run_record's file-name rule
+MAX_RECORD = 4 * 1024 * 1024  # a run record's size cap (msd_core.execution.run_record reads it from here)
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _HASH = re.compile(r"[0-9a-f]{7,64}")
 
 
@@ -86,12 +86,17 @@ def mark_since(main: Path) -> None:
         pass
 
 
+def record_name(phase_dir: str, plan_id: str) -> str:
+    """The file name of a plan's run record in `.planning/.msd/runs/` (the one rule for writer and readers)."""
+    return f"{_SAFE.sub('_', phase_dir)}__{_SAFE.sub('_', plan_id)}.json"
+
+
 def _record(main: Path, phase_dir: str, plan_id: str) -> tuple[dict | None, str | None]:
     """(the plan's run record or None, why it could not be read)."""
     from msd_core.files.bounded import loads_json
     from msd_core.files.safe_read import read_regular
 
-    name = f"{_SAFE.sub('_', phase_dir)}__{_SAFE.sub('_', plan_id)}.json"
+    name = record_name(phase_dir, plan_id)
     path = paths.project_state_dir(main) / "runs" / name
     try:
         data = loads_json(read_regular(path, MAX_RECORD, follow_symlinks=False), f"run record {name}")
