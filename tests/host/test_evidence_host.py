@@ -9,28 +9,20 @@ roadmap box open. The scripted model issues the calls the spine prescribes.
 from __future__ import annotations
 
 import json
-import subprocess
 
 import hostkit
-from hostkit import bash
-from test_cycle import after, agent_marker, step_done
+from hostkit import bash, git
+from test_cycle import agent_marker
+from test_execute_waves import PH, opening
 
-ROOT = "~/.claude/msd-core"
-PH = ".planning/phases/01-core"
 PLAN = f"{PH}/01-01-PLAN.md"
 SUMMARY = f"{PH}/01-01-SUMMARY.md"
 ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(python3:*)", "Bash(git:*)"]
 
 
-def git(cwd, *args) -> str:
-    return subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True, check=True, timeout=60).stdout
-
-
 def _project(host: hostkit.Host) -> None:
     p = host.project
-    git(p, "init", "-q", "-b", "main")
-    git(p, "config", "user.email", "host@example.com")
-    git(p, "config", "user.name", "host test")
+    hostkit.new_repo(p)
     (p / PH).mkdir(parents=True)
     (p / PLAN).write_text("---\nphase: 01-core\nplan: 01\ntype: execute\nwave: 1\ndepends_on: []\n"
                           "files_modified: [src/alpha.py]\nautonomous: true\nrequirements: []\n---\n"
@@ -67,11 +59,7 @@ def test_an_executor_claim_without_recorded_commits_is_routed_back(host_global):
         "subagent_type": "msd-executor", "description": "execute 01-01", "run_in_background": False,
         "prompt": f"Execute plan 01-01 of phase 1.\nPlan: {host.project / PLAN}"}}
     main = [
-        bash(f"msd_run next-step --workflow execute-phase --var phase=01 --root {ROOT}"),
-        bash(f"msd_run wave plan --phase-dir {PH}", '"step":"discover-plans"'),
-        step_done("execute-phase", "discover-plans", {"phase": "01", "phase_dir": "01-core", "plans_remaining": 1},
-                  '"plans_remaining":1'),
-        bash(f"msd_run wave plan --phase-dir {PH}", after("execute-wave")),
+        *opening(1, '"plans_remaining":1'),
         {"when": '"batches":[{"plans":["01-01"],"isolation":"none"}]', "tool_use": [spawn]},
         bash(f"msd_run wave plan --phase-dir {PH} && echo WAVE-AFTER", "PLAN COMPLETE"),
         bash("msd_run next && msd_run state sync", "WAVE-AFTER"),
