@@ -51,8 +51,8 @@ def plan(pid="01-01", wave=1, files=("src/habits.py",), reqs=("HABIT-01", "HABIT
             f"<objective>habits</objective>\n<tasks>\n{body}</tasks>\n")
 
 
-def project(tmp_path: Path, plans: dict[str, str], context: str | None = CONTEXT) -> Path:
-    root = tmp_path / "p"
+def seed(root: Path, plans: dict[str, str], context: str | None = CONTEXT) -> Path:
+    """Phase 1 (01-core) of ROADMAP in `root`: its CONTEXT.md and the given plans; the phase folder."""
     phase = root / ".planning" / "phases" / "01-core"
     phase.mkdir(parents=True)
     (root / ".planning" / "ROADMAP.md").write_text(ROADMAP)
@@ -60,6 +60,12 @@ def project(tmp_path: Path, plans: dict[str, str], context: str | None = CONTEXT
         (phase / "01-CONTEXT.md").write_text(context)
     for pid, text in plans.items():
         (phase / f"{pid}-PLAN.md").write_text(text)
+    return phase
+
+
+def project(tmp_path: Path, plans: dict[str, str], context: str | None = CONTEXT) -> Path:
+    root = tmp_path / "p"
+    seed(root, plans, context)
     return root
 
 

@@ -12,18 +12,13 @@ import json
 
 from hostkit import bash
 
-from tests.execution.test_plan_check import CONTEXT, ROADMAP, plan
+from tests.execution.test_plan_check import plan, seed
 
 
 def test_check_plan_findings_reach_the_plan_checker(host_global):
     host = host_global
-    phase = host.project / ".planning" / "phases" / "01-core"
-    phase.mkdir(parents=True)
-    (host.project / ".planning" / "ROADMAP.md").write_text(ROADMAP)
-    (phase / "01-CONTEXT.md").write_text(CONTEXT)
     # D-02 (names at most 40 characters) is locked but no task cites it; task 1 cuts D-01 down
-    (phase / "01-01-PLAN.md").write_text(plan(tasks=[("auto", "Task 1: store habits", "D-01",
-                                                      "Write a simplified store for now.")]))
+    seed(host.project, {"01-01": plan(tasks=[("auto", "Task 1: store habits", "D-01", "Write a simplified store for now.")])})
     body = (host.config_dir / "agents" / "msd-plan-checker.md").read_text().split("---", 2)[2]
     marker = next(line for line in body.splitlines() if len(line) > 40)
     line = next(ln for ln in body.splitlines() if "msd_run check plan" in ln)

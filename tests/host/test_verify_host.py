@@ -12,18 +12,14 @@ import json
 
 from hostkit import bash
 
-from tests.execution.test_plan_check import CONTEXT, ROADMAP, plan
+from tests.execution.test_plan_check import plan, seed
 
 ARGS = ["--permission-mode", "acceptEdits"]
 
 
 def test_failed_machine_checks_reach_the_verifier_and_stand(host_global):
     host = host_global
-    phase = host.project / ".planning" / "phases" / "01-core"
-    phase.mkdir(parents=True)
-    (host.project / ".planning" / "ROADMAP.md").write_text(ROADMAP)
-    (phase / "01-CONTEXT.md").write_text(CONTEXT)
-    (phase / "01-01-PLAN.md").write_text(plan())  # its artifact src/habits.py was never written
+    phase = seed(host.project, {"01-01": plan()})  # its artifact src/habits.py was never written
     (phase / "01-01-SUMMARY.md").write_text("---\nphase: 01-core\nplan: 01\n---\n# Summary\n\nDone (it says).\n")
     vfile = phase / "01-VERIFICATION.md"
     body = (host.config_dir / "agents" / "msd-verifier.md").read_text().split("---", 2)[2]
