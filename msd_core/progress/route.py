@@ -24,6 +24,11 @@ Rules, first match wins:
       `testing`                                    -> verify-work
     The VERIFICATION and the UAT file are read separately: user-found issues in a UAT
     are open even when the automated VERIFICATION passed.
+    A review's file (`<NN>-SECURITY.md`, `<NN>-UI-REVIEW.md`, msd_core.review.findings) reports
+    gaps the same way (`status: gaps_found` -> plan-gaps), also on a phase ROADMAP.md ticks
+    (its gaps reopen it, and so do gap plans newer than every SUMMARY -> execute-phase);
+    SUMMARYs written after it -> the review again (secure-phase, ui-review). A review never
+    stands in for the verification.
     A phase is done when ROADMAP.md checks it, or when it is summarised and verified
     without gaps (or the verifier is off), or when it is fully summarised and a later
     phase holds a SUMMARY. A phase that is still not done but lies before the
@@ -63,6 +68,10 @@ GAP_STATUSES = {"gaps_found", "gaps", "diagnosed", "failed", "issues_found"}
 HUMAN_STATUSES = {"human_needed", "needs_human", "human_verification"}
 OPEN_UAT_STATUSES = {"testing", "in_progress", "partial"}
 ARCHIVED_RE = re.compile(r"archived|between milestones|new[-_ ]milestone|next milestone|no active milestone|milestone[^.\n]{0,40}(shipped|complete)", re.I)
+# reviews whose findings become gaps (msd_core.review.findings): (kind, file suffix), and the
+# command that reviews again once gap plans ran
+REVIEW_FILES = (("security", "SECURITY.md"), ("ui-review", "UI-REVIEW.md"))
+REVIEW_COMMANDS = {"security": "secure-phase", "ui-review": "ui-review"}
 _STATUS_RE = re.compile(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
 
 
@@ -70,7 +79,7 @@ _STATUS_RE = re.compile(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
 class CheckFile:
     """The newest VERIFICATION or UAT file of a phase: where, its status word, when written."""
 
-    kind: str  # "verification" | "uat"
+    kind: str  # "verification" | "uat" | a review's (REVIEW_FILES)
     path: Path
     status: str | None
     mtime: float
@@ -90,6 +99,8 @@ class PhaseInfo:
     uat: CheckFile | None = None
     deciding: CheckFile | None = None  # the check file the route was decided on
     newest_summary_mtime: float = 0.0
+    reviews: list = field(default_factory=list)  # CheckFile per review file (REVIEW_FILES)
+    newest_open_plan_mtime: float = 0.0  # the newest PLAN without its SUMMARY
 
     def to_json(self, root: Path) -> dict:
         out = {"number": self.number, "name": self.name, "plans": len(self.plans), "summaries": self.summaries}
@@ -97,7 +108,7 @@ class PhaseInfo:
             out["folder"] = str(self.folder.relative_to(root))
         if self.unsummarised:
             out["unsummarised"] = self.unsummarised
-        for check in (self.verification, self.uat):
+        for check in (self.verification, self.uat, *self.reviews):
             if check is not None:
                 out[check.kind] = str(check.path.relative_to(root))
                 if check.status:
@@ -144,10 +155,11 @@ def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict
             info.plans.append(e.name)
             if pid not in summarised and not (e.name == "PLAN.md" and "SUMMARY.md" in names):
                 info.unsummarised.append(e.name)
+                info.newest_open_plan_mtime = max(info.newest_open_plan_mtime, e.stat(follow_symlinks=False).st_mtime)
     info.has_context = any(e.name.endswith("CONTEXT.md") for e in entries)
     if summaries:
         info.newest_summary_mtime = max(e.stat(follow_symlinks=False).st_mtime for e in summaries)
-    for kind, suffix in (("verification", "VERIFICATION.md"), ("uat", "UAT.md")):
+    for kind, suffix in (("verification", "VERIFICATION.md"), ("uat", "UAT.md"), *REVIEW_FILES):
         found = [e for e in entries if e.name.endswith(suffix)]
         if not found:
             continue
@@ -156,7 +168,10 @@ def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict
         m = _STATUS_RE.search(text[:4000]) if text is not None else None
         check = CheckFile(kind, Path(newest.path), m.group(1).lower() if m else None,
                           newest.stat(follow_symlinks=False).st_mtime)
-        setattr(info, kind, check)
+        if kind in REVIEW_COMMANDS:
+            info.reviews.append(check)
+        else:
+            setattr(info, kind, check)
 
 
 def _verifier_on(cwd: Path, notes: list[str]) -> bool:
@@ -170,16 +185,25 @@ def _verifier_on(cwd: Path, notes: list[str]) -> bool:
         return True
 
 
+def _reopened(info: PhaseInfo) -> bool:
+    """A ticked phase its own files reopen: a review reports gaps, or a plan without its SUMMARY
+    newer than every SUMMARY (the gap plans of a review)."""
+    if any(c.status in GAP_STATUSES for c in info.reviews):
+        return True
+    return bool(info.unsummarised and info.summaries and info.newest_open_plan_mtime > info.newest_summary_mtime)
+
+
 def _phase_state(info: PhaseInfo, verifier: bool) -> str:
-    if info.roadmap_done:
+    if info.roadmap_done and not (info.folder is not None and _reopened(info)):
         return "done"
     if not info.plans:
         return "plan" if info.has_context else "discuss"
     if info.unsummarised:
         return "execute"
     checks = [c for c in (info.verification, info.uat) if c is not None]
-    if not checks:
+    if not checks and not (info.roadmap_done and info.reviews):
         return "verify" if verifier else "done"
+    checks += info.reviews
     gaps = [c for c in checks if c.status in GAP_STATUSES]
     if gaps:
         still_open = [c for c in gaps if c.mtime >= info.newest_summary_mtime]
@@ -434,6 +458,10 @@ def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None
                        f"{label}: all {len(info.plans)} plans are summarised but there is no VERIFICATION or UAT file", **extra)
     check = info.deciding
     what = f"its {check.path.name}" if check is not None else "its verification"
+    if state == "reverify" and check is not None and check.kind in REVIEW_COMMANDS:
+        route = REVIEW_COMMANDS[check.kind]
+        return _answer(route, f"/msd-{route} {n}",
+                       f"{label}: summaries were written after {what} reported {check.status}: review the fixes", **extra)
     if state == "reverify":
         return _answer("verify-work", f"/msd-verify-work {n}",
                        f"{label}: summaries were written after {what} reported {check.status}: verify the fixes", **extra)
