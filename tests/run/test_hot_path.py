@@ -79,6 +79,10 @@ HOT = [
     ("debug-start", ["debug", "start", "login fails after reload"], set()),
     ("debug-resume", ["debug", "resume"], set()),
     ("autonomous", ["autonomous"], set()),
+    # reviews (issue 33): the scope reads plans and recorded commits, the findings are checked in code
+    ("security-scope", ["security", "scope", "--phase", "1"], set()),
+    ("security-record", ["security", "record", "--phase", "1", "--findings", "findings.json"], set()),
+    ("security-show", ["security", "show", "--phase", "1"], set()),
 ]
 
 STATE = """---
@@ -176,6 +180,9 @@ def _project(base: Path) -> tuple[Path, Path]:
     (pl / "phases" / "01-auth" / "01-CONTEXT.md").write_text("---\nphase: 01-auth\n---\n# Context\n\nauth decisions\n")
     (pl / "phases" / "01-auth" / "01-01-PLAN.md").write_text(PLAN)
     (pl / "phases" / "01-auth" / "01-01-SUMMARY.md").write_text(SUMMARY)
+    (proj / "findings.json").write_text(json.dumps({"findings": [{
+        "id": "S1", "severity": "high", "category": "spoofing", "file": "src/auth.py", "title": "t", "what": "w",
+        "evidence": "e", "fix": "f", "truth": "holds", "status": "open"}]}))
     target = resolve_target("local", proj / ".claude")
     result = install(target)
     assert result.exit_code == 0, result.errors
