@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+MAX_NOTE_BYTES = 256 * 1024  # a spike's finding, an exploration note
+
 
 def read_input(value: str, what: str, cap: int, base: Path) -> bytes:
     from msd_core.errors import UsageError

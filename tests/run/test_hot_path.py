@@ -83,6 +83,9 @@ HOT = [
     ("security-scope", ["security", "scope", "--phase", "1"], set()),
     ("security-record", ["security", "record", "--phase", "1", "--findings", "findings.json"], set()),
     ("security-show", ["security", "show", "--phase", "1"], set()),
+    ("spike-list", ["spike", "list"], set()),
+    ("explore-record", ["explore", "record", "--topic", "tokens", "--note", "note.md"], set()),
+    ("explore-list", ["explore", "list"], set()),
 ]
 
 STATE = """---
@@ -180,6 +183,7 @@ def _project(base: Path) -> tuple[Path, Path]:
     (pl / "phases" / "01-auth" / "01-CONTEXT.md").write_text("---\nphase: 01-auth\n---\n# Context\n\nauth decisions\n")
     (pl / "phases" / "01-auth" / "01-01-PLAN.md").write_text(PLAN)
     (pl / "phases" / "01-auth" / "01-01-SUMMARY.md").write_text(SUMMARY)
+    (proj / "note.md").write_text("Tokens are made in `.planning/phases/01-auth/01-01-PLAN.md:1`.\n")
     (proj / "findings.json").write_text(json.dumps({"findings": [{
         "id": "S1", "severity": "high", "category": "spoofing", "file": "src/auth.py", "title": "t", "what": "w",
         "evidence": "e", "fix": "f", "truth": "holds", "status": "open"}]}))
