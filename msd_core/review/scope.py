@@ -54,8 +54,9 @@ def _clean(path: str) -> str | None:
     return p
 
 
-def phase_scope(root: Path, ref: str) -> Scope:
-    """The files phase `ref` touched (module doc). UsageError for an unknown phase or one with no folder."""
+def phase_scope(root: Path, ref: str, *, must_exist: bool = True) -> Scope:
+    """The files phase `ref` touched (module doc). UsageError for an unknown phase, and for one
+    with no folder unless `must_exist` is false: then its folder-to-be, and no file."""
     from msd_core.errors import MsdError, OperationFailed
     from msd_core.planning.discovery import plan_files, plan_id
     from msd_core.planning.phase_ref import resolve
@@ -64,7 +65,10 @@ def phase_scope(root: Path, ref: str) -> Scope:
     from msd_core.review.project_files import inside
 
     root = Path(root)
-    ph = resolve(root / ".planning", ref, must_exist=True)
+    ph = resolve(root / ".planning", ref, must_exist=must_exist)
+    if ph.folder is None:
+        return Scope(ph.to_dict(root), root / ".planning" / "phases" / ph.dirname, [],
+                     notes=[f"phase {ph.label} has no folder yet: nothing is planned"])
     found: dict[str, list[str]] = {}
     notes: list[str] = []
 
