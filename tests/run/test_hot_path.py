@@ -85,6 +85,8 @@ HOT = [
     ("security-show", ["security", "show", "--phase", "1"], set()),
     ("ui-detect", ["ui", "detect", "--phase", "1"], set()),
     ("ui-show-after-record", ["ui", "record", "--phase", "1", "--findings", "ui.json"], set()),
+    ("import-scan", ["import", "scan", ".planning/phases"], set()),
+    ("docs-drift", ["docs", "drift"], set()),
     ("spike-list", ["spike", "list"], set()),
     ("explore-record", ["explore", "record", "--topic", "tokens", "--note", "note.md"], set()),
     ("explore-list", ["explore", "list"], set()),
