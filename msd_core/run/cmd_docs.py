@@ -24,8 +24,7 @@ def run(args: argparse.Namespace):
 
     out = docs_drift.drift(project_root(args.cwd))
     if args.check and out["stale"]:
-        from msd_core.run.dispatch import emit
+        from msd_core.run.answer import with_code
 
-        emit(out)
-        return 1
+        return with_code(out, 1)
     return out

@@ -47,10 +47,9 @@ def run(args: argparse.Namespace):
     if args.verb == "contract":
         out = ui.check_contract(root, sc.folder)
         if out["status"] != "complete":
-            from msd_core.run.dispatch import emit
+            from msd_core.run.answer import with_code
 
-            emit(out)
-            return 1
+            return with_code(out, 1)
         return out
     if args.verb == "show":
         return findings.show(root, review, sc.folder)
