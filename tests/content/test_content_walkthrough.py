@@ -394,6 +394,7 @@ FILL = {
     "agent": "planner", "stem": "plan-phase", "area": "storage", "subsystem": "storage", "key": "mode",
     "value": "interactive", "handoff-path": ".planning/.continue-here.md", "version": "v1.0",
     "after": "1", "m": "2", "id": "T1", "text": "an idea", "file": "src/app.py",
+    "source": ".planning",  # material to import (issue 33)
 }
 
 
@@ -422,6 +423,8 @@ def test_every_msd_run_line_of_the_installed_content_runs(tmp_path, msd, msd_run
     # what the content has an agent write before it calls the runtime on it (issue 33)
     w.write(".planning/.msd/explore-note.md", "# x\n\nA note.\n")
     w.write(".planning/.msd/spike-finding.md", "It works.\n")
+    w.write(".planning/.msd/import-draft.json", '{"requirements": [{"id": "CORE-01", "category": "Core", '
+            '"text": "x", "tier": "v1", "source": "PROJECT.md:1"}]}\n')
     for name in ("01-security.json", "01-ui.json"):
         w.write(f".planning/.msd/review/{name}", '{"findings": []}\n')
     config = project / ".claude"
