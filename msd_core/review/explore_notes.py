@@ -24,22 +24,11 @@ from msd_core.errors import OperationFailed, UsageError
 MAX_TOPIC = 200
 MAX_NOTE = 256 * 1024
 MAX_CITES = 500
-_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,49}$")
 _CITE_RE = re.compile(r"`([A-Za-z0-9_.\-][A-Za-z0-9_.\-/]*/[A-Za-z0-9_.\-/]*[A-Za-z0-9_\-]|[A-Za-z0-9_\-]+\.[A-Za-z0-9]{1,8})(?::(\d+)(?:-(\d+))?)?`")
 
 
 def notes_dir(root: Path) -> Path:
     return Path(root) / ".planning" / "explorations"
-
-
-def _slug(topic: str, slug: str | None) -> str:
-    from msd_core.planning.branching import slugify
-
-    if slug is not None:
-        if not _SLUG_RE.match(slug):
-            raise UsageError(f"--slug {slug[:60]!r}: use lower-case letters, digits and dashes (at most 50)")
-        return slug
-    return "-".join(slugify(topic).split("-")[:6])[:50].strip("-") or "note"
 
 
 def citations(root: Path, text: str) -> tuple[list[dict], list[str], list[str]]:
@@ -91,7 +80,9 @@ def record(root: Path, topic: str, raw: bytes, slug: str | None = None, *, scree
         raise UsageError(f"the note cites lines that are not there: {'; '.join(bad[:5])}"
                          + (f" and {len(bad) - 5} more" if len(bad) > 5 else ""),
                          hint="cite `path:line` as the file is now, or drop the line number")
-    base = _slug(topic, slug)
+    from msd_core.review.slugs import choose
+
+    base = choose(topic, slug, 6, "note")
     folder = notes_dir(root)
     with locked(ensure_private_dir(root) / "explorations.lock", lock_timeout_from_env(), what="exploration notes"):
         name, n = base, 1

@@ -19,7 +19,6 @@ Writes are atomic under `.planning/.msd/spikes.lock`. Standard library only.
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 
@@ -29,7 +28,6 @@ PREFIX = "spike/"
 VERDICTS = ("works", "fails", "partly", "inconclusive")
 BRANCH_CHOICES = ("keep", "remove")
 MAX_QUESTION = 300
-_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,49}$")
 
 
 def _state_dir(root: Path) -> Path:
@@ -40,17 +38,6 @@ def _state_dir(root: Path) -> Path:
 
 def notes_dir(root: Path) -> Path:
     return Path(root) / ".planning" / "spikes"
-
-
-def _slug(question: str, slug: str | None) -> str:
-    from msd_core.planning.branching import slugify
-
-    if slug is not None:
-        if not _SLUG_RE.match(slug):
-            raise UsageError(f"--slug {slug[:60]!r}: use lower-case letters, digits and dashes (at most 50)")
-        return slug
-    words = slugify(question).split("-")[:5]
-    return "-".join(words)[:50].strip("-") or "spike"
 
 
 def _top(root: Path) -> Path:
@@ -90,7 +77,9 @@ def start(root: Path, question: str, slug: str | None = None) -> dict:
         raise UsageError("the spike needs a question: what the experiment should find out")
     if len(question) > MAX_QUESTION:
         raise UsageError(f"the question is longer than {MAX_QUESTION} characters; put the detail in the finding")
-    slug = _slug(question, slug)
+    from msd_core.review.slugs import choose
+
+    slug = choose(question, slug, 5, "spike")
     top = _top(root)
     base = current_branch(top)
     if base is None:
@@ -140,7 +129,9 @@ def finish(root: Path, slug: str, finding: bytes, verdict: str, branch_choice: s
     from msd_core.git.runner import current_branch
     from msd_core.planning.outside_text import save
 
-    if not _SLUG_RE.match(slug or ""):
+    from msd_core.review.slugs import SLUG_RE
+
+    if not SLUG_RE.match(slug or ""):
         raise UsageError(f"{(slug or '')[:60]!r} is not a spike slug (see `msd_run spike list`)")
     if verdict not in VERDICTS:
         raise UsageError(f"--verdict must be one of {', '.join(VERDICTS)}")

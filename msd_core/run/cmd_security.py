@@ -23,16 +23,19 @@ MAX_FINDINGS_BYTES = 2 * 1024 * 1024
 def configure(parser: argparse.ArgumentParser) -> None:
     subs = parser.add_subparsers(dest="verb", required=True, metavar="scope|record|show")
 
-    def common(p):
-        p.add_argument("--phase", required=True, metavar="N", help="the phase (2, 02, 02-auth)")
-        p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
-        p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
-        return p
-
+    common = phase_options
     common(subs.add_parser("scope", help="the files the phase touched and their threat-model surfaces"))
     p = common(subs.add_parser("record", help="check the reviewer's findings and write <NN>-SECURITY.md"))
     add_record_options(p)
     common(subs.add_parser("show", help="the recorded review, read back"))
+
+
+def phase_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """--phase, --cwd: what a phase review's verbs take."""
+    p.add_argument("--phase", required=True, metavar="N", help="the phase (2, 02, 02-auth)")
+    p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
+    return p
 
 
 def add_record_options(p: argparse.ArgumentParser) -> None:

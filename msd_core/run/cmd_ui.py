@@ -19,15 +19,9 @@ import argparse
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from msd_core.run.cmd_security import add_record_options
+    from msd_core.run.cmd_security import add_record_options, phase_options as common
 
     subs = parser.add_subparsers(dest="verb", required=True, metavar="detect|contract|record|show")
-
-    def common(p):
-        p.add_argument("--phase", required=True, metavar="N", help="the phase (2, 02, 02-auth)")
-        p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
-        p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
-        return p
 
     common(subs.add_parser("detect", help="whether the phase has a user interface, and why"))
     common(subs.add_parser("contract", help="whether the phase's UI-SPEC.md design contract is complete"))
