@@ -112,7 +112,7 @@ def detect(root: Path, sc) -> dict:
         text += "\n" + _read(ctx)
     words = sorted({m.group(1).lower().rstrip("s") if m.group(1) != "UI" else "UI" for m in UI_WORDS.finditer(text)})
     frontend = stack(root)
-    project_ui = frontend or [p for p in listing(root)[0][:20000] if is_ui_file(p)][:5]
+    project_ui = frontend or (words and not files and [p for p in listing(root)[0] if is_ui_file(p)][:5])
     reasons = []
     named = sorted({m.group(1) for m in UI_WORDS.finditer(sc.phase.get("name") or "")})
     if named:

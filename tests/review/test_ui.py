@@ -183,3 +183,11 @@ def test_a_ui_finding_with_a_security_category_fails(msd_run, proj):
     path.write_text(json.dumps({"findings": [finding(file="src/sync.py", id="S1")]}))
     r = msd_run(["ui", "record", "--phase", "2", "--findings", str(path)], cwd=proj)
     assert r.returncode == 2 and "`id` must be V1" in r.stderr
+
+
+def test_one_ui_word_counts_when_the_project_has_ui_files(msd_run, proj):
+    (proj / ".planning" / "ROADMAP.md").write_text(ROADMAP.replace("records reach the server", "a dashboard shows the sync"))
+    assert detect(msd_run, proj, "2")["ui"] is False
+    (proj / "web").mkdir()
+    (proj / "web" / "index.html").write_text("<html></html>\n")
+    assert detect(msd_run, proj, "2")["ui"] is True
