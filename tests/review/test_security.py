@@ -246,3 +246,14 @@ def test_a_review_does_not_stand_in_for_the_verification(msd_run, proj):
     _summarise(proj)
     assert record(msd_run, proj, [finding(severity="low")]).returncode == 0  # secured
     assert next_route(msd_run, proj)["route"] == "verify-work"
+
+
+def test_an_autonomous_run_stops_for_the_person_at_the_review(msd_run, proj):
+    _summarise(proj)
+    _verified(proj)
+    assert record(msd_run, proj, [finding()]).returncode == 0
+    _summarise(proj, later=5)
+    r = msd_run(["autonomous"], cwd=proj)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["action"] == "stop" and out["command"] == "/msd-secure-phase 2" and "needs a person" in out["why"]
