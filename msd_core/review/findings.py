@@ -13,7 +13,8 @@ merges the person's decisions and the previous review, and writes the file:
     fix is). Anything else, or a missing field, is a usage error naming the finding.
   - the previous review's open findings must each appear again (open or closed): a re-review
     cannot drop one silently (OperationFailed).
-  - `accept`: ids the person accepts as a risk, with one reason; acceptance is kept by later
+  - `accept`: ids the person accepts as a risk, with one reason (without new findings: on the
+    recorded review's, which stand as they were); acceptance is kept by later
     reviews of the phase (an accepted id the new review leaves out or lists as open stays
     accepted; one it lists as closed is closed).
   - gaps: every open finding not accepted whose severity is at or above `block_on`
@@ -307,11 +308,24 @@ def record_review(root: Path, review: Review, folder: Path, phase: str, raw: byt
 
     if block_on not in SEVERITIES:
         raise UsageError(f"--block-on must be one of {', '.join(SEVERITIES)}")
-    items, checked = load_findings(raw, what)
-    findings = [check_finding(f, review, root, scope_paths, n) for n, f in enumerate(items, 1)]
     path = review_path(folder, review)
+    if raw is not None:
+        items, checked = load_findings(raw, what)
+        findings = [check_finding(f, review, root, scope_paths, n) for n, f in enumerate(items, 1)]
+    elif not accept:
+        raise UsageError(f"give {what}, or --accept with --reason to decide on the recorded review")
     with locked(ensure_private_dir(root) / "review.lock", lock_timeout_from_env(), what="review files"):
-        merged = merge(findings, read(path), list(accept or []), reason)
+        previous = read(path)
+        if raw is None:  # the person decides on the recorded findings: they stand as they are
+            if previous is None:
+                raise OperationFailed(f"no {review.title.lower()} recorded for this phase ({path.name})",
+                                      hint=f"record the findings first ({what})")
+            findings = [dict(f, status="open") if f.get("status") == "accepted" else dict(f)
+                        for f in previous.get("findings", []) if isinstance(f, dict) and isinstance(f.get("id"), str)]
+            for f in findings:
+                f.pop("accepted", None)
+            checked = [c for c in previous.get("checked", []) if isinstance(c, str)]
+        merged = merge(findings, previous, list(accept or []), reason)
         text = _frontmatter(review, phase, merged, block_on, files, checked) + _body(review, phase, merged, block_on, extra)
         save(root, path, text, screen=screen)
     gaps = gaps_of(merged, block_on)

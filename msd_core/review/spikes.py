@@ -25,6 +25,7 @@ from pathlib import Path
 from msd_core.errors import OperationFailed, UsageError
 
 PREFIX = "spike/"
+DRAFTS = ".planning/drafts"  # the agent's drafts (msd_core.run.inputs): not the spike's work
 VERDICTS = ("works", "fails", "partly", "inconclusive")
 BRANCH_CHOICES = ("keep", "remove")
 MAX_QUESTION = 300
@@ -46,10 +47,14 @@ def _top(root: Path) -> Path:
     return toplevel(root)
 
 
-def _clean_tree(top: Path, doing: str) -> None:
+def _clean_tree(top: Path, doing: str, root: Path) -> None:
+    """Refuse a tree with uncommitted changes; drafts under .planning/drafts/ do not count."""
     from msd_core.git import branches
 
-    dirty = branches.uncommitted(top)
+    from msd_core.git.exclude import exclude_line
+
+    drafts = (exclude_line(str(top), Path(root), DRAFTS) or "").lstrip("/")
+    dirty = [p for p in branches.uncommitted(top) if not (drafts and (p == drafts or p.startswith(drafts + "/")))]
     if dirty:
         shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
         raise OperationFailed(f"cannot {doing}: uncommitted changes ({shown})",
@@ -97,7 +102,7 @@ def start(root: Path, question: str, slug: str | None = None) -> dict:
             raise OperationFailed(f"spike {slug} exists already", hint="pass another --slug")
         if branches.exists(top, branch):
             raise OperationFailed(f"branch {branch} exists already", hint="pass another --slug, or delete the branch")
-        _clean_tree(top, "start a spike")
+        _clean_tree(top, "start a spike", root)
         start_commit = head(top)
         branches.create(top, branch)
         record = {"slug": slug, "question": question, "branch": branch, "base": base, "start": start_commit,
@@ -151,7 +156,7 @@ def finish(root: Path, slug: str, finding: bytes, verdict: str, branch_choice: s
         if tip is None:
             raise OperationFailed(f"branch {rec['branch']} is gone: the spike's work cannot be read",
                                   hint="restore the branch, or move the record aside")
-        _clean_tree(top, f"finish spike {slug}")
+        _clean_tree(top, f"finish spike {slug}", root)
         commits = branches.commits_between(top, rec["base"], rec["branch"])
         files = branches.files_between(top, rec["base"], rec["branch"])
         if current_branch(top) != rec["base"]:

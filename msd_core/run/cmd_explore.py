@@ -41,5 +41,10 @@ def run(args: argparse.Namespace):
         return explore_notes.list_notes(root)
     from msd_core.run.inputs import read_input, screen
 
-    raw = read_input(args.note, "--note", MAX_NOTE_BYTES, Path(args.cwd or ".").expanduser().absolute())
-    return explore_notes.record(root, args.topic, raw, args.slug, screen=screen())
+    from msd_core.run.inputs import drop_draft
+
+    base = Path(args.cwd or ".").expanduser().absolute()
+    raw = read_input(args.note, "--note", MAX_NOTE_BYTES, base)
+    out = explore_notes.record(root, args.topic, raw, args.slug, screen=screen())
+    drop_draft(args.note, base, root)
+    return out

@@ -47,5 +47,9 @@ def run(args: argparse.Namespace):
     from msd_core.run.inputs import read_input, screen
 
     root = project_root(args.cwd)
+    from msd_core.run.inputs import drop_draft
+
     raw = read_input(args.draft, "--draft", MAX_DRAFT_BYTES, base)
-    return material.requirements(root, source, raw, replace=args.replace, screen=screen())
+    out = material.requirements(root, source, raw, replace=args.replace, screen=screen())
+    drop_draft(args.draft, base, root)
+    return out

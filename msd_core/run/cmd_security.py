@@ -1,7 +1,7 @@
 """`msd_run security scope|record|show`: a phase's threat-model pass, decided and recorded in code.
 
     msd_run security scope --phase <n>
-    msd_run security record --phase <n> --findings <path>|- [--accept <id>]... [--reason <text>] [--block-on <severity>]
+    msd_run security record --phase <n> [--findings <path>|-] [--accept <id>]... [--reason <text>] [--block-on <severity>]
     msd_run security show --phase <n>
 
 scope: JSON {"phase", "review_file", "recorded", "files", "plans", "commits", "threat_model": {"entry",
@@ -9,6 +9,8 @@ scope: JSON {"phase", "review_file", "recorded", "files", "plans", "commits", "t
 surfaces they show (msd_core.review.surfaces). Exit 1 when the phase names no file.
 record: the reviewer's findings checked and written to `<NN>-SECURITY.md` with the gaps
 (msd_core.review.findings); JSON {"file", "status", "gaps", "open", "accepted", "closed", "counts"}.
+Without --findings, --accept decides on the recorded review. A findings file under
+.planning/drafts/ is removed once recorded (msd_core.run.inputs.drop_draft).
 Exit 2 for findings that do not check out, 1 when a re-review leaves out an open finding.
 show: the recorded review read back; exit 1 when there is none. Exit 4: lock timeout.
 """
@@ -41,7 +43,8 @@ def phase_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def add_record_options(p: argparse.ArgumentParser) -> None:
     from msd_core.review.findings import SEVERITIES
 
-    p.add_argument("--findings", required=True, metavar="PATH", help="the reviewer's findings JSON (`-`: stdin)")
+    p.add_argument("--findings", metavar="PATH",
+                   help="the reviewer's findings JSON (`-`: stdin); leave out with --accept to decide on the recorded review")
     p.add_argument("--accept", action="append", default=[], metavar="ID", help="a finding the person accepts as a risk")
     p.add_argument("--reason", metavar="TEXT", help="why the accepted findings are acceptable")
     p.add_argument("--block-on", default="high", choices=SEVERITIES,
@@ -94,8 +97,14 @@ def record(args, root, sc, review, extra: str) -> dict:
     from msd_core.review import findings
     from msd_core.run.inputs import read_input, screen
 
-    raw = read_input(args.findings, "--findings", MAX_FINDINGS_BYTES, Path(args.cwd or ".").expanduser().absolute())
-    return findings.record_review(root, review, sc.folder, sc.phase["dir"], raw, "--findings",
-                                  scope_paths=set(sc.paths(existing=False)), files=len(sc.files),
-                                  block_on=args.block_on, accept=args.accept, reason=args.reason, extra=extra,
-                                  screen=screen())
+    from msd_core.run.inputs import drop_draft
+
+    base = Path(args.cwd or ".").expanduser().absolute()
+    raw = None if args.findings is None else read_input(args.findings, "--findings", MAX_FINDINGS_BYTES, base)
+    out = findings.record_review(root, review, sc.folder, sc.phase["dir"], raw, "--findings",
+                                 scope_paths=set(sc.paths(existing=False)), files=len(sc.files),
+                                 block_on=args.block_on, accept=args.accept, reason=args.reason, extra=extra,
+                                 screen=screen())
+    if args.findings is not None:
+        drop_draft(args.findings, base, root)
+    return out

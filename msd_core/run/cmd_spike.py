@@ -50,5 +50,10 @@ def run(args: argparse.Namespace):
         return spikes.list_spikes(root)
     from msd_core.run.inputs import read_input, screen
 
-    raw = read_input(args.finding, "--finding", MAX_NOTE_BYTES, Path(args.cwd or ".").expanduser().absolute())
-    return spikes.finish(root, args.slug, raw, args.verdict, args.branch_choice, screen=screen())
+    from msd_core.run.inputs import drop_draft
+
+    base = Path(args.cwd or ".").expanduser().absolute()
+    raw = read_input(args.finding, "--finding", MAX_NOTE_BYTES, base)
+    out = spikes.finish(root, args.slug, raw, args.verdict, args.branch_choice, screen=screen())
+    drop_draft(args.finding, base, root)
+    return out

@@ -2,7 +2,7 @@
 
     msd_run ui detect --phase <n>
     msd_run ui contract --phase <n>
-    msd_run ui record --phase <n> --findings <path>|- [--accept <id>]... [--reason <text>] [--block-on <severity>]
+    msd_run ui record --phase <n> [--findings <path>|-] [--accept <id>]... [--reason <text>] [--block-on <severity>]
     msd_run ui show --phase <n>
 
 detect: JSON {phase, ui, reasons, files, words, stack, contract, contract_exists}

@@ -421,12 +421,12 @@ def test_every_msd_run_line_of_the_installed_content_runs(tmp_path, msd, msd_run
     w.write(".planning/phases/01-core/01-01-PLAN.md", w.template("plan.md"))
     w.write(".planning/phases/01-core/01-01-SUMMARY.md", w.template("summary-standard.md"))
     # what the content has an agent write before it calls the runtime on it (issue 33)
-    w.write(".planning/.msd/explore-note.md", "# x\n\nA note.\n")
-    w.write(".planning/.msd/spike-finding.md", "It works.\n")
-    w.write(".planning/.msd/import-draft.json", '{"requirements": [{"id": "CORE-01", "category": "Core", '
+    w.write(".planning/drafts/explore-note.md", "# x\n\nA note.\n")
+    w.write(".planning/drafts/spike-finding.md", "It works.\n")
+    w.write(".planning/drafts/import-draft.json", '{"requirements": [{"id": "CORE-01", "category": "Core", '
             '"text": "x", "tier": "v1", "source": "PROJECT.md:1"}]}\n')
     for name in ("01-security.json", "01-ui.json"):
-        w.write(f".planning/.msd/review/{name}", '{"findings": []}\n')
+        w.write(f".planning/drafts/{name}", '{"findings": []}\n')
     config = project / ".claude"
     texts = [p.read_text() for p in sorted(config.rglob("*.md")) if "/.msd/" not in str(p)]
     bodies = []

@@ -65,7 +65,7 @@ def _project(root):
 def test_secure_phase_walked(host_global):
     host = host_global
     _project(host.project)
-    findings = host.project / ".planning" / ".msd" / "review" / "01-security.json"
+    findings = host.project / ".planning" / "drafts" / "01-security.json"
     body = {"findings": [{"id": "S1", "severity": "critical", "category": "elevation-of-privilege", "file": "src/app.py",
                           "line": 4, "title": "shell from input", "what": "c runs in a shell", "evidence": "c=id",
                           "fix": "argument list", "truth": "no input reaches a shell", "status": "open"}]}
@@ -96,12 +96,12 @@ def test_spike_walked(host_global):
     _git(host.project, "init", "-q", "-b", "main")
     _git(host.project, "-c", "user.email=t@e", "-c", "user.name=t", "add", "-A")
     _git(host.project, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "-m", "init")
-    finding = host.project / ".planning" / ".msd" / "spike-finding.md"
+    finding = host.project / ".planning" / "drafts" / "spike-finding.md"
     script = [
         bash('msd_run spike start "does the cache fit" --slug cache'),
         {"when": '"switched_to":"spike/cache"', "tool_use": [{"name": "Write", "input": {"file_path": str(finding),
                                                                                         "content": "It fits in 80 MB.\n"}}]},
-        bash("msd_run spike finish cache --finding .planning/.msd/spike-finding.md --verdict works --branch remove",
+        bash("msd_run spike finish cache --finding .planning/drafts/spike-finding.md --verdict works --branch remove",
              when=""),
         {"when": '"branch_kept":false', "text": "FINISHED"},
     ]

@@ -257,3 +257,36 @@ def test_an_autonomous_run_stops_for_the_person_at_the_review(msd_run, proj):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["action"] == "stop" and out["command"] == "/msd-secure-phase 2" and "needs a person" in out["why"]
+
+
+def test_a_draft_is_removed_once_recorded_and_kept_when_refused(msd_run, proj):
+    drafts = proj / ".planning" / "drafts"
+    drafts.mkdir()
+    bad = drafts / "02-security.json"
+    bad.write_text(json.dumps({"findings": [finding(severity="urgent")]}))
+    r = msd_run(["security", "record", "--phase", "2", "--findings", ".planning/drafts/02-security.json"], cwd=proj)
+    assert r.returncode == 2 and bad.exists()  # refused: the reviewer fixes it in place
+    bad.write_text(json.dumps({"findings": [finding()]}))
+    r = msd_run(["security", "record", "--phase", "2", "--findings", ".planning/drafts/02-security.json"], cwd=proj)
+    assert r.returncode == 0 and not bad.exists()
+    outside = proj.parent / "findings.json"  # a file elsewhere is the person's: left alone
+    outside.write_text(json.dumps({"findings": [finding()]}))
+    assert msd_run(["security", "record", "--phase", "2", "--findings", str(outside)], cwd=proj).returncode == 0
+    assert outside.exists()
+
+
+def test_accepting_on_the_recorded_review_keeps_its_findings(msd_run, proj):
+    r = msd_run(["security", "record", "--phase", "2", "--accept", "S1", "--reason", "x"], cwd=proj)
+    assert r.returncode == 1 and "no security review recorded" in r.stderr
+    assert record(msd_run, proj, [finding(), finding(id="S2", severity="critical")], checked=["sql: none"]).returncode == 0
+    r = msd_run(["security", "record", "--phase", "2"], cwd=proj)
+    assert r.returncode == 2 and "--accept" in r.stderr
+    r = msd_run(["security", "record", "--phase", "2", "--accept", "S1", "--reason", "internal only"], cwd=proj)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["accepted"] == ["S1"] and out["gaps"] == ["S2"]
+    r = msd_run(["security", "record", "--phase", "2", "--accept", "S2", "--reason", "behind the VPN"], cwd=proj)
+    out = json.loads(r.stdout)
+    assert out["accepted"] == ["S1", "S2"] and out["status"] == "secured"
+    text = review_file(proj).read_text()
+    assert "internal only" in text and "behind the VPN" in text and '"sql: none"' in text

@@ -196,3 +196,15 @@ def test_bad_topic_and_oversized_note_fail(msd_run, repo):
     assert big.returncode == 2 and "larger than" in big.stderr
     bad = note(msd_run, repo, "x", "topic", "--slug", "UP")
     assert bad.returncode == 2 and "lower-case" in bad.stderr
+
+
+def test_a_draft_of_the_finding_is_no_uncommitted_work(msd_run, repo):
+    assert start(msd_run, repo).returncode == 0
+    spike_work(repo)
+    draft = repo / ".planning" / "drafts" / "spike-finding.md"
+    draft.parent.mkdir()
+    draft.write_text("It fits.\n")
+    r = msd_run(["spike", "finish", SLUG, "--finding", ".planning/drafts/spike-finding.md", "--verdict", "works",
+                 "--branch", "remove"], cwd=repo)
+    assert r.returncode == 0, r.stderr
+    assert not draft.exists() and "It fits." in (repo / ".planning" / "spikes" / f"{SLUG}.md").read_text()
