@@ -6,7 +6,7 @@ detect (decided from the project's files, nothing asked):
   words   UI words (UI_WORDS) in the phase's ROADMAP.md entry (its checklist line and its
           `### Phase N` section) and its CONTEXT.md
   stack   a frontend the project uses: a UI framework among package.json's dependencies
-  A phase has a UI when its name holds a UI word, or any UI file is named, or its text names a UI word and the project
+  A phase has a UI when its name (ROADMAP.md's or its folder's) holds a UI word, or any UI file is named, or its text names a UI word and the project
   has a frontend stack or UI files, or its text names two different UI words (a project
   that has no frontend yet). `reasons` says which held.
 
@@ -107,14 +107,18 @@ def detect(root: Path, sc) -> dict:
     root = Path(root)
     folder = sc.folder
     files = [f["path"] for f in sc.files if is_ui_file(f["path"])]
-    text = roadmap_entry(_read(root / ".planning" / "ROADMAP.md"), sc.phase["number"])
+    roadmap = _read(root / ".planning" / "ROADMAP.md")
+    text = roadmap_entry(roadmap, sc.phase["number"])
+    from msd_core.planning.roadmap import roadmap_phases
+
+    names = [sc.phase.get("name") or ""] + [p.name for p in roadmap_phases(roadmap) if p.number == sc.phase["number"]]
     for ctx in sorted(Path(folder).glob("*CONTEXT.md")) if Path(folder).is_dir() else []:
         text += "\n" + _read(ctx)
     words = sorted({m.group(1).lower().rstrip("s") if m.group(1) != "UI" else "UI" for m in UI_WORDS.finditer(text)})
     frontend = stack(root)
     project_ui = frontend or (words and not files and [p for p in listing(root)[0] if is_ui_file(p)][:5])
     reasons = []
-    named = sorted({m.group(1) for m in UI_WORDS.finditer(sc.phase.get("name") or "")})
+    named = sorted({m.group(1) for m in UI_WORDS.finditer(" / ".join(names))})
     if named:
         reasons.append(f"its name says {', '.join(named[:3])}")
     if files:

@@ -112,3 +112,42 @@ def test_spike_walked(host_global):
     assert _git(host.project, "branch", "--show-current").strip() == "main"
     assert "spike/cache" not in _git(host.project, "branch", "--list")
     assert "It fits in 80 MB." in (host.project / ".planning" / "spikes" / "cache.md").read_text()
+
+
+def test_explore_walked(host_global):
+    host = host_global
+    hostkit.planning_project(host.project)
+    (host.project / "src").mkdir()
+    (host.project / "src" / "cache.py").write_text("class Cache:\n    pass\n")
+    note = host.project / ".planning" / "drafts" / "explore-note.md"
+    script = [
+        {"tool_use": [{"name": "Write", "input": {"file_path": str(note),
+                                                  "content": "## Questions\n\n### Where is the cache?\n`src/cache.py:1`\n"}}]},
+        bash('msd_run explore record --topic "the cache" --note .planning/drafts/explore-note.md', when=""),
+        {"when": '"cites":1', "text": "NOTED"},
+    ]
+    run = host.run("/msd-explore where is the cache", script, args=ARGS)
+    assert run.returncode == 0, run.stderr
+    assert run.permission_denials == [] and run.refusals == []
+    assert run.result.get("result") == "NOTED", run.tool_results
+    assert "`src/cache.py:1`" in (host.project / ".planning" / "explorations" / "the-cache.md").read_text()
+    assert not note.exists()
+
+
+def test_ui_phase_walked(host_global):
+    host = host_global
+    hostkit.planning_project(host.project)
+    (host.project / ".planning" / "ROADMAP.md").write_text("# Roadmap\n\n- [ ] **Phase 1: Login screen** - sign in\n")
+    spec = host.project / ".planning" / "phases" / "01-auth" / "01-UI-SPEC.md"
+    text = ("# UI\n\n## Screens\nLogin.\n\n## States\nloading spinner, empty form, error banner.\n\n## Copy\n\"Sign in\"\n\n"
+            "## Layout\nOne column.\n\n## Visual\nThe Button component.\n\n## Accessibility\nLabels on every field.\n")
+    script = [
+        bash("msd_run ui detect --phase 1"),
+        {"when": '"ui":true', "tool_use": [{"name": "Write", "input": {"file_path": str(spec), "content": text}}]},
+        bash("msd_run ui contract --phase 1", when=""),
+        {"when": '"status":"complete"', "text": "AGREED"},
+    ]
+    run = host.run("/msd-ui-phase 1", script, args=ARGS)
+    assert run.returncode == 0, run.stderr
+    assert run.permission_denials == [] and run.refusals == []
+    assert run.result.get("result") == "AGREED", run.tool_results

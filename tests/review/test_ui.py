@@ -191,3 +191,9 @@ def test_one_ui_word_counts_when_the_project_has_ui_files(msd_run, proj):
     (proj / "web").mkdir()
     (proj / "web" / "index.html").write_text("<html></html>\n")
     assert detect(msd_run, proj, "2")["ui"] is True
+
+
+def test_the_roadmap_name_counts_when_the_folder_says_otherwise(msd_run, proj):
+    plan(proj, "03-prefs", ["src/prefs.py"])  # the folder's words are not the roadmap's "Settings screen"
+    out = detect(msd_run, proj, "3")
+    assert out["ui"] is True and out["reasons"] == ["its name says screen"]
