@@ -224,10 +224,10 @@ def merge(findings: list[dict], previous: dict | None, accept: list[str], reason
             raise UsageError("--accept needs --reason: why the risk is acceptable")
         for i in accept:
             f = by_id.get(i)
-            if f is None:
-                raise UsageError(f"--accept {i}: no such finding")
+            if f is None:  # a well-formed call the review's state does not match: exit 1
+                raise OperationFailed(f"--accept {i}: the review holds no such finding", hint="`show` lists its ids")
             if f["status"] == "closed":
-                raise UsageError(f"--accept {i}: it is closed already")
+                raise OperationFailed(f"--accept {i}: it is closed already")
             accepted = dict(f, status="accepted", accepted=" ".join(reason.split())[:400])
             out[out.index(f)] = accepted
             by_id[i] = accepted

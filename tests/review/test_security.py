@@ -179,7 +179,7 @@ def test_an_accepted_risk_needs_a_reason_and_is_kept(msd_run, proj):
     r = record(msd_run, proj, [finding()], "--accept", "S1")
     assert r.returncode == 2 and "needs --reason" in r.stderr
     r = record(msd_run, proj, [finding()], "--accept", "S9", "--reason", "x")
-    assert r.returncode == 2 and "no such finding" in r.stderr
+    assert r.returncode == 1 and "no such finding" in r.stderr
     r = record(msd_run, proj, [finding()], "--accept", "S1", "--reason", "internal tool, one user")
     out = json.loads(r.stdout)
     assert out["status"] == "secured" and out["accepted"] == ["S1"] and out["gaps"] == []
