@@ -63,7 +63,9 @@ def _clean_tree(top: Path, doing: str, root: Path) -> None:
 
 def _read_state(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        from msd_core.files.bounded import loads_json
+
+        data = loads_json(path.read_bytes(), path.name)
     except (OSError, ValueError) as exc:
         raise OperationFailed(f"{path.name}: the spike's record cannot be read ({str(exc)[:80]})",
                               hint="move it aside; the branch itself is untouched") from None

@@ -19,7 +19,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -81,8 +80,10 @@ def stack(root: Path) -> list[str]:
     text = _read(Path(root) / "package.json")
     if not text:
         return []
+    from msd_core.files.bounded import loads_json
+
     try:
-        data = json.loads(text)
+        data = loads_json(text, "package.json")
     except ValueError:
         return []
     if not isinstance(data, dict):
