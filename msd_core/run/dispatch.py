@@ -80,6 +80,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "debug": ("msd_core.run.cmd_debug", "debug sessions in .planning/debug/: start, list, resume, close"),
     "ship": ("msd_core.run.cmd_ship", "PR plan for a phase or milestone: branch, remote, gh, body file"),
     "autonomous": ("msd_core.run.cmd_autonomous", "the next step of an autonomous run, or why it stops"),
+    # reviews, exploration and material brought in (issue 33)
+    "security": ("msd_core.run.cmd_security", "a phase's threat-model pass: its files and surfaces, findings recorded as gaps"),
+    "ui": ("msd_core.run.cmd_ui", "UI phases: whether a phase has a UI, its design contract checked, the UI review recorded as gaps"),
+    "import": ("msd_core.run.cmd_import", "a PRD, spec or docs folder into REQUIREMENTS.md, each requirement citing its source"),
+    "docs": ("msd_core.run.cmd_docs", "the project's docs the milestone left behind (names of changed or missing files)"),
+    "spike": ("msd_core.run.cmd_spike", "a throwaway experiment on its own branch: start, finish (finding kept), list"),
+    "explore": ("msd_core.run.cmd_explore", "questions answered into .planning/explorations/, no plans: record, list"),
     # the host's side (issue 31): hooks and the status line the install registers
     "hook": ("msd_core.run.cmd_hook", "what msd does when Claude Code runs one of its hooks (stdin: the host's JSON)"),
     "statusline": ("msd_core.run.cmd_statusline", "the one-line status Claude Code shows (stdin: the host's JSON)"),
