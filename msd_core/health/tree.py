@@ -61,7 +61,8 @@ class Tree:
         self.mentioned = mentioned_numbers(self.roadmap_text or "")
         self.in_details = details_numbers(self.roadmap_text or "")
         self.archived_roadmaps = archived_roadmaps(self.planning)
-        self.position = _position(self.root, self.roadmap_text)
+        self.where = _position(self.root, self.roadmap_text)
+        self.position = (self.where.phases, self.where.states, self.where.current)
 
     def archived_milestone_of(self, number: str) -> str | None:
         """The archived milestone whose roadmap names phase `number` (its file's label), or None."""
@@ -125,11 +126,10 @@ def archived_roadmaps(planning: Path) -> dict[str, set[str]]:
 
 
 def _position(root: Path, roadmap_text: str | None):
-    """(phases in order, [(phase, state)], current (phase, state) or None) from msd_core.progress."""
-    from msd_core.progress.route import _verifier_on, phase_states
+    """The position model (msd_core.progress.lifecycle.where), the one reading of where the project is."""
+    from msd_core.progress.lifecycle import where
 
-    ordered, states, _passed, current = phase_states(root, roadmap_text, [], _verifier_on(root, []))
-    return ordered, states, current
+    return where(root, roadmap_text=roadmap_text or "", read_state=False)
 
 
 def planning_files(t: Tree) -> list[Finding]:

@@ -228,10 +228,11 @@ def emit(result) -> int:
 
 def _settle(args) -> str | None:
     """An interrupted phase change is finished before any command reads the project
-    (msd_core.progress.settle; `phase` settles inside its own command). Nothing pending (the
+    (msd_core.progress.settle; `phase` settles inside its own command; `health` reports it and
+    settles only with --repair, so that a check changes nothing). Nothing pending (the
     common case) costs the walk up to `.planning/` and two lstat calls; the module that
     settles is imported only when something is pending."""
-    if args.command == "phase":
+    if args.command in ("phase", "health"):
         return None
     from msd_core.paths import PLANNING_DIRNAME, PROJECT_STATE_DIRNAME, STATE_DUE_NAME, TXN_DIRNAME, find_project_root
 
