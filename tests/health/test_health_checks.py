@@ -236,3 +236,14 @@ def test_every_corpus_tree_is_checked_without_an_error(corpus_dir, copy_corpus_t
         report = check.report(root, check.findings(root))
         assert report["status"] in ("healthy", "degraded", "broken")
         assert all(f["code"] in CODES for f in report["findings"])
+
+
+@pytest.mark.parametrize("stamp", ["1970-01-01T00:00:00Z", "2000-02-29T12:00:00Z", "2024-03-01T00:00:01Z",
+                                   "2026-12-31T23:59:59Z", "2100-02-28T00:00:00Z"])
+def test_flow_stamps_read_as_utc(stamp):
+    import calendar
+
+    from msd_core.health.private import _stamp
+
+    assert _stamp(stamp) == calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ"))
+    assert _stamp("yesterday") is None and _stamp(None) is None and _stamp("2026-13-01T00:00:00Z") is None

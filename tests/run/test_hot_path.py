@@ -79,6 +79,9 @@ HOT = [
     ("debug-start", ["debug", "start", "login fails after reload"], set()),
     ("debug-resume", ["debug", "resume"], set()),
     ("autonomous", ["autonomous"], set()),
+    # the people's reports (issue 33)
+    ("health", ["health"], set()),
+    ("health-dry-run", ["health", "--repair", "--dry-run"], set()),
 ]
 
 STATE = """---
