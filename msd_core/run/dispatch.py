@@ -80,6 +80,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "autonomous": ("msd_core.run.cmd_autonomous", "the next step of an autonomous run, or why it stops"),
     # the people's reports (issue 33): health, forensics, milestone summary, stats, a second opinion
     "health": ("msd_core.run.cmd_health", "what in .planning/ is inconsistent, one code per finding; --repair fixes what is safe"),
+    "stats": ("msd_core.run.cmd_stats", "the project in numbers: phases, plans, recorded commits, tests, tokens per phase"),
+    "milestone-summary": ("msd_core.run.cmd_milestone_summary", "a milestone told to a person: built, decisions, deviations, verification"),
     # the host's side (issue 31): hooks and the status line the install registers
     "hook": ("msd_core.run.cmd_hook", "what msd does when Claude Code runs one of its hooks (stdin: the host's JSON)"),
     "statusline": ("msd_core.run.cmd_statusline", "the one-line status Claude Code shows (stdin: the host's JSON)"),
