@@ -18,22 +18,6 @@ STALE_RUN_DAYS = 14
 TICKET_LEFT_SECONDS = 2 * 3600  # longer than a chain step's default time limit (1800 s)
 
 
-def _stamp(text) -> float | None:
-    """Seconds since the epoch of a `2026-11-30T14:00:00Z` stamp (UTC); None for anything else.
-    Computed here: `time.strptime` and `calendar.timegm` import datetime, which the hot path keeps out."""
-    import re
-
-    m = re.match(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z", text) if isinstance(text, str) else None
-    if m is None:
-        return None
-    year, month, day, hour, minute, sec = (int(g) for g in m.groups())
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and sec < 62):
-        return None
-    y, mo = (year - 1, month + 12) if month <= 2 else (year, month)
-    days = 365 * y + y // 4 - y // 100 + y // 400 + (153 * (mo - 3) + 2) // 5 + day - 719469
-    return float(days * 86400 + hour * 3600 + minute * 60 + sec)
-
-
 def interrupted(t: Tree) -> list[Finding]:
     from msd_core.paths import PROJECT_STATE_DIRNAME, STATE_DUE_NAME, TXN_DIRNAME
 
@@ -104,7 +88,7 @@ def flow_state(t: Tree) -> list[Finding]:
                                    f"{workflow} is at step {run.get('current')} for {phase_dir}, which no longer exists",
                                    workflow=workflow))
                 continue
-        updated = _stamp(run.get("updated"))
+        updated = fs.parse_stamp(run.get("updated"))
         if updated is not None and now - updated > STALE_RUN_DAYS * 86400:
             days = int((now - updated) // 86400)
             out.append(Finding("flow-run-stale", ".planning/state.json",

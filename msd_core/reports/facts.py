@@ -16,7 +16,7 @@ _HEADING = re.compile(r"^#{2,4}\s+(.*?)\s*#*\s*$")
 
 
 def commits_by_phase(root: Path) -> tuple[dict[str, dict], list[dict]]:
-    """({phase folder name: {"plans": [plan ids], "commits": n, "deviations": n, "hashes": [...]}},
+    """({phase folder name: {"plans": [plan ids], "commits": n, "by_plan": {plan: n}, "deviations": n, "hashes": [...]}},
     [{"file", "error"}] for run records that do not parse)."""
     from msd_core.execution.run_record import read_all
 
@@ -29,13 +29,15 @@ def commits_by_phase(root: Path) -> tuple[dict[str, dict], list[dict]]:
         folder = record.get("phase_dir")
         if not isinstance(folder, str):
             continue
-        row = out.setdefault(folder, {"plans": [], "commits": 0, "deviations": 0, "hashes": []})
+        row = out.setdefault(folder, {"plans": [], "commits": 0, "by_plan": {}, "deviations": 0, "hashes": []})
         plan = record.get("plan")
         if isinstance(plan, str) and plan not in row["plans"]:
             row["plans"].append(plan)
         for c in record.get("commits") or []:
             if isinstance(c, dict) and isinstance(c.get("hash"), str):
                 row["commits"] += 1
+                if isinstance(plan, str):
+                    row["by_plan"][plan] = row["by_plan"].get(plan, 0) + 1
                 row["hashes"].append(c["hash"])
                 row["deviations"] += 1 if c.get("deviation") else 0
     return out, bad

@@ -243,7 +243,7 @@ def test_every_corpus_tree_is_checked_without_an_error(corpus_dir, copy_corpus_t
 def test_flow_stamps_read_as_utc(stamp):
     import calendar
 
-    from msd_core.health.private import _stamp
+    from msd_core.planning.flow_state import parse_stamp as _stamp
 
     assert _stamp(stamp) == calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ"))
     assert _stamp("yesterday") is None and _stamp(None) is None and _stamp("2026-13-01T00:00:00Z") is None

@@ -82,6 +82,9 @@ HOT = [
     # the people's reports (issue 33)
     ("health", ["health"], set()),
     ("health-dry-run", ["health", "--repair", "--dry-run"], set()),
+    ("stats", ["stats"], set()),
+    ("milestone-summary", ["milestone-summary"], set()),
+    ("forensics", ["forensics"], set()),
 ]
 
 STATE = """---
