@@ -82,6 +82,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "health": ("msd_core.run.cmd_health", "what in .planning/ is inconsistent, one code per finding; --repair fixes what is safe"),
     "stats": ("msd_core.run.cmd_stats", "the project in numbers: phases, plans, recorded commits, tests, tokens per phase"),
     "forensics": ("msd_core.run.cmd_forensics", "after a failed or stuck run: what msd recorded and where it went wrong"),
+    "second-opinion": ("msd_core.run.cmd_second_opinion", "another agent CLI (codex, gemini, opencode) reviews a plan or a phase's diff"),
     "milestone-summary": ("msd_core.run.cmd_milestone_summary", "a milestone told to a person: built, decisions, deviations, verification"),
     # the host's side (issue 31): hooks and the status line the install registers
     "hook": ("msd_core.run.cmd_hook", "what msd does when Claude Code runs one of its hooks (stdin: the host's JSON)"),

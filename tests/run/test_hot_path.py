@@ -85,6 +85,7 @@ HOT = [
     ("stats", ["stats"], set()),
     ("milestone-summary", ["milestone-summary"], set()),
     ("forensics", ["forensics"], set()),
+    ("second-opinion-list", ["second-opinion", "--list"], set()),
 ]
 
 STATE = """---
