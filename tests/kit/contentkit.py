@@ -18,7 +18,7 @@ COMMANDS = {"new-project", "discuss-phase", "plan-phase", "execute-phase", "veri
             "complete-milestone",
             "new-milestone", "insert-phase", "remove-phase", "move-phase", "todo",
             "debug", "audit-milestone", "code-review", "ship", "autonomous", "undo",  # k-lifecycle2
-            "health", "forensics", "stats", "milestone-summary"}  # issue 33
+            "health", "forensics", "stats", "milestone-summary", "second-opinion"}  # issue 33
 TEMPLATES = {"project.md", "requirements.md", "roadmap.md", "state.md", "plan.md", "context.md",
              "summary-minimal.md", "summary-standard.md", "summary-complex.md", "config.json"}
 INCLUDE_RE = re.compile(r"^@(\S+)\s*$")
