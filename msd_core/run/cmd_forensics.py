@@ -10,25 +10,21 @@ import argparse
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="JSON output (the default)")
-    parser.add_argument("--text", action="store_true", help="the report as Markdown instead of JSON")
-    parser.add_argument("--write", action="store_true", help="write it to .planning/forensics/<stamp>.md")
-    parser.add_argument("--no-usage", action="store_true", help="do not read the host's session transcripts")
-    parser.add_argument("--config-dir", metavar="DIR", help="Claude Code's config folder (default: ~/.claude)")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    from msd_core.run.report_args import configure as shared
+
+    shared(parser, text="the report as Markdown", write="write it to .planning/forensics/<stamp>.md", usage=True)
 
 
 def run(args: argparse.Namespace):
     import json
     import sys
-    from pathlib import Path
 
     from msd_core.planning import project
     from msd_core.reports import forensics
+    from msd_core.run.report_args import config_dir
 
     root = project.project_root(args.cwd)
-    config = Path(args.config_dir).expanduser() if args.config_dir else None
-    out = forensics.investigate(root, config=config, usage=not args.no_usage)
+    out = forensics.investigate(root, config=config_dir(args), usage=not args.no_usage)
     if args.write:
         out["written"] = forensics.write(root, out)
     sys.stdout.write(forensics.text(out) if args.text else json.dumps(out, ensure_ascii=False, separators=(",", ":")) + "\n")

@@ -15,9 +15,9 @@ import argparse
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repair", action="store_true", help="fix what is safe to fix, in one transaction")
     parser.add_argument("--dry-run", action="store_true", help="with --repair: list the repairs, change nothing")
-    parser.add_argument("--json", action="store_true", help="JSON output (the default)")
-    parser.add_argument("--text", action="store_true", help="one line per finding instead of JSON")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    from msd_core.run.report_args import configure as shared
+
+    shared(parser, text="one line per finding")
 
 
 def run(args: argparse.Namespace):

@@ -10,11 +10,10 @@ import argparse
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from msd_core.run.report_args import configure as shared
+
     parser.add_argument("--milestone", metavar="V", help="an archived milestone's label (default: the current one)")
-    parser.add_argument("--json", action="store_true", help="JSON output (the default)")
-    parser.add_argument("--text", action="store_true", help="the summary as Markdown instead of JSON")
-    parser.add_argument("--write", action="store_true", help="write it to .planning/ (MILESTONE-SUMMARY.md)")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    shared(parser, text="the summary as Markdown", write="write it to .planning/ (MILESTONE-SUMMARY.md)")
 
 
 def run(args: argparse.Namespace):

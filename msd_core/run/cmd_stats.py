@@ -10,20 +10,16 @@ import argparse
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="JSON output (the default)")
-    parser.add_argument("--text", action="store_true", help="a few lines and a table instead of JSON")
-    parser.add_argument("--no-usage", action="store_true", help="do not read the host's session transcripts")
-    parser.add_argument("--config-dir", metavar="DIR", help="Claude Code's config folder (default: ~/.claude)")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    from msd_core.run.report_args import configure as shared
+
+    shared(parser, text="a few lines and a table", usage=True)
 
 
 def run(args: argparse.Namespace):
-    from pathlib import Path
-
     from msd_core.planning import project
     from msd_core.reports import stats
+    from msd_core.run.report_args import config_dir
 
     root = project.project_root(args.cwd)
-    config = Path(args.config_dir).expanduser() if args.config_dir else None
-    out = stats.stats(root, config=config, usage=not args.no_usage)
+    out = stats.stats(root, config=config_dir(args), usage=not args.no_usage)
     return stats.text(out) if args.text else out
