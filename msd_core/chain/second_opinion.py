@@ -9,7 +9,9 @@ diff (`--phase`: the commits `msd_run commit` recorded for it, msd_core.executio
 by one `git show`). The brief (BRIEF, the material after it) is bounded at MAX_BRIEF characters;
 what was cut is said in the brief.
 
-The run: the CLI's headless mode (ARGV), read-only where the CLI has a switch for it, the brief
+The run: the CLI's headless mode (argv_for), read-only by the CLI's own switch (codex `exec --sandbox
+read-only`, gemini `--approval-mode plan`, opencode `run --agent plan`; from their --help: codex
+0.171, gemini-cli 0.61, opencode 1.18), the brief
 on stdin (codex) or as the prompt argument, in the project folder, with a time limit; every
 process it starts is ended with it (msd_core.chain.agent_process). Its standard output, bounded
 at MAX_OUTPUT bytes, is the opinion.
@@ -50,9 +52,9 @@ def argv_for(cli: str, exe: str, brief: str) -> tuple[list[str], str | None]:
     if cli == "codex":
         return [exe, "exec", "--skip-git-repo-check", "--sandbox", "read-only", "-"], brief
     if cli == "gemini":
-        return [exe, "--approval-mode", "default", "-p", brief], None
+        return [exe, "--approval-mode", "plan", "-p", brief], None  # plan: gemini-cli's read-only mode
     if cli == "opencode":
-        return [exe, "run", brief], None
+        return [exe, "run", "--agent", "plan", brief], None  # opencode's built-in agent that edits nothing
     raise UsageError(f"unknown CLI {cli!r}: choose {', '.join(CLIS)}")
 
 
@@ -146,7 +148,8 @@ def run(root: Path, cli: str, *, plan: str | None = None, phase: str | None = No
     import tempfile
 
     with tempfile.TemporaryFile() as sink:
-        code, timed_out = run_agent(argv, stdin_text=stdin_text, cwd=str(root), env=dict(os.environ),
+        env = {**os.environ, "PWD": str(root)}  # OpenCode takes its folder from $PWD
+        code, timed_out = run_agent(argv, stdin_text=stdin_text, cwd=str(root), env=env,
                                     timeout=timeout, stdout=sink)
         sink.seek(0)
         raw = sink.read(MAX_OUTPUT + 1)

@@ -86,7 +86,7 @@ def test_codex_reviews_a_plan_read_only_and_the_findings_are_kept_beside_it(plan
     assert kept.startswith("---\nreviewer: codex\nreviewed: plan\n") and "- [high] step 2 writes the token" in kept
 
 
-@pytest.mark.parametrize("cli, argv_head", [("gemini", ["--approval-mode", "default", "-p"]), ("opencode", ["run"])])
+@pytest.mark.parametrize("cli, argv_head", [("gemini", ["--approval-mode", "plan", "-p"]), ("opencode", ["run", "--agent", "plan"])])
 def test_the_other_clis_get_the_brief_as_their_prompt(planned, clis, tmp_path, cli, argv_head):
     proc = run_msd(["second-opinion", "--cli", cli, "--plan", ".planning/phases/02-auth/02-01-PLAN.md"], planned,
                    env_extra=_env(clis))
