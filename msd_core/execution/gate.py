@@ -154,27 +154,11 @@ def run_gate(root: Path, command: str | None, label: str, timeout: float) -> dic
 
 
 def last(root: Path) -> dict | None:
-    try:
-        data = _load(gate_dir(root) / "last.json")
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return recorded(root, limit=0)["last"]
 
 
 def runs(root: Path, limit: int = 50) -> list[dict]:
-    out = []
-    try:
-        lines = (gate_dir(root) / "runs.jsonl").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    for line in lines[-limit:]:
-        try:
-            item = loads_json(line, "a gate record")
-        except ValueError:
-            continue  # a torn line from a killed run is skipped
-        if isinstance(item, dict):
-            out.append(item)
-    return out
+    return recorded(root, limit=limit)["runs"]
 
 
 def recorded(root: Path, limit: int = 50) -> dict:
@@ -198,10 +182,10 @@ def recorded(root: Path, limit: int = 50) -> dict:
     try:
         from msd_core.files.safe_read import read_tail
 
-        raw = read_tail(d / "runs.jsonl", 2 * MAX_RECORD, follow_symlinks=False)
+        raw = read_tail(d / "runs.jsonl", 2 * MAX_RECORD, follow_symlinks=False) if limit > 0 else b""
     except OSError:
         raw = b""
-    for line in raw.decode("utf-8", errors="replace").splitlines()[-limit:]:
+    for line in raw.decode("utf-8", errors="replace").splitlines()[-limit:] if limit > 0 else ():
         try:
             item = loads_json(line, "a gate record")
         except ValueError:
