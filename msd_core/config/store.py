@@ -2,7 +2,8 @@
 
 Lookup of a dotted key (`workflow.research`), first hit wins:
   1. the project's `.planning/config.json` (project found by walking up from `cwd`)
-  2. the user defaults, `paths.user_defaults_path()` (same JSON shape)
+  2. the user defaults, `paths.user_defaults_path()` (same JSON shape), except for keys the
+     schema marks `"scope": "project"` (the guard keys: the hooks read the project alone)
   3. the schema default (`msd_core/config/schema.json`)
 
 Public API (import lazily from other modules):
@@ -53,7 +54,7 @@ class Layers:
         if key not in schema.keys() and schema.is_prefix(key):
             return _effective_subtree(self, key), "merged"
         for data, source in ((self.project, "project"), (self.user, "user")):
-            if data is None:
+            if data is None or (source == "user" and schema.project_only(key)):
                 continue
             found = _walk(data, parts, key)
             if found is not _MISSING:
@@ -125,6 +126,14 @@ def _set_nested(tree: dict, parts: list[str], value) -> None:
     node[parts[-1]] = value
 
 
+def _drop(tree: dict, parts: list[str]) -> None:
+    node = tree
+    for part in parts[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(parts[-1], None)
+
+
 def _merge(base: dict, over: dict) -> dict:
     out = dict(base)
     for k, v in over.items():
@@ -142,7 +151,11 @@ def _effective(layers: Layers) -> dict:
             continue  # fields of parallelization: the parent's default (a bool) stands for them
         _set_nested(base, key.split("."), schema.default(key))
     if layers.user:
-        base = _merge(base, layers.user)
+        user = json.loads(json.dumps(layers.user))
+        for key in schema.keys():
+            if schema.project_only(key):
+                _drop(user, key.split("."))
+        base = _merge(base, user)
     if layers.project:
         base = _merge(base, layers.project)
     for key in schema.keys():
