@@ -11,7 +11,8 @@
 The name is checked with `git check-ref-format --branch`. `apply` switches to the branch,
 creating it from the current HEAD when it does not exist; already on it: nothing to do.
 Uncommitted changes travel with the switch (git's own rule); git's refusal is one line.
-Standard library only (git is started by msd_core.git.spawn).
+The branch itself is checked, made and switched by msd_core.git.branches (spikes use the same
+functions). Standard library only (git is started by msd_core.git.spawn).
 """
 
 from __future__ import annotations
@@ -104,8 +105,9 @@ def decide(root: Path, strategy: str, templates: dict, phase: str | None, milest
         target = f"milestone {version}"
     else:
         raise UsageError(f"unknown git.branching_strategy {strategy!r}")
-    ok = _git(root, "check-ref-format", "--branch", name, check=False)
-    if ok.returncode != 0:
+    from msd_core.git.branches import valid_name
+
+    if not valid_name(root, name):
         raise UsageError(f"{name!r} is not a valid git branch name", hint="change the branch template in the config")
     return {"strategy": strategy, "branch": name, "for": target}
 
@@ -117,12 +119,13 @@ def apply(root: Path, branch: str) -> str:
                               hint="run `git init`, or set git.branching_strategy to none")
     from msd_core.git.runner import current_branch
 
+    from msd_core.git import branches
+
     current = current_branch(root) or ""
     if current == branch:
         return "current"
-    exists = _git(root, "show-ref", "--verify", "--quiet", f"refs/heads/{branch}", check=False).returncode == 0
-    if exists:
-        _git(root, "switch", branch)
+    if branches.exists(root, branch):
+        branches.switch(root, branch)
         return "switched"
-    _git(root, "switch", "-c", branch)
+    branches.create(root, branch)
     return "created"

@@ -20,6 +20,10 @@ Phase lifecycle (`phase_state`), from the files of the phase folder:
   the phase in `execute` (a ticked phase too: `reopened`), the reason in `next`'s JSON.
   The VERIFICATION and the UAT are read separately: issues a user found in a UAT are open even
   when the automated VERIFICATION passed.
+  A review's file (`<NN>-SECURITY.md`, `<NN>-UI-REVIEW.md`, msd_core.review.findings) reports gaps
+  the same way (`status: gaps_found` -> gaps; SUMMARYs written after it -> reverify, which
+  `next` routes back to the review: REVIEW_COMMANDS). It counts once a VERIFICATION or UAT
+  exists, or on a ticked phase (its gaps reopen it); it never stands in for the verification.
 
   ROADMAP.md's tick (`- [x] Phase 2`) counts as done, unless the phase's own files reopen it
   (`reopened`): a VERIFICATION or UAT that reports gaps, or a PLAN without its SUMMARY written
@@ -73,6 +77,10 @@ OPEN_UAT_STATUSES = {"testing", "in_progress", "partial"}
 ARCHIVED_RE = re.compile(r"archived|between milestones|new[-_ ]milestone|next milestone|no active milestone|"
                          r"milestone[^.\n]{0,40}(shipped|complete)", re.I)
 _STATUS_RE = re.compile(r"^\W*status\W*:\W*\s*([A-Za-z_]+)", re.I | re.M)
+# reviews whose findings become gaps (msd_core.review.findings): (kind, file suffix), and the
+# command that reviews again once the gap plans ran
+REVIEW_FILES = (("security", "SECURITY.md"), ("ui-review", "UI-REVIEW.md"))
+REVIEW_COMMANDS = {"security": "secure-phase", "ui-review": "ui-review"}
 
 # STATE.md's Status line, per phase state and milestone state
 PHASE_STATUS = {
@@ -106,7 +114,7 @@ DERIVED_STATUSES = frozenset({*PHASE_STATUS.values(), IN_PROGRESS, PLANNING, TES
 class CheckFile:
     """The newest VERIFICATION or UAT file of a phase: where, its status word, when written."""
 
-    kind: str  # "verification" | "uat"
+    kind: str  # "verification" | "uat" | a review's (REVIEW_FILES)
     path: Path
     status: str | None
     mtime: float
@@ -128,6 +136,7 @@ class PhaseInfo:
     newest_summary_mtime: float = 0.0
     newest_open_plan_mtime: float = 0.0  # the newest PLAN without its SUMMARY
     evidence: str = ""  # the state from the phase's own files, the roadmap's tick not counted
+    reviews: list = field(default_factory=list)  # CheckFile per review file found (REVIEW_FILES)
     unproven: list = field(default_factory=list)  # summarised plans without their evidence (progress.evidence)
 
     def to_json(self, root: Path) -> dict:
@@ -138,7 +147,7 @@ class PhaseInfo:
             out["unsummarised"] = self.unsummarised
         if self.unproven:
             out["unproven"] = self.unproven
-        for check in (self.verification, self.uat):
+        for check in (self.verification, self.uat, *self.reviews):
             if check is not None:
                 out[check.kind] = str(check.path.relative_to(root))
                 if check.status:
@@ -233,7 +242,7 @@ def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict
     info.has_context = any(e.name.endswith("CONTEXT.md") for e in entries)
     if summaries:
         info.newest_summary_mtime = max(e.stat(follow_symlinks=False).st_mtime for e in summaries)
-    for kind, suffix in (("verification", "VERIFICATION.md"), ("uat", "UAT.md")):
+    for kind, suffix in (("verification", "VERIFICATION.md"), ("uat", "UAT.md"), *REVIEW_FILES):
         found = [e for e in entries if e.name.endswith(suffix)]
         if not found:
             continue
@@ -242,7 +251,10 @@ def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict
         m = _STATUS_RE.search(text[:4000]) if text is not None else None
         check = CheckFile(kind, Path(newest.path), m.group(1).lower() if m else None,
                           newest.stat(follow_symlinks=False).st_mtime)
-        setattr(info, kind, check)
+        if kind in REVIEW_COMMANDS:
+            info.reviews.append(check)
+        else:
+            setattr(info, kind, check)
 
 
 def _prove(info: PhaseInfo, plan: os.DirEntry, proof: tuple, skipped: list[dict], root: Path) -> None:
@@ -272,10 +284,12 @@ def executed(info: PhaseInfo) -> bool:
 
 def verification(info: PhaseInfo, verifier: bool) -> str:
     """The outcome of the checks of an executed phase: done | verify | gaps | reverify | human | uat-open.
-    Sets `info.deciding` to the file the outcome was read from."""
+    Sets `info.deciding` to the file the outcome was read from. A review's file counts once a
+    VERIFICATION or UAT exists, or on a ticked phase: it never stands in for the verification."""
     checks = [c for c in (info.verification, info.uat) if c is not None]
-    if not checks:
+    if not checks and not (info.roadmap_done and info.reviews):
         return "verify" if verifier else "done"
+    checks += info.reviews
     gaps = [c for c in checks if c.status in GAP_STATUSES]
     if gaps:
         still_open = [c for c in gaps if c.mtime >= info.newest_summary_mtime]
@@ -301,9 +315,9 @@ def evidence_state(info: PhaseInfo, verifier: bool) -> str:
 
 
 def reopened(info: PhaseInfo) -> bool:
-    """A ticked phase its own files reopen: a check reports gaps, or a plan without its SUMMARY that
-    is newer than every SUMMARY (a gap or fix plan; every plan, when no SUMMARY is left: undone)."""
-    if any(c is not None and c.status in GAP_STATUSES for c in (info.verification, info.uat)):
+    """A ticked phase its own files reopen: a check or a review reports gaps, or a plan without its
+    SUMMARY that is newer than every SUMMARY (a gap or fix plan; every plan, when no SUMMARY is left: undone)."""
+    if any(c is not None and c.status in GAP_STATUSES for c in (info.verification, info.uat, *info.reviews)):
         return True
     if info.unproven:
         return True  # a SUMMARY msd must see proven, without its commits

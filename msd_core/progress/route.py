@@ -24,6 +24,9 @@ Rules, first match wins:
       `testing`                                    -> verify-work
     The VERIFICATION and the UAT file are read separately: user-found issues in a UAT
     are open even when the automated VERIFICATION passed.
+    A review's file (`<NN>-SECURITY.md`, `<NN>-UI-REVIEW.md`) reports gaps the same way
+    (-> plan-gaps, also on a ticked phase); SUMMARYs written after it -> the review again
+    (secure-phase, ui-review). A review never stands in for the verification.
     A phase is done when ROADMAP.md checks it (unless its own files reopen it: a check
     reporting gaps, a plan newer than every SUMMARY without one), or when it is summarised
     and verified without gaps (or the verifier is off), or when it is fully summarised and
@@ -55,7 +58,7 @@ import os
 from pathlib import Path
 
 from msd_core import paths
-from msd_core.progress.lifecycle import files_of, state_field, where
+from msd_core.progress.lifecycle import REVIEW_COMMANDS, files_of, state_field, where
 
 FINISHED_SUFFIXES = ("-SUMMARY.md", "-VERIFICATION.md", "-UAT.md", "SUMMARY.md", "VERIFICATION.md", "UAT.md")
 NONE_WORDS = {"", "none", "n/a", "na", "-", "—", "null", "tbd", "nothing"}
@@ -212,6 +215,10 @@ def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None
                        f"{label}: all {len(info.plans)} plans are summarised but there is no VERIFICATION or UAT file", **extra)
     check = info.deciding
     what = f"its {check.path.name}" if check is not None else "its verification"
+    if state == "reverify" and check is not None and check.kind in REVIEW_COMMANDS:
+        route = REVIEW_COMMANDS[check.kind]
+        return _answer(route, f"/msd-{route} {n}",
+                       f"{label}: summaries were written after {what} reported {check.status}: review the fixes", **extra)
     if state == "reverify":
         return _answer("verify-work", f"/msd-verify-work {n}",
                        f"{label}: summaries were written after {what} reported {check.status}: verify the fixes", **extra)

@@ -78,6 +78,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "debug": ("msd_core.run.cmd_debug", "debug sessions in .planning/debug/: start, list, resume, close"),
     "ship": ("msd_core.run.cmd_ship", "PR plan for a phase or milestone: branch, remote, gh, body file"),
     "autonomous": ("msd_core.run.cmd_autonomous", "the next step of an autonomous run, or why it stops"),
+    # reviews, exploration and material brought in (issue 33)
+    "security": ("msd_core.run.cmd_security", "a phase's threat-model pass: its files and surfaces, findings recorded as gaps"),
+    "ui": ("msd_core.run.cmd_ui", "UI phases: whether a phase has a UI, its design contract checked, the UI review recorded as gaps"),
+    "import": ("msd_core.run.cmd_import", "a PRD, spec or docs folder into REQUIREMENTS.md, each requirement citing its source"),
+    "docs": ("msd_core.run.cmd_docs", "the project's docs the milestone left behind (names of changed or missing files)"),
+    "spike": ("msd_core.run.cmd_spike", "a throwaway experiment on its own branch: start, finish (finding kept), list"),
+    "explore": ("msd_core.run.cmd_explore", "questions answered into .planning/explorations/, no plans: record, list"),
     # the people's reports (issue 33): health, forensics, milestone summary, stats, a second opinion
     "health": ("msd_core.run.cmd_health", "what in .planning/ is inconsistent, one code per finding; --repair fixes what is safe"),
     "stats": ("msd_core.run.cmd_stats", "the project in numbers: phases, plans, recorded commits, tests, tokens per phase"),

@@ -395,6 +395,7 @@ FILL = {
     "value": "interactive", "handoff-path": ".planning/.continue-here.md", "version": "v1.0",
     "after": "1", "m": "2", "id": "T1", "text": "an idea", "file": "src/app.py",
     "cli": "codex", "plan-file": ".planning/phases/01-core/01-01-PLAN.md",
+    "source": ".planning",  # material to import (issue 33)
 }
 
 
@@ -420,6 +421,13 @@ def test_every_msd_run_line_of_the_installed_content_runs(tmp_path, msd, msd_run
     w.write(".planning/phases/01-core/01-CONTEXT.md", w.template("context.md"))
     w.write(".planning/phases/01-core/01-01-PLAN.md", w.template("plan.md"))
     w.write(".planning/phases/01-core/01-01-SUMMARY.md", w.template("summary-standard.md"))
+    # what the content has an agent write before it calls the runtime on it (issue 33)
+    w.write(".planning/drafts/explore-note.md", "# x\n\nA note.\n")
+    w.write(".planning/drafts/spike-finding.md", "It works.\n")
+    w.write(".planning/drafts/import-draft.json", '{"requirements": [{"id": "CORE-01", "category": "Core", '
+            '"text": "x", "tier": "v1", "source": "PROJECT.md:1"}]}\n')
+    for name in ("01-security.json", "01-ui.json"):
+        w.write(f".planning/drafts/{name}", '{"findings": []}\n')
     config = project / ".claude"
     texts = [p.read_text() for p in sorted(config.rglob("*.md")) if "/.msd/" not in str(p)]
     bodies = []

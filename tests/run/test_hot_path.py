@@ -79,6 +79,17 @@ HOT = [
     ("debug-start", ["debug", "start", "login fails after reload"], set()),
     ("debug-resume", ["debug", "resume"], set()),
     ("autonomous", ["autonomous"], set()),
+    # reviews (issue 33): the scope reads plans and recorded commits, the findings are checked in code
+    ("security-scope", ["security", "scope", "--phase", "1"], set()),
+    ("security-record", ["security", "record", "--phase", "1", "--findings", "findings.json"], set()),
+    ("security-show", ["security", "show", "--phase", "1"], set()),
+    ("ui-detect", ["ui", "detect", "--phase", "1"], set()),
+    ("ui-show-after-record", ["ui", "record", "--phase", "1", "--findings", "ui.json"], set()),
+    ("import-scan", ["import", "scan", ".planning/phases"], set()),
+    ("docs-drift", ["docs", "drift"], set()),
+    ("spike-list", ["spike", "list"], set()),
+    ("explore-record", ["explore", "record", "--topic", "tokens", "--note", "note.md"], set()),
+    ("explore-list", ["explore", "list"], set()),
     # the people's reports (issue 33)
     ("health", ["health"], set()),
     ("health-dry-run", ["health", "--repair", "--dry-run"], set()),
@@ -183,6 +194,13 @@ def _project(base: Path) -> tuple[Path, Path]:
     (pl / "phases" / "01-auth" / "01-CONTEXT.md").write_text("---\nphase: 01-auth\n---\n# Context\n\nauth decisions\n")
     (pl / "phases" / "01-auth" / "01-01-PLAN.md").write_text(PLAN)
     (pl / "phases" / "01-auth" / "01-01-SUMMARY.md").write_text(SUMMARY)
+    (proj / "ui.json").write_text(json.dumps({"findings": [{
+        "id": "V1", "severity": "low", "category": "copy", "file": "src/auth.py", "title": "t", "what": "w",
+        "evidence": "e", "fix": "f", "truth": "holds", "status": "open"}]}))
+    (proj / "note.md").write_text("Tokens are made in `.planning/phases/01-auth/01-01-PLAN.md:1`.\n")
+    (proj / "findings.json").write_text(json.dumps({"findings": [{
+        "id": "S1", "severity": "high", "category": "spoofing", "file": "src/auth.py", "title": "t", "what": "w",
+        "evidence": "e", "fix": "f", "truth": "holds", "status": "open"}]}))
     target = resolve_target("local", proj / ".claude")
     result = install(target)
     assert result.exit_code == 0, result.errors
