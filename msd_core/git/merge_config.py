@@ -1,0 +1,268 @@
+"""msd's merge drivers in one repository: what is added to its config and attributes, and removed.
+
+Two blocks, both in the repository's own files (the common git directory, so every linked
+worktree shares them; nothing is committed and no tracked file changes):
+
+  <git dir>/config            [merge "msd-state"], [merge "msd-roadmap"],
+                              [merge "msd-requirements"], [merge "msd-claims"]: each a `name`
+                              and a `driver` command, after one comment line naming msd
+  <git dir>/info/attributes   `**/.planning/STATE.md merge=msd-state` and the others, between
+                              two comment lines
+
+The driver command runs `<msd_run> merge-driver <kind> %O %A %B %P %L` (msd_core.merging.driver)
+and falls back to `git merge-file` (git's own line merge, normal conflict markers) when that
+msd_run cannot run (moved, uninstalled) or stops without writing a result, so a merge never
+leaves a broken file. A clone without the blocks merges with git's built-in merge.
+
+`register` appends each block, or replaces msd's own block when it differs (a moved msd_run),
+and returns the record of exactly what it wrote (the blocks' text, whether it added a line end
+to a file that had none, whether it created the attributes file or the `info/` folder);
+`unregister` removes exactly that text again, so both files are byte-identical to what they
+were before, and leaves a block the user changed in place with a warning. The config is
+written with git's own lock protocol (`config.lock`, then a rename), so a concurrent
+`git config` never loses a write.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from pathlib import Path
+
+DRIVERS = (
+    ("msd-state", "state", "STATE.md", "msd-core: STATE.md (lines merged, derived lines re-derived)"),
+    ("msd-roadmap", "roadmap", "ROADMAP.md", "msd-core: ROADMAP.md merged by phase"),
+    ("msd-requirements", "requirements", "REQUIREMENTS.md", "msd-core: REQUIREMENTS.md merged by requirement"),
+    ("msd-claims", "claims", "claims.json", "msd-core: claims.json merged by claim"),
+)
+CONFIG_HEAD = "# msd-core: merge drivers for .planning/ files (msd uninstall removes this block)"
+ATTR_HEAD = "# msd-core: merge drivers for .planning/ files (msd uninstall removes these lines)"
+ATTR_END = "# msd-core: end"
+LOCK_WAIT = 5.0
+
+
+class Repo:
+    """A work tree and its repository's files: top, common git dir, config, info/attributes."""
+
+    __slots__ = ("top", "common")
+
+    def __init__(self, top: Path, common: Path):
+        self.top, self.common = Path(top), Path(common)
+
+    @property
+    def config(self) -> Path:
+        return self.common / "config"
+
+    @property
+    def attributes(self) -> Path:
+        return self.common / "info" / "attributes"
+
+
+def locate(cwd: Path | str) -> Repo | None:
+    """The repository of the work tree holding `cwd`; None outside one (or in a bare repository)."""
+    from msd_core.git.runner import git
+
+    try:
+        proc = git(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], cwd, check=False)
+    except Exception:  # git missing: no repository to register in
+        return None
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or len(lines) != 2:
+        return None
+    return Repo(Path(lines[0]), Path(lines[1]))
+
+
+def driver_command(runner: list[str], kind: str) -> str:
+    """The shell line git runs (module doc). `runner`: the argv that starts msd_run."""
+    run = " ".join(shlex.quote(x) for x in runner)
+    return (f"{run} merge-driver {kind} %O %A %B %P %L; s=$?; [ $s -eq 0 ] && exit 0; "
+            f"[ $s -eq 1 ] && grep -q '^<\\{{%L\\}}' %A && exit 1; "
+            "exec git merge-file -L ours -L base -L theirs --marker-size=%L %A %O %B")
+
+
+def _quoted(value: str) -> str:
+    """A git config value in double quotes (so `;`, `#` and spaces are kept)."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def config_block(runner: list[str], newline: str = "\n") -> str:
+    lines = [CONFIG_HEAD]
+    for name, kind, _file, title in DRIVERS:
+        lines += [f'[merge "{name}"]', f"\tname = {title}", f"\tdriver = {_quoted(driver_command(runner, kind))}"]
+    return newline.join(lines) + newline
+
+
+def attributes_block(newline: str = "\n") -> str:
+    lines = [ATTR_HEAD] + [f"**/.planning/{file} merge={name}" for name, _k, file, _t in DRIVERS] + [ATTR_END]
+    return newline.join(lines) + newline
+
+
+def _read(path: Path) -> bytes | None:
+    from msd_core.files.safe_read import read_regular
+
+    try:
+        return read_regular(path, 4 << 20, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _write_config(path: Path, data: bytes) -> None:
+    """git's lock protocol: create `<config>.lock` exclusively, write, rename over the file."""
+    lock = path.with_name(path.name + ".lock")
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+            break
+        except FileExistsError:
+            if time.monotonic() >= deadline:
+                from msd_core.errors import LockTimeout
+
+                raise LockTimeout(f"{lock} exists: another git command is writing the repository's config",
+                                  hint="retry when it has finished (delete the file if no git is running)") from None
+            time.sleep(0.05)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        try:
+            os.chmod(lock, os.stat(path).st_mode & 0o7777)
+        except OSError:
+            pass
+        os.replace(lock, path)
+    except BaseException:
+        try:
+            os.unlink(lock)
+        except OSError:
+            pass
+        raise
+
+
+def _split_block(text: str, head: str, end: str | None) -> tuple[str, str, str] | None:
+    """(before, msd's block, after) of a file's text; None when it holds no block of msd's."""
+    at = text.find(head)
+    if at < 0 or (at > 0 and text[at - 1] != "\n"):
+        return None
+    lines = text[at:].splitlines(keepends=True)
+    n = 1
+    if end is None:  # the config block: its sections, up to the next line that is no part of them
+        while n < len(lines) and lines[n].startswith(("\t", '[merge "msd-')):
+            n += 1
+    else:
+        while n < len(lines) and lines[n].rstrip("\r\n") != end:
+            n += 1
+        n = min(n + 1, len(lines))
+    block = "".join(lines[:n])
+    return text[:at], block, text[at + len(block):]
+
+
+def _add(text: str | None, block: str, head: str, end: str | None) -> tuple[str, dict]:
+    """`text` with msd's block appended or replaced; (new text, what was done)."""
+    if text is None:
+        return block, {"created_file": True}
+    found = _split_block(text, head, end)
+    if found is not None:
+        before, _old, after = found
+        return before + block + after, {"replaced": True}
+    newline = "\r\n" if "\r\n" in text else "\n"
+    added = bool(text) and not text.endswith("\n")
+    return text + (newline if added else "") + block, {"added_line_end": added}
+
+
+def register(repo: Repo, runner: list[str]) -> dict:
+    """Add (or refresh) msd's blocks in `repo`; returns the record `unregister` needs."""
+    from msd_core.files.atomic import atomic_write_bytes
+
+    record: dict = {"git_dir": str(repo.common)}
+    raw = _read(repo.config)
+    text = raw.decode("utf-8") if raw is not None else None
+    newline = "\r\n" if text and "\r\n" in text else "\n"
+    block = config_block(runner, newline)
+    new, how = _add(text, block, CONFIG_HEAD, None)
+    if new != text:
+        _write_config(repo.config, new.encode("utf-8"))
+    record["config"] = {"block": block, **how}
+    info = repo.attributes.parent
+    info_created = not info.exists()
+    raw = _read(repo.attributes)
+    text = raw.decode("utf-8") if raw is not None else None
+    block = attributes_block("\r\n" if text and "\r\n" in text else "\n")
+    new, how = _add(text, block, ATTR_HEAD, ATTR_END)
+    if new != text:
+        atomic_write_bytes(repo.attributes, new.encode("utf-8"), anchor=repo.common)
+    record["attributes"] = {"block": block, **how, **({"created_dir": True} if info_created else {})}
+    return record
+
+
+def merge_records(old: dict | None, new: dict) -> dict:
+    """A refreshed registration keeps what the first one created (the file and folder msd made)."""
+    if not isinstance(old, dict):
+        return new
+    out = {"git_dir": new["git_dir"]}
+    for part in ("config", "attributes"):
+        first = old.get(part) if isinstance(old.get(part), dict) else {}
+        merged = dict(new[part])
+        for flag in ("created_file", "created_dir", "added_line_end"):
+            if first.get(flag):
+                merged[flag] = True
+        merged.pop("replaced", None)
+        out[part] = merged
+    return out
+
+
+def _remove(text: str | None, part: dict, head: str, end: str | None) -> tuple[str | None, str]:
+    if text is None:
+        return None, "absent"
+    block = part.get("block") if isinstance(part, dict) else None
+    if not isinstance(block, str) or block not in text:
+        return text, "changed" if _split_block(text, head, end) else "absent"
+    at = text.index(block)
+    before, after = text[:at], text[at + len(block):]
+    if part.get("added_line_end") and not after:
+        before = before[:-2] if before.endswith("\r\n") else before[:-1] if before.endswith("\n") else before
+    return before + after, "removed"
+
+
+def unregister(repo: Repo, record: dict) -> dict:
+    """Remove exactly the recorded blocks (module doc); {"config", "attributes", "warnings"}."""
+    out: dict = {"warnings": []}
+    raw = _read(repo.config)
+    text = raw.decode("utf-8") if raw is not None else None
+    new, action = _remove(text, record.get("config") or {}, CONFIG_HEAD, None)
+    if action == "removed":
+        _write_config(repo.config, new.encode("utf-8"))
+    out["config"] = action
+    raw = _read(repo.attributes)
+    text = raw.decode("utf-8") if raw is not None else None
+    part = record.get("attributes") or {}
+    new, action = _remove(text, part, ATTR_HEAD, ATTR_END)
+    if action == "removed":
+        if not new and part.get("created_file"):
+            os.unlink(repo.attributes)
+            if part.get("created_dir"):
+                try:
+                    os.rmdir(repo.attributes.parent)
+                except OSError:
+                    pass
+        else:
+            from msd_core.files.atomic import atomic_write_bytes
+
+            atomic_write_bytes(repo.attributes, new.encode("utf-8"), anchor=repo.common)
+    out["attributes"] = action
+    for what in ("config", "attributes"):
+        if out[what] == "changed":
+            where = repo.config if what == "config" else repo.attributes
+            out["warnings"].append(f"{where}: msd's merge-driver block was edited since msd wrote it; left in place "
+                                   "(remove the lines after the `# msd-core: merge drivers` comment by hand)")
+    return out
+
+
+def status(repo: Repo) -> dict:
+    """{"registered": both blocks present, "config": bool, "attributes": bool}."""
+    config = (_read(repo.config) or b"").decode("utf-8", errors="replace")
+    attrs = (_read(repo.attributes) or b"").decode("utf-8", errors="replace")
+    has_config, has_attrs = CONFIG_HEAD in config, ATTR_HEAD in attrs
+    return {"registered": has_config and has_attrs, "config": has_config, "attributes": has_attrs,
+            "git_dir": str(repo.common)}
