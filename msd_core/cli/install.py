@@ -122,6 +122,12 @@ def _human_install(result: OperationResult) -> None:
         out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']} (puts {hook['runner_dir']} on Claude Code's PATH)", soft_wrap=True)
     elif hook.get("path"):
         out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']}", soft_wrap=True)
+    drivers = d.get("merge_drivers") or {}
+    if drivers.get("repository"):
+        out.print(escape(f"git merge drivers for .planning/ files: {drivers['action']} in {drivers['repository']}"), soft_wrap=True)
+    elif drivers.get("action"):
+        out.print(escape(f"git merge drivers: {drivers['action']}" + (f" ({drivers['hint']})" if drivers.get("hint") else "")),
+                  soft_wrap=True)
     if d.get("msd_run"):
         _print_runner(out, d["msd_run"], prominent=True, hooked=hook.get("action") in ("added", "updated", "present"))
 
@@ -147,6 +153,10 @@ def _human_uninstall(result: OperationResult) -> None:
     hook = d.get("runner_hook") or {}
     if hook.get("action") not in (None, "absent", "not applicable"):
         out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']}", soft_wrap=True)
+    for entry in d.get("merge_drivers") or []:
+        from rich.markup import escape
+
+        out.print(escape(f"git merge drivers in {entry['git_dir']}: {entry['action']}"), soft_wrap=True)
     if d.get("folders_left"):
         out.print(f"Folders left because they hold files: {', '.join(d['folders_left'])}", soft_wrap=True)
 
@@ -235,11 +245,12 @@ def _print_runner(out, runner: dict, *, prominent: bool = False, hooked: bool = 
         out.print(f"msd_run: [red]not on PATH[/] - {runner['fix']}", soft_wrap=True)
 
 
-def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False, runtime=None):
+def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False, runtime=None,
+                merge_drivers=True):
     names = _runtimes(runtime, config_dir)
     scope = _scope(global_, local, verb)
-    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair)
-               for name in names]  # one install per runtime folder, each with its own manifest and transaction
+    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair,
+                            merge_drivers) for name in names]  # one install per runtime folder, each with its own manifest and transaction
     _render_all(verb, results, json_output, _human_install)
 
 
@@ -256,16 +267,20 @@ def _render_all(verb: str, results: list, json_output: bool, human) -> None:
     render(combined, True)
 
 
-def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False):
+def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False, merge_drivers=True):
+    from pathlib import Path
+
     from msd_core.install.installer import install
     from msd_core.install.source import resolve_source
 
     progress, cb = _progress_cb(json_output)
+    common = {"source": resolve_source(content_dir), "force": force, "repair": repair, "dry_run": dry_run,
+              "allow_symlink": allow_symlink, "cwd": Path.cwd(), "merge_drivers": merge_drivers}
     if progress is not None:
         with progress:
-            result = install(target, source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink, progress=cb)
+            result = install(target, progress=cb, **common)
     else:
-        result = install(target, source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink)
+        result = install(target, **common)
     result.command = verb
     from msd_core.install.runner_path import check
 
@@ -277,6 +292,9 @@ CONFIG_DIR_HELP = ("Use this Claude config folder instead of the scope's own (~/
                    "./.claude for --local); still give --global or --local.")
 GLOBAL_HELP = "Install into the global Claude config folder (--config-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude)."
 LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
+MERGE_DRIVERS_HELP = ("Register git merge drivers for the planning files in the project's repository (--local: this "
+                      "project; --global: the project holding the current folder), so merges never conflict on STATE.md "
+                      "and merge ROADMAP.md and REQUIREMENTS.md by entry.")
 
 
 def register(app: typer.Typer) -> None:
@@ -295,8 +313,10 @@ def register(app: typer.Typer) -> None:
             allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Install through a config folder that is a symlink."),
             content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
             runtime: Optional[str] = typer.Option(None, "--runtime", metavar="NAMES", help=RUNTIME_HELP),
+            merge_drivers: bool = typer.Option(True, "--merge-drivers/--no-merge-drivers", help=MERGE_DRIVERS_HELP),
         ) -> None:
-            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime)
+            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime,
+                        merge_drivers)
 
         command.__doc__ = doc
         return command

@@ -15,10 +15,11 @@ msd_run cannot run (moved, uninstalled) or stops without writing a result, so a 
 leaves a broken file. A clone without the blocks merges with git's built-in merge.
 
 `register` appends each block, or replaces msd's own block when it differs (a moved msd_run),
-and returns the record of exactly what it wrote (the blocks' text, whether it added a line end
-to a file that had none, whether it created the attributes file or the `info/` folder);
-`unregister` removes exactly that text again, so both files are byte-identical to what they
-were before, and leaves a block the user changed in place with a warning. The config is
+and returns the record of what else it did (whether it added a line end to a file that had
+none, whether it created the attributes file or the `info/` folder: no path of this machine,
+so a local install's manifest stays portable); `unregister` removes msd's blocks (the comment
+line and the `[merge "msd-..."]` sections under it; the lines between the two comments) and
+what the record names, so both files are byte-identical to what they were before. The config is
 written with git's own lock protocol (`config.lock`, then a rename), so a concurrent
 `git config` never loses a write.
 
@@ -171,29 +172,51 @@ def _add(text: str | None, block: str, head: str, end: str | None) -> tuple[str,
     return text + (newline if added else "") + block, {"added_line_end": added}
 
 
-def register(repo: Repo, runner: list[str]) -> dict:
-    """Add (or refresh) msd's blocks in `repo`; returns the record `unregister` needs."""
-    from msd_core.files.atomic import atomic_write_bytes
+class Registration:
+    """What `register` writes: the record, and the new bytes of each file (None: unchanged)."""
 
+    __slots__ = ("record", "config", "attributes")
+
+    def __init__(self, record: dict, config: bytes | None, attributes: bytes | None):
+        self.record, self.config, self.attributes = record, config, attributes
+
+    @property
+    def changed(self) -> bool:
+        return self.config is not None or self.attributes is not None
+
+
+def plan(repo: Repo, runner: list[str]) -> Registration:
+    """msd's blocks added to (or refreshed in) `repo`'s files; nothing is written."""
     record: dict = {"git_dir": str(repo.common)}
     raw = _read(repo.config)
     text = raw.decode("utf-8") if raw is not None else None
-    newline = "\r\n" if text and "\r\n" in text else "\n"
-    block = config_block(runner, newline)
+    block = config_block(runner, "\r\n" if text and "\r\n" in text else "\n")
     new, how = _add(text, block, CONFIG_HEAD, None)
-    if new != text:
-        _write_config(repo.config, new.encode("utf-8"))
-    record["config"] = {"block": block, **how}
-    info = repo.attributes.parent
-    info_created = not info.exists()
+    record["config"] = how
+    config = new.encode("utf-8") if new != text else None
     raw = _read(repo.attributes)
     text = raw.decode("utf-8") if raw is not None else None
     block = attributes_block("\r\n" if text and "\r\n" in text else "\n")
     new, how = _add(text, block, ATTR_HEAD, ATTR_END)
-    if new != text:
-        atomic_write_bytes(repo.attributes, new.encode("utf-8"), anchor=repo.common)
-    record["attributes"] = {"block": block, **how, **({"created_dir": True} if info_created else {})}
-    return record
+    record["attributes"] = {**how, **({"created_dir": True} if not repo.attributes.parent.exists() else {})}
+    attributes = new.encode("utf-8") if new != text else None
+    return Registration(record, config, attributes)
+
+
+def write(repo: Repo, reg: Registration) -> None:
+    from msd_core.files.atomic import atomic_write_bytes
+
+    if reg.config is not None:
+        _write_config(repo.config, reg.config)
+    if reg.attributes is not None:
+        atomic_write_bytes(repo.attributes, reg.attributes, anchor=repo.common)
+
+
+def register(repo: Repo, runner: list[str]) -> dict:
+    """Add (or refresh) msd's blocks in `repo`; returns the record `unregister` needs."""
+    reg = plan(repo, runner)
+    write(repo, reg)
+    return reg.record
 
 
 def merge_records(old: dict | None, new: dict) -> dict:
@@ -213,14 +236,12 @@ def merge_records(old: dict | None, new: dict) -> dict:
 
 
 def _remove(text: str | None, part: dict, head: str, end: str | None) -> tuple[str | None, str]:
-    if text is None:
-        return None, "absent"
-    block = part.get("block") if isinstance(part, dict) else None
-    if not isinstance(block, str) or block not in text:
-        return text, "changed" if _split_block(text, head, end) else "absent"
-    at = text.index(block)
-    before, after = text[:at], text[at + len(block):]
-    if part.get("added_line_end") and not after:
+    """`text` without msd's block (and the line end msd added before it); (new text, action)."""
+    found = _split_block(text, head, end) if text is not None else None
+    if found is None:
+        return text, "absent"
+    before, _block, after = found
+    if isinstance(part, dict) and part.get("added_line_end") and not after:
         before = before[:-2] if before.endswith("\r\n") else before[:-1] if before.endswith("\n") else before
     return before + after, "removed"
 
@@ -251,11 +272,6 @@ def unregister(repo: Repo, record: dict) -> dict:
 
             atomic_write_bytes(repo.attributes, new.encode("utf-8"), anchor=repo.common)
     out["attributes"] = action
-    for what in ("config", "attributes"):
-        if out[what] == "changed":
-            where = repo.config if what == "config" else repo.attributes
-            out["warnings"].append(f"{where}: msd's merge-driver block was edited since msd wrote it; left in place "
-                                   "(remove the lines after the `# msd-core: merge drivers` comment by hand)")
     return out
 
 

@@ -2,8 +2,9 @@
 
 Order: check the target -> take the lock -> recover an interrupted run -> read the manifest
 -> refuse a downgrade (unless --force) -> build the installed bytes from the content
--> plan verdicts -> plan settings.json -> stage + journal + swap (manifest last) -> the
-SessionStart hook that puts msd_run on the host's PATH (runner_hook.py).
+-> plan verdicts -> plan settings.json -> plan the git merge drivers of the project's repository
+(merge_drivers.py) -> stage + journal + swap (manifest last) -> the SessionStart hook that puts
+msd_run on the host's PATH (runner_hook.py) -> the merge drivers written into the repository.
 `dry_run` stops after planning and writes nothing.
 
 `repair` (`--repair`, also spelled `--force`): every shipped file is made byte-identical to
@@ -23,7 +24,7 @@ from msd_core.errors import UsageError
 from msd_core.files import txn
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import runner_hook
+from msd_core.install import merge_drivers, runner_hook
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import Plan, plan_install
 from msd_core.install.source import ContentSource
@@ -83,7 +84,7 @@ def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_chang
 
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str,
-                  hook_put: tuple[str, bytes, dict | None] | None = None) -> tuple[txn.Changes, Manifest]:
+                  hook_put: tuple[str, bytes, dict | None] | None = None, drivers: list[dict] | None = None) -> tuple[txn.Changes, Manifest]:
     changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
     settings_mod = permission_config(target)
     pack = record.build_pack(plan.pristine)
@@ -136,6 +137,10 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
         extra["runner_hook"] = hook_put[2]
     else:
         extra.pop("runner_hook", None)
+    if drivers:
+        extra[record.MERGE_DRIVERS_KEY] = drivers
+    else:
+        extra.pop(record.MERGE_DRIVERS_KEY, None)
     manifest = Manifest(
         version=__version__, scope=target.scope, target=record.manifest_target(target), files=plan.files, runtime=target.runtime,
         registry=registry, created_dirs=created_dirs, settings_permission=settings_change.permission, extra=extra,
@@ -149,35 +154,39 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
 
 def install(target: Target, *, source: ContentSource | None = None, force: bool = False, repair: bool = False,
             dry_run: bool = False, allow_symlink: bool = False, lock_timeout: float | None = None,
-            progress: Callable[[str, int, int], None] | None = None) -> OperationResult:
+            progress: Callable[[str, int, int], None] | None = None, cwd: Path | None = None,
+            merge_drivers: bool = True) -> OperationResult:
     """Install or update msd-core in `target`. Returns the per-file verdicts (OperationResult).
 
-    `repair` and `force` are one mode (see the module doc)."""
+    `repair` and `force` are one mode (see the module doc). `cwd`: where a global install looks
+    for the project whose repository gets msd's git merge drivers (install/merge_drivers.py;
+    None: none for a global install)."""
     with environment_errors("install"):
-        return _install(target, source, force or repair, dry_run, allow_symlink, lock_timeout, progress)
+        return _install(target, source, force or repair, dry_run, allow_symlink, lock_timeout, progress,
+                        (cwd, merge_drivers))
 
 
-def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progress) -> OperationResult:
+def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progress, drivers) -> OperationResult:
     check_target(target, allow_symlink=allow_symlink, writing=not dry_run)
     source = source or ContentSource.packaged()
     result = OperationResult("install")
     if dry_run:
         if txn.pending(target.config):
             result.warnings.append("an interrupted install is pending; the next install rolls it back first")
-        return _run(target, source, force, True, result, [], progress)
+        return _run(target, source, force, True, result, [], progress, drivers)
     created_config = record.ensure_config(target)
     try:
         with install_lock(target.config, lock_timeout):
             note = txn.recover(target.config)
             if note:
                 result.warnings.append(note)
-            return _run(target, source, force, False, result, created_config, progress)
+            return _run(target, source, force, False, result, created_config, progress, drivers)
     except BaseException:
         record.undo_config(target.config, created_config)  # a failed first install leaves no empty folder behind
         raise
 
 
-def _run(target, source, force, dry_run, result, created_config, progress) -> OperationResult:
+def _run(target, source, force, dry_run, result, created_config, progress, drivers=(None, True)) -> OperationResult:
     warnings = result.warnings
     old = record.load_for_install(target, force=force, warnings=warnings) if target.config.is_dir() else None
     check_runtime(old, target)
@@ -196,8 +205,10 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
     settings_change = settings_mod.plan_add(target.config, old_settings, old.settings_permission if old else None)
     warnings.extend(settings_change.warnings)
     hook_put, hook = plan_hook(target, old, settings_mod, settings_change, warnings)
+    git_drivers = merge_drivers.plan(target, old, *drivers)
     stamp = _timestamp(target.config)
-    changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp, hook_put)
+    changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp, hook_put,
+                                      git_drivers.records)
     backup_dir = str(target.config / BACKUPS_PREFIX / stamp) if plan.backups else None
     for fv in plan.verdicts:
         if fv.backup:
@@ -215,6 +226,8 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
                 progress("write", done[0], total)
 
         txn.apply(target.config, changes, tick)
+    if not dry_run:
+        merge_drivers.apply(git_drivers, warnings)
     if not dry_run and target.scope == "local" and hook.get("runner_dir") and hook.get("action") != "skipped":
         problem = runner_hook.keep_out_of_git(runner_hook.hook_file(target))
         warnings.extend([problem] if problem else [])
@@ -235,6 +248,7 @@ def _run(target, source, force, dry_run, result, created_config, progress) -> Op
         "settings": {"path": str(target.config / settings_mod.SETTINGS_REL) if settings_mod.SETTINGS_REL else None, "permission": settings_mod.PERMISSION, "action": settings_change.note},
         "skipped": skipped,
         "runner_hook": hook,
+        "merge_drivers": git_drivers.entry,
     }
     if plan.conflicts:
         warnings.append(f"{len(plan.conflicts)} file(s) conflict with your edits: the new versions are beside them as <file>.msd-new")

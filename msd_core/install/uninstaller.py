@@ -7,6 +7,8 @@
   removed only with --remove-backups (which also works after the install is gone)
 - settings.json: restored byte for byte when unchanged since msd's write, else just the entry removed
 - the SessionStart hook putting msd_run on PATH (runner_hook.py): exactly msd's entry removed
+- the git merge drivers install registered (merge_drivers.py): msd's blocks removed from each
+  recorded repository's config and info/attributes, first
 - every folder msd created that is now empty: removed (the config folder too, if msd created it,
   also when it was created by a first install that was killed: msd_core/ownership/record.py)
 All in one transaction, like install.
@@ -21,7 +23,7 @@ from msd_core.files import txn
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import runner_hook
+from msd_core.install import merge_drivers, runner_hook
 from msd_core.install.installer import check_runtime
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import NEW_SUFFIX
@@ -120,6 +122,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     sc = settings_mod.plan_remove(config, manifest.extra.get("settings"), manifest.settings_permission, before)
     result.warnings.extend(sc.warnings)
 
+    git_drivers = merge_drivers.remove(target, manifest, dry_run=dry_run, warnings=result.warnings)
     changes = txn.Changes(deletes=[*deletes, *bookkeeping, MANIFEST_REL])
     if sc.new_bytes is not None:
         changes.puts[settings_mod.SETTINGS_REL] = sc.new_bytes
@@ -157,6 +160,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         "runtime": target.runtime,
         "settings": {"path": _settings_path(target), "action": sc.note},
         "runner_hook": hook,
+        "merge_drivers": git_drivers,
         "folders_left": left if not dry_run else [],
         "_created_config_dirs": created_config if not dry_run else [],
     }

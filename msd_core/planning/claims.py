@@ -182,10 +182,11 @@ def held_by_others(viewed: list[dict]) -> dict[str, list[dict]]:
 
 
 def describe(c: dict) -> str:
-    since = f", since {c['at'][:10]}" if c.get("at") else ""
-    branch = f", branch {c['branch']}" if c.get("branch") else ""
-    stale = f" (stale: {c['stale_why']})" if c.get("stale") else ""
-    return f"phase {c['phase']} by {c.get('by') or c.get('email')}{branch}{since}{stale}"
+    """`phase 3 claimed by Ada (branch ada/pay, since 2026-03-01)`, `; stale: ...` when it is."""
+    facts = [f"branch {c['branch']}"] if c.get("branch") else []
+    facts += [f"since {c['at'][:10]}"] if c.get("at") else []
+    facts += [f"stale: {c['stale_why']}"] if c.get("stale") else []
+    return f"phase {c['phase']} claimed by {c.get('by') or c.get('email')}" + (f" ({', '.join(facts)})" if facts else "")
 
 
 def change(root: Path, phase: str, me: dict, branch: str | None, *, release: bool = False,
@@ -206,7 +207,7 @@ def change(root: Path, phase: str, me: dict, branch: str | None, *, release: boo
             viewed = view(root, claims, mine)
             others = [c for c in viewed if c["phase"] == phase and not c.get("mine") and not c["stale"]]
             if others and not force:
-                raise OperationFailed(f"{describe(others[0])} already holds it",
+                raise OperationFailed(f"{describe(others[0])}: not claimed for you",
                                       hint="pass --force to claim it as well, or ask them to `msd_run claim "
                                            f"{phase} --release`")
             claim = {"phase": phase, "by": me.get("by", ""), "email": me.get("email", ""), "branch": branch or "",

@@ -3,7 +3,8 @@
     -> {"route": "execute-phase", "command": "/msd-execute-phase 3", "reason": "...", "phase": {...}}
 
 Routes: new-project, resume-work, discuss-phase, plan-phase, execute-phase, verify-work,
-plan-gaps, complete-milestone, new-milestone. The rules live in msd_core.progress.route.
+plan-gaps, complete-milestone, new-milestone, claimed (every phase left is someone else's).
+A phase someone else claimed (`msd_run claim`) is passed by unless --ignore-claims. The rules live in msd_core.progress.route.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import argparse
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
     parser.add_argument("--raw", action="store_true", help="print only the command")
+    parser.add_argument("--ignore-claims", action="store_true",
+                        help="route as if nobody claimed a phase (by default a phase someone else holds is passed by)")
 
 
 def run(args):
@@ -24,5 +27,5 @@ def run(args):
 
     if args.cwd and not Path(args.cwd).expanduser().is_dir():
         raise UsageError(f"--cwd {args.cwd} is not a folder")
-    answer = decide(args.cwd)
+    answer = decide(args.cwd, ignore_claims=args.ignore_claims)
     return answer["command"] if args.raw else answer
