@@ -14,14 +14,14 @@ and falls back to `git merge-file` (git's own line merge, normal conflict marker
 msd_run cannot run (moved, uninstalled) or stops without writing a result, so a merge never
 leaves a broken file. A clone without the blocks merges with git's built-in merge.
 
-`register` appends each block, or replaces msd's own block when it differs (a moved msd_run),
-and returns the record of what else it did (whether it added a line end to a file that had
+`register` (`plan`, then `write`) appends each block, or replaces msd's own block when it
+differs (a moved msd_run), and returns the record of what else it did (whether it added a line end to a file that had
 none, whether it created the attributes file or the `info/` folder: no path of this machine,
 so a local install's manifest stays portable); `unregister` removes msd's blocks (the comment
 line and the `[merge "msd-..."]` sections under it; the lines between the two comments) and
 what the record names, so both files are byte-identical to what they were before. The config is
-written with git's own lock protocol (`config.lock`, then a rename), so a concurrent
-`git config` never loses a write.
+written with git's own lock protocol (`config.lock`, then a rename) and read again under that
+lock, so a concurrent `git config` never loses a write.
 
 Standard library only.
 """
@@ -110,8 +110,11 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _write_config(path: Path, data: bytes) -> None:
-    """git's lock protocol: create `<config>.lock` exclusively, write, rename over the file."""
+def _edit_config(path: Path, edit) -> bool:
+    """git's lock protocol: create `<config>.lock` exclusively, read the config under it, write
+    `edit(text)` to the lock file and rename it over the config (nothing when it returns the text
+    unchanged). Returns whether it wrote. A writer holding the lock longer than LOCK_WAIT is a
+    LockTimeout (exit 4)."""
     lock = path.with_name(path.name + ".lock")
     deadline = time.monotonic() + LOCK_WAIT
     while True:
@@ -126,13 +129,21 @@ def _write_config(path: Path, data: bytes) -> None:
                                   hint="retry when it has finished (delete the file if no git is running)") from None
             time.sleep(0.05)
     try:
+        raw = _read(path)
+        text = raw.decode("utf-8") if raw is not None else None
+        new = edit(text)
+        if new == text:
+            os.close(fd)
+            os.unlink(lock)
+            return False
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            fh.write(new.encode("utf-8"))
         try:
             os.chmod(lock, os.stat(path).st_mode & 0o7777)
         except OSError:
             pass
         os.replace(lock, path)
+        return True
     except BaseException:
         try:
             os.unlink(lock)
@@ -173,16 +184,16 @@ def _add(text: str | None, block: str, head: str, end: str | None) -> tuple[str,
 
 
 class Registration:
-    """What `register` writes: the record, and the new bytes of each file (None: unchanged)."""
+    """What `register` writes: the record, msd's two blocks, and whether each file changes."""
 
-    __slots__ = ("record", "config", "attributes")
+    __slots__ = ("record", "config_block", "attributes_block", "changes")
 
-    def __init__(self, record: dict, config: bytes | None, attributes: bytes | None):
-        self.record, self.config, self.attributes = record, config, attributes
+    def __init__(self, record: dict, config_block: str, attributes_block: str, changes: tuple[bool, bool]):
+        self.record, self.config_block, self.attributes_block, self.changes = record, config_block, attributes_block, changes
 
     @property
     def changed(self) -> bool:
-        return self.config is not None or self.attributes is not None
+        return any(self.changes)
 
 
 def plan(repo: Repo, runner: list[str]) -> Registration:
@@ -193,23 +204,26 @@ def plan(repo: Repo, runner: list[str]) -> Registration:
     block = config_block(runner, "\r\n" if text and "\r\n" in text else "\n")
     new, how = _add(text, block, CONFIG_HEAD, None)
     record["config"] = how
-    config = new.encode("utf-8") if new != text else None
+    config_changes = new != text
     raw = _read(repo.attributes)
     text = raw.decode("utf-8") if raw is not None else None
-    block = attributes_block("\r\n" if text and "\r\n" in text else "\n")
-    new, how = _add(text, block, ATTR_HEAD, ATTR_END)
+    attrs = attributes_block("\r\n" if text and "\r\n" in text else "\n")
+    new, how = _add(text, attrs, ATTR_HEAD, ATTR_END)
     record["attributes"] = {**how, **({"created_dir": True} if not repo.attributes.parent.exists() else {})}
-    attributes = new.encode("utf-8") if new != text else None
-    return Registration(record, config, attributes)
+    return Registration(record, block, attrs, (config_changes, new != text))
 
 
 def write(repo: Repo, reg: Registration) -> None:
+    """Write the planned blocks, each applied to the file as it is at the moment of writing."""
     from msd_core.files.atomic import atomic_write_bytes
 
-    if reg.config is not None:
-        _write_config(repo.config, reg.config)
-    if reg.attributes is not None:
-        atomic_write_bytes(repo.attributes, reg.attributes, anchor=repo.common)
+    if reg.changes[0]:
+        _edit_config(repo.config, lambda text: _add(text, reg.config_block, CONFIG_HEAD, None)[0])
+    if reg.changes[1]:
+        raw = _read(repo.attributes)
+        text = raw.decode("utf-8") if raw is not None else None
+        atomic_write_bytes(repo.attributes, _add(text, reg.attributes_block, ATTR_HEAD, ATTR_END)[0].encode("utf-8"),
+                           anchor=repo.common)
 
 
 def register(repo: Repo, runner: list[str]) -> dict:
@@ -220,18 +234,15 @@ def register(repo: Repo, runner: list[str]) -> dict:
 
 
 def merge_records(old: dict | None, new: dict) -> dict:
-    """A refreshed registration keeps what the first one created (the file and folder msd made)."""
+    """A refresh of msd's own block keeps the record of the registration that first wrote it
+    (what msd created then); a block written afresh has its own."""
     if not isinstance(old, dict):
-        return new
+        return {k: ({f: v for f, v in part.items() if f != "replaced"} if isinstance(part, dict) else part)
+                for k, part in new.items()}
     out = {"git_dir": new["git_dir"]}
     for part in ("config", "attributes"):
         first = old.get(part) if isinstance(old.get(part), dict) else {}
-        merged = dict(new[part])
-        for flag in ("created_file", "created_dir", "added_line_end"):
-            if first.get(flag):
-                merged[flag] = True
-        merged.pop("replaced", None)
-        out[part] = merged
+        out[part] = dict(first) if new[part].get("replaced") else dict(new[part])
     return out
 
 
@@ -249,12 +260,15 @@ def _remove(text: str | None, part: dict, head: str, end: str | None) -> tuple[s
 def unregister(repo: Repo, record: dict) -> dict:
     """Remove exactly the recorded blocks (module doc); {"config", "attributes", "warnings"}."""
     out: dict = {"warnings": []}
-    raw = _read(repo.config)
-    text = raw.decode("utf-8") if raw is not None else None
-    new, action = _remove(text, record.get("config") or {}, CONFIG_HEAD, None)
-    if action == "removed":
-        _write_config(repo.config, new.encode("utf-8"))
-    out["config"] = action
+    actions = []
+
+    def edit(text):
+        new, action = _remove(text, record.get("config") or {}, CONFIG_HEAD, None)
+        actions.append(action)
+        return new
+
+    _edit_config(repo.config, edit) if repo.config.exists() else actions.append("absent")
+    out["config"] = actions[-1]
     raw = _read(repo.attributes)
     text = raw.decode("utf-8") if raw is not None else None
     part = record.get("attributes") or {}

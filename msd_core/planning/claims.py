@@ -34,7 +34,7 @@ FILE = "claims.json"
 MAX_BYTES = 1 << 20
 FIELDS = ("phase", "by", "email", "branch", "at")
 STAMP = "%Y-%m-%dT%H:%M:%SZ"
-_STAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+_STAMP_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$")
 
 
 def path(root: Path) -> Path:
@@ -95,13 +95,26 @@ def now_stamp() -> str:
     return time.strftime(STAMP, time.gmtime())
 
 
-def age_seconds(claim: dict, now: float | None = None) -> float | None:
-    at = claim.get("at", "")
-    if not _STAMP_RE.match(at):
+def _epoch(stamp: str) -> float | None:
+    """Seconds since 1970 of a `YYYY-MM-DDTHH:MM:SSZ` stamp (civil-date arithmetic: calendar and
+    time.strptime would load datetime on msd_run's hot path)."""
+    m = _STAMP_RE.match(stamp or "")
+    if not m:
         return None
-    import calendar
+    y, mo, d, h, mi, sec = (int(x) for x in m.groups())
+    if not (1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60 and sec < 61):
+        return None
+    y -= mo <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (mo + (-3 if mo > 2 else 9)) + 2) // 5 + d - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return days * 86400 + h * 3600 + mi * 60 + sec
 
-    return (time.time() if now is None else now) - calendar.timegm(time.strptime(at, STAMP))
+
+def age_seconds(claim: dict, now: float | None = None) -> float | None:
+    at = _epoch(claim.get("at", ""))
+    return None if at is None else (time.time() if now is None else now) - at
 
 
 def identity(root: Path) -> dict:
