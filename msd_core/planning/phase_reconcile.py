@@ -84,14 +84,20 @@ def phases_in_order(model: phase_ops.Model) -> list[_Phase]:
         folders.setdefault(d.number, []).append(d.name)
     for number, names in folders.items():
         group = by_number.get(number, [])
-        for folder in sorted(names):
+        left = []
+        for folder in sorted(names):  # first the folders whose words are an entry's name
             slug = folder[len(folder_prefix_of(folder)):].lstrip("-")
             match = next((p for p in group if p.folder is None and phase_ops.slug_of(p.name) == slug), None)
-            match = match or next((p for p in group if p.folder is None), None)
-            if match is None:  # a folder ROADMAP.md does not list: it comes last
+            if match is not None:
+                match.folder = folder
+            else:
+                left.append((folder, slug))
+        for folder, slug in left:  # then in order; a folder ROADMAP.md does not list comes last
+            match = next((p for p in group if p.folder is None), None)
+            if match is None:
                 match = _Phase(number, slug.replace("-", " "))
                 order.append(match)
-                by_number.setdefault(number, []).append(match)
+                group.append(match)
             match.folder = folder
     return order
 
@@ -108,14 +114,22 @@ def renumber(order: list[_Phase]) -> None:
     number on; the phases before it keep theirs, whatever their order."""
     numbered = [p for p in order if re.fullmatch(r"\d+(?:\.\d+)?", p.number)]  # `G1` keeps its name
     seen: set[str] = set()
-    start = next((i for i, p in enumerate(numbered) if p.number in seen or seen.add(p.number)), None)
+    start = None
+    for i, p in enumerate(numbered):
+        if p.number in seen:
+            start = i
+            break
+        seen.add(p.number)
     if start is None or start == 0:
         return
     used = {p.number for p in numbered[:start]}
     prev = numbered[start - 1].number
     for p in numbered[start:]:
         if p.number in used or phase_sort_key(p.number) <= phase_sort_key(prev):
-            p.new = _after(prev, p.number)
+            new = _after(prev, p.number)
+            while new in used:  # a number an earlier phase kept out of order
+                new = _after(new, p.number)
+            p.new = new
         used.add(p.new)
         prev = p.new
 
