@@ -91,8 +91,10 @@ def _rederive(text: str, rel: str) -> str:
     proc = git(["rev-parse", "--absolute-git-dir"], top, check=False)
     if proc.returncode != 0:
         return text
-    derived = derived_for_merge(top, rel, Path(proc.stdout.strip()))
+    derived, why = derived_for_merge(top, rel, Path(proc.stdout.strip()))
     if derived is None:
+        if why != "nested":
+            _say(f"{rel}: derived lines kept from ours ({why}); `msd_run state sync` recomputes them")
         return text
     return sync_text(text, derived)[0]
 

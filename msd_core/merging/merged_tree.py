@@ -146,24 +146,22 @@ def _mirror(src: Path, dest: Path) -> int:
     return count
 
 
-def derived_for_merge(top: Path, state_rel: str, gitdir: Path) -> dict | None:
-    """The derived values (state_sync.derive) of the merged tree, or None (see the module doc)."""
+def derived_for_merge(top: Path, state_rel: str, gitdir: Path) -> tuple[dict | None, str]:
+    """(the derived values (state_sync.derive) of the merged tree, or None and why not) (module doc)."""
     if os.environ.get(NESTED_ENV):
-        return None
+        return None, "nested"
     commits = merge_commits(gitdir)
     if commits is None:
-        return None
+        return None, "not a two-branch merge or a rebase step (a cherry-pick, a stash, an octopus merge)"
     tree = merged_tree(top, *commits)
     if tree is None:
-        return None
+        return None, "git could not compute the merged tree (git merge-tree --write-tree needs git 2.38, a rebase 2.40)"
     project_rel = os.path.dirname(os.path.dirname(state_rel))
     planning_rel = (project_rel + "/" if project_rel else "") + ".planning"
     changes = _changes(top, tree, planning_rel)
-    if changes is None:
-        return None
-    blobs = _blobs(top, sorted({blob for status, _p, blob in changes if status != "D"}))
+    blobs = _blobs(top, sorted({blob for status, _p, blob in changes if status != "D"})) if changes is not None else None
     if blobs is None:
-        return None
+        return None, "the merged files could not be read from git"
     scratch = gitdir / f"msd-merge-{os.getpid()}-{os.urandom(3).hex()}"
     try:
         project = scratch / "project"
@@ -180,6 +178,6 @@ def derived_for_merge(top: Path, state_rel: str, gitdir: Path) -> dict | None:
             os.utime(dest, (now, now))
         from msd_core.progress.state_sync import derive
 
-        return derive(project)
+        return derive(project), ""
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
