@@ -4,7 +4,8 @@ Two blocks, both in the repository's own files (the common git directory, so eve
 worktree shares them; nothing is committed and no tracked file changes):
 
   <git dir>/config            [merge "msd-state"], [merge "msd-roadmap"],
-                              [merge "msd-requirements"], [merge "msd-claims"]: each a `name`
+                              [merge "msd-requirements"], [merge "msd-claims"],
+                              [merge "msd-todos"]: each a `name`
                               and a `driver` command, after one comment line naming msd
   <git dir>/info/attributes   `**/.planning/STATE.md merge=msd-state` and the others, between
                               two comment lines
@@ -38,6 +39,7 @@ DRIVERS = (
     ("msd-roadmap", "roadmap", "ROADMAP.md", "msd-core: ROADMAP.md merged by phase"),
     ("msd-requirements", "requirements", "REQUIREMENTS.md", "msd-core: REQUIREMENTS.md merged by requirement"),
     ("msd-claims", "claims", "claims.json", "msd-core: claims.json merged by claim"),
+    ("msd-todos", "todos", "TODOS.md", "msd-core: TODOS.md merged by todo"),
 )
 CONFIG_HEAD = "# msd-core: merge drivers for .planning/ files (msd uninstall removes this block)"
 ATTR_HEAD = "# msd-core: merge drivers for .planning/ files (msd uninstall removes these lines)"

@@ -12,6 +12,7 @@ kinds:
   roadmap       ROADMAP.md, by phase (merging.planning_docs)
   requirements  REQUIREMENTS.md, by requirement
   claims        claims.json, by claim (msd_core.planning.claims)
+  todos         TODOS.md, by todo (a todo both sides captured under one id gets the next id)
 
 A conflict that names its entry (both sides changed phase 3's goal) is written where it is,
 between normal markers, and named on stderr. Anything the driver cannot decide (an entry
@@ -30,7 +31,7 @@ import sys
 from pathlib import Path
 
 MAX_BYTES = 8 * 1024 * 1024
-KINDS = ("state", "roadmap", "requirements", "claims")
+KINDS = ("state", "roadmap", "requirements", "claims", "todos")
 
 
 def _say(message: str) -> None:
@@ -76,7 +77,10 @@ def _merge_text(kind: str, base: str, ours: str, theirs: str, size: int):
 
         text = merge_texts(base, ours, theirs)
         return Outcome(split_lines(text or ""), [], [] if text is not None else ["a side is not a valid claims file"])
-    from msd_core.merging.planning_docs import RequirementsSpec, RoadmapSpec
+    from msd_core.merging.planning_docs import RequirementsSpec, RoadmapSpec, merge_todos
+
+    if kind == "todos":
+        return merge_todos(base, ours, theirs, size)
 
     return merge((RoadmapSpec if kind == "roadmap" else RequirementsSpec)(size), base, ours, theirs)
 

@@ -12,6 +12,10 @@ naming it (`phase 3 goal`).
 REQUIREMENTS.md: each requirement line (`- [ ] **AUTH-01**: ...`) and traceability row is an
 entry; a requirement both sides added under one id with different text is a conflict.
 
+TODOS.md: each todo line (`- [ ] **T3** ...`) is an entry. Two branches that each captured a
+todo gave both the next id: both are kept, and theirs gets an id one past the highest in the
+merged file (ids only grow: msd_core.planning.todos).
+
 A checklist line both sides changed merges its mark and its text apart (one ticks it, the
 other renames it); a table row both changed merges cell by cell.
 
@@ -140,3 +144,42 @@ class RequirementsSpec(Spec):
         if key[0] == "trace":
             return merge_row(self.label(key), base, ours, theirs, self.marker_size)
         return merge_marked(self.label(key), base, ours, theirs, self.marker_size)
+
+
+class TodosSpec(Spec):
+    def units(self, lines: list[str]) -> list[Unit]:
+        from msd_core.planning.todos import _LINE_RE
+
+        spans = [(("todo", m.group("id")), i, i + 1) for i, line in enumerate(lines)
+                 if (m := _LINE_RE.match(line.rstrip("\r\n")))]
+        return spans_to_units(lines, spans)
+
+    def label(self, key) -> str:
+        return f"todo T{key[1]}"
+
+    def both_added(self, key) -> bool:
+        return True
+
+    def merge_entry(self, key, base, ours, theirs) -> Outcome:
+        return merge_marked(self.label(key), base, ours, theirs, self.marker_size)
+
+
+def merge_todos(base: str, ours: str, theirs: str, size: int) -> Outcome:
+    """TODOS.md by todo (module doc): a second todo under one id gets the next free id."""
+    from msd_core.planning.todos import _LINE_RE
+
+    out = merge(TodosSpec(size), base, ours, theirs)
+    lines = list(out.lines)
+    ids = [int(m.group("id")) for line in lines if (m := _LINE_RE.match(line.rstrip("\r\n")))]
+    top, seen = max(ids, default=0), set()
+    for i, line in enumerate(lines):
+        m = _LINE_RE.match(line.rstrip("\r\n"))
+        if not m:
+            continue
+        n = int(m.group("id"))
+        if n in seen:
+            top += 1
+            lines[i] = line.replace(f"**T{n}**", f"**T{top}**", 1)
+            n = top
+        seen.add(n)
+    return Outcome(lines, out.conflicts, out.undecided)

@@ -1,7 +1,7 @@
 """`msd_run merge-driver <kind> <base> <ours> <theirs> <path> [<marker-size>]`: the command git
 runs to merge a planning file (registered by `msd install`; msd_core.git.merge_config).
 
-kind: state | roadmap | requirements | claims. git passes `%O %A %B %P %L`: the three
+kind: state | roadmap | requirements | claims | todos. git passes `%O %A %B %P %L`: the three
 temporary files, the file's path in the work tree and the conflict-marker size. The merged
 text replaces `<ours>`. Exit 0 merged, 1 conflict markers written (git's convention for a
 driver); a usage error (exit 2) makes the registered command fall back to `git merge-file`.

@@ -192,3 +192,16 @@ def test_driver_imports_only_what_it_declares(pair, tmp_path):
     assert "### Phase 3: A" in ours.read_text() and "### Phase 4: B" in ours.read_text()
     env = dict(os.environ, GITHEAD_0123456789abcdef0123456789abcdef01234567="x")
     assert run_msd(["merge-driver", "state", str(base), str(ours), str(theirs), "x", "0"], ada, env_extra=env).returncode == 2
+
+
+def test_todos_captured_on_both_sides_are_all_kept_with_distinct_ids(pair):
+    _origin, ada, bob = pair
+    for root, text in ((ada, "retry the upload"), (bob, "cache the avatars")):
+        msd(root, "todo", "add", text)
+        msd(root, "commit", "-m", "docs: todo", "--files", ".planning/TODOS.md")
+    git(bob, "fetch", "-q", str(ada), "HEAD:ada")
+    r = merge(bob, "ada")
+    assert r.returncode == 0 and marked(bob) == [], r.stdout + r.stderr
+    listed = msd(bob, "todo", "list")
+    todos = listed["todos"] if isinstance(listed, dict) else listed
+    assert sorted((t["id"], t["text"]) for t in todos) == [("T1", "cache the avatars"), ("T2", "retry the upload")]
