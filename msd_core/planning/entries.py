@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from msd_core.planning.discovery import normalize_phase
-from msd_core.planning.roadmap_edit import _ANY_HEAD_RE, _CHECK_RE, _HEAD_RE, _ROW_RE, _live_lines
+from msd_core.planning.roadmap_edit import _ANY_HEAD_RE, _CHECK_RE, _HEAD_RE, _ROW_RE, _live_lines, block_end
 
 _REQ_RE = re.compile(r"^\s*[-*]\s+(?:\[[ xX✓]\]\s*)?\*\*(?P<id>[A-Za-z][A-Za-z0-9_]*-\d+[A-Za-z]?)\*\*")
 _TRACE_RE = re.compile(r"^\s*\|\s*(?:\*\*)?(?P<id>[A-Za-z][A-Za-z0-9_]*-\d+[A-Za-z]?)(?:\*\*)?\s*\|")
@@ -47,59 +47,59 @@ def _with_children(lines: list[str], i: int, live: set[int]) -> int:
     return j
 
 
-def roadmap_spans(lines: list[str]) -> list[tuple[tuple[str, str], int, int]]:
+def _scan(lines: list[str], matchers) -> list[tuple[tuple[str, str], int, int]]:
+    """Entries of the live lines: the first matcher (regex, kind, key of a match, extent) that
+    gives a key at a line makes an entry of the lines `extent(i, match)` says it spans."""
     live = set(_live_lines([line.rstrip("\r\n") for line in lines]))
     out = []
     i = 0
     while i < len(lines):
-        line = lines[i]
-        if i not in live:
+        hit = None
+        if i in live:
+            for rx, kind, key, extent in matchers:
+                m = rx.match(lines[i])
+                k = key(m) if m else None
+                if k is not None:
+                    hit = (kind, k, extent(lines, i, m, live))
+                    break
+        if hit is None:
             i += 1
             continue
-        m = _HEAD_RE.match(line)
-        num = normalize_phase(m.group(2)) if m else None
-        if num is not None:
-            level, end = len(m.group(1)), len(lines)
-            for j in range(i + 1, len(lines)):
-                h = _ANY_HEAD_RE.match(lines[j])
-                if (h and len(h.group(1)) <= level and j in live) or lines[j].strip().lower().startswith("<details"):
-                    end = j
-                    break
-            out.append((("block", num), i, end))
-            i = end
-            continue
-        m = _CHECK_RE.match(line)
-        num = normalize_phase(m.group(1)) if m else None
-        if num is not None:
-            end = _with_children(lines, i, live)
-            out.append((("check", num), i, end))
-            i = end
-            continue
-        m = _ROW_RE.match(line)
-        num = normalize_phase(m.group(2)) if m else None
-        if num is not None:
-            out.append((("row", num), i, i + 1))
-        i += 1
+        kind, k, end = hit
+        out.append(((kind, k), i, end))
+        i = end
     return out
+
+
+def _one(lines, i, m, live) -> int:
+    return i + 1
+
+
+def _listed(lines, i, m, live) -> int:
+    return _with_children(lines, i, live)
+
+
+def _block(lines, i, m, live) -> int:
+    return block_end(lines, i, len(m.group(1)), live)
+
+
+ROADMAP_ENTRIES = (
+    (_HEAD_RE, "block", lambda m: normalize_phase(m.group(2)), _block),
+    (_CHECK_RE, "check", lambda m: normalize_phase(m.group(1)), _listed),
+    (_ROW_RE, "row", lambda m: normalize_phase(m.group(2)), _one),
+)
+REQUIREMENT_ENTRIES = (
+    (_REQ_RE, "req", lambda m: m.group("id").upper(), _listed),
+    (_TRACE_RE, "trace", lambda m: m.group("id").upper(), _one),
+)
+
+
+def roadmap_spans(lines: list[str]) -> list[tuple[tuple[str, str], int, int]]:
+    return _scan(lines, ROADMAP_ENTRIES)
 
 
 def requirement_spans(lines: list[str]) -> list[tuple[tuple[str, str], int, int]]:
-    live = set(_live_lines([line.rstrip("\r\n") for line in lines]))
-    out = []
-    i = 0
-    while i < len(lines):
-        if i in live:
-            m = _REQ_RE.match(lines[i])
-            if m:
-                end = _with_children(lines, i, live)
-                out.append((("req", m.group("id").upper()), i, end))
-                i = end
-                continue
-            m = _TRACE_RE.match(lines[i])
-            if m:
-                out.append((("trace", m.group("id").upper()), i, i + 1))
-        i += 1
-    return out
+    return _scan(lines, REQUIREMENT_ENTRIES)
 
 
 def block_spans(lines: list[str]) -> list[tuple[tuple[str, str], int, int]]:

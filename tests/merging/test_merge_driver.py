@@ -85,16 +85,21 @@ def test_a_clone_without_msd_merges_with_gits_own_conflict(tmp_path):
     assert "msd merge" not in r.stderr
 
 
-@pytest.mark.parametrize("runner", [["/nonexistent/bin/msd_run"], ["false"]], ids=["missing", "exits-1-writing-nothing"])
-def test_a_driver_that_cannot_run_falls_back_to_merge_file(tmp_path, runner):
-    root = make_project(tmp_path / "p")
-    register(root, runner)
+def both_add_phase_3(root) -> None:
+    """Branch a adds phase 3 Payments, main adds phase 3 Search (main checked out)."""
     git(root, "checkout", "-qb", "a")
     add_phase(root, "3", "Payments")
     git(root, "commit", "-qam", "a")
     git(root, "checkout", "-q", "main")
     add_phase(root, "3", "Search")
     git(root, "commit", "-qam", "b")
+
+
+@pytest.mark.parametrize("runner", [["/nonexistent/bin/msd_run"], ["false"]], ids=["missing", "exits-1-writing-nothing"])
+def test_a_driver_that_cannot_run_falls_back_to_merge_file(tmp_path, runner):
+    root = make_project(tmp_path / "p")
+    register(root, runner)
+    both_add_phase_3(root)
     r = merge(root, "a")
     assert r.returncode != 0
     text = (root / ".planning/ROADMAP.md").read_text()
@@ -112,12 +117,7 @@ def test_without_the_grep_guard_a_silent_failure_would_leave_ours_unmarked(tmp_p
     start = cfg.index('[merge "msd-roadmap"]')
     line = next(x for x in cfg[start:].splitlines() if x.strip().startswith("driver ="))
     repo.config.write_text(cfg.replace(line, "\tdriver = false %O %A %B"))
-    git(root, "checkout", "-qb", "a")
-    add_phase(root, "3", "Payments")
-    git(root, "commit", "-qam", "a")
-    git(root, "checkout", "-q", "main")
-    add_phase(root, "3", "Search")
-    git(root, "commit", "-qam", "b")
+    both_add_phase_3(root)
     assert merge(root, "a").returncode != 0
     text = (root / ".planning/ROADMAP.md").read_text()
     assert "<<<<<<<" not in text and "Payments" not in text
