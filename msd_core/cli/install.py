@@ -292,9 +292,9 @@ CONFIG_DIR_HELP = ("Use this Claude config folder instead of the scope's own (~/
                    "./.claude for --local); still give --global or --local.")
 GLOBAL_HELP = "Install into the global Claude config folder (--config-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude)."
 LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
-MERGE_DRIVERS_HELP = ("Register git merge drivers for the planning files in the project's repository (--local: this "
-                      "project; --global: the project holding the current folder), so merges never conflict on STATE.md "
-                      "and merge ROADMAP.md and REQUIREMENTS.md by entry.")
+MERGE_DRIVERS_HELP = ("Do not register git merge drivers for the planning files in the project's repository (by default "
+                      "--local registers them in this project, --global in the project holding the current folder, so "
+                      "merges never conflict on STATE.md and merge ROADMAP.md and REQUIREMENTS.md by entry).")
 
 
 def register(app: typer.Typer) -> None:
@@ -313,10 +313,10 @@ def register(app: typer.Typer) -> None:
             allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Install through a config folder that is a symlink."),
             content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
             runtime: Optional[str] = typer.Option(None, "--runtime", metavar="NAMES", help=RUNTIME_HELP),
-            merge_drivers: bool = typer.Option(True, "--merge-drivers/--no-merge-drivers", help=MERGE_DRIVERS_HELP),
+            no_merge_drivers: bool = typer.Option(False, "--no-merge-drivers", help=MERGE_DRIVERS_HELP),
         ) -> None:
             _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime,
-                        merge_drivers)
+                        not no_merge_drivers)
 
         command.__doc__ = doc
         return command

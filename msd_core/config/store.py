@@ -120,11 +120,20 @@ def _user_layer() -> tuple[Path | None, dict | None]:
     return up, data
 
 
+def _personal_layer(root: Path) -> dict | None:
+    """The person's own layer; absent while msd's private folder is not a real folder (missing,
+    a symlink, a file: nothing of it is read, as for every other private file)."""
+    folder = paths.project_state_dir(root)
+    if folder.is_symlink() or not folder.is_dir():
+        return None
+    return read_config_file(personal_path(root), "personal config")[0]
+
+
 def load_layers(cwd: str | os.PathLike | None = None) -> Layers:
     root = paths.find_project_root(cwd)
     ppath = paths.planning_dir(root) / CONFIG_NAME if root else None
     project = read_config_file(ppath, "project config")[0] if ppath else None
-    personal = read_config_file(personal_path(root), "personal config")[0] if root else None
+    personal = _personal_layer(root) if root else None
     upath, user = _user_layer()
     return Layers(root, ppath, project, upath, user, personal)
 

@@ -92,10 +92,12 @@ def _rederive(text: str, rel: str) -> str:
     from msd_core.progress.state_sync import sync_text
 
     top = Path.cwd()
-    proc = git(["rev-parse", "--absolute-git-dir"], top, check=False)
-    if proc.returncode != 0:
-        return text
-    derived, why = derived_for_merge(top, rel, Path(proc.stdout.strip()))
+    try:
+        proc = git(["rev-parse", "--absolute-git-dir"], top, check=False)
+        derived, why = (derived_for_merge(top, rel, Path(proc.stdout.strip())) if proc.returncode == 0
+                        else (None, "no git directory here"))
+    except Exception as exc:  # noqa: BLE001 - the merged lines stand; only the derived ones wait for a sync
+        derived, why = None, f"{exc.__class__.__name__}: {getattr(exc, 'message', exc)}"
     if derived is None:
         if why != "nested":
             _say(f"{rel}: derived lines kept from ours ({why}); `msd_run state sync` recomputes them")

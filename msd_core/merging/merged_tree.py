@@ -165,7 +165,10 @@ def derived_for_merge(top: Path, state_rel: str, gitdir: Path) -> tuple[dict | N
     scratch = gitdir / f"msd-merge-{os.getpid()}-{os.urandom(3).hex()}"
     try:
         project = scratch / "project"
-        _mirror(top / planning_rel, project / ".planning")
+        try:
+            _mirror(top / planning_rel, project / ".planning")
+        except OverflowError:
+            return None, f"the planning folder holds more than {MAX_FILES} files"
         now = time.time()
         for status, path, blob in changes:
             dest = project / ".planning" / os.path.relpath(path, planning_rel)

@@ -17,7 +17,7 @@ import argparse
 def configure(parser: argparse.ArgumentParser) -> None:
     from msd_core.merging.driver import KINDS
 
-    parser.add_argument("kind", choices=KINDS, help="which planning file: " + ", ".join(KINDS))
+    parser.add_argument("kind", choices=KINDS, metavar="|".join(KINDS), help="which planning file")
     parser.add_argument("base", help="git's %%O: the common ancestor's version")
     parser.add_argument("ours", help="git's %%A: ours, replaced by the result")
     parser.add_argument("theirs", help="git's %%B: theirs")

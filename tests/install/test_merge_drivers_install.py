@@ -173,3 +173,13 @@ def test_a_lock_held_too_long_is_a_lock_timeout(project, monkeypatch):
     with pytest.raises(LockTimeout):
         merge_config.register(merge_config.locate(project), ["msd_run"])
     assert files(project)["config"] == before["config"]
+
+
+def test_the_cli_can_be_told_not_to_register(project, tmp_path, monkeypatch):
+    from msd_core.cli.app import app
+
+    monkeypatch.chdir(project)
+    before = files(project)
+    r = CliRunner().invoke(app, ["install", "--global", "--config-dir", str(tmp_path / "cfg"), "--no-merge-drivers"])
+    assert r.exit_code == 0, r.output
+    assert "git merge drivers: skipped (--no-merge-drivers)" in r.output and files(project) == before

@@ -205,3 +205,45 @@ def test_todos_captured_on_both_sides_are_all_kept_with_distinct_ids(pair):
     listed = msd(bob, "todo", "list")
     todos = listed["todos"] if isinstance(listed, dict) else listed
     assert sorted((t["id"], t["text"]) for t in todos) == [("T1", "cache the avatars"), ("T2", "retry the upload")]
+
+
+def test_the_merged_tree_is_not_copied_past_its_file_bound(pair, monkeypatch):
+    """derived_for_merge during a merge (GITHEAD_<hash> as `git merge` sets it): the derived values
+    of the merged tree; with the copy's bound below the folder's size, none, and why."""
+    from msd_core.merging import merged_tree
+
+    _origin, ada, bob = pair
+    add_phase(ada, "3", "Payments")
+    commit_planning(ada, "docs: payments")
+    add_phase(bob, "4", "Search")
+    commit_planning(bob, "docs: search")
+    git(bob, "fetch", "-q", str(ada), "HEAD:ada")
+    theirs = git(bob, "rev-parse", "ada").strip()
+    monkeypatch.setenv(f"GITHEAD_{theirs}", "ada")
+    monkeypatch.chdir(bob)
+    values, why = merged_tree.derived_for_merge(bob, ".planning/STATE.md", bob / ".git")
+    assert why == "" and values["Phase"] == "1 of 4 (Core)"
+    monkeypatch.setattr(merged_tree, "MAX_FILES", 2)
+    assert merged_tree.derived_for_merge(bob, ".planning/STATE.md", bob / ".git") == (
+        None, "the planning folder holds more than 2 files")
+    assert not [p for p in (bob / ".git").iterdir() if p.name.startswith("msd-merge-")]  # the scratch copy is gone
+
+
+def test_derived_lines_wait_for_a_sync_when_the_merge_is_of_another_kind(pair):
+    """A cherry-pick names no second head: the lines still merge, ours' derived lines are kept,
+    the driver says so, and `state sync` brings them up to date."""
+    _origin, ada, bob = pair
+    add_phase(ada, "3", "Payments")
+    msd(ada, "state", "patch", "--add-decision", "Stripe")
+    commit_planning(ada, "docs: payments")
+    add_phase(bob, "4", "Search")
+    msd(bob, "state", "patch", "--add-decision", "Postgres")
+    commit_planning(bob, "docs: search")
+    git(bob, "fetch", "-q", str(ada), "HEAD:ada")
+    r = subprocess.run(["git", "cherry-pick", "ada"], cwd=bob, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and marked(bob) == [], r.stdout + r.stderr
+    assert "STATE.md: derived lines kept from ours (not a two-branch merge or a rebase step" in r.stderr
+    assert "- Postgres\n- Stripe\n" in (bob / ".planning/STATE.md").read_text()
+    assert not in_sync(bob)["in_sync"]
+    msd(bob, "state", "sync")
+    assert in_sync(bob)["in_sync"]
