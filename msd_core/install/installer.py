@@ -84,7 +84,8 @@ def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_chang
 
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str,
-                  hook_put: tuple[str, bytes, dict | None] | None = None, drivers: list[dict] | None = None) -> tuple[txn.Changes, Manifest]:
+                  hook_put: tuple[str, bytes, dict | None] | None = None,
+                  drivers: list[dict] | None = None) -> tuple[txn.Changes, Manifest]:
     changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
     settings_mod = permission_config(target)
     pack = record.build_pack(plan.pristine)

@@ -26,7 +26,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 

@@ -12,12 +12,10 @@ The tree the merge will check out is computed beside it:
 3. a copy of the project's `.planning/` (hard links of the working tree's regular files, symlinks
    and `.planning/.msd/` left out) in a temporary folder of the git directory, with every file
    the merge changes written from the merged tree and each deleted one removed;
-4. msd_core.progress.state_sync.derive on that copy. Last activity is read from modification
-   times: a file the merge leaves alone keeps the working tree's, and every file it writes gets
-   the time now. git writes them right after the driver, within one tick of the file system's
-   clock (Linux stamps files with a coarse clock, a few milliseconds per tick), so they share a
-   time and derive's tie-break by name picks the one it will pick in the working tree; a merge
-   writing so many files that it spans ticks can name another of them.
+4. msd_core.progress.state_sync.derive on that copy. Last activity takes only the day from
+   file times: a file the merge leaves alone keeps the working tree's time, and every file it
+   writes gets the time now (git writes them right after the driver, so on the same day but
+   within moments of midnight).
 
 Nothing is derived (None: the caller keeps ours' derived lines, and `msd_run state sync`
 recomputes them later) when the merge is of another kind (an octopus merge, a cherry-pick, a

@@ -4,7 +4,8 @@ STATE.md is cut into (msd_core.planning.state.StateDoc reads the sections and la
 
 - derived lines: `Focus:` and Position's `Phase:`, `Plan:`, `Status:`, `Last change:`,
   `Progress:` (every spelling msd_core.progress.state_sync writes), the
-  `<!-- msd: derived from ... -->` line and the frontmatter's `progress:` mapping. Each is an entry that never conflicts: ours is kept until the driver
+  `<!-- msd: derived from ... -->` line and the frontmatter's `progress:` mapping. Each is an
+  entry that never conflicts: ours is kept until the driver
   writes the values derived from the merged tree (merging.merged_tree).
 - labelled lines (`Left off: ...`, `Last worked: ...`, any `Label: value` line that is not a
   list item, each frontmatter key with the lines under it), one entry per label and section.

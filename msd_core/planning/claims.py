@@ -56,7 +56,8 @@ def parse(text: str, where: str = FILE) -> list[dict]:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise UsageError(f"{where} is not valid JSON ({exc})", hint="fix it by hand or delete it; claims are re-made with `msd_run claim`") from None
+        raise UsageError(f"{where} is not valid JSON ({exc})",
+                         hint="fix it by hand or delete it; claims are re-made with `msd_run claim`") from None
     items = data.get("claims") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise UsageError(f"{where} has no \"claims\" list", hint="fix it by hand or delete it")

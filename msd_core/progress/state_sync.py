@@ -22,14 +22,14 @@ and file modification times (Last activity).
 - progress: (phases done + the current phase's summarised share of its plans) / phases,
   rounded down to a whole percent; the bar has ten cells, one `#` per full 10%.
 - last activity: of ROADMAP.md and the files of the current-milestone phase folders (PLAN,
-  SUMMARY, CONTEXT, RESEARCH, VERIFICATION, UAT), the newest modification time, dated in UTC,
-  and what the files written together with the newest one say (those modified at most
-  WRITTEN_TOGETHER seconds before it: one step, or the files one git checkout or merge wrote
-  within the same moment): the furthest in the lifecycle (RANK), then the later phase, then the
-  later name: `completed 02-01-PLAN.md` (a SUMMARY), `planned 02-01-PLAN.md`, `discussed phase 2`,
-  `researched phase 2`, `verified phase 2`, `acceptance tests of phase 2`, `roadmap updated`.
-  So the line does not depend on the order a checkout writes files in, and a merge driver can
-  derive it before git writes them (msd_core.merging.merged_tree).
+  SUMMARY, CONTEXT, RESEARCH, VERIFICATION, UAT), the day (UTC) of the newest modification
+  time, and the furthest point the files of that day reached: the latest phase (in phase
+  order), then the furthest in the lifecycle (RANK), then the later name: `completed
+  02-01-PLAN.md` (a SUMMARY), `planned 02-01-PLAN.md`, `discussed phase 2`, `researched phase
+  2`, `verified phase 2`, `acceptance tests of phase 2`, `roadmap updated`. File times only
+  pick the day, so the line does not depend on the order or the moment a git checkout or merge
+  writes the files (only on the day), and a merge driver can derive it before git writes them
+  (msd_core.merging.merged_tree).
 
 In the frontmatter, the `progress:` mapping older STATE.md files keep (total_phases,
 completed_phases, total_plans, completed_plans, percent) is derived too, key by key.
@@ -60,9 +60,8 @@ MILESTONE_DONE = "Milestone complete"
 BAR_CELLS = 10
 KINDS = (("-SUMMARY.md", "completed"), ("-PLAN.md", "planned"), ("CONTEXT.md", "discussed"),
          ("RESEARCH.md", "researched"), ("VERIFICATION.md", "verified"), ("UAT.md", "acceptance tests of"))
-# the lifecycle order of what a file says happened (ROADMAP.md: 0), for files written together
+# the lifecycle order of what a file says happened within a phase (ROADMAP.md: 0)
 RANK = {"CONTEXT.md": 1, "RESEARCH.md": 2, "-PLAN.md": 3, "-SUMMARY.md": 4, "VERIFICATION.md": 5, "UAT.md": 6}
-WRITTEN_TOGETHER = 2.0  # seconds: files this close to the newest were written by one step (or one checkout)
 # (section, field) of every derived line, in the order they are reported
 LINES = ((None, "Current focus"), ("Current Position", "Phase"), ("Current Position", "Plan"),
          ("Current Position", "Status"), ("Current Position", "Last activity"), ("Current Position", "Progress"))
@@ -117,10 +116,10 @@ def _last_activity(root: Path, ordered, listings: dict | None = None) -> str | N
                     break
     if not candidates:
         return None
-    newest = max(c[0] for c in candidates)
-    together = [c for c in candidates if c[0] >= newest - WRITTEN_TOGETHER]
-    pick = max(together, key=lambda c: c[1:4])
-    return time.strftime("%Y-%m-%d", time.gmtime(newest)) + f" ({pick[4]})"
+    day = time.strftime("%Y-%m-%d", time.gmtime(max(c[0] for c in candidates)))
+    that_day = [c for c in candidates if time.strftime("%Y-%m-%d", time.gmtime(c[0])) == day]
+    pick = max(that_day, key=lambda c: (c[2], c[1], c[3]))
+    return f"{day} ({pick[4]})"
 
 
 def shared_numbers(root: Path) -> list[str]:

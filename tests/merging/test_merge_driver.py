@@ -14,8 +14,7 @@ import pytest
 from msd_core.git import merge_config
 from tests.kit.gitkit import git, run_msd
 from tests.kit.probe import denied, probe
-from tests.kit.teamkit import (clone, commit_planning, in_sync, make_project, marked, merge, msd, register, team,
-                               write)
+from tests.kit.teamkit import clone, commit_planning, in_sync, make_project, marked, merge, msd, register, team, write
 
 
 def add_phase(root, number: str, name: str) -> None:
