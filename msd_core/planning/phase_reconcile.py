@@ -2,14 +2,17 @@
 
 Two branches that each added a phase 5 merge into a ROADMAP.md listing both (msd's merge
 driver keeps ours first, then theirs: msd_core.merging.planning_docs) and a `phases/` folder
-holding both folders. Reconcile walks the current milestone's phases in the order ROADMAP.md
-lists them (its phase list; its details blocks when it has no list; folders it does not
-list come last, by name) and keeps each number that is new and greater than the one before;
-any other phase, and every later one that would then not be greater, gets the next number
-after its predecessor's: an integer phase the next integer (`5` after `5` -> `6`), a decimal
-phase the next decimal (`3.1` after `3.1` -> `3.2`). So the first of two phase 5s keeps 5,
-the second becomes 6, and a phase 6 that followed it becomes 7; numbers already in order are
-never touched.
+holding both folders. Reconcile walks the phases ROADMAP.md lists, in its order (its phase
+list; its details blocks when it has no list), from the second phase of the first number two
+of them share, and keeps each number that is new and greater than the one before; any other
+phase, and every later one that would then not be greater, gets the next number after its
+predecessor's: an integer phase the next integer (`5` after `5` -> `6`), a decimal phase the
+next decimal (`3.1` after `3.1` -> `3.2`). So the first of two phase 5s keeps 5, the second
+becomes 6, and a phase 6 that followed it becomes 7; the phases before, in order or not, are
+never touched. A phase folder ROADMAP.md does not list keeps its number, and no new number
+takes it: real trees keep the folders of phases their roadmap lists only in an archived
+`<details>` block, some under a number a current phase has again (the report names those, and
+`msd_run state sync` warns about them as before).
 
 A renumbered phase is renumbered wherever it is written, with the numbers of its own branch:
 its checklist line, details block and progress row in ROADMAP.md, the traceability rows and
@@ -43,10 +46,11 @@ _REQ_LINE = re.compile(r"^\s*(?:\*\*)?requirements(?:\*\*)?\s*:?(?:\*\*)?\s*:?(.
 
 
 class _Phase:
-    __slots__ = ("number", "name", "spans", "folder", "new")
+    __slots__ = ("number", "name", "spans", "folder", "new", "listed")
 
-    def __init__(self, number: str, name: str):
+    def __init__(self, number: str, name: str, listed: bool = True):
         self.number, self.name, self.spans, self.folder, self.new = number, name, {}, None, number
+        self.listed = listed  # ROADMAP.md lists it (a folder it does not list: False)
 
     def __repr__(self) -> str:
         return f"_Phase({self.number!r}, {self.name!r}, folder={self.folder!r}, new={self.new!r})"
@@ -95,7 +99,7 @@ def phases_in_order(model: phase_ops.Model) -> list[_Phase]:
         for folder, slug in left:  # then in order; a folder ROADMAP.md does not list comes last
             match = next((p for p in group if p.folder is None), None)
             if match is None:
-                match = _Phase(number, slug.replace("-", " "))
+                match = _Phase(number, slug.replace("-", " "), listed=False)
                 order.append(match)
                 group.append(match)
             match.folder = folder
@@ -109,29 +113,35 @@ def _after(prev: str, number: str) -> str:
     return f"{head}.{int(dec) + 1 if dec else 1}"
 
 
+def _numbered(p: _Phase) -> bool:
+    return bool(re.fullmatch(r"\d+(?:\.\d+)?", p.number))  # a phase that is not numbered (G1) keeps its name
+
+
 def renumber(order: list[_Phase]) -> None:
-    """Set each phase's `new` number (module doc): from the second phase of the first shared
-    number on; the phases before it keep theirs, whatever their order."""
-    numbered = [p for p in order if re.fullmatch(r"\d+(?:\.\d+)?", p.number)]  # `G1` keeps its name
+    """Set each phase's `new` number (module doc). The phases ROADMAP.md lists are walked from the
+    second phase of the first number they share; those before it keep theirs, whatever their order.
+    A folder ROADMAP.md does not list keeps its number, and no new number takes it."""
+    listed = [p for p in order if p.listed and _numbered(p)]
+    extra = [p for p in order if not p.listed and _numbered(p)]
+    elsewhere = {p.number for p in extra}
     seen: set[str] = set()
     start = None
-    for i, p in enumerate(numbered):
+    for i, p in enumerate(listed):
         if p.number in seen:
             start = i
             break
         seen.add(p.number)
-    if start is None or start == 0:
-        return
-    used = {p.number for p in numbered[:start]}
-    prev = numbered[start - 1].number
-    for p in numbered[start:]:
-        if p.number in used or phase_sort_key(p.number) <= phase_sort_key(prev):
-            new = _after(prev, p.number)
-            while new in used:  # a number an earlier phase kept out of order
-                new = _after(new, p.number)
-            p.new = new
-        used.add(p.new)
-        prev = p.new
+    if start:
+        used = {p.number for p in listed[:start]}
+        prev = listed[start - 1].number
+        for p in listed[start:]:
+            if p.number in used or phase_sort_key(p.number) <= phase_sort_key(prev):
+                new = _after(prev, p.number)
+                while new in used or new in elsewhere:  # a number taken out of order, or by an unlisted folder
+                    new = _after(new, p.number)
+                p.new = new
+            used.add(p.new)
+            prev = p.new
 
 
 def _requirements_of(model: phase_ops.Model, lines: list[str], p: _Phase) -> set[str]:
@@ -167,6 +177,11 @@ def plan_reconcile(root) -> phase_ops.Result:
     moved = [p for p in order if p.new != p.number]
     res = phase_ops.Result("reconcile")
     res.phase = {"renumbered": [{"from": p.number, "to": p.new, "name": p.name, "folder": p.folder} for p in moved]}
+    numbers = {p.new for p in order if p.listed}
+    unlisted = sorted(p.folder for p in order if not p.listed and p.number in numbers)
+    if unlisted:
+        res.notes.append("folders ROADMAP.md does not list share a number with a phase it lists; left as they are: "
+                         + ", ".join(unlisted))
     if not moved:
         res.notes.append("no two phases share a number and the numbers are in order: nothing to do")
         return res

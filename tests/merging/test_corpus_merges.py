@@ -10,6 +10,7 @@ code under test."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -44,11 +45,13 @@ def live(lines: list[str]) -> list[int]:
 
 
 def append_phase(text: str, name: str) -> tuple[str, str | None]:
-    """A phase after the highest one listed (checklist line after the last one, block at the end)."""
+    """A phase after the highest one listed (checklist line after the last live one, block at the end)."""
     lines = text.split("\n")
     idx = live(lines)
     checks = [i for i in idx if CHECK.match(lines[i])]
     nums = [int(m.group("num")) for i in idx for m in [CHECK.match(lines[i]) or HEADING.match(lines[i])] if m]
+    # every phase archived (inside <details>): the new one follows the highest of them
+    nums = nums or [int(m.group("num")) for line in lines for m in [CHECK.match(line) or HEADING.match(line)] if m]
     if not nums:
         return text, None
     n = str(max(nums) + 1)
@@ -149,4 +152,11 @@ def test_two_branches_off_a_real_tree_merge_both_ways(corpus_dir, tmp_path, name
         assert out.returncode == 0, (name, out.stderr)
         road = (seed / ".planning/ROADMAP.md").read_text(encoding="utf-8")
         n = int(alpha["number"])
-        assert f"Phase {n}: Beta work" in road and f"Phase {n + 1}: Alpha work" in road, name  # ours (beta) first
+        # ours (beta) keeps n; alpha gets the next number no phase folder has (some trees keep
+        # folders of phases their roadmap lists only in an archived block)
+        folders = (seed / ".planning/phases").iterdir() if (seed / ".planning/phases").is_dir() else []
+        held = {int(m.group(1)) for p in folders if (m := re.match(r"0*(\d+)-", p.name))}
+        new = next(k for k in range(n + 1, n + 1000) if k not in held)
+        assert f"Phase {n}: Beta work" in road and f"Phase {new}: Alpha work" in road, name
+        moved = json.loads(out.stdout)["phase"]["renumbered"]
+        assert [(m["from"], m["to"], m["name"]) for m in moved] == [(str(n), str(new), "Alpha work")], name

@@ -109,11 +109,26 @@ def test_reconcile_killed_at_every_step_leaves_old_or_new_numbering(tmp_path):
     _kill_everywhere(tmp_path, _dup_tree, ["reconcile"])
 
 
-def test_a_folder_roadmap_does_not_list_comes_last(tmp_path):
+def test_a_folder_roadmap_does_not_list_keeps_its_number_and_is_named(tmp_path):
     root = _dup_tree(tmp_path / "p")
     (root / ".planning/phases/02-extra").mkdir()
     (root / ".planning/phases/02-extra/02-01-PLAN.md").write_text("x\n")
     out = json.loads(run_msd(["phase", "reconcile"], root).stdout)
-    assert [(r["from"], r["to"], r["folder"]) for r in out["phase"]["renumbered"]] == [
-        ("2", "3", "02-pay"), ("2", "4", "02-extra")]
-    assert sorted(p.name for p in (root / ".planning/phases").iterdir()) == ["01-core", "02-auth", "03-pay", "04-extra"]
+    assert [(r["from"], r["to"], r["folder"]) for r in out["phase"]["renumbered"]] == [("2", "3", "02-pay")]
+    assert sorted(p.name for p in (root / ".planning/phases").iterdir()) == ["01-core", "02-auth", "02-extra", "03-pay"]
+    assert any(n.endswith("left as they are: 02-extra") for n in out["notes"])
+
+
+def test_folders_roadmap_does_not_list_keep_their_numbers(tmp_path):
+    """Real trees keep the folders of phases their roadmap lists only in an archived <details>
+    block: reconcile moves the duplicate alone, and no new number takes such a folder's."""
+    root = _dup_tree(tmp_path / "p")
+    road = root / ".planning/ROADMAP.md"
+    road.write_text("<details>\n- [x] Phase 3: Old\n</details>\n\n" + road.read_text())
+    for old in ("03-old", "05-older"):
+        (root / f".planning/phases/{old}").mkdir()
+        (root / f".planning/phases/{old}/{old[:2]}-01-SUMMARY.md").write_text("x\n")
+    out = json.loads(run_msd(["phase", "reconcile"], root).stdout)
+    assert [(r["from"], r["to"], r["folder"]) for r in out["phase"]["renumbered"]] == [("2", "4", "02-pay")]
+    assert sorted(p.name for p in (root / ".planning/phases").iterdir()) == [
+        "01-core", "02-auth", "03-old", "04-pay", "05-older"]
