@@ -21,6 +21,7 @@ BOOKKEEPING_DIRNAME = ".msd"  # <config>/msd-core/.msd/ (pristine copies, backup
 PLANNING_DIRNAME = ".planning"
 PROJECT_STATE_DIRNAME = ".msd"  # <project>/.planning/.msd/ (traces, memory db, locks)
 SOURCE_HOME_TOKEN = "~/.claude/"  # how shipped content spells the install target
+RUNNER_EXE = "msd_run.exe" if os.name == "nt" else "msd_run"  # the runtime's program, beside msd
 
 
 # Per agent runtime: (local folder name under the project, env var naming the global folder,
@@ -110,6 +111,11 @@ def user_config_dir() -> Path:
 
 def user_defaults_path() -> Path:
     return user_config_dir() / "defaults.json"
+
+
+def host_edits_path() -> Path:
+    """msd's record of the entries it added to other programs' files outside an install (`msd mcp install`)."""
+    return user_config_dir() / "host-edits.json"
 
 
 def find_project_root(start: str | os.PathLike | None = None) -> Path | None:

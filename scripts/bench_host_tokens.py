@@ -6,6 +6,9 @@ Measured from the request bodies a scripted local model server records (tests/ho
   fixed per-turn overhead   turn 2 of the same two-turn run (a prompt, one Bash call, a reply)
                             with the package installed globally, minus the same run with nothing
                             installed: the skill and agent listings every request carries.
+  hooks                     the same run in a project with no msd workflow in progress, with msd's
+                            hooks (SessionStart, PreCompact, PostToolUse) minus without them: what
+                            the hooks add to the first request and to turn 2 (goal: under 100).
   first-request cost        the first request of `/<prefix><command> 1` minus the first request
                             of the plain prompt `1`, same install and project: the skill body,
                             its attached files and any text its shell lines insert.
@@ -47,6 +50,7 @@ PEER_COMMANDS = ["new-project", "plan-phase", "execute-phase", "progress", "veri
 GOAL_OVERHEAD_RATIO = 0.25
 GOAL_OFF = 8000
 GOAL_ON = 4500
+GOAL_HOOKS = 100
 
 
 def msd_commands() -> list[str]:
@@ -118,6 +122,13 @@ def measure(use_peer: bool) -> dict:
         host.install("global")
         msd_turn2 = turn2_tokens(host, count)
         (host.project / ".planning").mkdir()
+        hooked = (first_tokens(host, "say ok", count), turn2_tokens(host, count))
+        settings = host.config_dir / "settings.json"
+        kept = settings.read_bytes()
+        host.drop_hooks()
+        unhooked = (first_tokens(host, "say ok", count), turn2_tokens(host, count))
+        settings.write_bytes(kept)
+        hooks = {"first_request": hooked[0] - unhooked[0], "turn2": hooked[1] - unhooked[1]}
         costs = {}
         for mode in ("off", "on"):
             host.msd_run("config", "set", "workflow.compact_content", "true" if mode == "on" else "false")
@@ -139,7 +150,7 @@ def measure(use_peer: bool) -> dict:
         "tokenizer": label,
         "host": f"Claude Code {version}",
         "turn2_bare": bare,
-        "msd": {"overhead": msd_turn2 - bare, "commands": costs, "line_numbers_off": numbering},
+        "msd": {"overhead": msd_turn2 - bare, "commands": costs, "line_numbers_off": numbering, "hooks": hooks},
         "peer": None,
     }
     if peer is not None:
@@ -167,6 +178,13 @@ def markdown(r: dict) -> str:
             goals.append(f"fixed overhead {ratio:.3f}× the peer's (goal ≤ {GOAL_OVERHEAD_RATIO}×): missed")
     else:
         lines += [f"Fixed per-turn overhead of msd: {m['overhead']:,} (peer not measured).", ""]
+    h = m.get("hooks")
+    if h:
+        lines += [f"msd's hooks with no workflow in progress (SessionStart, PreCompact, PostToolUse; goal under "
+                  f"{GOAL_HOOKS} each): {h['first_request']:+,} on the first request, {h['turn2']:+,} on turn 2 "
+                  "(the same runs with the hooks removed from settings.json as the baseline).", ""]
+        if max(abs(h["first_request"]), abs(h["turn2"])) >= GOAL_HOOKS:
+            goals.append(f"hooks add {max(h['first_request'], h['turn2']):,} tokens (goal < {GOAL_HOOKS})")
     lines += ["First-request cost. Peer: with its workflow files attached (its skills' `@$HOME/...` lines, which the "
               "host leaves as inert text, rewritten to `@~/...` so the host attaches them; the model would read them "
               "first anyway); in brackets as shipped.", "",

@@ -27,6 +27,7 @@ SUBCOMMAND_MODULES = [
     "msd_core.cli.chain",     # chain
     "msd_core.cli.mcp",       # mcp
     "msd_core.cli.plugin",    # plugin build
+    "msd_core.cli.usage",     # usage
 ]
 
 
@@ -36,6 +37,7 @@ EXAMPLES = examples(
     ("msd config set mode yolo", "change one project setting (`msd config list` shows all)"),
     ("msd init new-project --defaults", "write .planning/config.json without asking"),
     ("msd uninstall --global --dry-run", "what uninstall would remove"),
+    ("msd usage", "tokens each phase, plan and agent used, from Claude Code's transcripts"),
 ) + ("\nEvery command takes -h/--help; commands that report take --json. "
      "Exit codes: 0 ok, 1 failed, 2 bad usage, 3 integrity failure, 4 lock timeout.")
 

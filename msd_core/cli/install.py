@@ -117,11 +117,12 @@ def _human_install(result: OperationResult) -> None:
         out.print(f"permission ({d.get('runtime', 'claude')}): {d['settings']['action']}", soft_wrap=True)
     from rich.markup import escape
 
-    hook = {k: escape(v) if isinstance(v, str) else v for k, v in (d.get("runner_hook") or {}).items()}
+    hook = {k: escape(v) if isinstance(v, str) else v for k, v in (d.get("hooks") or {}).items()}
     if hook.get("runner_dir"):
-        out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']} (puts {hook['runner_dir']} on Claude Code's PATH)", soft_wrap=True)
+        out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']} (SessionStart puts {hook['runner_dir']} on "
+                  f"Claude Code's PATH; status line: {hook.get('status_line', 'none')})", soft_wrap=True)
     elif hook.get("path"):
-        out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']}", soft_wrap=True)
+        out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']}", soft_wrap=True)
     drivers = d.get("merge_drivers") or {}
     if drivers.get("repository"):
         out.print(escape(f"git merge drivers for .planning/ files: {drivers['action']} in {drivers['repository']}"), soft_wrap=True)
@@ -150,9 +151,9 @@ def _human_uninstall(result: OperationResult) -> None:
     out.print(f"{os.path.basename(d['settings']['path']) if d['settings'].get('path') else 'permission'}: {d['settings']['action']}", soft_wrap=True)
     _each(out, "Removed msd's backup folder {}", d.get("backups_removed"))
     _each(out, "Kept the backup folder {} (your replaced edits)", d.get("backups_kept"))
-    hook = d.get("runner_hook") or {}
+    hook = d.get("hooks") or {}
     if hook.get("action") not in (None, "absent", "not applicable"):
-        out.print(f"{os.path.basename(hook['path'])}: SessionStart hook {hook['action']}", soft_wrap=True)
+        out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']}", soft_wrap=True)
     for entry in d.get("merge_drivers") or []:
         from rich.markup import escape
 
@@ -200,11 +201,12 @@ def _human_status(result: OperationResult) -> None:
             out.print("      [red]an install was interrupted here[/]", soft_wrap=True)
         if inst.get("fix"):
             out.print(f"      fix: {inst['fix']}", soft_wrap=True)
-        hook = inst.get("runner_hook")
+        hook = inst.get("hooks")
         if hook and hook.get("problem"):
-            out.print(f"      [yellow]PATH hook:[/] {escape(hook['problem'])}", soft_wrap=True)
+            out.print(f"      [yellow]hooks:[/] {escape(hook['problem'])}", soft_wrap=True)
         elif hook and hook.get("ok"):
-            out.print(f"      PATH hook: {escape(hook['path'])} puts {escape(hook['runner_dir'])} on Claude Code's PATH", soft_wrap=True)
+            out.print(f"      hooks: {escape(hook['path'])} runs {escape(hook['runner'])} on {', '.join(hook['events'])}"
+                      + (" and as the status line" if hook.get("status_line") else ""), soft_wrap=True)
     _print_runner(out, d["msd_run"])
     for m in d.get("mcp", []):
         state = "registered" if m["registered"] else "not registered"
@@ -221,7 +223,7 @@ def _each(out, line: str, items) -> None:
 
 def _print_runner(out, runner: dict, *, prominent: bool = False, hooked: bool = False) -> None:
     """Where msd_run is; when the agent cannot reach it, a prominent warning and the exact fix.
-    `hooked`: the install's SessionStart hook puts msd_run on Claude Code's PATH (runner_hook.py),
+    `hooked`: the install's SessionStart hook puts msd_run on Claude Code's PATH (host_hooks.py),
     so only the terminal lacks it: one plain line instead of the warning."""
     from rich.markup import escape
 

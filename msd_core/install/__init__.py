@@ -20,7 +20,8 @@ Modules, one decision each:
   uninstaller.py  uninstall orchestration
   health.py       what is installed where, and is msd_run on PATH
   versions.py     installed vs package version (PEP 440): update available, downgrade refused
-  runner_hook.py  the SessionStart hook that puts msd_run on the host's PATH
+  host_hooks.py   the hooks (`msd_run hook <event>`) and the status line an install registers
+  git_exclude.py  a local install's per-machine settings file kept out of git, and given back
   runner_path.py  can the host run msd_run, and the exact fix
 
 Elsewhere: what msd owns on disk (manifest, its copy, the created-folders marker, the origin

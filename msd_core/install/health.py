@@ -17,7 +17,7 @@ from msd_core.files import txn
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import runner_hook, runner_path, versions
+from msd_core.install import host_hooks, runner_path, versions
 from msd_core.install.plan import NEW_SUFFIX, resolutions
 from msd_core.ownership import record
 from msd_core.ownership.hints import command_for, repair_command
@@ -110,8 +110,8 @@ def inspect(target: Target) -> dict:
         resolved=sorted(resolutions(manifest)),
         backups=backups,
     )
-    if runner_hook.applies(target):
-        info["runner_hook"] = runner_hook.status_of(target)
+    if host_hooks.applies(target):
+        info["hooks"] = host_hooks.status_of(target)
     moved = record.moved_from(target, manifest.target)
     if moved:
         info["moved"] = moved

@@ -2,9 +2,10 @@
 
 Order: check the target -> take the lock -> recover an interrupted run -> read the manifest
 -> refuse a downgrade (unless --force) -> build the installed bytes from the content
--> plan verdicts -> plan settings.json -> plan the git merge drivers of the project's repository
-(merge_drivers.py) -> stage + journal + swap (manifest last) -> the SessionStart hook that puts
-msd_run on the host's PATH (runner_hook.py) -> the merge drivers written into the repository.
+-> plan verdicts -> plan settings.json and msd's hooks (host_hooks.py) -> plan the git merge
+drivers of the project's repository (merge_drivers.py) -> stage + journal + swap (manifest
+last) -> a local install's settings.local.json kept out of git (git_exclude.py) -> the merge
+drivers written into the repository.
 `dry_run` stops after planning and writes nothing.
 
 `repair` (`--repair`, also spelled `--force`): every shipped file is made byte-identical to
@@ -24,7 +25,7 @@ from msd_core.errors import UsageError
 from msd_core.files import txn
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import merge_drivers, runner_hook
+from msd_core.install import git_exclude, host_hooks, merge_drivers
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import Plan, plan_install
 from msd_core.install.source import ContentSource
@@ -57,25 +58,23 @@ def _timestamp(config: Path) -> str:
 
 
 def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_change, warnings: list[str]) -> tuple[tuple[str, bytes, dict | None] | None, dict]:
-    """The SessionStart hook putting msd_run on the host's PATH (runner_hook.py), planned on top of
-    this install's settings.json change when it lives in the same file. Returns
-    ((relpath, bytes, manifest record) or None, the result entry)."""
+    """msd's hooks and status line (host_hooks.py), planned on top of this install's settings.json
+    change when they live in the same file. Returns ((relpath, bytes, manifest record) or None,
+    the result entry)."""
     from msd_core.errors import MsdError
     from msd_core.files.atomic import sha256_bytes
 
-    if not runner_hook.applies(target):
+    if not host_hooks.applies(target):
         return None, {"action": "not applicable"}
-    rel = runner_hook.hook_file(target).name
+    rel = host_hooks.hook_file(target).name
     same = rel == settings_mod.SETTINGS_REL
-    old_record = old.extra.get("runner_hook") if old else None
     try:
-        disk = runner_hook.read_current(target)
+        disk = host_hooks.read_current(target)
     except MsdError as exc:
-        warnings.append(f"{exc.message}; the SessionStart hook that puts msd_run on the host's PATH was not added")
+        warnings.append(f"{exc.message}; msd's hooks (msd_run on the host's PATH, the compaction checkpoint) were not added")
         return None, {"path": str(target.config / rel), "action": "skipped"}
     base = settings_change.new_bytes if same and settings_change.new_bytes is not None else disk
-    new, entry, record, warns = runner_hook.plan_add(target, base, old_record if isinstance(old_record, dict) else None,
-                                                     existed=disk is not None)
+    new, entry, record, warns = host_hooks.plan_add(target, base, host_hooks.old_record(old), existed=disk is not None)
     warnings.extend(warns)
     if new is not None and same and isinstance(settings_change.record, dict) \
             and settings_change.record.get("written_sha256") == sha256_bytes(base or b""):
@@ -134,10 +133,11 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
         extra["settings"] = settings_change.record
     else:
         extra.pop("settings", None)
+    extra.pop(host_hooks.LEGACY_RECORD_KEY, None)
     if hook_put and hook_put[2] is not None:
-        extra["runner_hook"] = hook_put[2]
+        extra[host_hooks.RECORD_KEY] = hook_put[2]
     else:
-        extra.pop("runner_hook", None)
+        extra.pop(host_hooks.RECORD_KEY, None)
     if drivers:
         extra[record.MERGE_DRIVERS_KEY] = drivers
     else:
@@ -206,6 +206,12 @@ def _run(target, source, force, dry_run, result, created_config, progress, drive
     settings_change = settings_mod.plan_add(target.config, old_settings, old.settings_permission if old else None)
     warnings.extend(settings_change.warnings)
     hook_put, hook = plan_hook(target, old, settings_mod, settings_change, warnings)
+    exclude = None
+    if target.scope == "local" and hook.get("runner_dir") and hook.get("action") != "skipped" and hook_put and hook_put[2] is not None:
+        exclude, problem = git_exclude.plan(host_hooks.hook_file(target))
+        warnings.extend([problem] if problem else [])
+        if exclude is not None:
+            hook_put[2]["git_exclude"] = exclude  # in the manifest before the line is written: uninstall takes it out
     git_drivers = merge_drivers.plan(target, old, *drivers)
     stamp = _timestamp(target.config)
     changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp, hook_put,
@@ -229,8 +235,8 @@ def _run(target, source, force, dry_run, result, created_config, progress, drive
         txn.apply(target.config, changes, tick)
     if not dry_run:
         merge_drivers.apply(git_drivers, warnings)
-    if not dry_run and target.scope == "local" and hook.get("runner_dir") and hook.get("action") != "skipped":
-        problem = runner_hook.keep_out_of_git(runner_hook.hook_file(target))
+    if not dry_run and exclude is not None:
+        problem = git_exclude.apply(exclude, host_hooks.hook_file(target))
         warnings.extend([problem] if problem else [])
     changed = not changes.empty()
     result.data = {
@@ -248,7 +254,7 @@ def _run(target, source, force, dry_run, result, created_config, progress, drive
         "runtime": target.runtime,
         "settings": {"path": str(target.config / settings_mod.SETTINGS_REL) if settings_mod.SETTINGS_REL else None, "permission": settings_mod.PERMISSION, "action": settings_change.note},
         "skipped": skipped,
-        "runner_hook": hook,
+        "hooks": hook,
         "merge_drivers": git_drivers.entry,
     }
     if plan.conflicts:

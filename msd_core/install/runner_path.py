@@ -6,7 +6,7 @@ was not seen by a skill's `!` line. So the PATH of the terminal running `msd ins
 PATH a `claude` started from it will use; an app started another way (an IDE, a desktop
 launcher) has its own. A plugin install (`msd plugin build`) does not depend on PATH: the
 host puts the plugin's `bin/` on it. A plain install adds a SessionStart hook that puts this
-msd_run's folder on the host's PATH (runner_hook.py); this check is about the terminal's PATH.
+msd_run's folder on the host's PATH (host_hooks.py); this check is about the terminal's PATH.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-EXE = "msd_run.exe" if os.name == "nt" else "msd_run"
+from msd_core.paths import RUNNER_EXE as EXE
 
 
 def own_runner() -> Path:

@@ -6,7 +6,8 @@
 - backup folders (the only copy of edits that --force/--repair replaced): kept and named,
   removed only with --remove-backups (which also works after the install is gone)
 - settings.json: restored byte for byte when unchanged since msd's write, else just the entry removed
-- the SessionStart hook putting msd_run on PATH (runner_hook.py): exactly msd's entry removed
+- msd's hooks and status line (host_hooks.py): exactly msd's entries removed, with the containers
+  msd made for them; a local install's line in the clone's info/exclude (git_exclude.py) taken out
 - the git merge drivers install registered (merge_drivers.py): msd's blocks removed from each
   recorded repository's config and info/attributes, first
 - every folder msd created that is now empty: removed (the config folder too, if msd created it,
@@ -23,7 +24,7 @@ from msd_core.files import txn
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import merge_drivers, runner_hook
+from msd_core.install import git_exclude, host_hooks, merge_drivers
 from msd_core.install.installer import check_runtime
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import NEW_SUFFIX
@@ -146,6 +147,9 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     changes.rmdirs = rmdirs
     if not dry_run:
         txn.apply(config, changes)
+        rec = host_hooks.old_record(manifest)
+        problem = git_exclude.give_back(rec.get("git_exclude")) if rec else None
+        result.warnings.extend([problem] if problem else [])
     left = [d for d in sorted(dirs) if (config / d).is_dir() and not (d + "/").startswith(BACKUPS_PREFIX)]
     result.data = {
         "scope": target.scope,
@@ -159,7 +163,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         **_backups_report(config, backups, remove_backups),
         "runtime": target.runtime,
         "settings": {"path": _settings_path(target), "action": sc.note},
-        "runner_hook": hook,
+        "hooks": hook,
         "merge_drivers": git_drivers,
         "folders_left": left if not dry_run else [],
         "_created_config_dirs": created_config if not dry_run else [],
@@ -174,24 +178,24 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
 
 
 def _plan_hook_removal(target: Target, manifest: Manifest, settings_mod, sc, changes: txn.Changes, warnings: list[str]) -> dict:
-    """Remove msd's SessionStart hook (runner_hook.py) in the same transaction, on top of what the
-    settings.json change leaves when both live in that file."""
+    """Remove msd's hooks (host_hooks.py) in the same transaction, on top of what the settings.json
+    change leaves when both live in that file."""
     from msd_core.errors import MsdError
 
-    if not runner_hook.applies(target):
+    if not host_hooks.applies(target):
         return {"action": "not applicable"}
-    rel = runner_hook.hook_file(target).name
+    rel = host_hooks.hook_file(target).name
     if rel == settings_mod.SETTINGS_REL and sc.delete:
         return {"path": str(target.config / rel), "action": "removed"}
     if rel == settings_mod.SETTINGS_REL and sc.new_bytes is not None:
         base = sc.new_bytes
     else:
         try:
-            base = runner_hook.read_current(target)
+            base = host_hooks.read_current(target)
         except MsdError as exc:
-            warnings.append(f"{exc.message}; remove the SessionStart hook whose command ends with `# {runner_hook.MARKER}` by hand")
+            warnings.append(f"{exc.message}; remove the hooks whose command is msd_run by hand")
             return {"path": str(target.config / rel), "action": "skipped"}
-    new, delete, entry, warns = runner_hook.plan_remove(target, base, manifest.extra.get("runner_hook"))
+    new, delete, entry, warns = host_hooks.plan_remove(target, base, host_hooks.old_record(manifest))
     warnings.extend(warns)
     if rel == settings_mod.SETTINGS_REL and sc.note == "restored" and entry["action"] == "absent":
         entry["action"] = "removed"  # the restored bytes are the ones before msd's write

@@ -12,12 +12,15 @@ Where Claude Code 2.1.332 keeps it (read from what `claude mcp add` writes):
 The entry is what `claude mcp add` writes: {"type": "stdio", "command", "args", "env": {}}.
 Without the `mcp__msd` permission every tool call is refused in headless mode (`claude -p`).
 
-Editing a user's JSON file: the file is read, changed in memory (every other key kept, in
-its order; the file's indent and final newline kept) and replaced atomically (temp file +
-os.replace, mode kept) while holding the lock Claude Code takes on its settings files
-(`<file>.lock`, see host_lock); when nothing needs to change, nothing is touched. If the
-file changed on disk while msd worked, the edit starts over from the new content. A
-file that does not parse, is not a JSON object, is a symlink or not a regular file is left
+Editing a user's JSON file: only the bytes of msd's entry change (msd_core/files/jsonedit.py:
+formatting, CRLF, BOM, number spellings, escapes, duplicate keys stay), the file is replaced
+atomically (temp file + os.replace, mode kept) while holding the lock Claude Code takes on its
+settings files (`<file>.lock`, see claude_json.host_lock); when nothing needs to change,
+nothing is touched. If the file changed on disk while msd worked, the edit starts over from the
+new content. What msd made around its entry (`mcpServers`, `permissions.allow`, the file
+itself) is recorded (msd_core/files/edit_record.py), so uninstall takes out exactly that and
+gives the file back byte for byte, or removes the file msd created once nothing else is in it.
+A file that does not parse, is not a JSON object, is a symlink or not a regular file is left
 untouched with a one-line error. Only an entry msd-core wrote is ever changed or removed.
 """
 
@@ -79,14 +82,24 @@ def is_ours(entry) -> bool:
 
 # ------------------------------------------------------------------ the two edits
 
+SERVERS = ("mcpServers",)
+ALLOW = ("permissions", "allow")
 
-def _add_server(entry: dict):
+
+def _reach(obj: dict, where: tuple[str, ...], leaf: type, made: list[str], hint: str | None = None):
+    from msd_core.files.jsonedit import NotAContainer, reach
+
+    try:
+        node, created = reach(obj, where, leaf)
+    except NotAContainer as exc:
+        raise OperationFailed(f"{exc}; left untouched", hint=hint) from None
+    made.extend(created)
+    return node
+
+
+def _add_server(entry: dict, made: list[str] | None = None):
     def change(obj: dict):
-        servers = obj.get("mcpServers")
-        if servers is None:
-            servers = obj["mcpServers"] = {}
-        if not isinstance(servers, dict):
-            raise OperationFailed("'mcpServers' is not an object; left untouched")
+        servers = _reach(obj, SERVERS, dict, made if made is not None else [])
         old = servers.get(SERVER_NAME)
         if old is not None and not is_ours(old):
             raise OperationFailed(f"an MCP server named {SERVER_NAME!r} is already registered and is not msd-core's; left untouched",
@@ -98,44 +111,39 @@ def _add_server(entry: dict):
     return change
 
 
-def _remove_server(obj: dict):
-    servers = obj.get("mcpServers")
-    if not isinstance(servers, dict) or not is_ours(servers.get(SERVER_NAME)):
-        return None
-    del servers[SERVER_NAME]
-    if not servers:
-        del obj["mcpServers"]
-    return "removed"
+def _remove_server(created=("mcpServers",)):
+    from msd_core.files.jsonedit import prune
+
+    def change(obj: dict):
+        servers = obj.get("mcpServers")
+        if not isinstance(servers, dict) or not is_ours(servers.get(SERVER_NAME)):
+            return None
+        del servers[SERVER_NAME]
+        prune(obj, SERVERS, created)
+        return "removed"
+    return change
 
 
-def _add_permission(obj: dict):
-    perms = obj.get("permissions")
-    if perms is None:
-        perms = obj["permissions"] = {}
-    if not isinstance(perms, dict):
-        raise OperationFailed("'permissions' is not an object; left untouched", hint=f'add "{PERMISSION}" to permissions.allow by hand')
-    allow = perms.get("allow")
-    if allow is None:
-        allow = perms["allow"] = []
-    if not isinstance(allow, list):
-        raise OperationFailed("'permissions.allow' is not a list; left untouched", hint=f'add "{PERMISSION}" by hand')
+def _add_permission(obj: dict, made: list[str] | None = None):
+    allow = _reach(obj, ALLOW, list, made if made is not None else [], hint=f'add "{PERMISSION}" to permissions.allow by hand')
     if PERMISSION in allow:
         return None
     allow.append(PERMISSION)
     return "added"
 
 
-def _remove_permission(obj: dict):
-    perms = obj.get("permissions")
-    allow = perms.get("allow") if isinstance(perms, dict) else None
-    if not isinstance(allow, list) or PERMISSION not in allow:
-        return None
-    allow.remove(PERMISSION)
-    if not allow:
-        del perms["allow"]
-    if not perms:
-        del obj["permissions"]
-    return "removed"
+def _remove_permission(created=("permissions", "permissions.allow")):
+    from msd_core.files.jsonedit import prune
+
+    def change(obj: dict):
+        perms = obj.get("permissions")
+        allow = perms.get("allow") if isinstance(perms, dict) else None
+        if not isinstance(allow, list) or PERMISSION not in allow:
+            return None
+        allow.remove(PERMISSION)
+        prune(obj, ALLOW, created)
+        return "removed"
+    return change
 
 
 # ------------------------------------------------------------------ commands
@@ -146,13 +154,21 @@ def install(scope: str, config_dir: str | None = None, project_dir: str | None =
 
     if importlib.util.find_spec("mcp") is None:
         raise OperationFailed("the MCP server needs the mcp package", hint="pip install 'msd-core[mcp]'")
+    from msd_core.files import edit_record
+
     servers, settings = host_files(scope, config_dir, project_dir)
     entry = server_entry(scope)
     precheck(servers, _add_server(entry))
     precheck(settings, _add_permission)
-    server_note = edit_json(servers, _add_server(entry),
-                            new_mode=0o600 if scope == "user" else None)
-    perm_note = edit_json(settings, _add_permission)
+    notes = {}
+    for key, path, edit in (("server", servers, lambda made: _add_server(entry, made)),
+                            ("permission", settings, lambda made: lambda obj: _add_permission(obj, made))):
+        made: list[str] = []
+        existed = os.path.lexists(path)
+        notes[key] = edit_json(path, edit(made), new_mode=0o600 if key == "server" and scope == "user" else None)
+        if notes[key] != "unchanged":
+            edit_record.remember(path, f"mcp-{key}", not existed, made)
+    server_note, perm_note = notes["server"], notes["permission"]
     out = {"scope": scope, "server": {"path": str(servers), "name": SERVER_NAME, "entry": entry, "action": server_note},
            "permission": {"path": str(settings), "rule": PERMISSION, "action": perm_note}}
     if scope == "project":
@@ -167,13 +183,19 @@ def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None
         return {"scope": scope, "dry_run": True,
                 "server": {"path": str(servers), "action": "would remove" if state["registered"] else "absent"},
                 "permission": {"path": str(settings), "action": "would remove" if state["permission"] else "absent"}}
+    from msd_core.files import edit_record
+
     notes = {"server": "absent", "permission": "absent"}
     problems = []
     for key, path, change in (("server", servers, _remove_server), ("permission", settings, _remove_permission)):
         if not os.path.lexists(path):
             continue
+        made = edit_record.recall(path, f"mcp-{key}")
+        # no record (registered by an older msd): the containers left empty go, as they always did
+        created = made.get("created") if made else (("mcpServers",) if key == "server" else ("permissions", "permissions.allow"))
         try:  # each file on its own: a broken one never keeps the other from being cleaned
-            notes[key] = edit_json(path, change, delete_if_empty=key == "server" and scope == "project")
+            notes[key] = edit_json(path, change(created), delete_when_empty=bool(made.get("created_file")))
+            edit_record.forget(path, f"mcp-{key}")
         except MsdError as exc:
             problems.append(exc.message)
     if problems:

@@ -46,8 +46,11 @@ if there were none. Every claim is listed in `claims` (with `stale` and `mine`).
 
 Every answer has `route`, `command`, `reason`; phase answers add `phase` and `state`;
 open debug sessions (`.planning/debug/*.md`) are named in `debug_open`; unfinished flow
-runs in `.planning/state.json` are listed in `flows_in_progress` (workflow, step). Files that cannot
-be read are skipped and named in `skipped`. Nothing is written. Standard library only.
+runs in `.planning/state.json` are listed in `flows_in_progress` (workflow, step), and the one
+updated last is the answer's `resume`: {workflow, step, command} with the command that gives that
+step's instructions again (`msd_run next-step --workflow <w> [--root <install>]`), what a session
+that lost its place (compaction, resume, clear) runs next. Files that cannot be read are
+skipped and named in `skipped`. Nothing is written. Standard library only.
 """
 
 from __future__ import annotations
@@ -236,7 +239,7 @@ def _resume_target(value: str | None, root: Path) -> Path | None:
     return target
 
 
-def _flows_in_progress(root: Path, notes: list[str]) -> list[dict]:
+def flows_in_progress(root: Path, notes: list[str]) -> list[dict]:
     """Workflow runs in `.planning/state.json` that have not reached done (resume them with next-step)."""
     from msd_core.errors import MsdError
     from msd_core.planning import flow_state as state_file
@@ -249,8 +252,21 @@ def _flows_in_progress(root: Path, notes: list[str]) -> list[dict]:
     out = []
     for name, run in sorted(doc.get("workflows", {}).items()):
         if isinstance(run, dict) and isinstance(run.get("current"), str) and run.get("status") != "done":
-            out.append({"workflow": name, "step": run["current"]})
+            out.append({"workflow": name, "step": run["current"], "updated": str(run.get("updated") or "")})
     return out
+
+
+def resume_of(running: list[dict], install_root: str | None = None) -> dict | None:
+    """The flow run to continue (the one updated last) and the command that continues it."""
+    if not running:
+        return None
+    run = max(running, key=lambda r: (r.get("updated") or "", r["workflow"]))
+    command = f"msd_run next-step --workflow {run['workflow']}"
+    if install_root:
+        import shlex
+
+        command += f" --root {shlex.quote(str(install_root))}"
+    return {"workflow": run["workflow"], "step": run["step"], "command": command}
 
 
 def _gate_failed(root: Path) -> str | None:
@@ -351,7 +367,8 @@ def _around_claims(root: Path, states, current, common: dict, notes: list[str], 
     return None, passed
 
 
-def decide(cwd: str | os.PathLike | None = None, *, ignore_claims: bool = False) -> dict:
+def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None, *,
+           ignore_claims: bool = False) -> dict:
     from msd_core.planning.roadmap import phase_sort_key
 
     base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
@@ -375,9 +392,10 @@ def decide(cwd: str | os.PathLike | None = None, *, ignore_claims: bool = False)
     common.update({"phases_total": len(ordered), "phases_done": done_count})
     if passed_over:
         common["passed_over"] = passed_over
-    running = _flows_in_progress(root, notes)
+    running = flows_in_progress(root, notes)
     if running:
-        common["flows_in_progress"] = running
+        common["flows_in_progress"] = [{"workflow": r["workflow"], "step": r["step"]} for r in running]
+        common["resume"] = resume_of(running, install_root)
     debugging = sorted(e.name[:-3] for e in _files(planning / "debug") if e.name.endswith(".md"))
     if debugging:
         common["debug_open"] = debugging  # open /msd-debug sessions (k-lifecycle2)

@@ -79,6 +79,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "debug": ("msd_core.run.cmd_debug", "debug sessions in .planning/debug/: start, list, resume, close"),
     "ship": ("msd_core.run.cmd_ship", "PR plan for a phase or milestone: branch, remote, gh, body file"),
     "autonomous": ("msd_core.run.cmd_autonomous", "the next step of an autonomous run, or why it stops"),
+    # the host's side (issue 31): hooks and the status line the install registers
+    "hook": ("msd_core.run.cmd_hook", "what msd does when Claude Code runs one of its hooks (stdin: the host's JSON)"),
+    "statusline": ("msd_core.run.cmd_statusline", "the one-line status Claude Code shows (stdin: the host's JSON)"),
 }
 
 PLACEHOLDER_HELP = "placeholders in content such as <phase> or <stem> stand for a value supplied at run time"

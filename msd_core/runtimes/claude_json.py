@@ -3,8 +3,18 @@
 Another program owns these files and may write them while msd does: every edit holds the lock
 Claude Code takes on them (`host_lock`), re-reads the file under it, applies one change and
 writes atomically (`edit_json`); `precheck` says beforehand whether an edit would write and
-raises what it would raise. A symlink, a special file or an oversized file is refused and
-left untouched. Used by the installer (the permission, the PATH hook) and by `msd mcp install`.
+raises what it would raise. The change is made to the bytes of what msd owns only
+(msd_core/files/jsonedit.py): every other byte of the file stays as it was. A symlink, a
+special file or an oversized file is refused and left untouched. Used by `msd mcp install`
+and the installer's hook and permission entries.
+
+Claude Code 2.1.332, seen with strace (`claude mcp add --scope user`, a `claude -p` run): every
+save of ~/.claude.json makes the folder `~/.claude.json.lock` (mkdir), sets its mtime, reads the
+file again, writes `~/.claude.json.tmp.<pid>.<hex>` and renames it over the file, then removes
+the folder; a lock folder older than 10 s is taken over, a fresh one is waited for (about 13 s)
+and then the save fails. So msd holds that same folder for the few milliseconds of its own
+read-edit-rename, re-reading under it: neither writer loses the other's update
+(tests/host/test_claude_json_lock.py runs both at once).
 """
 
 from __future__ import annotations
@@ -22,18 +32,19 @@ from msd_core.errors import OperationFailed
 MAX_BYTES = 64 * 1024 * 1024
 RETRIES = 5
 HOST_LOCK_STALE = 10.0  # seconds: Claude Code's staleMs for its settings lock
-HOST_LOCK_WAIT = 5.0  # shorter than the stale age: a held (refreshed) lock gives exit 4
-
-
+HOST_LOCK_WAIT = 12.0  # past the stale age: a lock left by a killed writer is taken over; a refreshed one gives exit 4
 
 
 @contextlib.contextmanager
-def host_lock(path: Path, wait: float = HOST_LOCK_WAIT):
+def host_lock(path: Path, wait: float | None = None):
     """The lock Claude Code itself takes on its settings files (proper-lockfile): the folder
     `<file>.lock`, created atomically, treated as stale after HOST_LOCK_STALE seconds without
-    an update. Held only while msd writes; LockTimeout (exit 4) when the host keeps it."""
+    an update. Held only while msd writes; LockTimeout (exit 4) when the host keeps it fresh
+    for longer than `wait` (default HOST_LOCK_WAIT, or $MSD_LOCK_TIMEOUT)."""
     from msd_core.errors import LockTimeout
+    from msd_core.files.atomic import lock_timeout_from_env
 
+    wait = lock_timeout_from_env(HOST_LOCK_WAIT) if wait is None else wait
     lock = path.with_name(path.name + ".lock")
     deadline = time.monotonic() + wait
     while True:
@@ -49,7 +60,9 @@ def host_lock(path: Path, wait: float = HOST_LOCK_WAIT):
                 raise OperationFailed(f"{lock} is not a lock folder; nothing written", hint="remove it and run the command again")
             if time.time() - st.st_mtime > HOST_LOCK_STALE:
                 with contextlib.suppress(OSError):
-                    os.rmdir(lock)  # stale by the host's own rule (an empty folder)
+                    if time.time() - os.lstat(lock).st_mtime > HOST_LOCK_STALE:  # still stale: not retaken meanwhile
+                        os.rmdir(lock)  # stale by the host's own rule (an empty folder)
+                continue
             if time.monotonic() > deadline:
                 raise LockTimeout(f"{lock} is held (Claude Code is writing {path.name}); nothing written",
                                   hint="run the command again in a moment") from None
@@ -57,6 +70,8 @@ def host_lock(path: Path, wait: float = HOST_LOCK_WAIT):
         except OSError as exc:
             raise OperationFailed(f"cannot lock {path} (creating {lock.name}): {exc.strerror}") from None
     try:
+        with contextlib.suppress(OSError):
+            os.utime(lock)  # as the host does: the holder keeps its lock fresh
         yield
     finally:
         with contextlib.suppress(OSError):
@@ -95,16 +110,6 @@ def parse(path: Path, data: bytes | None) -> dict:
     return obj
 
 
-def style(data: bytes | None) -> tuple[int | str, bool]:
-    """(indent, ends with a newline) of an existing file; Claude Code's own style for a new one."""
-    if not data:
-        return 2, True
-    from msd_core.files.jsonedit import indent_of
-
-    text = data.decode("utf-8", "replace")
-    return indent_of(text), text.endswith("\n")
-
-
 def apply_change(path: Path, change, obj: dict):
     try:
         return change(obj)
@@ -119,10 +124,29 @@ def precheck(path: Path, change) -> bool:
     return apply_change(path, change, copy.deepcopy(parse(path, read_file(path)))) is not None
 
 
-def edit_json(path: Path, change, *, new_mode: int | None = None, delete_if_empty: bool = False) -> str:
+def edited_bytes(path: Path, data: bytes | None, change) -> tuple[bytes | None, str | None, dict]:
+    """(the new bytes or None: nothing to do, the change's note, the object it leaves) for a
+    file holding `data`: only the bytes of what `change` alters are edited. OperationFailed
+    (left untouched) when the file does not parse or cannot be edited in place."""
+    from msd_core.files.jsonedit import EditError, edit_bytes
+
+    before = parse(path, data)
+    after = copy.deepcopy(before)
+    note = apply_change(path, change, after)
+    if note is None:
+        return None, None, after
+    try:
+        return edit_bytes(data, before, after), note, after
+    except EditError as exc:
+        raise OperationFailed(f"{path} cannot be edited in place ({exc}); left untouched",
+                              hint="make the change by hand") from None
+
+
+def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_empty: bool = False) -> str:
     """Apply `change(obj) -> note or None` (None: nothing to do) to the JSON object in `path`.
 
-    Returns the note ("unchanged" when nothing changed). Never leaves a half-written or
+    Returns the note ("unchanged" when nothing changed). `delete_when_empty`: msd created the
+    file, so it goes when the change leaves it an empty object. Never leaves a half-written or
     corrupt file: the old file stays until the new one is complete."""
     from msd_core.files.atomic import atomic_write_bytes
 
@@ -132,15 +156,12 @@ def edit_json(path: Path, change, *, new_mode: int | None = None, delete_if_empt
     with host_lock(path):
         for _ in range(RETRIES):
             data = read_file(path)
-            obj = parse(path, data)
-            note = apply_change(path, change, obj)
-            if note is None:
+            new, note, after = edited_bytes(path, data, change)
+            if new is None:
                 return "unchanged"
-            indent, newline = style(data)
-            new = (json.dumps(obj, indent=indent, ensure_ascii=False) + ("\n" if newline else "")).encode("utf-8")
             if read_file(path) != data:
                 continue  # written meanwhile without the lock: start over from the new content
-            if delete_if_empty and not obj:
+            if delete_when_empty and not after:
                 path.unlink()
                 return note
             try:

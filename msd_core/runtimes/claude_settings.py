@@ -1,16 +1,17 @@
 """The settings.json permission that lets the agent run `msd_run` without a prompt.
 
 Claude Code rule syntax: `Bash(msd_run *)` in `permissions.allow` (a trailing ` *` also
-matches the bare command). Install adds exactly that entry, keeping every other setting and
-the key order (json, dict order, indent 2). The bytes before msd's write are kept in
-bookkeeping so uninstall can restore them exactly when nothing else changed since; otherwise
-uninstall removes exactly the entry (and the keys msd created for it). A settings.json that
+matches the bare command). Install adds exactly that entry and edits only its bytes
+(msd_core/files/jsonedit.py: every other byte of the user's file stays, BOM and CRLF included).
+The bytes before msd's write are kept in bookkeeping so uninstall can restore them exactly
+when nothing else changed since; otherwise uninstall removes exactly the entry (and the keys
+msd created for it), which gives back every byte the user did not change. A settings.json that
 does not parse, is not an object, or is a symlink is left untouched with a warning.
 """
 
 from __future__ import annotations
 
-import json
+import copy
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,10 +34,6 @@ class SettingsChange:
     warnings: list[str] = field(default_factory=list)
 
 
-def _dump(obj: dict) -> bytes:
-    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def _read(config: Path) -> tuple[bytes | None, str | None]:
     from msd_core.errors import MsdError
     from msd_core.files.safe_tree import read_installed
@@ -51,13 +48,22 @@ def _read(config: Path) -> tuple[bytes | None, str | None]:
 
 
 def _parse(data: bytes, path: Path) -> tuple[dict | None, str | None]:
+    from msd_core.errors import MsdError
+    from msd_core.runtimes.claude_json import parse
+
     try:
-        obj = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, f"{path} does not parse as JSON ({exc}); left untouched"
-    if not isinstance(obj, dict):
-        return None, f"{path} is not a JSON object; left untouched"
-    return obj, None
+        return parse(path, data), None
+    except MsdError as exc:
+        return None, exc.message
+
+
+def _edited(data: bytes | None, before: dict, after: dict, path: Path) -> tuple[bytes | None, str | None]:
+    from msd_core.files.jsonedit import EditError, edit_bytes
+
+    try:
+        return edit_bytes(data, before, after), None
+    except EditError as exc:
+        return None, f"{path} cannot be edited in place ({exc}); left untouched"
 
 
 def plan_add(config: Path, old_record: dict | None, old_permission: str | None) -> SettingsChange:
@@ -71,6 +77,7 @@ def plan_add(config: Path, old_record: dict | None, old_permission: str | None) 
         obj, problem = _parse(data, path)
         if problem:
             return SettingsChange(record=old_record, permission=old_permission, note="skipped", warnings=[f"{problem}; {hint}"])
+    before = copy.deepcopy(obj)
     perms = obj.get("permissions")
     if perms is not None and not isinstance(perms, dict):
         return SettingsChange(record=old_record, permission=old_permission, note="skipped", warnings=[f"{path}: 'permissions' is not an object; left untouched; {hint}"])
@@ -87,7 +94,9 @@ def plan_add(config: Path, old_record: dict | None, old_permission: str | None) 
         allow = perms["allow"] = []
         created.append("permissions.allow")
     allow.append(PERMISSION)
-    new = _dump(obj)
+    new, problem = _edited(data, before, obj, path)
+    if problem:
+        return SettingsChange(record=old_record, permission=old_permission, note="skipped", warnings=[f"{problem}; {hint}"])
     record = {"path": SETTINGS_REL, "written_sha256": sha256_bytes(new), "had_before": data is not None, "created_keys": created}
     return SettingsChange(new_bytes=new, before=data, record=record, permission=PERMISSION, note="added")
 
@@ -110,6 +119,7 @@ def plan_remove(config: Path, record: dict | None, permission: str | None, befor
     obj, problem = _parse(data, path)
     if problem:
         return SettingsChange(note="skipped", warnings=[f"{problem}; remove \"{permission}\" from permissions.allow by hand"])
+    before = copy.deepcopy(obj)
     perms = obj.get("permissions")
     allow = perms.get("allow") if isinstance(perms, dict) else None
     if not isinstance(allow, list) or permission not in allow:
@@ -122,7 +132,10 @@ def plan_remove(config: Path, record: dict | None, permission: str | None, befor
         del obj["permissions"]
     if not obj and not record.get("had_before"):
         return SettingsChange(delete=True, note="removed (msd created it)")
-    return SettingsChange(new_bytes=_dump(obj), note="entry removed")
+    new, problem = _edited(data, before, obj, path)
+    if problem:
+        return SettingsChange(note="skipped", warnings=[f"{problem}; remove \"{permission}\" from permissions.allow by hand"])
+    return SettingsChange(new_bytes=new, note="entry removed")
 
 
 def settings_exists(config: Path) -> bool:

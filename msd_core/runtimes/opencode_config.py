@@ -3,19 +3,22 @@
 the user's other config files -- checked with `opencode debug config`).
 
 No opencode.json: msd creates one holding only its entry (and deletes it on uninstall while it
-is unchanged). A user's opencode.json: the entry is inserted as text (jsonc_edit) and every
-other byte is kept; uninstall restores the saved bytes when nothing else changed, else removes
-exactly the inserted text. A file that does not parse, or whose `permission`/`bash` is not an
+is unchanged). A user's opencode.json (JSONC: comments and trailing commas are kept): only the
+entry's bytes are added (msd_core/files/jsonedit.py) and every other byte is kept; uninstall
+restores the saved bytes when nothing else changed, else takes out exactly the entry and the
+objects msd made for it. A file that does not parse, or whose `permission`/`bash` is not an
 object (e.g. "permission": "ask" -- the user's choice), is left untouched with a warning.
 Same surface as msd_core/runtimes/claude_settings.py.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
-from msd_core.files.jsonc_edit import JsoncError, insert_entry, remove_snippet
+from msd_core.files.jsonedit import EditError, NotAContainer, edit_bytes, loads, peek_at, prune, reach
 from msd_core.files.safe_tree import read_installed
 from msd_core.runtimes.claude_settings import SettingsChange
 
@@ -27,30 +30,44 @@ KEY, VALUE = "msd_run *", "allow"
 HINT = 'add "permission": {"bash": {"msd_run *": "allow"}} to opencode.json by hand to run msd_run without prompts'
 
 
+def _load(data: bytes, path: Path):
+    try:
+        text = data[3:].decode("utf-8") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8")
+        obj = loads(text) if text.strip() else {}
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return None, f"{path} does not parse ({str(exc)[:120]}); left untouched"
+    if not isinstance(obj, dict):
+        return None, f"{path}: the file is not a JSON object; left untouched"
+    return obj, None
+
+
 def plan_add(config: Path, old_record: dict | None, old_permission: str | None) -> SettingsChange:
     path = Path(config) / SETTINGS_REL
+    keep = {"record": old_record, "permission": old_permission}
     try:
         data = read_installed(config, SETTINGS_REL)
     except Exception as exc:  # a symlink on the way, unreadable: never written through
-        return SettingsChange(record=old_record, permission=old_permission, note="skipped", warnings=[f"{exc}; {HINT}"])
+        return SettingsChange(**keep, note="skipped", warnings=[f"{exc}; {HINT}"])
     if data is None:
         new = (_fresh() + "\n").encode("utf-8")
-        record = {"path": SETTINGS_REL, "written_sha256": sha256_bytes(new), "had_before": False, "snippet": None}
+        record = {"path": SETTINGS_REL, "written_sha256": sha256_bytes(new), "had_before": False, "created_keys": []}
         return SettingsChange(new_bytes=new, before=None, record=record, permission=PERMISSION, note="added (new file)")
+    before, problem = _load(data, path)
+    if problem:
+        return SettingsChange(**keep, note="skipped", warnings=[f"{problem}; {HINT}"])
+    after = copy.deepcopy(before)
     try:
-        text = data.decode("utf-8")
-        out = insert_entry(text, PATH, KEY, VALUE)
-    except (UnicodeDecodeError, JsoncError) as exc:
-        return SettingsChange(record=old_record, permission=old_permission, note="skipped",
-                              warnings=[f"{path} does not parse ({exc}); left untouched; {HINT}"])
-    if out == "present":
-        return SettingsChange(record=old_record, permission=old_permission, note="present")
-    if isinstance(out, str):
-        return SettingsChange(record=old_record, permission=old_permission, note="skipped",
-                              warnings=[f"{path}: {out}; left untouched; {HINT}"])
-    new_text, snippet = out
-    new = new_text.encode("utf-8")
-    record = {"path": SETTINGS_REL, "written_sha256": sha256_bytes(new), "had_before": True, "snippet": snippet}
+        bash, created = reach(after, PATH, dict)
+    except NotAContainer as exc:
+        return SettingsChange(**keep, note="skipped", warnings=[f"{path}: {exc}; left untouched; {HINT}"])
+    if KEY in bash:
+        return SettingsChange(**keep, note="present")
+    bash[KEY] = VALUE
+    try:
+        new = edit_bytes(data, before, after)
+    except EditError as exc:
+        return SettingsChange(**keep, note="skipped", warnings=[f"{path} cannot be edited in place ({exc}); left untouched; {HINT}"])
+    record = {"path": SETTINGS_REL, "written_sha256": sha256_bytes(new), "had_before": True, "created_keys": created}
     return SettingsChange(new_bytes=new, before=data, record=record, permission=PERMISSION, note="entry added")
 
 
@@ -70,19 +87,26 @@ def plan_remove(config: Path, record: dict | None, permission: str | None, befor
             return SettingsChange(delete=True, note="removed (msd created it)")
         if before is not None:
             return SettingsChange(new_bytes=before, note="restored")
-    snippet = record.get("snippet")
-    if not snippet:
-        return SettingsChange(note="kept (you edited the file msd created)", warnings=[f"{path} changed since msd wrote it; {how}"])
+    obj, problem = _load(data, path)
+    if problem:
+        return SettingsChange(note="skipped", warnings=[f"{problem}; {how}"])
+    if peek_at(obj, (*PATH, KEY)) != VALUE:
+        return SettingsChange(note="entry already gone")
+    after = copy.deepcopy(obj)
+    del peek_at(after, PATH)[KEY]
+    # an older install recorded the inserted text instead: it made no object of its own
+    created = record.get("created_keys") if isinstance(record.get("created_keys"), list) else []
+    if not record.get("had_before"):
+        created = ["permission", "permission.bash"]
+    prune(after, PATH, created)
+    if not record.get("had_before") and set(after) <= {"$schema"}:
+        return SettingsChange(delete=True, note="removed (msd created it)")
     try:
-        new = remove_snippet(data.decode("utf-8"), snippet)
-    except UnicodeDecodeError:
-        new = None
-    if new is None:
-        return SettingsChange(note="skipped", warnings=[f"msd's entry in {path} is not as msd wrote it; {how}"])
-    return SettingsChange(new_bytes=new.encode("utf-8"), note="entry removed")
+        new = edit_bytes(data, obj, after)
+    except EditError as exc:
+        return SettingsChange(note="skipped", warnings=[f"{path} cannot be edited in place ({exc}); {how}"])
+    return SettingsChange(new_bytes=new, note="entry removed")
 
 
 def _fresh() -> str:
-    import json
-
     return json.dumps({"$schema": "https://opencode.ai/config.json", "permission": {"bash": {KEY: VALUE}}}, indent=2)

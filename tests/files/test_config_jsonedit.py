@@ -36,7 +36,8 @@ def test_single_line_file_stays_single_line():
 
 
 def test_nested_group_created_in_an_empty_object_and_at_top():
-    assert _edit('{\n  "w": {}\n}\n', lambda d: d["w"].__setitem__("r", 1)) == '{\n  "w": {\n    "r": 1\n  }\n}\n'
+    # an empty `{}` stays on its line: taking the member out again gives back exactly `{}`
+    assert _edit('{\n  "w": {}\n}\n', lambda d: d["w"].__setitem__("r", 1)) == '{\n  "w": {"r": 1}\n}\n'
     assert _edit("{}", lambda d: d.__setitem__("a", {"b": 1})) == '{"a": {"b": 1}}'
 
 
@@ -56,7 +57,7 @@ def test_duplicate_key_edits_the_one_json_reads():
     assert out == '{"a": 1, "a": 5}' and json.loads(out) == {"a": 5}
 
 
-@pytest.mark.parametrize("text", ["[1, 2]", '{"a": 1} trailing', '{"a": 1,}', ""])
+@pytest.mark.parametrize("text", ["[1, 2]", '{"a": 1} trailing', '{"a": 1,,}', ""])
 def test_what_it_cannot_edit_is_none(text):
     assert rewrite(text, {"a": 1}, {"a": 2}) is None
 

@@ -198,6 +198,17 @@ class ModelServer:
         self.stop()
 
 
+def planning_project(project: Path, state: str | None = None) -> None:
+    """A `.planning/` tree with one phase (01-auth, its CONTEXT.md) on the roadmap; STATE.md when given."""
+    pl = project / ".planning"
+    (pl / "phases" / "01-auth").mkdir(parents=True)
+    (pl / "PROJECT.md").write_text("# Project\n")
+    (pl / "ROADMAP.md").write_text("# Roadmap\n\n- [ ] **Phase 1: Auth** - log in\n")
+    (pl / "phases" / "01-auth" / "01-CONTEXT.md").write_text("# Context\n")
+    if state is not None:
+        (pl / "STATE.md").write_text(state)
+
+
 def bash(command: str, when: str | None = None) -> dict:
     """A script turn that runs one Bash command; `when`: only once what came back contains it."""
     turn = {"tool_use": [{"name": "Bash", "input": {"command": command, "description": "msd step"}}]}
@@ -367,7 +378,9 @@ class Host:
     def config_dir(self) -> Path:
         return self.home / ".claude"
 
-    def env(self, path: list[Path] | None = None) -> dict:
+    def env(self, path: list[Path] | None = None, transcripts: bool = False) -> dict:
+        """The CLI's environment. `transcripts`: let it write its session transcripts
+        (QUIET_ENV's CLAUDE_CODE_SKIP_PROMPT_HISTORY turns them off)."""
         dirs = [str(p) for p in (self.extra_path if path is None else path)] + ["/usr/local/bin", "/usr/bin", "/bin"]
         env = {
             "PATH": os.pathsep.join(dirs),
@@ -384,6 +397,8 @@ class Host:
             "TMPDIR": str(self.root / "tmp"),
             **QUIET_ENV,
         }
+        if transcripts:
+            del env["CLAUDE_CODE_SKIP_PROMPT_HISTORY"]
         (self.root / "tmp").mkdir(exist_ok=True)
         if "MSD_COMPACT_DEFAULT" in os.environ:
             env["MSD_COMPACT_DEFAULT"] = os.environ["MSD_COMPACT_DEFAULT"]
@@ -403,9 +418,10 @@ class Host:
             raise AssertionError(f"msd_run {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()}")
         return proc
 
-    def drop_runner_hook(self) -> None:
-        """Remove the SessionStart hook `msd install` adds (msd_core/install/runner_hook.py) from the
-        global and the local settings, so a run with `path=[]` really has no msd_run."""
+    def drop_hooks(self) -> None:
+        """Remove the hooks `msd install` adds (msd_core/install/host_hooks.py) from the global and
+        the local settings, so a run with `path=[]` really has no msd_run (and a run measures the
+        host without msd's hooks)."""
         for f in (self.config_dir / "settings.json", self.project / ".claude" / "settings.local.json"):
             if f.is_file():
                 obj = json.loads(f.read_text())
@@ -419,12 +435,13 @@ class Host:
         return self.config_dir if scope == "global" else self.project / ".claude"
 
     def run(self, prompt: str, script: list[dict] | None = None, *, timeout: float = RUN_TIMEOUT,
-            path: list[Path] | None = None, args: list[str] = (), env: dict | None = None) -> HostRun:
+            path: list[Path] | None = None, args: list[str] = (), env: dict | None = None,
+            transcripts: bool = False) -> HostRun:
         """`claude -p PROMPT --output-format stream-json --verbose` against a fresh scripted server."""
         self.runs += 1
         workdir = self.root / f"server-{self.runs}"
         with ModelServer(script or [{"text": "done"}], workdir, lifetime=timeout + 30) as server:
-            full_env = self.env(path)
+            full_env = self.env(path, transcripts)
             full_env.update({"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-msd-host-test-dummy"})
             if env:
                 full_env.update(env)
@@ -448,3 +465,66 @@ class Host:
         (workdir / "stdout.jsonl").write_text(proc.stdout)
         (workdir / "stderr.txt").write_text(proc.stderr)
         return HostRun(proc.returncode, events, proc.stderr, requests, proc.stdout)
+
+    def live(self, prompts: list[str], script: list[dict], *, timeout: float = RUN_TIMEOUT, args: list[str] = (),
+             env: dict | None = None, transcripts: bool = False) -> HostRun:
+        """One live `claude -p --input-format stream-json` session: each prompt is sent after the
+        previous one's `result` event (prompts sent together would be merged into one), so a
+        `/compact` between two prompts compacts a conversation that then goes on."""
+        import threading
+        import time
+
+        self.runs += 1
+        workdir = self.root / f"server-{self.runs}"
+        with ModelServer(script, workdir, lifetime=timeout + 30) as server:
+            full_env = self.env(None, transcripts)
+            full_env.update({"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-msd-host-test-dummy"})
+            full_env.update(env or {})
+            proc = subprocess.Popen([str(self.claude), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                                     "--verbose", *args], cwd=str(self.project), env=full_env, stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            err: list[str] = []
+            reader = threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)
+            reader.start()
+
+            def send(text: str) -> None:
+                proc.stdin.write(json.dumps({"type": "user", "message": {"role": "user", "content": text}}) + "\n")
+                proc.stdin.flush()
+
+            lines, pending, deadline = [], list(prompts), time.monotonic() + timeout
+            send(pending.pop(0))
+            try:
+                while time.monotonic() < deadline:
+                    line = proc.stdout.readline()
+                    if not line:
+                        break
+                    lines.append(line)
+                    if line.startswith("{") and '"type":"result"' in line.replace(" ", ""):
+                        if pending:
+                            send(pending.pop(0))
+                        else:
+                            proc.stdin.close()
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            reader.join(timeout=10)
+            requests = server.requests()
+        stdout = "".join(lines)
+        events = [json.loads(x) for x in lines if x.startswith("{") and _is_json(x)]
+        (workdir / "stdout.jsonl").write_text(stdout)
+        (workdir / "stderr.txt").write_text("".join(err))
+        return HostRun(proc.returncode, events, "".join(err), requests, stdout)
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+        return True
+    except ValueError:
+        return False
+

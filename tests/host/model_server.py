@@ -23,8 +23,14 @@ message when the request does not ask to stream. A turn:
     {"when_system": "substring", ...}   # only when the system prompt contains it
                                    # (e.g. a subagent's own prompt)
     {"repeat": true, ...}          # never used up (a standing reply)
+    {"usage": {"input_tokens": 1200, "cache_read_input_tokens": 300,
+               "cache_creation_input_tokens": 40, "output_tokens": 7}, ...}
+                                   # the usage the response reports: input and cache figures
+                                   # in message_start, output_tokens in message_delta (as the
+                                   # API sends them); default 10 input, 5 output
 
-Tool-use ids are generated (`toolu_msd_<n>`). Requests that carry no `tools` (the CLI's
+Tool-use ids are generated (`toolu_msd_<server>_<n>`: unique across servers, so a session
+resumed against a new server never sees an id its history already holds). Requests that carry no `tools` (the CLI's
 side queries: titles, summaries, quota probes) get a short harmless text reply and use
 no turn. When no turn matches, the reply is the text "SCRIPT-EXHAUSTED" (end_turn), so
 a run never hangs waiting for the model. Any other path (count_tokens, HEAD/GET probes)
@@ -108,7 +114,7 @@ class Script:
     def next_id(self) -> str:
         with self.lock:
             self.ids += 1
-            return f"toolu_msd_{self.ids:04d}"
+            return f"toolu_msd_{os.getpid()}_{self.ids:04d}"
 
 
 def blocks_for(turn: dict, script: Script) -> list[dict]:
@@ -122,9 +128,18 @@ def blocks_for(turn: dict, script: Script) -> list[dict]:
     return blocks
 
 
-def sse_events(blocks: list[dict], model: str) -> list[dict]:
+DEFAULT_USAGE = {"input_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 5}
+
+
+def usage_of(turn: dict) -> dict:
+    given = turn.get("usage") if isinstance(turn.get("usage"), dict) else {}
+    return {k: int(given.get(k, v)) for k, v in DEFAULT_USAGE.items()}
+
+
+def sse_events(blocks: list[dict], model: str, usage_figures: dict | None = None) -> list[dict]:
     stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-    usage = {"input_tokens": 10, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    figures = usage_figures or DEFAULT_USAGE
+    usage = {**{k: v for k, v in figures.items() if k != "output_tokens"}, "output_tokens": 0}
     events = [{"type": "message_start", "message": {
         "id": f"msg_msd_{time.monotonic_ns()}", "type": "message", "role": "assistant", "model": model,
         "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}}]
@@ -142,16 +157,16 @@ def sse_events(blocks: list[dict], model: str) -> list[dict]:
                                "delta": {"type": "input_json_delta", "partial_json": piece}})
         events.append({"type": "content_block_stop", "index": i})
     events.append({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                   "usage": {"output_tokens": 5}})
+                   "usage": {"output_tokens": figures["output_tokens"]}})
     events.append({"type": "message_stop"})
     return events
 
 
-def whole_message(blocks: list[dict], model: str) -> dict:
+def whole_message(blocks: list[dict], model: str, usage_figures: dict | None = None) -> dict:
     stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
     return {"id": f"msg_msd_{time.monotonic_ns()}", "type": "message", "role": "assistant", "model": model,
             "content": blocks, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5}}
+            "usage": dict(usage_figures or DEFAULT_USAGE)}
 
 
 def make_handler(script: Script, record_path: str):
@@ -189,14 +204,15 @@ def make_handler(script: Script, record_path: str):
             turn = script.pick(body) if body.get("tools") else {"text": SIDE_REPLY, "index": None}
             self._record(text, parsed, turn["index"])
             blocks = blocks_for(turn, script)
+            figures = usage_of(turn)
             if not body.get("stream"):
-                return self.send_json(whole_message(blocks, model))
+                return self.send_json(whole_message(blocks, model, figures))
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("cache-control", "no-cache")
             self.send_header("connection", "close")
             self.end_headers()
-            self.wfile.write(sse(sse_events(blocks, model), named=True))
+            self.wfile.write(sse(sse_events(blocks, model, figures), named=True))
             self.wfile.flush()
             self.close_connection = True
 

@@ -62,14 +62,14 @@ def test_without_the_hook_the_same_launch_cannot_reach_msd_run(host_global):
     host = host_global
     prepare(host)
     assert "hooks" in json.loads((host.config_dir / "settings.json").read_text())
-    host.drop_runner_hook()
+    host.drop_hooks()
     run = host.run("/msd-plan-phase 01", SCRIPT[:1] + SCRIPT[-1:], path=[])
     assert run.returncode == 0, run.stderr
     assert PART_MARK not in run.first_user_text and NOT_FOUND in run.first_user_text
     assert [err for _, err in bash_results(run)] == [True]
     # msd status names the missing hook and the fix
     st = json.loads(host.msd("status", "--json").stdout)
-    hook = [i for i in st["installs"] if i["scope"] == "global"][0]["runner_hook"]
+    hook = [i for i in st["installs"] if i["scope"] == "global"][0]["hooks"]
     assert not hook["present"] and hook["problem"].endswith("run `msd install --global`")
 
 
@@ -86,6 +86,6 @@ def test_local_install_hook_in_settings_local_json_is_read_by_the_host(host_loca
     run = host.run("/msd-plan-phase 01", SCRIPT[:1] + SCRIPT[-1:], path=[])
     assert PART_MARK in run.first_user_text and run.permission_denials == []
     assert [err for _, err in bash_results(run)] == [False]
-    host.drop_runner_hook()
+    host.drop_hooks()
     bare = host.run("/msd-plan-phase 01", [{"text": "done"}], path=[])
     assert PART_MARK not in bare.first_user_text and NOT_FOUND in bare.first_user_text

@@ -153,7 +153,7 @@ def test_split_workflow_compact_off_on_tampered_and_no_runtime(host_global, stem
     (host.config_dir / rel0).write_text(wanted[0][1])
 
     # msd_run not on PATH (and no PATH hook): the skill still loads and the attached gate says what to do
-    host.drop_runner_hook()
+    host.drop_hooks()
     run = host.run(f"/{name} 1", path=[])
     assert_loaded(run, name)
     text = run.first_user_text

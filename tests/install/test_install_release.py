@@ -174,11 +174,11 @@ def test_install_ends_with_a_prominent_path_warning_and_the_exact_fix(tmp_path, 
     tail = r.stdout[r.stdout.index("settings.json"):]
     assert "WARNING" in tail and "msd_run is not on your PATH" in tail
     assert f"""echo 'export PATH="{bindir}:$PATH"' >> ~/.bashrc""" in tail
-    # with the hook (runner_hook.py) Claude Code reaches msd_run: one plain line, no warning
+    # with the hook (host_hooks.py) Claude Code reaches msd_run: one plain line, no warning
     (proj / ".claude" / "settings.local.json").unlink()
     h = msd(["install", "--local"], cwd=proj, env={"PATH": "/usr/bin:/bin", "SHELL": "/bin/bash", "COLUMNS": "200"})
     assert "WARNING" not in h.stdout and "Claude Code gets it from the SessionStart hook" in h.stdout
-    assert f"settings.local.json: SessionStart hook added (puts {bindir} on Claude Code's PATH)" in h.stdout
+    assert f"settings.local.json: msd's hooks added (SessionStart puts {bindir} on Claude Code's PATH" in h.stdout
     s = msd(["status", "--json"], cwd=proj, env={"PATH": "/usr/bin:/bin"})
     assert json.loads(s.stdout)["msd_run"]["on_path"] is False
     # the fix works: with the folder on PATH, no warning

@@ -25,6 +25,17 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
     return out
 
 
+def make_runner(folder: Path) -> Path:
+    """An msd_run in `folder` that runs this checkout's runtime (what the venv's entry point does)."""
+    import sys
+
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = folder / "msd_run"
+    exe.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m msd_core.run \"$@\"\n")
+    exe.chmod(0o755)
+    return exe
+
+
 def copy_fixture(dest: Path, src: Path = FIXTURE) -> Path:
     shutil.copytree(src, dest)
     return dest

@@ -26,6 +26,9 @@ ROWS_ELSEWHERE = {"step-report": "tests/chain/test_step_report.py::test_step_rep
                   "undo": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
                   "recorded": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
                   "ship": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
+                  # the host's side: probed with the host's JSON on stdin
+                  "hook": "tests/hooks/test_hooks.py::test_hooks_import_nothing_heavy",
+                  "statusline": "tests/hooks/test_hooks.py::test_hooks_import_nothing_heavy",
                   # run by git during a merge, in a repository with a merge going on (team)
                   "merge-driver": "tests/merging/test_merge_driver.py::test_driver_imports_only_what_it_declares"}
 

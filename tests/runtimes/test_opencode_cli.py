@@ -80,11 +80,11 @@ def test_global_install_merges_with_the_users_config(tmp_path):
     project.mkdir()
     cfg = _check_loaded(exe, project, t)
     assert cfg["model"] == "anthropic/claude-x" and cfg["permission"]["edit"] == "ask"
-    snippet = load_manifest(t.config).extra["settings"]["snippet"]
+    assert load_manifest(t.config).extra["settings"]["created_keys"] == ["permission.bash"]
     uninstall(t)
     text = (t.config / "opencode.json").read_text()
     # OpenCode itself may add a "$schema" line to the user's file when it runs; ours is gone, theirs kept
-    assert snippet not in text and "// mine" in text and '"permission": {"edit": "ask"}' in text
+    assert "msd_run" not in text and "// mine" in text and '"permission": {"edit": "ask"}' in text
 
 
 def test_a_command_reaches_the_model_with_its_files_and_parts(tmp_path):

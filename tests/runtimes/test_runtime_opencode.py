@@ -1,5 +1,5 @@
 """OpenCode: commands and agents in its formats, and the one permission entry in the user's
-opencode.json with every other byte kept (msd_core/runtimes/opencode_config.py, jsonc_edit.py)."""
+opencode.json with every other byte kept (msd_core/runtimes/opencode_config.py, files/jsonedit.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from msd_core.files.jsonc_edit import JsoncError, insert_entry, lookup, parse, remove_snippet
+from msd_core.files.jsonedit import loads
 from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
 from msd_core.ownership.manifest import load_manifest
@@ -54,10 +54,10 @@ def test_users_config_is_byte_identical_outside_our_entry(scope, tmp_path):
     cfg = t.config / "opencode.json"
     cfg.write_text(USER_JSONC)
     install(t)
-    snippet = load_manifest(t.config).extra["settings"]["snippet"]
     after = cfg.read_text()
-    assert after.replace(snippet, "", 1) == USER_JSONC
-    assert lookup(parse(after), ("permission", "bash")).members["msd_run *"][2] == "allow"
+    assert after == USER_JSONC.replace('"edit": "ask",}', '"edit": "ask", "bash": {"msd_run *": "allow"},}')
+    assert loads(after)["permission"]["bash"] == {"msd_run *": "allow"}
+    assert load_manifest(t.config).extra["settings"]["created_keys"] == ["permission.bash"]
     install(t)  # an update leaves it as it is
     assert cfg.read_text() == after
     uninstall(t)
@@ -103,17 +103,17 @@ def test_an_entry_the_user_already_has_is_never_removed(tmp_path):
     assert (t.config / "opencode.json").read_text() == mine
 
 
-def test_jsonc_edit_finds_members_past_strings_and_comments():
-    text = '{"a": "} // {", /* "permission": 1 */ "permission": {"bash": {"x": "ask"}}}'
-    new, snippet = insert_entry(text, ("permission", "bash"), "msd_run *", "allow")
-    assert snippet == '"msd_run *": "allow",' and new.replace(snippet, "", 1) == text
-    assert lookup(parse(new), ("permission", "bash")).members["x"][2] == "ask"
-    assert insert_entry(new, ("permission", "bash"), "msd_run *", "allow") == "present"
-    assert remove_snippet(new + new, snippet) is None  # ambiguous: refused, not guessed
-    with pytest.raises(JsoncError):
-        parse('{"a": 1,, }')
-    with pytest.raises(JsoncError):
-        parse('{"a": "unterminated}')
+def test_an_older_install_recorded_the_inserted_text_and_uninstall_still_takes_out_only_the_entry(tmp_path):
+    """Installs before the one byte editor recorded a `snippet` instead of `created_keys`."""
+    from msd_core.runtimes import opencode_config
+
+    t = _t("global", tmp_path)
+    t.config.mkdir(parents=True)
+    cfg = t.config / "opencode.json"
+    cfg.write_text('{"model": "x", "permission": {"bash": {"msd_run *": "allow","git *": "ask"}}}\n')
+    record = {"path": "opencode.json", "written_sha256": "0" * 64, "had_before": True, "snippet": '"msd_run *": "allow",'}
+    change = opencode_config.plan_remove(t.config, record, opencode_config.PERMISSION, None)
+    assert change.new_bytes == b'{"model": "x", "permission": {"bash": {"git *": "ask"}}}\n'
 
 
 def test_three_runtimes_side_by_side_one_removed(tmp_path):

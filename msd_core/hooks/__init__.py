@@ -1,0 +1,18 @@
+"""What msd does when Claude Code calls it: `msd_run hook <event>` and `msd_run statusline`.
+
+The install registers each as the absolute path of msd_run with arguments (msd_core/install/
+host_hooks.py). Each handler reads the JSON the host passes on stdin, answers in a few
+milliseconds with the standard library only, and never fails the session: whatever goes wrong
+is one line on stderr and exit 0.
+
+  events.py         the event names and their handlers; reading the host's payload
+  position.py       where the workflow is (flow, step, phase, plan, wave, last result, open question)
+                    and the one command that continues it
+  session_start.py  msd_run's folder on the host's PATH; after compact/resume/clear, the position
+  pre_compact.py    the checkpoint written before the host compacts the conversation
+  post_tool_use.py  a token budget or context share crossed: told to the agent and the user once
+  statusline.py     the one-line status the host shows under the prompt
+
+Adding a hook (say a PreToolUse guard): a handler module here, its name in events.HANDLERS, and
+its row in msd_core/install/host_hooks.HOOKS.
+"""

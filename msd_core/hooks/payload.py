@@ -1,0 +1,62 @@
+"""The JSON Claude Code passes a hook or the status line on stdin, and what it tells msd.
+
+Read up to MAX_PAYLOAD bytes; stdin that is a terminal (a person trying the command) is not
+waited for; anything that is not a JSON object reads as {} (fields as Claude Code 2.1.332 sends them:
+`session_id`, `transcript_path`, `cwd`, `hook_event_name`, and per event `source`, `trigger`, `tool_name`, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+MAX_PAYLOAD = 4 << 20
+
+
+def read_payload(stream=None) -> dict:
+    stream = stream or sys.stdin
+    try:
+        if stream.isatty():
+            return {}
+        raw = stream.buffer.read(MAX_PAYLOAD + 1) if hasattr(stream, "buffer") else stream.read(MAX_PAYLOAD + 1).encode()
+    except (OSError, ValueError):
+        return {}
+    if len(raw) > MAX_PAYLOAD:
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else {}
+    except (ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def project_root(payload: dict) -> Path | None:
+    """The project the session works in: the payload's `cwd`, else $CLAUDE_PROJECT_DIR, else ours."""
+    from msd_core import paths
+
+    for where in (payload.get("cwd"), os.environ.get("CLAUDE_PROJECT_DIR"), os.getcwd()):
+        if isinstance(where, str) and where and os.path.isdir(where):
+            return paths.find_project_root(where)
+    return None
+
+
+def absolute_root(install_root: str | None, payload: dict) -> str | None:
+    """A local install names its folder relative to the project (`.claude/msd-core`): made absolute
+    against $CLAUDE_PROJECT_DIR (the host sets it for hooks and the status line), else the payload's cwd."""
+    if not install_root or os.path.isabs(install_root):
+        return install_root
+    for base in (os.environ.get("CLAUDE_PROJECT_DIR"), payload.get("cwd"), os.getcwd()):
+        if isinstance(base, str) and base and os.path.isdir(os.path.join(base, install_root)):
+            return os.path.join(base, install_root)
+    return install_root
+
+
+def this_runner() -> str:
+    from msd_core.paths import RUNNER_EXE
+
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    if os.path.basename(argv0) in (RUNNER_EXE, "msd_run"):
+        return os.path.abspath(argv0)
+    return str(Path(sys.executable).parent / RUNNER_EXE)

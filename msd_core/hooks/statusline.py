@@ -1,0 +1,71 @@
+"""`msd_run statusline`: the one short line Claude Code shows under its prompt box.
+
+Input (stdin): the JSON the host passes a status line command (seen in Claude Code 2.1.332:
+`model.id`, `cwd`, `workspace.project_dir`, `context_window.used_percentage`,
+`context_window.context_window_size`, ...). Output: one line, e.g.
+
+    msd v1.2 · phase 02 · plan 02-01 · execute-phase: gate · ctx 12% · phase 45.2k tok
+
+milestone (STATE.md's `milestone:`), the phase and plan in progress, the flow step, the share of
+the context window used (the host's own figure) and this phase's tokens so far (the host's
+transcripts, read incrementally: msd_core.usage.cache). The window the host reports for the
+model is kept for `msd usage`. Outside an msd project: `msd` and the context share only.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+MAX_CHARS = 120
+
+
+def _short(n: int) -> str:
+    for size, unit in ((1_000_000, "M"), (1_000, "k")):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(n)
+
+
+def _milestone(root: Path) -> str | None:
+    try:
+        head = (root / ".planning" / "STATE.md").read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return None
+    m = re.search(r"^milestone:\s*['\"]?([^'\"\n]+)", head, re.M)
+    return m.group(1).strip()[:20] if m else None
+
+
+def line(payload: dict, install_root: str | None = None) -> str:
+    from msd_core import paths
+
+    parts = ["msd"]
+    cw = payload.get("context_window") if isinstance(payload.get("context_window"), dict) else {}
+    model = (payload.get("model") or {}).get("id") if isinstance(payload.get("model"), dict) else None
+    where = (payload.get("workspace") or {}).get("project_dir") if isinstance(payload.get("workspace"), dict) else None
+    where = where or payload.get("cwd")
+    root = paths.find_project_root(where) if isinstance(where, str) and Path(where).is_dir() else None
+    pos = None
+    if root is not None:
+        from msd_core.hooks.position import position
+
+        milestone = _milestone(root)
+        if milestone:
+            parts[0] = f"msd {milestone}"
+        pos = position(root, install_root)
+        if isinstance(model, str) and isinstance(cw.get("context_window_size"), int):
+            from msd_core.usage.cache import learn_window
+
+            learn_window(root, model, cw["context_window_size"])
+    if pos:
+        parts += [f"phase {pos['phase']}"] if pos.get("phase") else []
+        parts += [f"plan {pos['plan']}"] if pos.get("plan") else []
+        parts.append(f"{pos['workflow']}: {pos['step']}")
+    if isinstance(cw.get("used_percentage"), (int, float)):
+        parts.append(f"ctx {cw['used_percentage']:.0f}%")
+    if pos and pos.get("phase"):
+        from msd_core.hooks.budget import phase_tokens
+
+        parts.append(f"phase {_short(phase_tokens(root, str(pos['phase'])))} tok")
+    text = " · ".join(parts)
+    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"

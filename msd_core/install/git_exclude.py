@@ -1,0 +1,103 @@
+"""Keeping a local install's per-machine settings file out of git, and giving the exclude file back.
+
+A local install writes `<project>/.claude/settings.local.json` (it names this machine's msd_run).
+When git does not ignore it, install adds one line to the clone's own `info/exclude` (never
+committed; the project's .gitignore is never edited) and records exactly the bytes it added;
+uninstall takes out exactly those bytes, so `info/exclude` is byte for byte what it was (and a
+file install created for it alone is removed). Anything the user changed around that line stays.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+
+def _git(path: Path, *args: str) -> subprocess.CompletedProcess | None:
+    # not msd_core.git.runner.git: its GIT_LITERAL_PATHSPECS makes `git check-ignore` refuse
+    # every path ("pathspec magic not supported by this command: 'literal'")
+    try:
+        return subprocess.run(["git", *args], cwd=str(path.parent), capture_output=True, text=True, timeout=10,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def ignored_by_git(path: Path) -> bool | None:
+    """True/False inside a git work tree; None when git is absent or this is no work tree."""
+    proc = _git(path, "check-ignore", "-q", "--", path.name)
+    return {0: True, 1: False}.get(proc.returncode) if proc else None
+
+
+def plan(path: Path) -> tuple[dict | None, str | None]:
+    """What keeping `path` out of git in this clone takes: (the record of the bytes to add to
+    `info/exclude`, or None when git ignores it already or this is no work tree; a one-line
+    warning, or None). Nothing is written."""
+    if ignored_by_git(path) is not False:
+        return None, None
+    exclude = _git(path, "rev-parse", "--git-path", "info/exclude")
+    prefix = _git(path, "rev-parse", "--show-prefix")
+    if not exclude or exclude.returncode or not prefix or prefix.returncode:
+        return None, _problem(path)
+    target = Path(exclude.stdout.strip())
+    target = target if target.is_absolute() else path.parent / target
+    try:
+        existed = target.exists()
+        old = target.read_bytes() if existed else b""
+    except OSError:
+        return None, _problem(path)
+    added = (b"" if not old or old.endswith(b"\n") else b"\n") + f"/{prefix.stdout.strip()}{path.name}\n".encode("utf-8")
+    return {"path": str(target), "added": added.decode("utf-8"), "created_file": not existed}, None
+
+
+def _problem(path: Path) -> str:
+    return f"{path} names this machine's msd_run folder and git does not ignore it: add `{path.name}` to a .gitignore"
+
+
+def apply(record: dict, path: Path) -> str | None:
+    """Append the planned bytes (re-read: the end of the file decides the leading newline again);
+    None when git now ignores `path`, else a one-line warning."""
+    from msd_core.files.atomic import atomic_write_bytes
+
+    target = Path(record["path"])
+    try:
+        old = target.read_bytes() if target.exists() else b""
+        line = record["added"].encode("utf-8").lstrip(b"\n")
+        added = (b"" if not old or old.endswith(b"\n") else b"\n") + line
+        atomic_write_bytes(target, old + added)
+    except OSError:
+        return _problem(path)
+    return None if ignored_by_git(path) else _problem(path)
+
+
+def give_back(record) -> str | None:
+    """Take out exactly what `keep_out` added (its last occurrence); None when done or nothing to do,
+    else a one-line warning. A file install created and that holds nothing else is removed."""
+    from msd_core.files.atomic import atomic_write_bytes
+
+    if not isinstance(record, dict) or not isinstance(record.get("path"), str) or not isinstance(record.get("added"), str):
+        return None
+    target, added = Path(record["path"]), record["added"].encode("utf-8")
+    try:
+        data = target.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot read {target} ({exc.strerror}): remove the line {record['added'].strip()} by hand"
+    at = data.rfind(added)
+    if at < 0:
+        line = added.lstrip(b"\n")
+        at = data.rfind(line)  # the user added a newline before it meanwhile, or the line itself moved
+        if at < 0 or (at and data[at - 1:at] != b"\n"):
+            return None
+        added = line
+    new = data[:at] + data[at + len(added):]
+    try:
+        if not new and record.get("created_file"):
+            os.unlink(target)
+        else:
+            atomic_write_bytes(target, new)
+    except OSError as exc:
+        return f"cannot write {target} ({exc.strerror}): remove the line {record['added'].strip()} by hand"
+    return None

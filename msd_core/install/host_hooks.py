@@ -1,0 +1,368 @@
+"""The hooks and the status line an install registers with Claude Code: `msd_run hook <event>`.
+
+Every hook is the absolute path of the msd_run installed beside this msd, started with
+arguments and no shell (Claude Code's exec form, `{"command": <msd_run>, "args": ["hook", <event>]}`,
+observed in 2.1.332: the program is spawned directly, so a path with spaces or quotes needs no
+quoting and no shell has to exist). One group per event, appended to the user's list:
+
+    SessionStart            msd_run hook session-start   msd_run's folder on the host's PATH
+                                                         ($CLAUDE_ENV_FILE); after compact/resume/clear,
+                                                         where the workflow is and the next command
+    PreCompact              msd_run hook pre-compact     the workflow's checkpoint
+    PostToolUse Bash|Agent  msd_run hook post-tool-use   a budget crossed: told once
+
+The handlers live in msd_core/hooks/ (standard library only, a few milliseconds). Adding a hook,
+e.g. a PreToolUse guard, is one row in HOOKS and one handler module there.
+
+The status line (`"statusLine": {"type": "command", "command": "<msd_run> statusline"}`; the
+host has no exec form for it, so a path that needs quoting is quoted) is added only where the
+user has no status line of their own in any settings file the host reads for this install;
+theirs is never replaced, and one added later is never removed.
+
+Where: a global install edits `<config>/settings.json`; a local install edits
+`<project>/.claude/settings.local.json` (Claude Code's per-machine file: the committed
+settings.json never names this machine's folder; msd_core/install/git_exclude.py keeps it out
+of git). The edit is planned here on the file's bytes and written by the install's own
+transaction; only msd's entries change (msd_core/files/jsonedit.py) and the manifest records
+which containers msd made (`hooks`, `hooks.SessionStart`, ...) and whether it made the file,
+so uninstall gives the file back byte for byte, or removes the file msd created once nothing
+else is in it. Older installs' shell hook (`... # msd-core:runner-path`) is recognised as
+msd's and replaced. A file that does not parse, is not an object or is a symlink is left
+untouched with a one-line warning.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import shlex
+from pathlib import Path
+
+from msd_core.install import runner_path
+
+LEGACY_MARKER = "msd-core:runner-path"
+GLOBAL_FILE = "settings.json"
+LOCAL_FILE = "settings.local.json"
+RECORD_KEY = "hooks"
+LEGACY_RECORD_KEY = "runner_hook"
+TIMEOUT = 30  # seconds; the handlers take milliseconds
+
+# (event, matcher or None, the argument after `msd_run hook`)
+HOOKS = (
+    ("SessionStart", None, "session-start"),
+    ("PreCompact", None, "pre-compact"),
+    ("PostToolUse", "Bash|Agent", "post-tool-use"),
+)
+
+
+def applies(target) -> bool:
+    return target.runtime == "claude"
+
+
+def hook_file(target) -> Path:
+    return Path(target.config) / (GLOBAL_FILE if target.scope == "global" else LOCAL_FILE)
+
+
+def runner() -> Path:
+    return runner_path.own_runner()
+
+
+def install_root(target) -> str:
+    """The installed msd-core/ folder as the hooks name it: absolute for a global install, and
+    relative to the project for a local one (the hooks resolve it against $CLAUDE_PROJECT_DIR),
+    so a project folder copied or moved elsewhere keeps working hooks."""
+    from msd_core import paths
+
+    if target.scope == "local":
+        return f"{Path(target.config).name}/{paths.INSTALL_DIRNAME}"
+    return str(paths.install_root(Path(target.config)))
+
+
+def hook_entry(exe: Path, arg: str, root: str) -> dict:
+    return {"type": "command", "command": str(exe), "args": ["hook", arg, "--root", root], "timeout": TIMEOUT}
+
+
+def group_for(exe: Path, matcher: str | None, arg: str, root: str) -> dict:
+    group: dict = {"matcher": matcher} if matcher else {}
+    group["hooks"] = [hook_entry(exe, arg, root)]
+    return group
+
+
+def status_line_for(exe: Path, root: str) -> dict:
+    return {"type": "command", "command": f"{shlex.quote(str(exe))} statusline --root {shlex.quote(root)}"}
+
+
+def _is_runner(command) -> bool:
+    return isinstance(command, str) and os.path.basename(command) in (runner_path.EXE, "msd_run")
+
+
+def is_ours(hook) -> bool:
+    """An msd hook: `msd_run hook ...` (exec form), or an older install's shell PATH hook."""
+    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
+        return False
+    if LEGACY_MARKER in hook["command"]:
+        return True
+    args = hook.get("args")
+    return _is_runner(hook["command"]) and isinstance(args, list) and args[:1] == ["hook"]
+
+
+def is_our_status_line(value) -> bool:
+    if not isinstance(value, dict) or not isinstance(value.get("command"), str):
+        return False
+    try:
+        words = shlex.split(value["command"])
+    except ValueError:
+        return False
+    return len(words) >= 2 and _is_runner(words[0]) and words[1] == "statusline"
+
+
+def ours_in(obj: dict) -> dict[str, list[dict]]:
+    """{event: [msd hook entries]} found in a settings object (never raises)."""
+    found: dict[str, list[dict]] = {}
+    hooks = obj.get("hooks") if isinstance(obj, dict) else None
+    if not isinstance(hooks, dict):
+        return found
+    for event, groups in hooks.items():
+        for g in groups if isinstance(groups, list) else []:
+            for h in (g.get("hooks") if isinstance(g, dict) and isinstance(g.get("hooks"), list) else []):
+                if is_ours(h):
+                    found.setdefault(event, []).append(h)
+    return found
+
+
+def _wanted(exe: Path, root: str) -> dict[str, list[dict]]:
+    return {event: [hook_entry(exe, arg, root)] for event, _m, arg in HOOKS}
+
+
+def _drop_ours(obj: dict) -> list[str]:
+    """Remove msd's hook entries, and every group left empty by that; returns the events touched."""
+    touched = []
+    hooks = obj.get("hooks")
+    for event, groups in list(hooks.items()) if isinstance(hooks, dict) else []:
+        if not isinstance(groups, list):
+            continue
+        for g in list(groups):
+            if isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(is_ours(h) for h in g["hooks"]):
+                g["hooks"] = [h for h in g["hooks"] if not is_ours(h)]
+                if not g["hooks"]:
+                    groups.remove(g)
+                touched.append(event)
+    return touched
+
+
+def add_ours(obj: dict, exe: Path, root: str, want_status_line: bool) -> tuple[str | None, list[str], bool]:
+    """msd's hooks (and status line) into `obj`, replacing older ones of msd's. Returns (note or
+    None when already as wanted, the containers it made, whether the status line is msd's).
+    OperationFailed naming a key that holds something else."""
+    from msd_core.errors import OperationFailed
+    from msd_core.files.jsonedit import NotAContainer, reach
+
+    status_ours = is_our_status_line(obj.get("statusLine"))
+    line_wanted = status_line_for(exe, root) if (want_status_line and ("statusLine" not in obj or status_ours)) else None
+    if ours_in(obj) == _wanted(exe, root) and (line_wanted is None or obj.get("statusLine") == line_wanted):
+        return None, [], status_ours
+    note = "updated" if ours_in(obj) else "added"
+    hooks = obj.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise OperationFailed("'hooks' is not an object; left untouched")
+    for event, _m, _a in HOOKS:
+        if not isinstance(hooks.get(event, []), list):
+            raise OperationFailed(f"'hooks.{event}' is not a list; left untouched")
+    _drop_ours(obj)
+    created: list[str] = []
+    for event, matcher, arg in HOOKS:
+        try:
+            groups, made = reach(obj, ("hooks", event), list)
+        except NotAContainer as exc:  # pragma: no cover - checked above
+            raise OperationFailed(f"{exc}; left untouched") from None
+        created.extend(made)
+        groups.append(group_for(exe, matcher, arg, root))
+    if line_wanted is not None:
+        obj["statusLine"] = line_wanted
+    return note, created, line_wanted is not None
+
+
+def remove_ours(obj: dict, record: dict | None) -> str | None:
+    """msd's hooks (and its status line) out of `obj`, with the containers msd made that are left
+    empty. No record of what msd made (an older install): emptied lists and `hooks` go."""
+    from msd_core.files.jsonedit import prune
+
+    touched = _drop_ours(obj)
+    line = is_our_status_line(obj.get("statusLine"))
+    if line:
+        del obj["statusLine"]
+    if not touched and not line:
+        return None
+    created = (record or {}).get("created")
+    for event in dict.fromkeys(touched):
+        names = created if isinstance(created, list) else ["hooks", f"hooks.{event}"]
+        prune(obj, ("hooks", event), names)
+    return "removed"
+
+
+# ------------------------------------------------------------------ planning (the installer writes)
+
+
+def read_current(target) -> bytes | None:
+    """The hook file's bytes now (None: absent); OperationFailed for a symlink or non-regular file."""
+    from msd_core.runtimes.claude_json import read_file
+
+    return read_file(hook_file(target))
+
+
+def _users_status_line(target) -> str | None:
+    """The settings file that already sets the user's own status line for this install, or None."""
+    from msd_core import paths
+    from msd_core.runtimes.claude_json import peek
+
+    files = [hook_file(target)]
+    if target.scope == "local":
+        files += [Path(target.config) / GLOBAL_FILE, paths.global_config_dir() / GLOBAL_FILE]
+    for f in files:
+        value = peek(f).get("statusLine")
+        if value is not None and not is_our_status_line(value):
+            return str(f)
+    return None
+
+
+def old_record(manifest) -> dict | None:
+    if manifest is None:
+        return None
+    rec = manifest.extra.get(RECORD_KEY) or manifest.extra.get(LEGACY_RECORD_KEY)
+    return rec if isinstance(rec, dict) else None
+
+
+def plan_add(target, base: bytes | None, previous: dict | None, existed: bool | None = None) -> tuple[bytes | None, dict, dict | None, list[str]]:
+    """msd's hooks added to `base`, the bytes the hook file has (or will have after this install's
+    settings.json change; None: absent). Returns (new bytes or None: nothing to write, the
+    result entry, the manifest record, warnings). Nothing here writes."""
+    from msd_core.errors import MsdError
+    from msd_core.runtimes.claude_json import edited_bytes
+
+    if not applies(target):
+        return None, {"action": "not applicable"}, None, []
+    path = hook_file(target)
+    exe = runner()
+    if not exe.exists():
+        return None, {"path": str(path), "action": "skipped (no msd_run beside this msd)"}, previous, []
+    out = {"path": str(path), "runner": str(exe), "runner_dir": str(exe.parent)}
+    existed = base is not None if existed is None else existed
+    theirs = _users_status_line(target)
+    result: dict = {}
+
+    def change(obj: dict):
+        note, created, line = add_ours(obj, exe, install_root(target), want_status_line=theirs is None)
+        result.update(created=created, line=line)
+        return note
+
+    try:
+        new, note, _after = edited_bytes(path, base, change)
+    except MsdError as exc:
+        out["action"] = "skipped"
+        return None, out, previous, [f"{exc.message}; msd's hooks (msd_run on the host's PATH, the compaction checkpoint) were not added"]
+    prev = previous or {}
+    record = {"path": path.name,
+              "created_file": not existed or bool(prev.get("created_file")),
+              "created": list(dict.fromkeys([*(prev.get("created") or []), *result.get("created", [])])),
+              "status_line": bool(result.get("line")) if "line" in result else bool(prev.get("status_line"))}
+    if isinstance(prev.get("git_exclude"), dict):
+        record["git_exclude"] = prev["git_exclude"]
+    out["action"] = note or "present"
+    out["status_line"] = "msd's" if record["status_line"] else (f"yours kept ({theirs})" if theirs else "none")
+    return new, out, record, []
+
+
+def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes | None, bool, dict, list[str]]:
+    """msd's hooks removed from `base` (the hook file's bytes, or what uninstall's settings.json
+    change leaves). Returns (new bytes or None, delete the file?, the result entry, warnings).
+    The file is deleted only when msd created it and nothing else is left in it."""
+    from msd_core.errors import MsdError
+    from msd_core.runtimes.claude_json import edited_bytes
+
+    if not applies(target):
+        return None, False, {"action": "not applicable"}, []
+    path = hook_file(target)
+    out = {"path": str(path)}
+    if base is None:
+        out["action"] = "absent"
+        return None, False, out, []
+    try:
+        new, note, after = edited_bytes(path, base, lambda obj: remove_ours(obj, record))
+    except MsdError as exc:
+        out["action"] = "skipped"
+        return None, False, out, [f"{exc.message}; remove the hooks whose command is msd_run by hand"]
+    if note is None:
+        out["action"] = "absent"
+        return None, False, out, []
+    out["action"] = note
+    if not after and isinstance(record, dict) and record.get("created_file"):
+        return None, True, out, []
+    return new, False, out, []
+
+
+# ------------------------------------------------------------------ status (never writes)
+
+
+def _can_start(exe: Path) -> str | None:
+    """Why the host could not start `exe` (None: `msd_run hook probe` answered)."""
+    import subprocess
+
+    if not exe.is_file():
+        return f"{exe} does not exist (msd_run moved or was uninstalled)"
+    if not os.access(exe, os.X_OK):
+        return f"{exe} is not executable"
+    try:
+        proc = subprocess.run([str(exe), "hook", "probe"], capture_output=True, text=True, timeout=20,
+                              stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        return f"{exe} cannot start: {exc.strerror}"
+    except subprocess.TimeoutExpired:
+        return f"{exe} did not answer within 20 s"
+    if proc.returncode != 0 or proc.stdout.strip() != "ok":
+        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        return f"{exe} cannot start: {tail[:160]}"
+    return None
+
+
+def status_of(target) -> dict:
+    """{"path", "present", "ok", "events", "runner"?, "problem"?, "status_line"} for the hooks of `target`."""
+    from msd_core.install.git_exclude import ignored_by_git
+    from msd_core.ownership.hints import command_for
+    from msd_core.runtimes.claude_json import peek
+
+    if not applies(target):
+        return {"present": False, "ok": True, "applicable": False}
+    path = hook_file(target)
+    out: dict = {"path": str(path), "present": False, "ok": False}
+    obj = peek(path)
+    if "_error" in obj:
+        out["problem"] = obj["_error"]
+        return out
+    fix = f"run `{command_for('install', target.config, target.scope)}`"
+    found = ours_in(obj)
+    out["events"] = sorted(found)
+    out["status_line"] = is_our_status_line(obj.get("statusLine"))
+    missing = [event for event, _m, _a in HOOKS if event not in found]
+    if not found:
+        out["problem"] = f"msd's hooks are not in {path} (a claude started without msd_run on PATH cannot run msd's skills, and compaction loses the workflow's place); {fix}"
+        return out
+    out["present"] = True
+    if any(LEGACY_MARKER in h.get("command", "") for hs in found.values() for h in hs):
+        out["problem"] = f"{path} holds an older install's shell hook; {fix}"
+        return out
+    programs = sorted({h["command"] for hs in found.values() for h in hs})
+    out["runner"] = programs[0]
+    out["runner_dir"] = str(Path(programs[0]).parent)
+    for program in programs:
+        why = _can_start(Path(program))
+        if why:
+            out["problem"] = f"the host cannot start msd's hooks: {why}; {fix}"
+            return out
+    if missing:
+        out["problem"] = f"msd's {', '.join(missing)} hook{'s are' if len(missing) > 1 else ' is'} missing from {path}; {fix}"
+        return out
+    if target.scope == "local" and ignored_by_git(path) is False:
+        out["problem"] = f"{path} names this machine's msd_run folder and git does not ignore it; {fix}"
+        return out
+    out["ok"] = True
+    return out

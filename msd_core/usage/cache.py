@@ -1,0 +1,117 @@
+"""The project's usage kept up to date incrementally: what the status line and the hooks read.
+
+`.planning/.msd/usage/cache.json` holds, per transcript, where reading stopped (byte offset,
+size, inode) and the attribution state there (msd_core.usage.attribute.Scanner), so a later
+call reads only the lines written since; a file that shrank, was replaced or was rewritten in
+place (the bytes before the offset differ) is read again from its start. It also keeps each model's context window as the host reported it (the status
+line's `context_window.context_window_size`). It is a cache: written atomically, never locked
+(two writers write the same answer), and rebuilt when it cannot be read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from msd_core import paths
+from msd_core.usage import locate
+from msd_core.usage.attribute import MAIN, Scanner
+from msd_core.usage.report import scan_file, subagent_launch
+
+VERSION = 1
+MAX_CACHE_BYTES = 32 << 20
+
+
+def cache_path(root: Path) -> Path:
+    return paths.project_state_dir(root) / "usage" / "cache.json"
+
+
+def load(root: Path) -> dict:
+    from msd_core.files.safe_read import read_regular
+
+    try:
+        doc = json.loads(read_regular(cache_path(root), MAX_CACHE_BYTES))
+    except (OSError, ValueError, RecursionError):
+        doc = None
+    if not isinstance(doc, dict) or doc.get("version") != VERSION or not isinstance(doc.get("files"), dict):
+        return {"version": VERSION, "files": {}, "windows": {}}
+    doc.setdefault("windows", {})
+    return doc
+
+
+def save(root: Path, doc: dict) -> None:
+    from msd_core.files.atomic import atomic_write_bytes
+
+    try:
+        target = cache_path(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(target, json.dumps(doc, separators=(",", ":")).encode("utf-8"), anchor=root)
+    except OSError:
+        pass  # a cache: the next call reads again
+
+
+SIG_BYTES = 64
+
+
+def _signature(path: Path, offset: int) -> str:
+    """The bytes just before `offset`: a file rewritten in place (not appended to) no longer has them."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, offset - SIG_BYTES))
+            return fh.read(min(offset, SIG_BYTES)).hex()
+    except OSError:
+        return ""
+
+
+def _advance(entry: dict | None, path: Path, agent: str, launch: dict | None) -> dict:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return entry or {}
+    if (entry and entry.get("ino") == st.st_ino and st.st_size >= entry.get("offset", 0) and isinstance(entry.get("state"), dict)
+            and _signature(path, entry.get("offset", 0)) == entry.get("sig")):
+        if st.st_size == entry.get("offset") and st.st_mtime_ns == entry.get("mtime_ns"):
+            return entry
+        scanner, offset = scan_file(path, scanner=Scanner(state=entry["state"]), start=entry["offset"])
+    else:
+        scanner, offset = scan_file(path, agent, launch)
+    return {**(entry or {}), "ino": st.st_ino, "mtime_ns": st.st_mtime_ns, "offset": offset, "sig": _signature(path, offset),
+            "agent": scanner.state["agent"], "state": scanner.state}
+
+
+def refresh(root: Path, config: Path | None = None, doc: dict | None = None) -> tuple[list[dict], dict]:
+    """(the per-transcript summaries `report.build` takes, the cache document), brought up to date and saved."""
+    config = config or locate.config_dir()
+    doc = doc or load(root)
+    if doc.get("config") != str(config):
+        doc = {"version": VERSION, "files": {}, "windows": doc.get("windows", {}), "config": str(config)}
+    files = doc["files"]
+    out, seen = [], set()
+    for main, subs in locate.sessions(root, config, known=files):
+        key = str(main)
+        files[key] = _advance(files.get(key), main, MAIN, None)
+        seen.add(key)
+        parent = Scanner(state=files[key]["state"]) if files[key].get("state") else Scanner()
+        out.append({"path": key, "session": main.stem, "agent": MAIN, "state": parent.state})
+        for sub in subs:
+            skey = str(sub)
+            entry = files.get(skey)
+            agent, launch = (entry["agent"], None) if entry and entry.get("agent") else subagent_launch(sub, parent)
+            files[skey] = _advance(entry, sub, agent, launch)
+            seen.add(skey)
+            if files[skey].get("state"):
+                out.append({"path": skey, "session": main.stem, "agent": files[skey]["agent"], "state": files[skey]["state"]})
+    for gone in set(files) - seen:
+        del files[gone]
+    save(root, doc)
+    return out, doc
+
+
+def learn_window(root: Path, model: str, size: int) -> None:
+    """Keep the context window the host reported for `model` (only when it is new)."""
+    doc = load(root)
+    if doc["windows"].get(model) == size:
+        return
+    doc["windows"][model] = size
+    save(root, doc)
