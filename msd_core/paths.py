@@ -21,6 +21,8 @@ BOOKKEEPING_DIRNAME = ".msd"  # <config>/msd-core/.msd/ (pristine copies, backup
 PLANNING_DIRNAME = ".planning"
 PROJECT_STATE_DIRNAME = ".msd"  # <project>/.planning/.msd/ (traces, memory db, locks)
 SOURCE_HOME_TOKEN = "~/.claude/"  # how shipped content spells the install target
+TXN_DIRNAME = ".msd-core.txn"  # <folder>/.msd-core.txn/: an all-or-nothing change under way (msd_core.files.txn)
+STATE_DUE_NAME = "state-due"  # <project>/.planning/.msd/state-due: STATE.md is due to be re-derived (phase surgery)
 RUNNER_EXE = "msd_run.exe" if os.name == "nt" else "msd_run"  # the runtime's program, beside msd
 
 

@@ -8,6 +8,13 @@ from typing import Any
 JSON_SCHEMA_VERSION = 1
 
 
+def json_text(obj: Any) -> str:
+    """How every `msd ... --json` prints a document (indent 2, non-ASCII kept, one trailing newline)."""
+    import json
+
+    return json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+
+
 @dataclass
 class OperationResult:
     command: str

@@ -6,6 +6,11 @@ Measured from the request bodies a scripted local model server records (tests/ho
   fixed per-turn overhead   turn 2 of the same two-turn run (a prompt, one Bash call, a reply)
                             with the package installed globally, minus the same run with nothing
                             installed: the skill and agent listings every request carries.
+                            Per install profile: msd `--profile core` and `full` (issue 34), the
+                            leading peer (npm @opengsd/gsd-core@1.14.0) `--profile=core` and full,
+                            and the earlier peer (get-shit-done-cc@1.42.3, full). With msd's full
+                            profile also per listed item (msd_core/bench/listing.py rebuilds the
+                            lines the host lists; the sum is checked against the measure).
   hooks                     the same run in a project with no msd workflow in progress, with msd's
                             hooks (SessionStart, PreCompact, PostToolUse) minus without them: what
                             the hooks add to the first request and to turn 2 (goal: under 100).
@@ -33,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,6 +54,8 @@ TURN2_SCRIPT = [{"tool_use": [{"name": "Bash", "input": {"command": "echo bench-
                 {"when": "bench-turn-two", "text": "ok"}]
 PEER_COMMANDS = ["new-project", "plan-phase", "execute-phase", "progress", "verify-work", "quick"]
 GOAL_OVERHEAD_RATIO = 0.25
+GOAL_FULL_VS_LEAD = 0.17   # issue 34: msd full <= 0.17x the leading peer's full install
+GOAL_CORE = 130            # issue 34: msd core <= 130 proxy tokens per turn
 GOAL_OFF = 8000
 GOAL_ON = 4500
 GOAL_HOOKS = 100
@@ -58,8 +66,13 @@ def msd_commands() -> list[str]:
 
 
 def fresh_host(claude: Path, root: Path) -> hostkit.Host:
-    if root.exists():
-        shutil.rmtree(root)
+    for _ in range(20):  # a process the last run started (a host or peer hook) may still be writing there
+        shutil.rmtree(root, ignore_errors=True)
+        if not root.exists():
+            break
+        time.sleep(0.5)
+    else:
+        raise SystemExit(f"bench: cannot empty {root}")
     return hostkit.Host(claude, root)
 
 
@@ -83,10 +96,10 @@ def turn2_tokens(host: hostkit.Host, count) -> int:
     return count(hostkit.request_text(reqs[1]))
 
 
-def install_peer(host: hostkit.Host, prefix: Path) -> None:
-    script = prefix / "node_modules" / hostkit.PEER_PACKAGE / "bin" / "install.js"
+def install_peer(host: hostkit.Host, prefix: Path, package: str = hostkit.PEER_PACKAGE, extra: tuple[str, ...] = ()) -> None:
+    script = prefix / "node_modules" / package / "bin" / "install.js"
     env = host.env()
-    proc = subprocess.run([shutil.which("node") or "node", str(script), "--claude", "--global"], cwd=str(host.project),
+    proc = subprocess.run([shutil.which("node") or "node", str(script), "--claude", "--global", *extra], cwd=str(host.project),
                           env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
         raise SystemExit(f"bench: the peer installer failed: {proc.stderr.strip()[-300:]}")
@@ -109,7 +122,26 @@ def command_costs(host: hostkit.Host, prefix: str, commands: list[str], count) -
     return {c: first_tokens(host, f"/{prefix}{c} 1", count) - base for c in commands}
 
 
-def measure(use_peer: bool) -> dict:
+def profile_overheads(claude: Path, root: Path, count, bare: int, use_peer: bool) -> dict:
+    """Fixed per-turn overhead per install profile (msd's, the leading peer's), and msd's listing per item."""
+    from msd_core.bench.listing import listing
+
+    out: dict = {"msd": {}, "lead_peer": {}, "items": {}}
+    for profile in ("core", "full"):
+        host = fresh_host(claude, root)
+        host.msd("install", "--global", "--profile", profile)
+        out["msd"][profile] = turn2_tokens(host, count) - bare
+        out["items"][profile] = listing(host.config_dir, count)
+    if use_peer:
+        prefix = hostkit.npm_install(hostkit.LEAD_PEER_PACKAGE, hostkit.LEAD_PEER_VERSION)
+        for profile, extra in (("core", ("--profile=core",)), ("full", ())):
+            host = fresh_host(claude, root)
+            install_peer(host, prefix, hostkit.LEAD_PEER_PACKAGE, extra)
+            out["lead_peer"][profile] = turn2_tokens(host, count) - bare
+    return out
+
+
+def measure(use_peer: bool, overhead_only: bool = False) -> dict:
     label, count = load_tokenizer()
     claude = hostkit.ensure_claude()
     version = hostkit.check_version(claude)
@@ -117,6 +149,9 @@ def measure(use_peer: bool) -> dict:
     root = work / "h"
     try:
         bare = turn2_tokens(fresh_host(claude, root), count)
+        profiles = profile_overheads(claude, root, count, bare, use_peer)
+        if overhead_only:
+            return {"tokenizer": label, "host": f"Claude Code {version}", "turn2_bare": bare, "profiles": profiles}
 
         host = fresh_host(claude, root)
         host.install("global")
@@ -152,11 +187,40 @@ def measure(use_peer: bool) -> dict:
         "turn2_bare": bare,
         "msd": {"overhead": msd_turn2 - bare, "commands": costs, "line_numbers_off": numbering, "hooks": hooks},
         "peer": None,
+        "profiles": profiles,
     }
     if peer is not None:
         report["peer"] = {"package": f"{hostkit.PEER_PACKAGE}@{hostkit.PEER_VERSION}",
                           "overhead": peer["turn2"] - bare, "commands": peer["commands"], "shipped": peer["shipped"]}
     return report
+
+
+def profile_lines(r: dict, goals: list[str]) -> list[str]:
+    """The per-profile table (and msd's listing per item) of a report; missed goals appended to `goals`."""
+    pr = r.get("profiles")
+    if not pr:
+        return []
+    lead = pr.get("lead_peer") or {}
+    peer_name = f"{hostkit.LEAD_PEER_PACKAGE}@{hostkit.LEAD_PEER_VERSION}"
+    out = [f"Fixed per-turn overhead per install profile (msd `--profile`, the leading peer {peer_name} `--profile=`):", "",
+           "| profile | msd | leading peer | ratio | goal |", "|---|---:|---:|---:|---|"]
+    for profile in ("core", "full"):
+        m, pv = pr["msd"][profile], lead.get(profile)
+        ratio = f"{m / pv:.3f}×" if pv else "—"
+        goal = f"≤ {GOAL_CORE}" if profile == "core" else f"≤ {GOAL_FULL_VS_LEAD}× ({int(GOAL_FULL_VS_LEAD * pv) if pv else '—'})"
+        out.append(f"| {profile} | {m:,} | {pv if pv is not None else '—':,} | {ratio} | {goal} |" if pv is not None
+                   else f"| {profile} | {m:,} | — | — | {goal} |")
+        if profile == "core" and m > GOAL_CORE:
+            goals.append(f"core overhead {m} > {GOAL_CORE}")
+        if profile == "full" and pv and m > GOAL_FULL_VS_LEAD * pv:
+            goals.append(f"full overhead {m} > {GOAL_FULL_VS_LEAD}× the leading peer's {pv}")
+    items = pr["items"]["full"]
+    listed = sum(items.values())
+    out += ["", f"msd's listing per item, full profile (proxy tokens of each listed line; sum {listed:,} against "
+                f"{pr['msd']['full']:,} measured; core lists {', '.join(sorted(k.split(' ', 1)[1] for k in pr['items']['core']))}):", "",
+            "| item | tokens |", "|---|---:|"]
+    out += [f"| {k} | {v} |" for k, v in sorted(items.items())]
+    return out + [""]
 
 
 def markdown(r: dict) -> str:
@@ -170,9 +234,11 @@ def markdown(r: dict) -> str:
         "",
     ]
     goals = []
+    lines += profile_lines(r, goals)
     if p:
         ratio = m["overhead"] / p["overhead"] if p["overhead"] else float("nan")
-        lines += ["| fixed per-turn overhead | msd | peer | ratio | goal |", "|---|---:|---:|---:|---|",
+        lines += [f"Against the earlier peer ({p['package']}, full install; the rest of this section compares with it):", "",
+                  "| fixed per-turn overhead | msd (full) | peer | ratio | goal |", "|---|---:|---:|---:|---|",
                   f"| skill and agent listings | {m['overhead']:,} | {p['overhead']:,} | {ratio:.3f}× | ≤ {GOAL_OVERHEAD_RATIO}× |", ""]
         if ratio > GOAL_OVERHEAD_RATIO:
             goals.append(f"fixed overhead {ratio:.3f}× the peer's (goal ≤ {GOAL_OVERHEAD_RATIO}×): missed")
@@ -221,16 +287,22 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument("--no-peer", action="store_true", help="measure msd only")
+    ap.add_argument("--overhead-only", action="store_true", help="only the fixed per-turn overhead per profile (a few runs)")
     ap.add_argument("--write-docs", type=Path, help=f"replace the '{HEADING[3:]}' section of this markdown file")
     a = ap.parse_args(argv)
     try:
-        report = measure(not a.no_peer)
+        report = measure(not a.no_peer, a.overhead_only)
     except hostkit.HostUnavailable as exc:
         print(f"bench: {exc}", file=sys.stderr)
         return 1
     except hostkit.VersionMismatch as exc:
         print(f"bench: {exc}", file=sys.stderr)
         return 3
+    if a.overhead_only:
+        goals: list[str] = []
+        text = "\n".join([HEADING, "", *profile_lines(report, goals), "Missed: " + "; ".join(goals) if goals else "Goals met."]) + "\n"
+        print(json.dumps(report, indent=2, sort_keys=True) if a.json else text, end="" if not a.json else "\n")
+        return 0
     text = markdown(report)
     if a.write_docs:
         write_docs_section(a.write_docs, text, HEADING)

@@ -3,8 +3,9 @@
 
 Baselines, measured interleaved with msd in the same run (median of --repeat rounds):
   copy       shutil.copytree of the same content tree (in process, and as a python process)
-  peer       `node <pkg>/bin/install.js --claude --global` of npm get-shit-done-cc@1.42.3 with
-             HOME=<temp>, when node and npm are present (installed into a temp folder first)
+  peers      `node <pkg>/bin/install.js --claude --global` of each peer, with HOME=<temp>, when node
+             and npm are present (installed into a temp folder first): npm get-shit-done-cc@1.42.3
+             ("peer", the earlier one) and @opengsd/gsd-core@1.14.0 ("lead", the leading one)
 
 `msd` is the console script installed beside this Python (the command users run); its
 start-up alone is `msd --version`, answered before typer is imported. The peer always runs
@@ -14,10 +15,15 @@ option that only prints its version).
 Process measures are also given in CPU time (user + system of the process and its
 children), which a busy shared machine disturbs far less than wall time.
 
-Goals (issue 17, issue 19 item 6): fresh `msd install` <= 0.5x the peer's installer; a
-no-op `msd install` <= 0.25x the peer's reinstall.
+A no-op `msd install` is answered before typer and rich are imported (msd_core/cli/fast_install.py);
+`msd_noop_typer_cli` is the same no-op through typer, as before that fast path.
+
+Goals (issue 17, issue 19 item 6, issue 34 item 6): fresh `msd install` <= 0.5x the peer's
+installer; a no-op `msd install` <= 0.25x the reinstall of either peer.
 
     .venv/bin/python scripts/bench_install.py [--repeat 7] [--json] [--no-peer] [--peer-dir DIR] [--content-dir DIR]
+
+--peer-dir: an npm prefix where the peers are already installed (either or both).
 """
 
 from __future__ import annotations
@@ -37,7 +43,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+PEERS = {"peer": ("get-shit-done-cc", "1.42.3"), "lead": ("@opengsd/gsd-core", "1.14.0")}
 PEER_PKG = "get-shit-done-cc@1.42.3"
+TYPER_PATH = "import sys; from msd_core.cli import app as a; sys.exit(a.direct(a.build_app(), sys.argv[1:]))"
 
 
 def _timed(fn) -> float:
@@ -63,17 +71,22 @@ def _count_files(root: Path) -> int:
     return sum(len(names) for _d, _s, names in os.walk(root))
 
 
-def setup_peer(work: Path, peer_dir: str | None) -> Path | None:
-    if peer_dir:
-        script = Path(peer_dir) / "node_modules" / "get-shit-done-cc" / "bin" / "install.js"
-        return script if script.exists() else None
-    if not (shutil.which("node") and shutil.which("npm")):
-        return None
-    prefix = work / "peer"
-    res = subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--cache", str(work / "npm-cache"), PEER_PKG],
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=600)
-    script = prefix / "node_modules" / "get-shit-done-cc" / "bin" / "install.js"
-    return script if res.returncode == 0 and script.exists() else None
+def setup_peers(work: Path, peer_dir: str | None) -> dict[str, Path]:
+    """{"peer" | "lead": the installer script} of each peer found or installed."""
+    out: dict[str, Path] = {}
+    for key, (name, version) in PEERS.items():
+        if peer_dir:
+            prefix = Path(peer_dir)
+        elif shutil.which("node") and shutil.which("npm"):
+            prefix = work / f"peer-{key}"
+            subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--cache", str(work / "npm-cache"),
+                            f"{name}@{version}"], stdin=subprocess.DEVNULL, capture_output=True, timeout=600)
+        else:
+            continue
+        script = prefix / "node_modules" / name / "bin" / "install.js"
+        if script.exists():
+            out[key] = script
+    return out
 
 
 def msd_cmd_label(content_dir: str | None) -> list[str]:
@@ -91,10 +104,10 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
     work = Path(tempfile.mkdtemp(prefix="msd-bench-"))
     times: dict[str, list[float]] = {k: [] for k in (
         "python_bare", "copy_api", "msd_fresh_api", "msd_noop_api", "copy_proc", "msd_version_cli", "msd_fresh_cli",
-        "msd_noop_cli", "peer_fresh", "peer_noop")}
+        "msd_noop_cli", "msd_noop_typer_cli", "peer_fresh", "peer_noop", "lead_fresh", "lead_noop")}
     counts: dict[str, int] = {}
     try:
-        peer = setup_peer(work, peer_dir) if use_peer else None
+        peers = setup_peers(work, peer_dir) if use_peer else {}
         py = sys.executable
         msd = shutil.which("msd", path=str(Path(py).parent))
         msd_cmd = [msd] if msd else [py, "-m", "msd_core"]
@@ -115,16 +128,18 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
                 cli += ["--content-dir", content_dir]
             times["msd_fresh_cli"].append(_timed(lambda: _proc(cli, base_env, "msd_fresh_cli")))
             times["msd_noop_cli"].append(_timed(lambda: _proc(cli, base_env, "msd_noop_cli")))
+            typer_cli = [py, "-c", TYPER_PATH, *cli[len(msd_cmd):]]
+            times["msd_noop_typer_cli"].append(_timed(lambda: _proc(typer_cli, base_env, "msd_noop_typer_cli")))
             counts["msd"] = _count_files(r / "cli")
             counts["copy"] = _count_files(r / "copy")
-            if peer is not None:
-                home = r / "peer-home"
+            for key, script in peers.items():
+                home = r / f"{key}-home"
                 home.mkdir()
                 env = {**base_env, "HOME": str(home), "npm_config_cache": str(work / "npm-cache")}
-                node = [shutil.which("node") or "node", str(peer), "--claude", "--global"]
-                times["peer_fresh"].append(_timed(lambda: _proc(node, env, "peer_fresh")))
-                times["peer_noop"].append(_timed(lambda: _proc(node, env, "peer_noop")))
-                counts["peer"] = _count_files(home / ".claude")
+                node = [shutil.which("node") or "node", str(script), "--claude", "--global"]
+                times[f"{key}_fresh"].append(_timed(lambda: _proc(node, env, f"{key}_fresh")))
+                times[f"{key}_noop"].append(_timed(lambda: _proc(node, env, f"{key}_noop")))
+                counts[key] = _count_files(home / ".claude")
             shutil.rmtree(r, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -148,20 +163,30 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
             "noop_api_vs_fresh_api": ratio("msd_noop_api", "msd_fresh_api"),
             "fresh_cli_vs_copy_process": ratio("msd_fresh_cli", "copy_proc"),
             "noop_cli_vs_fresh_cli": ratio("msd_noop_cli", "msd_fresh_cli"),
+            "noop_typer_cli_vs_fresh_cli": ratio("msd_noop_typer_cli", "msd_fresh_cli"),
             "fresh_cli_vs_peer": ratio("msd_fresh_cli", "peer_fresh"),
             "noop_cli_vs_peer_noop": ratio("msd_noop_cli", "peer_noop"),
+            "fresh_cli_vs_lead": ratio("msd_fresh_cli", "lead_fresh"),
+            "noop_cli_vs_lead_noop": ratio("msd_noop_cli", "lead_noop"),
+            "noop_typer_cli_vs_lead_noop": ratio("msd_noop_typer_cli", "lead_noop"),
             "version_cli_vs_peer_noop": ratio("msd_version_cli", "peer_noop"),
             "version_cli_vs_python_bare": ratio("msd_version_cli", "python_bare"),
         },
         "cpu_median_seconds": {k: round(v, 4) for k, v in cpu.items()},
         "cpu_ratios": {
+            "noop_cli_vs_fresh_cli": cpu_ratio("msd_noop_cli", "msd_fresh_cli"),
+            "noop_typer_cli_vs_fresh_cli": cpu_ratio("msd_noop_typer_cli", "msd_fresh_cli"),
             "fresh_cli_vs_peer": cpu_ratio("msd_fresh_cli", "peer_fresh"),
             "noop_cli_vs_peer_noop": cpu_ratio("msd_noop_cli", "peer_noop"),
+            "fresh_cli_vs_lead": cpu_ratio("msd_fresh_cli", "lead_fresh"),
+            "noop_cli_vs_lead_noop": cpu_ratio("msd_noop_cli", "lead_noop"),
+            "noop_typer_cli_vs_lead_noop": cpu_ratio("msd_noop_typer_cli", "lead_noop"),
             "version_cli_vs_peer_noop": cpu_ratio("msd_version_cli", "peer_noop"),
             "version_cli_vs_python_bare": cpu_ratio("msd_version_cli", "python_bare"),
         },
-        "goals": {"fresh_cli_vs_peer": 0.5, "noop_cli_vs_peer_noop": 0.25},
+        "goals": {"fresh_cli_vs_peer": 0.5, "noop_cli_vs_peer_noop": 0.25, "noop_cli_vs_lead_noop": 0.25},
         "peer": PEER_PKG if "peer_fresh" in med else None,
+        "lead": "@".join(PEERS["lead"]) if "lead_fresh" in med else None,
     }
 
 
@@ -170,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     ap.add_argument("--no-peer", action="store_true", help="skip the npm peer installer")
-    ap.add_argument("--peer-dir", help="an npm prefix where get-shit-done-cc@1.42.3 is already installed")
+    ap.add_argument("--peer-dir", help="an npm prefix where the peers (get-shit-done-cc@1.42.3, @opengsd/gsd-core@1.14.0) are installed")
     ap.add_argument("--content-dir", help="benchmark this content tree instead of the packaged one")
     args = ap.parse_args(argv)
     out = run(max(1, args.repeat), args.content_dir, not args.no_peer, args.peer_dir)
@@ -179,17 +204,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"msd install benchmark: {out['content']}, median of {out['repeat']} rounds")
     print(f"files written: {out['files_written']}")
-    print(f"{'measure':<18}{'seconds':>10}")
+    print(f"{'measure':<20}{'seconds':>10}")
     for k, v in out["median_seconds"].items():
-        print(f"{k:<18}{v:>10.4f}")
-    print(f"{'ratio':<28}{'wall':>8}{'CPU':>8}")
+        print(f"{k:<20}{v:>10.4f}")
+    print(f"{'ratio':<30}{'wall':>8}{'CPU':>8}")
     for k, v in out["ratios"].items():
         goal = out["goals"].get(k)
         c = out["cpu_ratios"].get(k)
-        print(f"{k:<28}{'n/a' if v is None else f'{v:.3f}':>8}{'' if c is None else f'{c:.3f}':>8}"
+        print(f"{k:<30}{'n/a' if v is None else f'{v:.3f}':>8}{'' if c is None else f'{c:.3f}':>8}"
               + (f"   goal <= {goal}" if goal else ""))
-    if out["peer"] is None and not args.no_peer:
-        print("peer installer not measured (node/npm missing or npm install failed)")
+    for key in ("peer", "lead"):
+        if out[key] is None and not args.no_peer:
+            print(f"{key} installer ({'@'.join(PEERS[key])}) not measured (node/npm missing or npm install failed)")
     return 0
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check the content tree: the same code as `msd check content`, without typer.
 
-    python scripts/check_content.py [--root DIR] [--base REV] [--json] [--write]
+    python scripts/check_content.py [--root DIR] [--base REV] [--json] [--write] [--peer DIR ...]
 
 Exit 0 clean, 1 any violation, 2 bad usage.
 """

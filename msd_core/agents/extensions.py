@@ -37,7 +37,6 @@ Standard library only: this runs on msd_run's hot path.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -275,11 +274,12 @@ def _project_config(phase_dir: Path) -> dict:
     for candidate in (here, *here.parents):
         if candidate.name == PLANNING_DIRNAME:
             path = candidate / "config.json"
+            from msd_core.files.bounded import loads_json
             from msd_core.files.safe_read import read_regular
 
             try:
-                raw = json.loads(read_regular(path, MAX_DOC_BYTES).decode("utf-8"))
-            except (OSError, ValueError, RecursionError):
+                raw = loads_json(read_regular(path, MAX_DOC_BYTES), str(path))
+            except (OSError, ValueError):
                 return {}
             return raw if isinstance(raw, dict) else {}
     return {}

@@ -412,8 +412,10 @@ def _typed(typ: str, text: str):
             return float(text)
         except ValueError:
             raise ValueError("a number is needed") from None
+    from msd_core.files.bounded import loads_json
+
     try:
-        value = json.loads(text)
+        value = loads_json(text, "the value")
     except json.JSONDecodeError:
         raise ValueError(f"a JSON {typ} is needed") from None
     if (typ == "list") != isinstance(value, list) or (typ == "object" and not isinstance(value, dict)):

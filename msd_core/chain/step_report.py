@@ -122,9 +122,11 @@ def _typed(name: str, typ: str | None, text: str):
             return float(text.strip())
         except ValueError:
             raise UsageError(f"{name}={text[:40]}: {name} is a number") from None
+    from msd_core.files.bounded import loads_json
+
     try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        value = loads_json(text, name)
+    except json.JSONDecodeError:
         if base in ("list", "object"):
             raise UsageError(f"{name}: {name} is a {base}; write it as JSON, e.g. {name}='[\"a\", \"b\"]'") from None
         return text  # a field the step does not declare: kept as text

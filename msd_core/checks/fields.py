@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from msd_core.checks.model import CheckContext, Violation
+from msd_core.files.bounded import loads_json
 
 RULE = "template-fields"
 _TEMPLATE_RE = re.compile(r"^msd-core/templates/[^/]+\.(md|json)$")
@@ -41,7 +42,7 @@ def _template_fields(rel: str, text: str) -> list[tuple[int, str]]:
     """[(line, field name)] a template declares."""
     if rel.endswith(".json"):
         try:
-            data = json.loads(text)
+            data = loads_json(text, rel)
         except ValueError:
             return []
         out: list[tuple[int, str]] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from msd_core.checks.model import FLOW_RE, CheckContext, Violation
 from msd_core.files import tomlread as tomllib
+from msd_core.files.bounded import BoundedInputError, loads_toml
 
 RULE = "flows"
 FIX = "fix the flow file (see msd_core/flows/schema.py for the format)"
@@ -21,7 +22,9 @@ def _validate(text: str, name: str) -> tuple[list[tuple[int, str]], list[str]]:
         from msd_core.flows import schema
     except ImportError:
         try:
-            tomllib.loads(text)
+            loads_toml(text, name)
+        except BoundedInputError as exc:
+            return [(1, exc.message)], []
         except tomllib.TOMLDecodeError as exc:
             return [(getattr(exc, "lineno", 1) or 1, f"not valid TOML: {exc}")], []
         return [], []

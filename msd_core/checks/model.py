@@ -167,3 +167,4 @@ class CheckContext:
     locations: Locations
     tiers: "object"  # msd_core.checks.tiers.Tiers
     base: "object | None" = None  # msd_core.checks.gitbase.BaseSnapshot
+    peers: tuple = ()  # folders of a peer project's text (rule own-wording)

@@ -25,6 +25,7 @@ from msd_core.checks import (
     runtime_gate,
     shell,
     sizes,
+    wording,
 )
 from msd_core.checks.model import CheckContext, ContentTree, Locations, Violation
 from msd_core.checks.tiers import parse_tiers
@@ -43,6 +44,7 @@ RULES = (
     ("generated", generated.check),
     ("agreement", agreement.check),
     ("template-fields", fields.check),
+    ("own-wording", wording.check),
 )
 
 
@@ -90,16 +92,22 @@ def _context(root: Path, base: str | None) -> CheckContext:
     return CheckContext(tree, locations, parse_tiers(tiers_text), snapshot)
 
 
-def run_checks(root: str | Path | None = None, base: str | None = None, write: bool = False) -> CheckReport:
+def run_checks(root: str | Path | None = None, base: str | None = None, write: bool = False,
+               peers: list[str | Path] | tuple = ()) -> CheckReport:
+    """`peers`: folders of a peer project's text the own-wording rule compares with (none: not compared)."""
     root = Path(root).absolute() if root else shipped_root()
     if not root.is_dir():
         raise UsageError(f"--root {root} is not a folder")
+    for peer in peers:
+        if not Path(peer).is_dir():
+            raise UsageError(f"--peer {peer} is not a folder")
     ctx = _context(root, base)
+    ctx.peers = tuple(Path(p) for p in peers)
     wrote: list[str] = []
     if write:
         wrote = generated.write(ctx)
         if wrote:
-            ctx = CheckContext(ContentTree(root), ctx.locations, ctx.tiers, ctx.base)
+            ctx = CheckContext(ContentTree(root), ctx.locations, ctx.tiers, ctx.base, ctx.peers)
     violations = _encoding(ctx.tree)
     for _, rule in RULES:
         violations.extend(rule(ctx))
@@ -116,9 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", help="git revision to compare against (completeness, protected text, boundary moves, tiers)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--write", action="store_true", help="regenerate registry.json and the inventory first")
+    parser.add_argument("--peer", action="append", default=[], metavar="DIR",
+                        help="a peer project's text to hold our sentences against (rule own-wording); repeatable")
     args = parser.parse_args(argv)
     try:
-        report = run_checks(args.root, args.base, args.write)
+        report = run_checks(args.root, args.base, args.write, args.peer)
     except MsdError as exc:
         sys.stderr.write(f"check_content: error: {exc.one_line()}\n")
         return exc.exit_code

@@ -122,10 +122,14 @@ def frontmatter(lines: list[str]) -> tuple[dict | None, str | None]:
         if lines[j].strip() == "---":
             import yaml  # lazy: only checks read frontmatter
 
+            from msd_core.files.bounded import BoundedInputError, parse
+
             try:
-                data = yaml.safe_load("\n".join(lines[1:j])) or {}
+                data = parse(yaml.safe_load, "\n".join(lines[1:j]), "yaml", "the frontmatter") or {}
             except yaml.YAMLError as exc:
                 return None, f"frontmatter is not valid YAML: {' '.join(str(exc).split())}"
+            except BoundedInputError as exc:
+                return None, exc.message
             if not isinstance(data, dict):
                 return None, "frontmatter is not a mapping"
             return data, None

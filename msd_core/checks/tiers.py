@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from msd_core.files import tomlread as tomllib
+from msd_core.files.bounded import BoundedInputError, loads_toml
 
 HARD_CAP = 32_768  # size < HARD_CAP
 CAP_TIER = "CAP"  # the implicit tier of anything unlisted
@@ -48,7 +49,10 @@ def parse_tiers(text: str) -> Tiers:
     """Read a tier file's text; every problem is recorded (line, message), never raised."""
     tiers = Tiers()
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text, "the tier file")
+    except BoundedInputError as exc:
+        tiers.problems.append((1, exc.message))
+        return tiers
     except tomllib.TOMLDecodeError as exc:
         tiers.problems.append((getattr(exc, "lineno", 1) or 1, f"tier file is not valid TOML: {exc}"))
         return tiers

@@ -1,6 +1,7 @@
 """The `msd` application: each subcommand group registers itself from its own module.
 
-`msd --version` is answered before typer is imported. Typer costs ~30 ms to import, and
+`msd --version` is answered before typer is imported, and so is an install or update with
+nothing to change (cli/fast_install.py). Typer costs ~30 ms to import, and
 typer 0.2x coerces every option that is not a bool flag through a pydantic TypeAdapter,
 built when the command runs even for an option that was not given (~30 ms more). So a
 top-level command whose options are all plain (`--flag`, `--name VALUE`, `--name=VALUE`,
@@ -15,7 +16,6 @@ import importlib
 import sys
 
 from msd_core import __version__
-from msd_core.cli.helpstyle import examples
 
 # Each module exposes register(app). Order is the order shown in --help.
 SUBCOMMAND_MODULES = [
@@ -31,28 +31,29 @@ SUBCOMMAND_MODULES = [
 ]
 
 
-EXAMPLES = examples(
+EXAMPLE_LINES = (
     ("msd install --global", "install for every project (~/.claude)"),
     ("msd status", "what is installed, and whether msd_run is reachable"),
     ("msd config set mode yolo", "change one project setting (`msd config list` shows all)"),
     ("msd init new-project --defaults", "write .planning/config.json without asking"),
     ("msd uninstall --global --dry-run", "what uninstall would remove"),
     ("msd usage", "tokens each phase, plan and agent used, from Claude Code's transcripts"),
-) + ("\nEvery command takes -h/--help; commands that report take --json. "
-     "Exit codes: 0 ok, 1 failed, 2 bad usage, 3 integrity failure, 4 lock timeout.")
+)
+EXAMPLES_TAIL = ("\nEvery command takes -h/--help; commands that report take --json. "
+                 "Exit codes: 0 ok, 1 failed, 2 bad usage, 3 integrity failure, 4 lock timeout.")
 
 
 def build_app():
     """The typer app with every subcommand module registered."""
     import typer
 
-    from msd_core.cli.helpstyle import tidy
+    from msd_core.cli.helpstyle import examples, tidy
 
     tidy()
     app = typer.Typer(
         name="msd",
         help="msd-core: spec-driven development for coding agents. Install the content, manage config, check and benchmark it.",
-        epilog=EXAMPLES,
+        epilog=examples(*EXAMPLE_LINES) + EXAMPLES_TAIL,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
@@ -121,29 +122,13 @@ def direct(app, argv: list[str]) -> int | None:
     spec = _plain_options(fn) if fn is not None else None
     if spec is None:
         return None
-    by_decl = {d: name for name, (decls, _k, _d) in spec.items() for d in decls}
-    values = {name: default for name, (_d, _k, default) in spec.items()}
-    rest = argv[1:]
-    i = 0
-    while i < len(rest):
-        tok, val = rest[i], None
-        if tok.startswith("--") and "=" in tok:
-            tok, val = tok.split("=", 1)
-        name = by_decl.get(tok)
-        if name is None:
-            return None  # not ours to judge: typer reports it
-        if spec[name][1] is bool:
-            if val is not None:
-                return None
-            values[name] = True
-        else:
-            if val is None:
-                if i + 1 >= len(rest):
-                    return None
-                i += 1
-                val = rest[i]
-            values[name] = val
-        i += 1
+    from msd_core.cli.plainargs import plain_values
+
+    values = plain_values(argv[1:], {d: name for name, (decls, _k, _d) in spec.items() for d in decls},
+                          {name: kind for name, (_d, kind, _v) in spec.items()},
+                          {name: default for name, (_d, _k, default) in spec.items()})
+    if values is None:
+        return None
     import typer
 
     try:
@@ -161,6 +146,12 @@ def main() -> None:
     if argv == ["--version"]:
         sys.stdout.write(__version__ + "\n")
         return
+    if argv and argv[0] in ("install", "update"):
+        from msd_core.cli.fast_install import answer
+
+        code = answer(argv)  # an install with nothing to change: before typer and rich (fast_install.py)
+        if code is not None:
+            sys.exit(code)
     app = __getattr__("app")
     code = direct(app, argv)
     if code is None:

@@ -10,6 +10,7 @@ import typer
 
 from msd_core.cli.common import console, errors_to_exit
 from msd_core.errors import UsageError
+from msd_core.files.bounded import loads_json
 
 bench_app = typer.Typer(help="Offline benchmarks (they report, never gate).", no_args_is_help=True)
 
@@ -114,7 +115,7 @@ def tokens(
         if not baseline.is_file():
             raise UsageError(f"no baseline at {baseline}", hint="run `msd bench tokens --json > bench/tokens-baseline.json`")
         try:
-            base = json.loads(baseline.read_text(encoding="utf-8"))
+            base = loads_json(baseline.read_bytes(), f"baseline {baseline}")
         except json.JSONDecodeError as exc:
             raise UsageError(f"baseline {baseline} is not valid JSON (line {exc.lineno}, column {exc.colno})") from None
         comparison = compare_reports(report, base)

@@ -75,7 +75,13 @@ def chain(
             return None if line == "" else line
 
     runner = logic.Chain(ctx, command, prompt_file=prompt_file, timeout=timeout, max_steps=max_steps, ask=ask)
-    report = runner.run(var)
+    from msd_core.chain.agent_process import Ended
+
+    try:
+        report = runner.run(var)
+    except Ended as exc:  # SIGTERM or SIGHUP: the running step's processes are already ended
+        sys.stderr.write(f"msd chain: ended by {exc.name}; the running agent and every process it started were ended\n")
+        raise typer.Exit(exc.exit_code) from None
     if json_output:
         print_json(report.to_json())
         if not report.ok:

@@ -22,12 +22,13 @@ def register(app: typer.Typer) -> None:
         base: Optional[str] = typer.Option(None, "--base", metavar="REV", help="Git revision (commit, branch or tag) to compare against; default: none. Adds split completeness, protected text, boundary moves, tiers."),
         json_output: bool = typer.Option(False, "--json", help="Print the versioned JSON envelope."),
         write: bool = typer.Option(False, "--write", help="Regenerate registry.json and docs/INVENTORY.md first, and report what was written."),
+        peer: Optional[list[str]] = typer.Option(None, "--peer", metavar="DIR", help="A peer project's text (e.g. its npm package folder) to hold every sentence against: one near-verbatim is a violation (rule own-wording). Repeatable."),
     ) -> None:
         """Report every content rule violation (file, line, rule, fix). Exit 1 when any, 2 on bad usage."""
         from msd_core.checks import run_checks
         from msd_core.checks.report import as_dict, counts, text_lines
 
-        report = run_checks(root, base, write)
+        report = run_checks(root, base, write, peer or [])
         result = OperationResult(command="check content", exit_code=report.exit_code, data=as_dict(report))
         if report.violations:
             result.errors.append(f"{len(report.violations)} content violation(s): "

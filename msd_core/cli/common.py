@@ -11,7 +11,7 @@ from typing import Any, Callable
 import typer
 
 from msd_core.errors import EXIT_FAILED, MsdError
-from msd_core.result import OperationResult
+from msd_core.result import OperationResult, json_text
 
 
 def console(stderr: bool = False):
@@ -21,7 +21,7 @@ def console(stderr: bool = False):
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
+    sys.stdout.write(json_text(obj))
 
 
 def print_envelope(command: str, data: dict) -> None:

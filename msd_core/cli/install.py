@@ -7,15 +7,11 @@ from typing import Optional
 
 import typer
 
+from msd_core.cli import install_view
 from msd_core.cli.common import console, errors_to_exit, render, stdin_is_tty
 from msd_core.errors import UsageError
 from msd_core.result import OperationResult
 
-VERDICT_STYLE = {
-    "create": "green", "identical": "dim", "update": "cyan", "merged": "magenta",
-    "conflict": "bold red", "removed": "yellow", "kept": "bold yellow", "missing": "yellow",
-}
-NOTEWORTHY = ("merged", "conflict", "kept")
 
 
 def _scope(global_: bool, local: bool, verb: str) -> str:
@@ -37,17 +33,9 @@ def _scope(global_: bool, local: bool, verb: str) -> str:
 
 
 def _target(scope: str, config_dir: Optional[str], runtime: str = "claude"):
-    from msd_core.paths import resolve_target
+    from msd_core.cli.fast_install import target_for
 
-    target = resolve_target(scope, config_dir, runtime=runtime)
-    if scope == "local" and not config_dir:
-        home = resolve_target("global", None, runtime=runtime)
-        if os.path.realpath(target.config) == os.path.realpath(home.config):
-            # in the home folder ./.claude IS the global folder: a "local" install there would
-            # mix a project's files into every project's ones (and --local uninstall remove them)
-            raise UsageError(f"./{os.path.basename(target.config)} here is the global folder {home.config}",
-                             hint="use --global, or run --local inside a project folder")
-    return target
+    return target_for(scope, config_dir, runtime)
 
 
 RUNTIME_HELP = "Agent runtime(s): claude (default), gemini, opencode, codex; comma-separate several (claude,gemini)."
@@ -89,48 +77,7 @@ def _progress_cb(as_json: bool):
 
 
 def _human_install(result: OperationResult) -> None:
-    from rich.table import Table
-
-    out = console()
-    d = result.data
-    head = "Would install" if d.get("dry_run") else "Installed"
-    if not d.get("changed") and not d.get("dry_run"):
-        head = "Up to date:"
-    out.print(f"{head} msd-core {d['version']} ({d['scope']}) in {d['target']}", soft_wrap=True)
-    table = Table(show_header=True, header_style="bold", box=None)
-    table.add_column("verdict")
-    table.add_column("files", justify="right")
-    for verdict, n in d["counts"].items():
-        if n:
-            table.add_row(f"[{VERDICT_STYLE.get(verdict, '')}]{verdict}[/]", str(n))
-    out.print(table)
-    for f in d["files"]:
-        if f["verdict"] in NOTEWORTHY or f.get("backup") or f.get("detail", "").startswith("restored"):
-            extra = f" -> new version in {f['new_version']}" if f.get("new_version") else ""
-            extra += f" (backup: {f['backup']})" if f.get("backup") else ""
-            out.print(f"  [{VERDICT_STYLE[f['verdict']]}]{f['verdict']:<9}[/] {f['path']}  {f.get('detail', '')}{extra}", soft_wrap=True)
-    if d.get("backup_dir"):
-        out.print(f"Replaced files were saved in {d['backup_dir']}", soft_wrap=True)
-    if d["settings"].get("permission"):
-        out.print(f"{os.path.basename(d['settings']['path'] or 'settings.json')}: {d['settings']['action']} ({d['settings']['permission']})", soft_wrap=True)
-    else:
-        out.print(f"permission ({d.get('runtime', 'claude')}): {d['settings']['action']}", soft_wrap=True)
-    from rich.markup import escape
-
-    hook = {k: escape(v) if isinstance(v, str) else v for k, v in (d.get("hooks") or {}).items()}
-    if hook.get("runner_dir"):
-        out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']} (SessionStart puts {hook['runner_dir']} on "
-                  f"Claude Code's PATH; status line: {hook.get('status_line', 'none')})", soft_wrap=True)
-    elif hook.get("path"):
-        out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']}", soft_wrap=True)
-    drivers = d.get("merge_drivers") or {}
-    if drivers.get("repository"):
-        out.print(escape(f"git merge drivers for .planning/ files: {drivers['action']} in {drivers['repository']}"), soft_wrap=True)
-    elif drivers.get("action"):
-        out.print(escape(f"git merge drivers: {drivers['action']}" + (f" ({drivers['hint']})" if drivers.get("hint") else "")),
-                  soft_wrap=True)
-    if d.get("msd_run"):
-        _print_runner(out, d["msd_run"], prominent=True, hooked=hook.get("action") in ("added", "updated", "present"))
+    install_view.install(install_view.RichOut(), result.data)
 
 
 def _human_uninstall(result: OperationResult) -> None:
@@ -181,7 +128,7 @@ def _human_status(result: OperationResult) -> None:
                 "older": f"[yellow]version {inst['version']}: update available (package is {d['package_version']})[/]",
                 "newer": f"[yellow]version {inst['version']}, newer than this package ({d['package_version']})[/]",
             }.get(inst.get("version_state"), f"[yellow]version {inst['version']} (package is {d['package_version']})[/]")
-            line = (f"  {inst['scope']:<6} {inst['path']}: {inst['files']} files, {state}; "
+            line = (f"  {inst['scope']:<6} {inst['path']}: {inst['files']} files ({inst.get('profile', 'full')} profile), {state}; "
                     f"{len(inst['modified'])} modified, {len(inst['missing'])} missing, {len(inst['unexpected'])} unexpected")
         out.print(line, soft_wrap=True)
         for key in ("modified", "missing", "unexpected"):
@@ -201,18 +148,41 @@ def _human_status(result: OperationResult) -> None:
             out.print("      [red]an install was interrupted here[/]", soft_wrap=True)
         if inst.get("fix"):
             out.print(f"      fix: {inst['fix']}", soft_wrap=True)
+        _print_verify(out, inst.get("verify"))
         hook = inst.get("hooks")
         if hook and hook.get("problem"):
             out.print(f"      [yellow]hooks:[/] {escape(hook['problem'])}", soft_wrap=True)
         elif hook and hook.get("ok"):
             out.print(f"      hooks: {escape(hook['path'])} runs {escape(hook['runner'])} on {', '.join(hook['events'])}"
                       + (" and as the status line" if hook.get("status_line") else ""), soft_wrap=True)
+    pkg = d.get("package_verify")
+    if pkg:
+        if pkg.get("unverifiable"):
+            out.print(f"[yellow]verify:[/] {escape(pkg['unverifiable'])}", soft_wrap=True)
+        else:
+            state = "[green]all match[/]" if pkg["ok"] else "[bold red]differ[/]"
+            out.print(f"verify: the package's {pkg['files']} content files against {escape(pkg['record'] or 'RECORD')}: {state}", soft_wrap=True)
+            for key in ("differs", "unlisted", "absent"):
+                _each(out, f"      package content {key}: {{}}", pkg.get(key))
     _print_runner(out, d["msd_run"])
     for m in d.get("mcp", []):
         state = "registered" if m["registered"] else "not registered"
         allowed = "; mcp__msd allowed" if m["permission"] else ("; [yellow]mcp__msd not allowed[/]" if m["registered"] else "")
         extra = f"; [red]{m['error']}[/]" if m.get("error") else (f"; {m['other']}" if m.get("other") else "")
         out.print(f"MCP server ({m['scope']} scope, {m['path']}): {state}{allowed}{extra}", soft_wrap=True)
+
+
+def _print_verify(out, v: dict | None) -> None:
+    """One install's `--verify` result (msd_core/install/verify.py)."""
+    if not v or v.get("unverifiable"):
+        return
+    if v["ok"]:
+        out.print(f"      verify: [green]all {v['files']} files are the wheel's[/]", soft_wrap=True)
+        return
+    out.print(f"      verify: [bold red]{v['files'] - v['matching']} of {v['files']} files are not the wheel's[/]", soft_wrap=True)
+    for key, label in (("differs", "differs from the wheel"), ("missing", "missing"),
+                       ("from_changed_source", "its package source differs from RECORD"), ("not_shipped", "not in this wheel")):
+        _each(out, f"        {label}: {{}}", v.get(key))
 
 
 def _each(out, line: str, items) -> None:
@@ -222,36 +192,14 @@ def _each(out, line: str, items) -> None:
 
 
 def _print_runner(out, runner: dict, *, prominent: bool = False, hooked: bool = False) -> None:
-    """Where msd_run is; when the agent cannot reach it, a prominent warning and the exact fix.
-    `hooked`: the install's SessionStart hook puts msd_run on Claude Code's PATH (host_hooks.py),
-    so only the terminal lacks it: one plain line instead of the warning."""
-    from rich.markup import escape
-
-    runner = {k: escape(v) if isinstance(v, str) else v for k, v in runner.items()}
-    if runner["on_path"]:
-        out.print(f"msd_run: {runner['path']}", soft_wrap=True)
-        if runner.get("note"):
-            out.print(f"  [yellow]note:[/] {runner['note']}", soft_wrap=True)
-        return
-    if hooked:
-        out.print(f"msd_run: not on this terminal's PATH; Claude Code gets it from the SessionStart hook "
-                  f"(to run it here too: {runner['fix']})", soft_wrap=True, highlight=False)
-        return
-    if prominent:  # plain lines, never wrapped or cut: the fix must be copyable as printed
-        out.print("", soft_wrap=True)
-        out.print("[bold red]WARNING: msd_run is not on your PATH[/]: the agent cannot call it, and the skills run "
-                  "without their runtime.", soft_wrap=True)
-        out.print(f"[bold]Fix:[/] {runner['fix']}", soft_wrap=True, highlight=False)
-        out.print("Then check with `msd status`.", soft_wrap=True)
-    else:
-        out.print(f"msd_run: [red]not on PATH[/] - {runner['fix']}", soft_wrap=True)
+    install_view.runner(install_view.RichOut(console=out), runner, prominent=prominent, hooked=hooked)
 
 
 def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False, runtime=None,
-                merge_drivers=True):
+                profile=None, merge_drivers=True):
     names = _runtimes(runtime, config_dir)
     scope = _scope(global_, local, verb)
-    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair,
+    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair, profile,
                             merge_drivers) for name in names]  # one install per runtime folder, each with its own manifest and transaction
     _render_all(verb, results, json_output, _human_install)
 
@@ -269,20 +217,21 @@ def _render_all(verb: str, results: list, json_output: bool, human) -> None:
     render(combined, True)
 
 
-def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False, merge_drivers=True):
+def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False, profile=None,
+                 merge_drivers=True):
     from pathlib import Path
 
     from msd_core.install.installer import install
     from msd_core.install.source import resolve_source
 
     progress, cb = _progress_cb(json_output)
-    common = {"source": resolve_source(content_dir), "force": force, "repair": repair, "dry_run": dry_run,
-              "allow_symlink": allow_symlink, "cwd": Path.cwd(), "merge_drivers": merge_drivers}
+    options = dict(source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink, profile=profile,
+                   cwd=Path.cwd(), merge_drivers=merge_drivers)
     if progress is not None:
         with progress:
-            result = install(target, progress=cb, **common)
+            result = install(target, progress=cb, **options)
     else:
-        result = install(target, **common)
+        result = install(target, **options)
     result.command = verb
     from msd_core.install.runner_path import check
 
@@ -297,6 +246,9 @@ LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
 MERGE_DRIVERS_HELP = ("Do not register git merge drivers for the planning files in the project's repository (by default "
                       "--local registers them in this project, --global in the project holding the current folder, so "
                       "merges never conflict on STATE.md and merge ROADMAP.md and REQUIREMENTS.md by entry).")
+PROFILE_HELP = ("full (every command and agent) or core (the daily loop: new-project, discuss, plan, execute, verify, progress; "
+                "agents kept out of the host's per-turn listing). Default: the install's recorded profile, else full. "
+                "Switching removes the dropped commands' files you did not edit and keeps the ones you did.")
 
 
 def register(app: typer.Typer) -> None:
@@ -315,9 +267,10 @@ def register(app: typer.Typer) -> None:
             allow_symlink: bool = typer.Option(False, "--allow-symlink", help="Install through a config folder that is a symlink."),
             content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
             runtime: Optional[str] = typer.Option(None, "--runtime", metavar="NAMES", help=RUNTIME_HELP),
+            profile: Optional[str] = typer.Option(None, "--profile", metavar="NAME", help=PROFILE_HELP),
             no_merge_drivers: bool = typer.Option(False, "--no-merge-drivers", help=MERGE_DRIVERS_HELP),
         ) -> None:
-            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime,
+            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime, profile,
                         not no_merge_drivers)
 
         command.__doc__ = doc
@@ -330,6 +283,7 @@ def register(app: typer.Typer) -> None:
         ("msd install --local", "for this project only (./.claude)"),
         ("msd install --global --dry-run", "each file's verdict; write nothing"),
         ("msd install --global --repair", "restore missing or edited files (edits backed up first)"),
+        ("msd install --global --profile core", "only the daily loop (new project, discuss, plan, execute, verify, progress)"),
         ("msd install --global --runtime claude,gemini", "one install per agent runtime"),
     ))(make_install("install", "Install msd-core's skills, agents and workflows (or update an install, keeping your edits)."))
     app.command("update")(make_install("update", "Update an install: same as `msd install`; your edits are merged or kept."))
@@ -365,10 +319,11 @@ def register(app: typer.Typer) -> None:
     def status_cmd(
         config_dir: Optional[str] = typer.Option(None, "--config-dir", metavar="DIR", help="Global Claude config folder to inspect (default: $CLAUDE_CONFIG_DIR, else ~/.claude); ./.claude is always shown too."),
         json_output: bool = typer.Option(False, "--json", help="Print a versioned JSON result."),
+        verify: bool = typer.Option(False, "--verify", help="Also check every installed file against the wheel it came from: the package's content against the distribution's RECORD, then each installed file against the installer's transform of that content (not the install's own manifest). Exit 3 when one differs."),
     ) -> None:
         """Show installs (global and ./.claude): modified/missing/unexpected files, pending conflicts, .msd-new files, backups, and whether msd_run is on PATH."""
         from msd_core.install.health import status
 
         if config_dir and os.path.lexists(os.path.expanduser(config_dir)) and not os.path.isdir(os.path.expanduser(config_dir)):
             raise UsageError(f"--config-dir {config_dir} is not a folder", hint="give the Claude config folder to inspect")
-        render(status(config_dir=config_dir), json_output, _human_status)
+        render(status(config_dir=config_dir, verify=verify), json_output, _human_status)

@@ -11,6 +11,7 @@ import json
 
 from msd_core.config import schema
 from msd_core.errors import UsageError
+from msd_core.files.bounded import loads_json
 
 
 def _bad(key: str, text: str) -> UsageError:
@@ -39,7 +40,7 @@ def _int(key: str, text: str, s: dict) -> int:
 
 def _object(key: str, text: str) -> dict:
     try:
-        value = json.loads(text)
+        value = loads_json(text, f"the value for {key}")
     except json.JSONDecodeError:
         raise _bad(key, text) from None
     if not isinstance(value, dict):
@@ -93,12 +94,10 @@ def coerce_unknown(text: str, current):
             return False
         raise UsageError(f"invalid value {text!r}: the file holds a bool here (allowed true or false)")
     if isinstance(current, (int, float, dict, list)) or current is None:
+        shown = text if len(text) <= 40 else f"{text[:37]}... ({len(text)} characters)"
         try:
-            return json.loads(text)
-        except (ValueError, RecursionError) as exc:  # also a number of thousands of digits
-            if not isinstance(exc, json.JSONDecodeError):
-                shown = text if len(text) <= 40 else f"{text[:37]}... ({len(text)} characters)"
-                raise UsageError(f"invalid value {shown!r}: too long or too deeply nested to read") from None
+            return loads_json(text, f"the value {shown!r}")  # too deep, too long a number: one line, exit 2
+        except json.JSONDecodeError:
             if current is None:
                 return text
             raise UsageError(f"invalid value {text!r}: the file holds a {type(current).__name__} here; give JSON") from None

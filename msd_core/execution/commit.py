@@ -4,6 +4,8 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
 - The paths are taken relative to the working tree that holds `cwd` (main checkout or a
   linked worktree). A path outside it, inside `.git/`, under `.planning/.msd/` or a
   `*.compiled.md` build file is refused (exit 2).
+- A merge, revert, cherry-pick or rebase under way in that working tree (a stopped rebase
+  too): refused (exit 1) before anything is staged.
 - With `--plan`, every path must be one the plan declares (`files_modified` and the
   tasks' `<files>`; a declared folder `src/auth/` covers what is under it) or the plan's
   own SUMMARY. Anything else is refused (exit 1) unless `--deviation "<why>"` is given;
@@ -25,6 +27,8 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
 - The files a commit holds: when no hook can run (msd_core.git.hooks), that list, and the
   hash from HEAD's files; with a hook anywhere, what `git diff-tree` reports for the new
   HEAD (a pre-commit hook may stage more, a post-commit hook may amend).
+- A plan's commit carries the trailer `Msd-Plan: <phase-dir>/<plan-id>` (msd_core.execution.provenance):
+  git, not the run record, says which commits msd made for which plan.
 - The commit (hash, the files git reports for it, message, task, branch, worktree) is
   appended to the plan's run record (msd_core.execution.run_record) in the main checkout.
 
@@ -38,6 +42,7 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.execution import run_record
+from msd_core.execution.provenance import trailer
 from msd_core.git.runner import (
     INDEX_LOCK_WAIT,
     commit_and_files,
@@ -47,6 +52,7 @@ from msd_core.git.runner import (
     git_start,
     head,
     main_checkout,
+    operation_in_progress,
     repo_paths,
     toplevel,
 )
@@ -111,14 +117,12 @@ class PlanScope:
         self.summary_rel = f"{rel_dir}/{self.plan_id}-SUMMARY.md"
 
     def covers(self, rel: str) -> bool:
-        if rel == self.summary_rel:
-            return True
-        for d in self.declared:
-            if d.endswith("/") and rel.startswith(d):
-                return True
-            if rel == d:
-                return True
-        return False
+        return covered(rel, self.declared, self.summary_rel)
+
+
+def covered(rel: str, declared: list[str], summary_rel: str) -> bool:
+    """Whether a plan declaring `declared` (a folder `src/auth/` covers what is under it) may commit `rel`."""
+    return rel == summary_rel or any(rel == d or (d.endswith("/") and rel.startswith(d)) for d in declared)
 
 
 def _commit_docs(main: Path) -> bool:
@@ -158,6 +162,10 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         raise UsageError("--deviation needs the reason it is recorded with")
     cwd = Path(cwd).absolute()
     top, main, linked = repo_paths(cwd)
+    stopped = operation_in_progress(top)
+    if stopped:  # git refuses a pathspec commit during a merge; a rebase stop (or a revert, a pick) would take one
+        raise OperationFailed(f"a git operation is in progress in {top} ({stopped}); no commit made",
+                              hint="finish it (git rebase --continue, git merge --continue, ...) or abort it first")
     rels: list[str] = []
     for raw in paths:
         rel = _rel_in_tree(top, cwd, raw)
@@ -218,7 +226,9 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         if staged is not None and hooks:
             staged = None  # a hook may stage more or amend: ask git what was committed
         branch = prior = None
-        with git_start(["commit", "-q", "-m", message, "--", *rels], top, lock_wait=INDEX_LOCK_WAIT) as committing:
+        # a plan's commit says so itself (provenance: undo and wave merge check it against git, not the record)
+        mark = ["--trailer", trailer(scope.phase_dir, scope.plan_id)] if scope is not None else []
+        with git_start(["commit", "-q", "-m", message, *mark, "--", *rels], top, lock_wait=INDEX_LOCK_WAIT) as committing:
             if staged is not None:  # no hook can move HEAD or touch the record: read them meanwhile
                 branch = current_branch(top)
                 prior = run_record.load_for(main, scope.phase_dir, scope.plan_id) if scope is not None else None

@@ -30,7 +30,10 @@ import os
 import time
 from pathlib import Path
 
+from msd_core.files.bounded import loads_json
+
 MAX_TAIL = 4000
+MAX_RECORD = 1024 * 1024
 DEFAULT_TIMEOUT = 900
 PASSING = ("passed", "skipped")
 
@@ -100,9 +103,16 @@ def _digest(command: str) -> str:
     return sha256_bytes(command.strip().encode("utf-8"))
 
 
+def _load(path: Path):
+    """A JSON record of the gate's (a FIFO or an oversized file there is refused: OSError)."""
+    from msd_core.files.safe_read import read_regular
+
+    return loads_json(read_regular(path, MAX_RECORD, follow_symlinks=False), str(path))
+
+
 def confirmed(root: Path) -> list[str]:
     try:
-        data = json.loads((gate_dir(root) / "confirmed.json").read_text(encoding="utf-8"))
+        data = _load(gate_dir(root) / "confirmed.json")
     except (OSError, ValueError):
         return []
     items = data.get("sha256") if isinstance(data, dict) else None
@@ -145,7 +155,7 @@ def run_gate(root: Path, command: str | None, label: str, timeout: float) -> dic
 
 def last(root: Path) -> dict | None:
     try:
-        data = json.loads((gate_dir(root) / "last.json").read_text(encoding="utf-8"))
+        data = _load(gate_dir(root) / "last.json")
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -159,7 +169,7 @@ def runs(root: Path, limit: int = 50) -> list[dict]:
         return []
     for line in lines[-limit:]:
         try:
-            item = json.loads(line)
+            item = loads_json(line, "a gate record")
         except ValueError:
             continue  # a torn line from a killed run is skipped
         if isinstance(item, dict):

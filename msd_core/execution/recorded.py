@@ -83,5 +83,6 @@ def commits(records: list[tuple[Path, dict]]) -> list[dict]:
                 continue
             seen.add(h)
             files = [f for f in c.get("files", []) if isinstance(f, str)]
-            out.append({"hash": h, "plan": rec.get("plan"), "message": str(c.get("message", ""))[:200], "files": files})
+            out.append({"hash": h, "plan": rec.get("plan"), "phase_dir": rec.get("phase_dir"),
+                        "message": str(c.get("message", ""))[:200], "files": files})
     return out

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from msd_core.errors import OperationFailed
+from msd_core.files.bounded import loads_json
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_RECORD_BYTES = 4 * 1024 * 1024
@@ -52,8 +53,8 @@ def load(path: Path) -> dict | None:
     if len(raw) > MAX_RECORD_BYTES:
         raise OperationFailed(f"run record {path} is larger than {MAX_RECORD_BYTES} bytes; not read")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        data = loads_json(raw, f"run record {path}")
+    except ValueError:  # not UTF-8, not JSON, too deep
         raise OperationFailed(f"run record {path} is not valid JSON; not changed",
                               hint="move it aside; the commits themselves are in git log") from None
     if not isinstance(data, dict) or not isinstance(data.get("commits", []), list):

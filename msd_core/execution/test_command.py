@@ -18,9 +18,10 @@ is stored as `testing.command`. Standard library only.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
+
+from msd_core.files.bounded import loads_json
 
 MAX_READ = 512 * 1024
 _MAKE_TEST = re.compile(r"^test\s*:", re.M)
@@ -58,8 +59,8 @@ def _node(root: Path) -> tuple[str, str] | None:
     if not text:
         return None
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        data = loads_json(text, "package.json")
+    except ValueError:
         return None
     scripts = data.get("scripts") if isinstance(data, dict) else None
     test = scripts.get("test") if isinstance(scripts, dict) else None

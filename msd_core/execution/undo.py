@@ -3,9 +3,12 @@
 `undo(cwd, phase=..., plan=..., dry_run=...)`, in the main checkout:
 
 1. The commits come only from run records (msd_core.execution.recorded). None recorded: exit 1.
-2. Refusals (exit 1, nothing changed): a tracked file is modified or staged; a merge,
-   revert or cherry-pick is in progress; a recorded commit is missing from the repository
-   or is not an ancestor of HEAD (it was never merged here, or history was rewritten).
+2. Refusals (exit 1, one line, nothing changed): a tracked file is modified or staged; a
+   merge, revert, cherry-pick or rebase is in progress; a recorded commit is missing from the
+   repository or is not an ancestor of HEAD (it was never merged here, or history was
+   rewritten); a recorded commit git does not show as `msd_run commit`'s for that plan (its
+   `Msd-Plan` trailer, msd_core.execution.provenance), or that touches other files than its
+   record names: the record is forged or damaged, and a run record is data anyone can edit.
 3. The commits are reverted newest first with `git revert --no-commit` (only those
    hashes; every other commit stays), then committed once. A conflict (a later commit
    msd did not record changed the same lines) aborts the revert at once: HEAD, index and
@@ -18,7 +21,8 @@
 5. The run records are moved to `.planning/.msd/runs/undone/`, so a second undo finds
    nothing and a re-run of the plan starts a fresh record.
 
-`dry_run` runs the checks and reports the same plan without changing anything.
+`dry_run` runs the checks and reports the same plan without changing anything; the commits it
+lists are what git says they hold (subject, files), not what the record claims.
 """
 
 from __future__ import annotations
@@ -59,6 +63,21 @@ def _leftovers(root: Path, records: list[tuple[Path, dict]], whole_phase: bool) 
 
 
 def _check(root: Path, commits: list[dict]) -> str | None:
+    reason = _check_git(root, commits)
+    if reason:
+        return reason
+    from msd_core.execution.provenance import facts, mismatch
+
+    found = facts(root, [c["hash"] for c in commits])
+    for c in commits:
+        wrong = mismatch(c, found.get(c["hash"]))
+        if wrong:
+            return f"{wrong}; the run record does not match git, nothing was changed"
+        c["git"] = found[c["hash"]]
+    return None
+
+
+def _check_git(root: Path, commits: list[dict]) -> str | None:
     ref = operation_in_progress(root)
     if ref:
         return f"a git operation is in progress ({ref} exists); finish or abort it first"
@@ -91,6 +110,9 @@ def undo(cwd: Path, *, phase: str | None = None, plan: str | None = None, dry_ru
         reason = _check(root, commits)
         if reason:
             return _refusal(out, reason)
+        # from here on the commits are what git says they hold (equal to the record once checked)
+        out["commits"] = [{"hash": c["git"].hash, "plan": c["plan"], "message": c["git"].subject, "files": c["git"].files}
+                          for c in commits]
         if dry_run:
             reverted = {f for c in commits for f in c["files"]}
             left = [r for r in _leftovers(root, records, bool(phase)) if r not in reverted]

@@ -5,7 +5,13 @@
 1. The wave's plans in plan order. A plan's branches come from `--branch <plan-id>=<branch>`
    or else from its run record (the branches its `msd_run commit`s were made on); a plan
    whose commits are on the checked-out branch already (sequential run) has nothing to merge.
-2. Each branch is merged with `git merge --no-ff`; a branch already contained in HEAD is
+2. Before a branch is merged, every commit it brings (`HEAD..<branch>`) is checked against git
+   (msd_core.execution.provenance): one not made by `msd_run commit` for that plan (no
+   `Msd-Plan: <phase-dir>/<plan-id>` trailer, or a merge) stops the wave there, nothing of that
+   branch merged (exit 1, one line naming the commits). A file outside the plan's files that an
+   msd commit touches is reported in the plan's `outside_plan` (with the deviation recorded for
+   it, or none), and the merge goes ahead.
+   Each branch is merged with `git merge --no-ff`; a branch already contained in HEAD is
    skipped. After a merge: the branch tip must be an ancestor of HEAD and no path unmerged.
    Planning files the executor wrote but did not commit (commit_docs false: its SUMMARY) are
    copied from its worktree into the main checkout when absent there.
@@ -86,6 +92,31 @@ def _copy_planning_leftovers(main: Path, worktree: str | None) -> list[str]:
     return copied
 
 
+def _brought(main: Path, branch: str, phase_dir: Path, plan: dict, record: dict | None) -> tuple[list[dict], list[dict]]:
+    """(commits the merge of `branch` brings that msd did not make for this plan, [{commit, files,
+    deviation}] of its msd commits touching files outside the plan)."""
+    from msd_core.execution.commit import covered
+    from msd_core.execution.provenance import facts
+
+    hashes = git(["rev-list", "--reverse", f"HEAD..{branch}", "--"], main).stdout.split()
+    found = facts(main, hashes)
+    want = f"{phase_dir.name}/{plan['id']}"
+    summary_rel = f"{Path(plan['path']).parent.resolve().relative_to(main.resolve()).as_posix()}/{plan['id']}-SUMMARY.md"
+    deviations = {c.get("hash"): c.get("deviation") for c in (record or {}).get("commits", []) if isinstance(c, dict)}
+    foreign, outside = [], []
+    for h in hashes:
+        fact = found.get(h)
+        if fact is None or len(fact.parents) > 1 or want not in fact.plans:
+            why = ("a merge" if fact is not None and len(fact.parents) > 1 else
+                   f"Msd-Plan: {', '.join(fact.plans)}" if fact is not None and fact.plans else "no Msd-Plan trailer")
+            foreign.append({"hash": h, "subject": fact.subject if fact else "", "why": why})
+            continue
+        off = [f for f in fact.files if not covered(f, plan["files"], summary_rel)]  # the plan as read once
+        if off:
+            outside.append({"commit": h, "files": off, "deviation": deviations.get(h)})
+    return foreign, outside
+
+
 def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, list[str]] | None = None) -> tuple[dict, int]:
     from msd_core.execution.waves import read_plans
 
@@ -132,6 +163,21 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
             if _is_ancestor(main, br, "HEAD"):
                 entry["branches"].append({"branch": br, "status": "already merged"})
                 continue
+            foreign, outside = _brought(main, br, phase_dir, p, record)
+            if foreign:
+                shown = ", ".join(f"{f['hash'][:12]} ({f['why']})" for f in foreign[:3])
+                more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+                result["refused"] = {
+                    "plan": p["id"], "branch": br, "commits": foreign,
+                    "message": (f"plan {p['id']}: branch {br} holds {len(foreign)} commit(s) not made by `msd_run commit` "
+                                f"for {p['id']}: {shown}{more}; not merged (review them: git log HEAD..{br})"),
+                }
+                entry["status"] = "refused"
+                merged.append(entry)
+                result["head"] = head(main)
+                return result, 1
+            if outside:
+                entry.setdefault("outside_plan", []).extend(outside)
             before = head(main)
             proc = git(["merge", "--no-ff", "--no-edit", "-m", f"merge({p['id']}): {br} (wave {wave})", br], main, check=False)
             if proc.returncode != 0:

@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 
 from msd_core import paths
+from msd_core.files.bounded import loads_json
 
 VERSION = 1
 MAX_BYTES = 1 << 20
@@ -26,8 +27,8 @@ def _read(where: Path) -> dict:
     from msd_core.files.safe_read import read_regular
 
     try:
-        doc = json.loads(read_regular(where, MAX_BYTES).decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
+        doc = loads_json(read_regular(where, MAX_BYTES), str(where))
+    except (OSError, ValueError):  # missing, damaged, too deep (files.bounded)
         return {"version": VERSION, "files": {}}
     if not isinstance(doc, dict) or not isinstance(doc.get("files"), dict):
         return {"version": VERSION, "files": {}}

@@ -49,9 +49,13 @@ def blank_jsonc(text: str) -> str:
     return text
 
 
-def loads(text: str):
-    """Parse JSON or JSONC text (comments, trailing commas). ValueError when it does not parse."""
-    return json.loads(blank_jsonc(text))
+def loads(text: str, what: str = "the JSON file"):
+    """Parse JSON or JSONC text (comments, trailing commas). ValueError when it does not parse;
+    BoundedInputError (a ValueError, exit 2) when it is nested too deep or too large
+    (msd_core.files.bounded: the bound every reader of another program's file keeps)."""
+    from msd_core.files.bounded import loads_json
+
+    return loads_json(blank_jsonc(text), what)
 
 
 def indent_of(text: str, default: int | str = 2) -> int | str:

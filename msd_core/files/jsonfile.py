@@ -45,16 +45,14 @@ def read_json_object(path: Path, what: str, max_bytes: int, hint: str) -> tuple[
         raise UsageError(f"{what} {path} is not UTF-8 (byte {exc.start})", hint=hint) from None
     if not text.strip():
         raise UsageError(f"{what} {path} is empty; it must hold a JSON object", hint="write {} into it or delete it")
+    from msd_core.files.bounded import loads_json
+
     try:
-        data = json.loads(text)
+        data = loads_json(text, f"{what} {path}", max_bytes=max_bytes)  # too deep, too long a number: exit 2
     except json.JSONDecodeError as exc:
         raise UsageError(
             f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", hint=hint
         ) from None
-    except RecursionError:
-        raise UsageError(f"{what} {path} is nested too deeply") from None
-    except ValueError as exc:  # e.g. a number with thousands of digits
-        raise UsageError(f"{what} {path} holds a value msd cannot read ({str(exc)[:80]})", hint=hint) from None
     if not isinstance(data, dict):
         raise UsageError(f"{what} {path} must hold a JSON object, found {type(data).__name__}")
     return data, raw

@@ -76,28 +76,57 @@ def open_regular(path, *, follow_symlinks: bool = True) -> int:
     return fd
 
 
-def read_regular(path, max_bytes: int | None = None, *, follow_symlinks: bool = True) -> bytes:
-    """The bytes of the regular file at `path`; FileTooLarge past `max_bytes` (never read past it)."""
-    fd = open_regular(path, follow_symlinks=follow_symlinks)
-    try:
-        chunks = []
-        total = 0
-        limit = None if max_bytes is None else max_bytes + 1
-        while True:
-            want = 1 << 20 if limit is None else min(1 << 20, limit - total)
-            if want <= 0:
-                break
-            chunk = os.read(fd, want)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    finally:
-        os.close(fd)
+def _read_fd(fd: int, path, max_bytes: int | None) -> bytes:
+    chunks = []
+    total = 0
+    limit = None if max_bytes is None else max_bytes + 1
+    while True:
+        want = 1 << 20 if limit is None else min(1 << 20, limit - total)
+        if want <= 0:
+            break
+        chunk = os.read(fd, want)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
     data = b"".join(chunks)
     if max_bytes is not None and len(data) > max_bytes:
         raise FileTooLarge(errno.EFBIG, f"larger than {max_bytes} bytes; not read", os.fspath(path))
     return data
+
+
+def read_regular(path, max_bytes: int | None = None, *, follow_symlinks: bool = True) -> bytes:
+    """The bytes of the regular file at `path`; FileTooLarge past `max_bytes` (never read past it)."""
+    fd = open_regular(path, follow_symlinks=follow_symlinks)
+    try:
+        return _read_fd(fd, path, max_bytes)
+    finally:
+        os.close(fd)
+
+
+class FileChanging(OSError):
+    """A file that kept changing while it was read (a writer rewriting it in place)."""
+
+
+def read_whole(path, max_bytes: int | None = None, *, follow_symlinks: bool = True, tries: int = 3):
+    """(bytes, stat of what was read) of a file read whole: its size and modification time
+    are the same before and after the read and the bytes are that many, else it is read again
+    (a writer rewriting it in place); FileChanging after `tries` reads. A file replaced by a
+    rename meanwhile is no problem: the descriptor keeps the version it opened, whole."""
+    import time
+
+    for attempt in range(max(1, tries)):
+        fd = open_regular(path, follow_symlinks=follow_symlinks)
+        try:
+            before = os.fstat(fd)
+            data = _read_fd(fd, path, max_bytes)
+            after = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns) and len(data) == after.st_size:
+            return data, after
+        time.sleep(0.005 * (attempt + 1))
+    raise FileChanging(errno.EAGAIN, "changing while read (rewritten in place); skipped this time", os.fspath(path))
 
 
 def is_regular(path, *, follow_symlinks: bool = True) -> bool:

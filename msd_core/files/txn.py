@@ -24,9 +24,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from msd_core.files.bounded import loads_json
 from msd_core.files.safe_tree import SafeTree
+from msd_core.paths import TXN_DIRNAME
 
-TXN_DIRNAME = ".msd-core.txn"
+__all__ = ["TXN_DIRNAME", "Changes", "apply", "dirs_to_create", "pending", "recover", "txn_dir"]
+
 JOURNAL_VERSION = 1
 SLOW_ENV = "MSD_TEST_SLOW_INSTALL"  # milliseconds to sleep per file step (crash tests)
 
@@ -204,7 +207,7 @@ def recover(config: Path, what: str = "install") -> str | None:
     if not tdir.exists():
         return None
     try:
-        journal = json.loads((tdir / "journal.json").read_bytes())
+        journal = loads_json((tdir / "journal.json").read_bytes(), "the transaction journal")
     except (OSError, ValueError):
         journal = None  # never got to the journal: nothing outside the staging folder changed
     if journal is None:

@@ -220,12 +220,12 @@ def parse_result(text: str | None) -> dict:
         raise UsageError(f"--result is larger than {MAX_RESULT_BYTES} bytes")
     import json
 
+    from msd_core.files.bounded import loads_json
+
     try:
-        value = json.loads(text)
+        value = loads_json(text, "--result")
     except json.JSONDecodeError as exc:
         raise UsageError(f"--result is not valid JSON: {exc.msg} at column {exc.colno}") from None
-    except RecursionError:
-        raise UsageError("--result is nested too deeply") from None
     if not isinstance(value, dict):
         raise UsageError("--result must be a JSON object, e.g. '{\"issues_found\": 0}'")
     return value

@@ -66,6 +66,11 @@ def _toml_loads(text: str) -> dict:
     return loads(text)
 
 
+def _flow_toml(text: str) -> dict:
+    data = simple_toml.parse_simple(text)  # the flow form, without importing tomllib
+    return _toml_loads(text) if data is simple_toml.NOT_SIMPLE else data
+
+
 def _toml_error_line(message: str) -> int:
     m = re.search(r"line (\d+)", message)
     return int(m.group(1)) if m else 1
@@ -319,10 +324,12 @@ def parse_flow(text: str, name: str | None = None) -> tuple[Flow | None, Errors]
     errors: Errors = []
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FLOW_BYTES:
         return None, [(1, f"flow file larger than {MAX_FLOW_BYTES} bytes")]
+    from msd_core.files.bounded import BoundedInputError, parse
+
     try:
-        data = simple_toml.parse_simple(text)  # the flow form, without importing tomllib
-        if data is simple_toml.NOT_SIMPLE:
-            data = _toml_loads(text)
+        data = parse(_flow_toml, text, "toml", "the flow file")
+    except BoundedInputError as exc:
+        return None, [(1, exc.message)]
     except Exception as exc:  # tomllib.TOMLDecodeError (and tomli's)
         msg = str(exc)
         return None, [(_toml_error_line(msg), f"not valid TOML: {msg}")]

@@ -230,19 +230,27 @@ def current_branch(cwd: Path | str) -> str | None:
 
 
 IN_PROGRESS = ("MERGE_HEAD", "REVERT_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD")
+REBASE_DIRS = ("rebase-merge", "rebase-apply")  # a rebase (or `git am`) under way, stopped or not
 
 
 def operation_in_progress(cwd: Path | str, refs: tuple[str, ...] = IN_PROGRESS) -> str | None:
     """The first of `refs` (the pseudo-refs of an unfinished merge, revert, cherry-pick or
     rebase stop) present in the checkout's git directory, else None. In the files ref storage
     each is a file there, present exactly while the operation is unfinished (git status reads
-    it the same way); with anything else (msd_core.git.repo_files is unsure) git is asked."""
+    it the same way); with anything else (msd_core.git.repo_files is unsure) git is asked.
+    With the default `refs`, a rebase's own folder counts too (a rebase stopped at `break`
+    or `exec` leaves no REBASE_HEAD): its name is returned."""
+    dirs = REBASE_DIRS if refs == IN_PROGRESS else ()
     lay = _layout(cwd)
     if lay is not None and lay is not ASK:
-        return next((ref for ref in refs if os.path.lexists(os.path.join(lay.gitdir, ref))), None)
+        return next((ref for ref in (*refs, *dirs) if os.path.lexists(os.path.join(lay.gitdir, ref))), None)
     for ref in refs:
         if git(["rev-parse", "--verify", "-q", ref], cwd, check=False).returncode == 0:
             return ref
+    for name in dirs:
+        where = git(["rev-parse", "--git-path", name], cwd, check=False).stdout.strip()
+        if where and os.path.lexists(where if os.path.isabs(where) else os.path.join(str(cwd), where)):
+            return name
     return None
 
 

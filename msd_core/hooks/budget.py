@@ -10,6 +10,8 @@ import os
 import time
 from pathlib import Path
 
+from msd_core.files.bounded import loads_json
+
 TAIL_BYTES = 1 << 20  # the latest request of a session is near the end of its transcript
 
 
@@ -43,8 +45,8 @@ def latest_context(transcript: str) -> tuple[int, str | None] | None:
         if b'"usage"' not in raw or b'"assistant"' not in raw:
             continue
         try:
-            line = json.loads(raw)
-        except (ValueError, RecursionError):
+            line = loads_json(raw, "a transcript line")
+        except ValueError:  # damaged, cut, or too deep (files.bounded)
             continue
         message = line.get("message") if isinstance(line, dict) else None
         usage = message.get("usage") if isinstance(message, dict) else None
@@ -69,7 +71,7 @@ def first_time(root: Path, key: str) -> bool:
         path.parent.mkdir(parents=True, exist_ok=True)
         with locked(path.with_name("warned.lock"), 2.0, anchor=root):
             try:
-                doc = json.loads(path.read_bytes())
+                doc = loads_json(path.read_bytes(), str(path))
             except (OSError, ValueError):
                 doc = {}
             if not isinstance(doc, dict):

@@ -7,10 +7,11 @@ waited for; anything that is not a JSON object reads as {} (fields as Claude Cod
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
+
+from msd_core.files.bounded import loads_json
 
 MAX_PAYLOAD = 4 << 20
 
@@ -26,8 +27,8 @@ def read_payload(stream=None) -> dict:
     if len(raw) > MAX_PAYLOAD:
         return {}
     try:
-        data = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else {}
-    except (ValueError, RecursionError):
+        data = loads_json(raw.decode("utf-8", "replace"), "the hook payload") if raw.strip() else {}
+    except ValueError:  # damaged or too deep (files.bounded)
         return {}
     return data if isinstance(data, dict) else {}
 

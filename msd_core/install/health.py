@@ -57,7 +57,9 @@ def _owned_area_files(config: Path, runtime: str = "claude") -> list[str]:
     return sorted(set(out) - {record.MANIFEST_REL})
 
 
-def inspect(target: Target) -> dict:
+def inspect(target: Target, package_check=None) -> dict:
+    """One install's state; with `package_check` (verify.package()) also `verify`: every file
+    against the transform of the wheel-verified package (msd_core/install/verify.py)."""
     info: dict = {"scope": target.scope, "path": str(target.config), "installed": False, "runtime": target.runtime}
     if txn.pending(target.config):
         info["interrupted"] = True
@@ -96,6 +98,7 @@ def inspect(target: Target) -> dict:
     info.update(
         installed=True,
         version=manifest.version,
+        profile=manifest.profile,
         package_version=__version__,
         version_state=version_state,
         up_to_date=version_state == "same",
@@ -112,6 +115,10 @@ def inspect(target: Target) -> dict:
     )
     if host_hooks.applies(target):
         info["hooks"] = host_hooks.status_of(target)
+    if package_check is not None:
+        from msd_core.install import verify
+
+        info["verify"] = verify.install(target, manifest, package_check)
     moved = record.moved_from(target, manifest.target)
     if moved:
         info["moved"] = moved
@@ -128,26 +135,43 @@ def inspect(target: Target) -> dict:
     return info
 
 
-def status(cwd: str | Path | None = None, config_dir: str | Path | None = None) -> OperationResult:
+def status(cwd: str | Path | None = None, config_dir: str | Path | None = None, verify: bool = False) -> OperationResult:
+    """`verify`: also check every installed file against the wheel it came from (verify.py);
+    exit 3 when a file differs or cannot be verified for a reason other than an editable install."""
     with environment_errors("inspect the install"):
-        return _status(cwd, config_dir)
+        return _status(cwd, config_dir, verify)
 
 
-def _status(cwd, config_dir) -> OperationResult:
+def _status(cwd, config_dir, verify=False) -> OperationResult:
     base = Path(cwd) if cwd else Path.cwd()
     targets = [resolve_target("global", config_dir), resolve_target("local", project_dir=base)]
     if targets[0].config == targets[1].config:
         targets = targets[:1]
-    installs = [inspect(t) for t in targets]
+    package_check = None
+    if verify:
+        from msd_core.install import verify as verify_mod
+
+        package_check = verify_mod.package()
+    installs = [inspect(t, package_check) for t in targets]
     from msd_core.runtimes import SUPPORTED
 
     for rt in SUPPORTED[1:]:  # other runtimes: listed only where an install exists
         for t in (resolve_target("global", runtime=rt), resolve_target("local", project_dir=base, runtime=rt)):
             if t.manifest.is_file() or txn.pending(t.config):
-                installs.append(inspect(t))
+                installs.append(inspect(t, package_check))
     runner = runner_path.check()
     result = OperationResult("status")
     result.data = {"package_version": __version__, "installs": installs, "msd_run": runner}
+    if package_check is not None:
+        result.data["package_verify"] = package_check.to_json()
+        bad = [i for i in installs if i.get("verify") and not i["verify"].get("ok") and not i["verify"].get("unverifiable")]
+        if bad or package_check.failed:
+            from msd_core.errors import EXIT_INTEGRITY
+
+            result.exit_code = EXIT_INTEGRITY
+            result.errors.append("files differ from the wheel they came from: " + "; ".join(
+                [*(f"{i['path']}: {verify_mod.not_matching(i['verify'])}" for i in bad),
+                 *([f"package content: {len(package_check.failed)}"] if package_check.failed else [])]))
     from msd_core.mcp.setup import status as mcp_status  # MCP server registration (msd mcp install)
 
     result.data["mcp"] = mcp_status(project_dir=str(base), config_dir=config_dir)

@@ -8,6 +8,10 @@ last) -> a local install's settings.local.json kept out of git (git_exclude.py) 
 drivers written into the repository.
 `dry_run` stops after planning and writes nothing.
 
+`profile` (msd_core/shipped/profiles.py): the one given, else the one the manifest records, else
+full. A change of profile is an update like any other: the files the new profile drops are
+removed when unedited and kept (now yours) when edited; the manifest records the new profile.
+
 `repair` (`--repair`, also spelled `--force`): every shipped file is made byte-identical to
 the shipped version (a modified one is saved to a new backup folder first) and a corrupt
 manifest is rebuilt from its bookkeeping copy (msd_core/ownership/record.py) when that copy is intact.
@@ -30,7 +34,7 @@ from msd_core.install.lock import install_lock
 from msd_core.install.plan import Plan, plan_install
 from msd_core.install.source import ContentSource
 from msd_core.install.target import check_target
-from msd_core.install.transform import installed_files
+from msd_core.install.transform import installed_files, installed_registry
 from msd_core.install.versions import refuse_downgrade
 from msd_core.ownership import record
 from msd_core.ownership.manifest import Manifest
@@ -38,6 +42,7 @@ from msd_core.ownership.record import BACKUPS_PREFIX, MANIFEST_REL
 from msd_core.paths import Target
 from msd_core.result import OperationResult
 from msd_core.runtimes import permission_config
+from msd_core.shipped import profiles
 
 
 def check_runtime(old: Manifest | None, target: Target) -> None:
@@ -83,7 +88,7 @@ def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_chang
 
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str,
-                  hook_put: tuple[str, bytes, dict | None] | None = None,
+                  hook_put: tuple[str, bytes, dict | None] | None = None, profile: str = profiles.FULL,
                   drivers: list[dict] | None = None) -> tuple[txn.Changes, Manifest]:
     changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
     settings_mod = permission_config(target)
@@ -145,6 +150,7 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
     manifest = Manifest(
         version=__version__, scope=target.scope, target=record.manifest_target(target), files=plan.files, runtime=target.runtime,
         registry=registry, created_dirs=created_dirs, settings_permission=settings_change.permission, extra=extra,
+        profile=profile,
     )
     changes.puts[MANIFEST_REL] = manifest.dumps()
     if read_installed(target.config, record.COPY_REL) != changes.puts[MANIFEST_REL]:
@@ -155,49 +161,102 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
 
 def install(target: Target, *, source: ContentSource | None = None, force: bool = False, repair: bool = False,
             dry_run: bool = False, allow_symlink: bool = False, lock_timeout: float | None = None,
-            progress: Callable[[str, int, int], None] | None = None, cwd: Path | None = None,
-            merge_drivers: bool = True) -> OperationResult:
+            progress: Callable[[str, int, int], None] | None = None, profile: str | None = None,
+            cwd: Path | None = None, merge_drivers: bool = True) -> OperationResult:
     """Install or update msd-core in `target`. Returns the per-file verdicts (OperationResult).
 
-    `repair` and `force` are one mode (see the module doc). `cwd`: where a global install looks
-    for the project whose repository gets msd's git merge drivers (install/merge_drivers.py;
-    None: none for a global install)."""
+    `repair` and `force` are one mode (see the module doc); `profile` None keeps the recorded one.
+    `cwd`: where a global install looks for the project whose repository gets msd's git merge
+    drivers (install/merge_drivers.py; None: none for a global install)."""
+    if profile is not None:
+        try:
+            profiles.check(profile)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     with environment_errors("install"):
-        return _install(target, source, force or repair, dry_run, allow_symlink, lock_timeout, progress,
+        return _install(target, source, force or repair, dry_run, allow_symlink, lock_timeout, progress, profile,
                         (cwd, merge_drivers))
 
 
-def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progress, drivers) -> OperationResult:
+def noop(target: Target, *, profile: str | None = None, cwd: Path | None = None,
+         merge_drivers: bool = True) -> OperationResult | None:
+    """The result of `install(target, profile=profile)` when that install has nothing to change,
+    found without taking the lock and without writing; None when there is anything to do or
+    to say (a change, a file that is not identical to what msd shipped, a warning, an error,
+    an interrupted run, a first install): the caller then runs `install()`, which decides and
+    reports everything itself.
+
+    The decision is the installer's own: the same plan `install()` makes (a dry run of `_run`
+    over the packaged content), so nothing it would repair or update is skipped; a local
+    install whose hook file git no longer ignores plans the exclude line, a change like any
+    other (git_exclude.py).
+    """
+    from msd_core.errors import MsdError
+
+    config = target.config
+    try:
+        if profile is not None:
+            profiles.check(profile)
+        check_target(target, allow_symlink=False, writing=False)
+        if not config.is_dir() or txn.pending(config) or os.path.lexists(config / record.MARKER):
+            return None
+        result = OperationResult("install")
+        _run(target, ContentSource.packaged(), False, True, result, [], None, profile, (cwd, merge_drivers))
+    except (MsdError, OSError, ValueError):
+        return None
+    if result.data["changed"] or result.warnings or result.errors or result.exit_code:
+        return None
+    if any(n for verdict, n in result.data["counts"].items() if verdict != "identical"):
+        return None  # your edits kept, files removed: the full run reports them
+    if result.data["merge_drivers"].get("action") not in ("present", None) and "repository" in result.data["merge_drivers"]:
+        return None  # the merge drivers of this project's repository are to be written
+    result.data["dry_run"] = False
+    return result
+
+
+def chosen_profile(requested: str | None, old: Manifest | None) -> str:
+    """The profile this install makes: the one asked for, else the recorded one, else the default."""
+    if requested is not None:
+        return requested
+    if old is not None and old.profile in profiles.PROFILES:
+        return old.profile
+    return profiles.DEFAULT
+
+
+def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progress, profile=None,
+             drivers=(None, True)) -> OperationResult:
     check_target(target, allow_symlink=allow_symlink, writing=not dry_run)
     source = source or ContentSource.packaged()
     result = OperationResult("install")
     if dry_run:
         if txn.pending(target.config):
             result.warnings.append("an interrupted install is pending; the next install rolls it back first")
-        return _run(target, source, force, True, result, [], progress, drivers)
+        return _run(target, source, force, True, result, [], progress, profile, drivers)
     created_config = record.ensure_config(target)
     try:
         with install_lock(target.config, lock_timeout):
             note = txn.recover(target.config)
             if note:
                 result.warnings.append(note)
-            return _run(target, source, force, False, result, created_config, progress, drivers)
+            return _run(target, source, force, False, result, created_config, progress, profile, drivers)
     except BaseException:
         record.undo_config(target.config, created_config)  # a failed first install leaves no empty folder behind
         raise
 
 
-def _run(target, source, force, dry_run, result, created_config, progress, drivers=(None, True)) -> OperationResult:
+def _run(target, source, force, dry_run, result, created_config, progress, requested_profile=None,
+         drivers=(None, True)) -> OperationResult:
     warnings = result.warnings
     old = record.load_for_install(target, force=force, warnings=warnings) if target.config.is_dir() else None
     check_runtime(old, target)
     if old is not None and not force:
         refuse_downgrade(old.version, __version__, flag="--global" if target.scope == "global" else "--local")
     created_config = record.created_config_dirs(target, old, created_config)
+    profile = chosen_profile(requested_profile, old)
     src_files = source.files()
-    desired, warns, skipped = installed_files(src_files, target, __version__)
+    desired, warns, skipped = installed_files(src_files, target, __version__, profile=profile)
     warnings.extend(warns)
-    registry = source.registry(src_files)
+    registry = installed_registry(source.registry(src_files), src_files, target, profile)
     if progress:
         progress("plan", 0, len(desired))
     plan = plan_install(target.config, desired, old, force=force)
@@ -214,7 +273,7 @@ def _run(target, source, force, dry_run, result, created_config, progress, drive
             hook_put[2]["git_exclude"] = exclude  # in the manifest before the line is written: uninstall takes it out
     git_drivers = merge_drivers.plan(target, old, *drivers)
     stamp = _timestamp(target.config)
-    changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp, hook_put,
+    changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp, hook_put, profile,
                                       git_drivers.records)
     backup_dir = str(target.config / BACKUPS_PREFIX / stamp) if plan.backups else None
     for fv in plan.verdicts:
@@ -238,12 +297,14 @@ def _run(target, source, force, dry_run, result, created_config, progress, drive
     if not dry_run and exclude is not None:
         problem = git_exclude.apply(exclude, host_hooks.hook_file(target))
         warnings.extend([problem] if problem else [])
-    changed = not changes.empty()
+    changed = not changes.empty() or exclude is not None  # the exclude line is written after the transaction
     result.data = {
         "scope": target.scope,
         "target": str(target.config),
         "version": __version__,
         "previous_version": old.version if old else None,
+        "profile": profile,
+        "previous_profile": old.profile if old else None,
         "source": source.label,
         "dry_run": dry_run,
         "changed": changed,

@@ -14,12 +14,18 @@
   works in. (`${CLAUDE_PROJECT_DIR}` is not used: the host sets it to the launch folder,
   which is a subfolder when claude starts there.)
 - `msd-core/VERSION` is written with the package version when the content has none.
+- A profile (msd_core/shipped/profiles.py) keeps only its commands and what they need; a core
+  install puts each agent where the runtime does not list it to the model every turn
+  (`Runtime.unlisted_agent_relpath`), and the manifest's registry names the installed places
+  (`installed_registry`).
 """
 
 from __future__ import annotations
 
 from msd_core.paths import Target
-from msd_core.shipped.layout import command_name_from_source, is_static_name
+from msd_core.shipped import profiles
+from msd_core.shipped.layout import AGENTS_PREFIX, command_name_from_source, is_static_name
+from msd_core.shipped.profiles import FULL
 
 VERSION_REL = "msd-core/VERSION"
 RESERVED = {"msd-core/manifest.json"}
@@ -27,20 +33,19 @@ RESERVED_PREFIXES = ("msd-core/.msd/",)
 
 
 def installed_files(files: list[tuple[str, bytes]], target: Target, version: str,
-                    token: str | None = None) -> tuple[dict[str, bytes], list[str], list[str]]:
+                    token: str | None = None, profile: str = FULL) -> tuple[dict[str, bytes], list[str], list[str]]:
     """Map source files to {installed relpath: bytes} for the target's runtime (msd_core/runtimes);
     also (warnings, skipped-with-reason). `token` replaces `~/.claude/` everywhere instead of the
-    target's own (a plugin build)."""
+    target's own (a plugin build); `profile` selects the files (msd_core/shipped/profiles.py)."""
     from msd_core.runtimes import get as get_runtime
-    from msd_core.shipped.layout import AGENTS_PREFIX
 
     rt = get_runtime(target.runtime)
     commands = frozenset(n for rel, _ in files if (n := command_name_from_source(rel)) is not None)
     out: dict[str, bytes] = {}
     warnings: list[str] = []
     skipped: list[str] = []
-    for rel, data in files:
-        dest = rt.installed_relpath(rel)
+    for rel, data in profiles.select(files, profile):
+        dest = agent_relpath(rt, rel, profile)
         if dest is None:
             skipped.append(f"{rel}: not part of the installed layout")
             continue
@@ -71,3 +76,36 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
     if " " in folder or "\t" in folder:
         warnings.append(f"the install folder {folder} contains whitespace; shell lines in the content that name it may need quoting")
     return out, warnings, skipped
+
+
+def agent_relpath(rt, rel: str, profile: str) -> str | None:
+    """Where source file `rel` installs for runtime `rt` under `profile` (None: not installed)."""
+    dest = rt.installed_relpath(rel)
+    if dest is not None and profile != FULL and rel.startswith(AGENTS_PREFIX):
+        return rt.unlisted_agent_relpath(dest) or dest
+    return dest
+
+
+def installed_registry(registry: dict, files: list[tuple[str, bytes]], target: Target, profile: str) -> dict:
+    """The registry an install's manifest records: for a full install the shipped one; else only
+    the workflows and agents the profile holds (of source `files`), each agent's `core` file
+    where this install put it."""
+    if profile == FULL:
+        return registry
+    from msd_core.runtimes import get as get_runtime
+
+    rt = get_runtime(target.runtime)
+    keep = profiles.kept(files, profile)
+    out = dict(registry)
+    workflows, agents = registry.get("workflows"), registry.get("agents")
+    if isinstance(workflows, dict):
+        out["workflows"] = {k: v for k, v in workflows.items() if k in keep["workflow"]}
+    if isinstance(agents, dict):
+        out["agents"] = {}
+        for name, entry in agents.items():
+            if name not in keep["agent"]:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("core"), str):
+                entry = {**entry, "core": agent_relpath(rt, entry["core"], profile) or entry["core"]}
+            out["agents"][name] = entry
+    return out

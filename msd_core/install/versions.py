@@ -9,12 +9,14 @@
 
 from __future__ import annotations
 
-from packaging.version import InvalidVersion, Version
-
 from msd_core.errors import OperationFailed
 
 
 def compare(installed: str, package: str) -> str:
+    if installed == package:
+        return "same"  # the common case, without importing packaging (its version pattern: ~7 ms)
+    from packaging.version import InvalidVersion, Version
+
     try:
         a, b = Version(installed), Version(package)
     except InvalidVersion:

@@ -34,11 +34,11 @@ def run_runtime(argv: list[str], call) -> dict:
     if code != 0:
         raise RuntimeCallFailed(value if isinstance(value, dict) else {"message": str(value), "exit_code": code})
     if isinstance(value, str):  # a command's printable text (e.g. `config get`'s JSON value)
-        import json
+        from msd_core.files.bounded import loads_json
 
         try:
-            value = json.loads(value) if value.strip() else {}
-        except json.JSONDecodeError:
+            value = loads_json(value, "the command's output") if value.strip() else {}
+        except ValueError:
             return {"output": value.strip()}
     return value if isinstance(value, dict) else {"value": value}
 

@@ -14,10 +14,11 @@ import time
 from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
-from msd_core.files.safe_read import read_regular
+from msd_core.files.safe_read import read_whole
 
 MAX_INDEX_BYTES = 8 << 20  # a planning file larger than this is skipped, not indexed
 from msd_core.lean.record import field, record
+from msd_core.planning.discovery import phase_identity
 
 KINDS = (("SUMMARY", "summary"), ("CONTEXT", "context"), ("RESEARCH", "research"), ("VERIFICATION", "verification"))
 FACT_FIELDS = ("provides", "affects", "requires", "patterns", "decisions", "tech_stack", "key_files", "tags")
@@ -96,13 +97,16 @@ def phase_plan_from_path(rel: str, labels: dict[str, str] | None = None) -> tupl
             return labels[folder], (m.group(1) if m else None)
     parts = rel.split("/")
     phase = None
+    m = PLAN_FILE_RE.match(parts[-1])
+    plan = m.group(1) if m else None
+    for i, segment in enumerate(parts[:-1]):
+        if i and (parts[i - 1] == "phases" or parts[i - 1].endswith("-phases")) and phase_identity(segment) is None:
+            return None, plan  # in a folder where phases live whose name gives no phase: no phase, as for every reader
     for segment in reversed(parts[:-1]):
         m = PHASE_DIR_RE.match(segment)
         if m:
             phase = m.group(1)
             break
-    m = PLAN_FILE_RE.match(parts[-1])
-    plan = m.group(1) if m else None
     if phase is None:
         m2 = re.match(r"^(\d+(?:\.\d+)*)-", parts[-1])
         phase = m2.group(1) if m2 else None
@@ -138,8 +142,9 @@ def _as_strings(value) -> list[str]:
     return [text] if text else []
 
 
-def read_facts(path: Path, text: str, kind: str) -> tuple[dict, str, str | None]:
-    """(facts by field, body, skip reason). Shares history-digest's tolerant reader."""
+def read_facts(path: Path, text: str, kind: str, raw: bytes | None = None) -> tuple[dict, str, str | None]:
+    """(facts by field, body, skip reason) of the file's text as read once (`raw`: its bytes).
+    Shares history-digest's tolerant reader."""
     from msd_core.planning.frontmatter import split_frontmatter
 
     data, body, error = split_frontmatter(text)
@@ -147,7 +152,7 @@ def read_facts(path: Path, text: str, kind: str) -> tuple[dict, str, str | None]
     if kind == "summary":
         from msd_core.planning.summary import summary_facts
 
-        result = summary_facts(path)
+        result = summary_facts(path, raw=text.encode("utf-8") if raw is None else raw)
         if not hasattr(result, "provides"):  # a Skip: its reason says why no facts were read
             return facts, body, getattr(result, "reason", None) or error
         for name in FACT_FIELDS:
@@ -180,8 +185,8 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
         if row and row[3] == st.st_size and row[4] == st.st_mtime_ns:
             report.unchanged += 1
             continue
-        try:
-            data = read_regular(path, MAX_INDEX_BYTES, follow_symlinks=False)
+        try:  # once, whole: a file rewritten in place while read is read again, else skipped until next time
+            data, st = read_whole(path, MAX_INDEX_BYTES, follow_symlinks=False)
         except OSError as exc:
             report.skipped.append({"file": rel, "reason": f"cannot read: {exc.strerror}"})
             continue
@@ -192,7 +197,7 @@ def index_project(conn: sqlite3.Connection, project: Path) -> IndexReport:
             continue
         text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
         kind = kind_of(path.name) or "summary"
-        facts, body, reason = read_facts(path, text, kind)
+        facts, body, reason = read_facts(path, text, kind, data)
         if labels is None:
             labels = phase_labels(project)
         phase, plan = phase_plan_from_path(rel, labels)

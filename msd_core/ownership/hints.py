@@ -45,13 +45,13 @@ def command_for(verb: str, config: str | os.PathLike, scope: str | None = None, 
 
 def _guess_runtime(config: Path) -> str:
     """The runtime an install folder belongs to: its manifest's record, else its folder's name."""
-    import json
-
+    from msd_core.files.bounded import loads_json
     from msd_core.files.safe_read import read_regular
     from msd_core.paths import DEFAULT_RUNTIME, RUNTIME_DIRS
 
     try:  # a regular file only: a FIFO or device there must not block a hint
-        recorded = json.loads(read_regular(config / "msd-core" / "manifest.json", 4 * 1024 * 1024)).get("runtime")
+        manifest = config / "msd-core" / "manifest.json"
+        recorded = loads_json(read_regular(manifest, 4 * 1024 * 1024), str(manifest)).get("runtime")
     except (OSError, ValueError, AttributeError):
         recorded = None
     if recorded in RUNTIME_DIRS:

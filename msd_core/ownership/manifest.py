@@ -6,7 +6,9 @@
    "files": {relpath-under-config: sha256-of-installed-bytes},
    "created_dirs": [relpath, ...],          # folders msd created (removed when empty)
    "registry": {...},                        # see msd_core.shipped.registry
-   "settings_permission": "Bash(msd_run *)" | null}
+   "settings_permission": "Bash(msd_run *)" | null,
+   "profile": "full" | "core"}                # the install profile (msd_core/shipped/profiles.py);
+                                             # absent in a manifest older than profiles: full
 
 Reading is standard library only (the resolver reads this on msd_run's hot path).
 Every path taken from a manifest is checked to stay inside the config folder, and no
@@ -22,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from msd_core.errors import IntegrityError, NotInstalledError
 from msd_core.files.atomic import atomic_write_bytes, sha256_bytes
+from msd_core.files.bounded import BoundedInputError, loads_json
 from msd_core.files.safe_tree import valid_relpath
 from msd_core.paths import MANIFEST_NAME, install_root
 
@@ -35,11 +38,11 @@ class Manifest:
     in `inspect`, several ms on msd_run's hot path). Same constructor, equality and repr."""
 
     _FIELDS = ("version", "scope", "target", "files", "registry", "created_dirs", "runtime",
-               "settings_permission", "extra")
+               "settings_permission", "profile", "extra")
 
     def __init__(self, version: str, scope: str, target: str, files: dict[str, str] | None = None,
                  registry: dict | None = None, created_dirs: list[str] | None = None, runtime: str = "claude",
-                 settings_permission: str | None = None, extra: dict | None = None):
+                 settings_permission: str | None = None, extra: dict | None = None, profile: str = "full"):
         self.version = version
         self.scope = scope
         self.target = target
@@ -48,6 +51,7 @@ class Manifest:
         self.created_dirs: list[str] = [] if created_dirs is None else created_dirs
         self.runtime = runtime
         self.settings_permission = settings_permission
+        self.profile = profile
         self.extra: dict = {} if extra is None else extra
 
     def __eq__(self, other):
@@ -73,6 +77,7 @@ class Manifest:
             "created_dirs": sorted(set(self.created_dirs)),
             "registry": self.registry,
             "settings_permission": self.settings_permission,
+            "profile": self.profile,
         }
         out.update(self.extra)
         return out
@@ -87,7 +92,9 @@ class Manifest:
 def parse_manifest(data: bytes, where: str = "manifest.json") -> Manifest:
     """Parse and validate manifest bytes; IntegrityError (exit 3) with a clear message if corrupt."""
     try:
-        raw = json.loads(data.decode("utf-8"))
+        raw = loads_json(data, f"install manifest {where}")
+    except BoundedInputError as exc:
+        raise IntegrityError(exc.message, hint=REBUILD_HINT) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise IntegrityError(f"install manifest {where} is corrupt ({exc})", hint=REBUILD_HINT) from None
     if not isinstance(raw, dict):
@@ -104,7 +111,7 @@ def parse_manifest(data: bytes, where: str = "manifest.json") -> Manifest:
     if not isinstance(created, list) or not all(valid_relpath(d) for d in created):
         raise IntegrityError(f"install manifest {where} has an invalid 'created_dirs' list", hint=REBUILD_HINT)
     known = {"manifest_version", "package", "version", "scope", "target", "runtime", "files",
-             "created_dirs", "registry", "settings_permission"}
+             "created_dirs", "registry", "settings_permission", "profile"}
     return Manifest(
         version=str(raw.get("version", "")),
         scope=str(raw.get("scope", "")),
@@ -114,6 +121,7 @@ def parse_manifest(data: bytes, where: str = "manifest.json") -> Manifest:
         created_dirs=list(created),
         runtime=str(raw.get("runtime", "claude")),
         settings_permission=raw.get("settings_permission") if isinstance(raw.get("settings_permission"), str) else None,
+        profile=raw["profile"] if isinstance(raw.get("profile"), str) and raw["profile"] else "full",
         extra={k: v for k, v in raw.items() if k not in known},
     )
 

@@ -51,6 +51,7 @@ import zipfile
 from pathlib import Path
 
 from msd_core.errors import IntegrityError, NotInstalledError, OperationFailed
+from msd_core.files.bounded import loads_json
 from msd_core.files.oserrors import cannot_write
 from msd_core.files.safe_tree import read_installed
 from msd_core.ownership.hints import command_for, repair_command, repair_hint
@@ -183,7 +184,7 @@ def read_marker(config: Path) -> list[str]:
         return []
     allowed = {str(config), *(str(p) for p in config.parents)}
     try:
-        listed = json.loads(data.decode("utf-8"))
+        listed = loads_json(data, str(config / MARKER))
     except (UnicodeDecodeError, ValueError):
         listed = None
     if not isinstance(listed, list) or not listed:
@@ -271,7 +272,7 @@ def private_files(target: Target) -> dict[str, bytes]:
 def _recorded_config(config: Path) -> str | None:
     try:
         data = read_installed(config, ORIGIN_REL)
-        value = json.loads(data.decode("utf-8")).get("config") if data else None
+        value = loads_json(data, ORIGIN_REL).get("config") if data else None
     except Exception:  # damaged or unreadable: treated as absent
         return None
     return value if isinstance(value, str) else None

@@ -332,7 +332,9 @@ def recorded_inputs(compiled_text: str) -> dict | None:
     if not m:
         return None
     try:
-        meta = json.loads(m.group("json"))
+        from msd_core.files.bounded import loads_json
+
+        meta = loads_json(m.group("json"), "the compiled plan's inputs")
     except ValueError:
         return None
     return meta if isinstance(meta, dict) and isinstance(meta.get("inputs"), dict) else None

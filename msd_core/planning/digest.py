@@ -68,9 +68,10 @@ class FactCache:
         if path is None:
             return
         try:
+            from msd_core.files.bounded import loads_json
             from msd_core.files.safe_read import read_regular
 
-            raw = json.loads(read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False))
+            raw = loads_json(read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False), str(path))
             if isinstance(raw, dict) and raw.get("version") == CACHE_VERSION and isinstance(raw.get("files"), dict):
                 self.entries = raw["files"]
         except (OSError, ValueError):
@@ -121,17 +122,18 @@ def _fresh(f: Path, root: Path, number: str | None, rel: str) -> dict:
     return out
 
 
-def collect_facts(root: Path, *, cache: bool = True) -> list[tuple[object, dict]]:
+def collect_facts(root: Path, *, cache: bool = True, skipped: list | None = None) -> list[tuple[object, dict]]:
     """(phase folder, facts dict) for every summary of the project at `root`.
 
-    A facts dict is SummaryFacts.to_dict(), or {"skip": True, "file", "reason"}.
+    A facts dict is SummaryFacts.to_dict(), or {"skip": True, "file", "reason"}. `skipped`
+    receives the folders where phases live that are no phase (discovery.phase_dirs).
     """
     planning = root / ".planning"
     store = FactCache(planning / ".msd" / CACHE_NAME if cache else None)
     out = []
     seen: set[str] = set()
     head = str(root).rstrip(os.sep) + os.sep
-    for phase, f in project_summaries(planning):
+    for phase, f in project_summaries(planning, skipped):
         name = str(f)  # found below root/.planning: the name past root's is the relative path
         rel = name[len(head):].replace(os.sep, "/") if name.startswith(head) else f.relative_to(root).as_posix()
         seen.add(rel)
@@ -176,7 +178,8 @@ def build_digest(root: Path, *, phases: list[str] | None = None, affects: str | 
     tech: list[str] = []
     skipped: dict[str, list[str]] = {}
     lenient: list[str] = []
-    for phase, facts in collect_facts(root, cache=cache):
+    unread: list = []
+    for phase, facts in collect_facts(root, cache=cache, skipped=unread):
         if wanted is not None and not any(key_matches(phase, w) for w in wanted):
             continue
         if facts.get("skip"):
@@ -199,6 +202,9 @@ def build_digest(root: Path, *, phases: list[str] | None = None, affects: str | 
             except ValueError:
                 pass
         _add(tech, facts.get("tech_stack") or [])
+    for s in unread:  # a folder holding summaries that no reader reads as a phase: the reason every reader gives
+        if s.blocks and wanted is None:
+            skipped.setdefault(s.reason, []).append(s.to_dict(root)["file"])
     out_phases: dict[str, dict] = {}
     for key, entry in lists.items():
         if not entry:

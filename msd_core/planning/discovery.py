@@ -69,47 +69,131 @@ class PhaseDir:
         return f"PhaseDir({self.name!r}, milestone={self.milestone!r})"
 
 
-def _subdirs(path: Path) -> list[Path]:
+# ------------------------------------------------------------------ phase identity of a folder
+
+# a phase number (`02`, `3.1`, `02_auth`), or a short phase id (`G1`) followed by words, not by a
+# number (`v2-03-api` names a phase 03 of something else: no phase of this project's)
+_PHASE_NAME_RE = re.compile(r"^(?:\d+(?:\.\d+)*(?=$|[^\d.])|[A-Za-z]{1,4}\d+(?:\.\d+)*(?=$|-(?!\d)))")
+NOT_A_PHASE_NAME = "not a phase folder: its name does not start with a phase number (02-name) or a phase id (G1-name)"
+LINKED = "a symlink, not followed (phase folders are read only where they are)"
+
+
+def phase_identity(name: str) -> str | None:
+    """The phase a folder's name gives (normalize_phase of it), or None when the name gives none
+    (`codenexus-04-parity`, `notes`): the one rule every reader of phase folders applies."""
+    return normalize_phase(name) if _PHASE_NAME_RE.match(name) else None
+
+
+class SkippedDir:
+    """An entry where phase folders live that no reader reads: path, milestone, reason, and
+    `blocks` (a symlink, or a folder holding plans or summaries: the phase list cannot be read
+    whole, so nothing derived from it is written and no phase is renumbered around it)."""
+
+    __slots__ = ("path", "milestone", "reason", "blocks")
+
+    def __init__(self, path: Path, milestone: str | None, reason: str, blocks: bool):
+        self.path, self.milestone, self.reason, self.blocks = path, milestone, reason, blocks
+
+    def to_dict(self, root: Path) -> dict:
+        try:
+            rel = self.path.relative_to(root).as_posix()
+        except ValueError:
+            rel = str(self.path)
+        return {"file": rel, "reason": self.reason, **({"blocks": True} if self.blocks else {})}
+
+    def describe(self, root: Path) -> str:
+        return f"{self.to_dict(root)['file']} is {self.reason}"
+
+    def __repr__(self):
+        return f"SkippedDir({self.path.name!r}, {self.reason!r})"
+
+
+def _holds_phase_files(path: Path) -> bool:
+    try:
+        with os.scandir(path) as entries:
+            return any(e.name.endswith(("-PLAN.md", "-SUMMARY.md")) or e.name in ("PLAN.md", "SUMMARY.md")
+                       for e in entries)
+    except OSError:
+        return False
+
+
+def _subdirs(path: Path, skipped: list | None = None, milestone: str | None = None) -> list[Path]:
+    """The real folders in `path` (sorted; hidden ones left out). A symlinked folder is never
+    followed: with `skipped`, each one (and `path` itself when it is a link) is recorded there."""
     try:
         if os.path.islink(path):  # a symlinked phases/ or milestones/ folder is not followed either
+            if skipped is not None:
+                skipped.append(SkippedDir(Path(path), milestone, LINKED, True))
             return []
         entries = sorted(os.scandir(path), key=lambda e: e.name)
     except OSError:
         return []
-    return [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")]
+    out = []
+    for e in entries:
+        if e.name.startswith("."):
+            continue
+        if e.is_dir(follow_symlinks=False):
+            out.append(Path(e.path))
+        elif skipped is not None and e.is_symlink() and e.is_dir():
+            skipped.append(SkippedDir(Path(e.path), milestone, LINKED, True))
+    return out
 
 
-def _phase(path: Path, milestone: str | None) -> PhaseDir:
-    name = path.name
-    number = normalize_phase(name)
-    slug = name.split("-", 1)[1] if "-" in name else ""
-    return PhaseDir(path, name, number, slug.replace("-", " ").strip(), milestone)
+def _one(p: Path, milestone: str | None, skipped: list | None) -> list[PhaseDir]:
+    """[the phase folder `p`], or [] with `p` recorded in `skipped` when its name gives no phase."""
+    number = phase_identity(p.name)
+    if number is None:
+        if skipped is not None:
+            skipped.append(SkippedDir(p, milestone, NOT_A_PHASE_NAME, _holds_phase_files(p)))
+        return []
+    slug = p.name.split("-", 1)[1] if "-" in p.name else ""
+    return [PhaseDir(p, p.name, number, slug.replace("-", " ").strip(), milestone)]
 
 
-def phase_dirs(planning: Path) -> list[PhaseDir]:
-    """Every phase folder of a `.planning/` tree: archived ones first, then current."""
+def _phases(folder: Path, milestone: str | None, skipped: list | None, exclude=()) -> list[PhaseDir]:
+    """The phase folders directly in `folder`; every other folder goes to `skipped` with its reason."""
+    return [d for p in _subdirs(folder, skipped, milestone) if p.name not in exclude for d in _one(p, milestone, skipped)]
+
+
+ARCHIVE_NAMES = ("_archive", "archive", "archived")
+
+
+def phase_dirs(planning: Path, skipped: list | None = None) -> list[PhaseDir]:
+    """Every phase folder of a `.planning/` tree: archived ones first, then current. A folder
+    whose name gives no phase (phase_identity) or a symlink where phases live is no phase of
+    any reader; pass a list as `skipped` to receive them (SkippedDir: path, milestone, reason)."""
     planning = Path(planning)
     out: list[PhaseDir] = []
     milestones = planning / "milestones"
     for m in _subdirs(milestones):
         if _ARCHIVE_V_RE.match(m.name):
-            out += [_phase(p, m.name[: -len("-phases")]) for p in _subdirs(m)]
+            out += _phases(m, m.name[: -len("-phases")], skipped)
         elif (m / "phases").is_dir() and not (m / "phases").is_symlink():
-            out += [_phase(p, m.name) for p in _subdirs(m / "phases")]
+            out += _phases(m / "phases", m.name, skipped)
     for v in _subdirs(planning / "archive"):
         if (v / "phases").is_dir() and not (v / "phases").is_symlink():
-            out += [_phase(p, v.name) for p in _subdirs(v / "phases")]
+            out += _phases(v / "phases", v.name, skipped)
     current = planning / "phases"
-    subdirs = _subdirs(current)
-    archives = [p for p in subdirs if p.name in ("_archive", "archive", "archived")]
-    for p in archives:
-        for q in _subdirs(p):
-            if q.name[:1].isdigit():
-                out.append(_phase(q, p.name))
-            else:  # a version folder holding phases
-                out += [_phase(r, q.name) for r in _subdirs(q)]
-    out += [_phase(p, None) for p in subdirs if p not in archives]
+    subdirs = _subdirs(current, skipped)
+    for p in subdirs:
+        if p.name in ARCHIVE_NAMES:
+            for q in _subdirs(p, skipped, p.name):
+                if q.name[:1].isdigit():
+                    out += _one(q, p.name, skipped)
+                else:  # a version folder holding phases
+                    out += _phases(q, q.name, skipped)
+    for p in subdirs:
+        if p.name not in ARCHIVE_NAMES:
+            out += _one(p, None, skipped)
     return out
+
+
+def current_blockers(planning: Path) -> list[SkippedDir]:
+    """What keeps the current milestone's phase list from being read whole: `.planning/phases`
+    or a folder in it that is a symlink, or a folder holding plans whose name gives no phase."""
+    skipped: list = []
+    phase_dirs(planning, skipped)
+    return [s for s in skipped if s.milestone is None and s.blocks]
 
 
 def _files(folder: Path, suffix: str, bare: str) -> list[Path]:
@@ -132,9 +216,10 @@ def plan_files(phase: PhaseDir | Path) -> list[Path]:
     return _files(phase.path if isinstance(phase, PhaseDir) else Path(phase), "-PLAN.md", "PLAN.md")
 
 
-def project_summaries(planning: Path) -> list[tuple[PhaseDir, Path]]:
-    """(phase folder, summary file) for every summary of the project, in phase order."""
-    return [(ph, f) for ph in phase_dirs(planning) for f in summary_files(ph)]
+def project_summaries(planning: Path, skipped: list | None = None) -> list[tuple[PhaseDir, Path]]:
+    """(phase folder, summary file) for every summary of the project, in phase order
+    (`skipped` as in phase_dirs)."""
+    return [(ph, f) for ph in phase_dirs(planning, skipped) for f in summary_files(ph)]
 
 
 def plan_id(summary_or_plan: Path) -> str:

@@ -136,7 +136,12 @@ def _split(text: str, keys: frozenset[str] | None = None) -> tuple[dict | None, 
         if not block.strip():
             return {}, body, None
     sy = _simple_yaml or _load_simple_yaml()
-    data = sy.parse_simple(block)  # the common form, read exactly as PyYAML would (simple_yaml.py)
+    from msd_core.files.bounded import BoundedInputError, parse
+
+    try:  # the common form, read exactly as PyYAML would (simple_yaml.py), within msd's nesting bound
+        data = parse(sy.parse_simple, block, "yaml", "the frontmatter", max_bytes=MAX_BLOCK_CHARS)
+    except BoundedInputError as exc:
+        return None, body, f"frontmatter {exc.reason}"
     if data is sy.NOT_SIMPLE or isinstance(data, sy.Rejected):
         try:
             if isinstance(data, sy.Rejected):  # PyYAML would raise: no need to import it

@@ -4,9 +4,16 @@ Each operation is planned on an in-memory copy of the current milestone (ROADMAP
 REQUIREMENTS.md, STATE.md and the `phases/` folders it touches), then applied in ONE
 transaction of `msd_core.files.txn` rooted at `.planning/` (stage every file, write a
 journal, replace/delete, mark committed): a process killed at any point leaves the old
-numbering or the new one, and the next `msd_run phase` call recovers (rolls back a
-prepared journal, finishes a committed one) before it reads anything. The whole
-plan-and-apply holds the STATE.md lock.
+numbering or the new one, and the next `msd_run` call recovers (rolls back a prepared
+journal, finishes a committed one) before it reads anything. The whole plan-and-apply
+holds the STATE.md lock. The transaction also writes `.planning/.msd/state-due`: STATE.md's
+derived lines are due; the command re-derives them right after and removes the record, and
+a call after a kill in between does it first (msd_core.progress.settle).
+
+Whole or nothing: the phase list must be readable whole. `.planning/phases` being a symlink,
+a phase folder being one, or a folder holding plans whose name gives no phase
+(discovery.phase_identity) is refused (UsageError, one line) by every operation: the readers
+do not see such a folder, so renumbering around it would leave ROADMAP and the folders apart.
 
 insert AFTER NAME  new phase `I.k` (I = AFTER's integer part, k = one past the highest
                    decimal of I in use): folder `<id>-<slug>/.gitkeep`, ROADMAP checklist
@@ -33,6 +40,7 @@ import re
 from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
+from msd_core.paths import PROJECT_STATE_DIRNAME, STATE_DUE_NAME
 from msd_core.planning import roadmap_edit as re_
 from msd_core.planning.discovery import folder_prefix_of, phase_dirs
 from msd_core.planning.roadmap import phase_sort_key, roadmap_phases
@@ -69,8 +77,14 @@ class Model:
             if (self.planning / name).exists() or (self.planning / name).is_symlink():
                 self.texts[name] = read_text_file(self.planning / name, name, MAX_FILE)[1]
         self.original = dict(self.texts)
-        self.dirs = {d.name: d for d in phase_dirs(self.planning)
+        skipped: list = []
+        self.dirs = {d.name: d for d in phase_dirs(self.planning, skipped)
                      if d.milestone is None and d.number is not None and re.match(r"\d", d.name)}
+        blockers = [s for s in skipped if s.milestone is None and s.blocks]
+        if blockers:  # renumbering around a phase no reader sees would leave ROADMAP and the folders apart
+            more = f" (and {len(blockers) - 1} more)" if len(blockers) > 1 else ""
+            raise UsageError(f"cannot change the phase list: {blockers[0].describe(self.root)}{more}",
+                             hint="name phase folders NN-name, or replace a link with the folder itself, then rerun")
         self.roadmap = {p.number: p.name for p in roadmap_phases(self.texts.get("ROADMAP.md", ""))}
         self.folder_of = {}
         self.shared: dict[str, list[str]] = {}
@@ -352,8 +366,44 @@ def apply(root: Path, res: Result, *, dry_run: bool = False) -> dict:
 
     changes = txn.Changes(puts=dict(res.puts), deletes=list(res.deletes), rmdirs=list(res.rmdirs))
     if not changes.empty():
+        if (Path(root) / ".planning" / "STATE.md").is_file():
+            # in the same transaction: STATE.md's derived lines are due (msd_core.progress.settle)
+            from msd_core.files.private_dir import ensure_private_dir
+
+            ensure_private_dir(Path(root))
+            changes.puts[STATE_DUE_REL] = _due_record(res)
         txn.apply(Path(root) / ".planning", changes)
     return report
+
+
+STATE_DUE_REL = f"{PROJECT_STATE_DIRNAME}/{STATE_DUE_NAME}"  # under .planning/
+
+
+def _due_record(res: Result) -> bytes:
+    import json
+    import time
+
+    return (json.dumps({"op": res.op, "phase": res.phase, "pid": os.getpid(), "at": time.time_ns()}) + "\n").encode("utf-8")
+
+
+def state_due(root: Path) -> bytes | None:
+    """The record a phase change leaves until STATE.md is re-derived (None: nothing due)."""
+    from msd_core.files.safe_read import read_regular
+
+    try:
+        return read_regular(Path(root) / ".planning" / STATE_DUE_REL, 64 * 1024, follow_symlinks=False)
+    except OSError:
+        return None
+
+
+def clear_state_due(root: Path, record: bytes | None) -> None:
+    """Remove the due record once STATE.md is re-derived; only the record read before (a newer
+    change's record stays). The caller holds the state lock."""
+    if record is not None and state_due(root) == record:
+        import contextlib
+
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(Path(root) / ".planning" / STATE_DUE_REL)
 
 
 def recover(root: Path) -> str | None:

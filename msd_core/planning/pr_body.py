@@ -79,8 +79,9 @@ def phase_section(root: Path, pd, commits: list[dict]) -> tuple[str, list[str]]:
         if s is None:
             lines.append(f"- **{pid}**: no SUMMARY (not executed)")
             continue
-        facts = summary_facts(s, relative_to=root)
-        what = _body_line(_text(s))
+        text = _text(s)  # read once: the line and the facts come from one version of the file
+        facts = summary_facts(s, relative_to=root, raw=text.encode("utf-8"))
+        what = _body_line(text)
         extra = ""
         if isinstance(facts, SummaryFacts):
             if facts.provides:

@@ -203,9 +203,11 @@ DIGEST_KEYS = frozenset({
 
 
 def summary_facts(path: Path, *, relative_to: Path | None = None, folder_phase: str | None = None,
-                  keys: frozenset[str] | None = None, shown: str | None = None) -> SummaryFacts | Skip:
+                  keys: frozenset[str] | None = None, shown: str | None = None, raw: bytes | None = None) -> SummaryFacts | Skip:
     """Facts of one SUMMARY file; `relative_to` shortens the reported path (`shown`: the
-    path to report, when the caller has it already).
+    path to report, when the caller has it already). `raw`: the file's bytes as the caller
+    read them (a caller that uses the text too reads the file once: two reads of a file being
+    rewritten would give facts of one version and text of another).
 
     `keys` (e.g. DIGEST_KEYS) limits parsing to those top-level keys: facts from other
     keys (tags, requires, key_files) are then left empty. Default: every key."""
@@ -216,11 +218,14 @@ def summary_facts(path: Path, *, relative_to: Path | None = None, folder_phase: 
         except ValueError:
             shown = str(path)
     try:
-        if path.is_symlink():
-            return Skip(shown, "symlink (not followed)")
-        from msd_core.files.safe_read import FileTooLarge, read_regular
+        if raw is None:
+            if path.is_symlink():
+                return Skip(shown, "symlink (not followed)")
+            from msd_core.files.safe_read import FileTooLarge, read_regular
 
-        raw = read_regular(path, MAX_SUMMARY_BYTES, follow_symlinks=False)
+            raw = read_regular(path, MAX_SUMMARY_BYTES, follow_symlinks=False)
+        elif len(raw) > MAX_SUMMARY_BYTES:
+            return Skip(shown, f"larger than {MAX_SUMMARY_BYTES} bytes")
     except FileTooLarge:
         return Skip(shown, f"larger than {MAX_SUMMARY_BYTES} bytes")
     except OSError as exc:

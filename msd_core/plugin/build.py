@@ -19,27 +19,26 @@ are not substituted, so each skill starts with one line naming the plugin folder
 `bin/msd_run` maps `--root /msd-core` (what the shell makes of the unset variable) to the
 plugin's own tree. The permission an install adds to settings.json (`Bash(msd_run *)`) is
 added to each skill's `allowed-tools` instead. The manifest lets `msd_run resolve` verify every part by its hash, as
-in an install. OUT is replaced only when it is empty or an earlier build (marker file).
+in an install. OUT is written only when it is new, empty or an earlier build (its record: plugin.rebuild).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import shutil
 import stat
-import tempfile
 from pathlib import Path
 
 from msd_core import __version__
 from msd_core.errors import OperationFailed, UsageError
-from msd_core.files.atomic import sha256_bytes
+from msd_core.files import txn
+from msd_core.files.atomic import lock_timeout_from_env, locked, sha256_bytes
 from msd_core.install.runner_path import own_runner
 from msd_core.install.source import ContentSource
 from msd_core.install.transform import installed_files
 from msd_core.ownership.manifest import Manifest
 from msd_core.paths import Target
+from msd_core.plugin.rebuild import LOCK_NAME, MARKER, is_fresh, listing, plan, record_bytes, refuse_inside_an_install
 from msd_core.result import OperationResult
 from msd_core.runtimes.claude_settings import PERMISSION
 from msd_core.shipped.text import split_frontmatter
@@ -47,7 +46,6 @@ from msd_core.shipped.text import split_frontmatter
 PLUGIN_NAME = "msd-core"
 MARKETPLACE_NAME = "msd-core-local"
 ROOT_TOKEN = "${CLAUDE_PLUGIN_ROOT}/"
-MARKER = ".msd-plugin-build"
 DESCRIPTION = "Spec-driven development for coding agents: skills, subagents and workflows with the msd_run runtime."
 ROOT_NOTE = ("msd-core plugin folder: `${CLAUDE_PLUGIN_ROOT}` (in the msd-core files below, a path that "
              "starts with the variable CLAUDE_PLUGIN_ROOT is inside this folder).")
@@ -152,50 +150,43 @@ def plugin_files(source: ContentSource, version: str = __version__, runner: Path
     files[".claude-plugin/plugin.json"] = _plugin_json(version)
     out = {f"{PLUGIN_NAME}/{rel}": data for rel, data in files.items()}
     out[".claude-plugin/marketplace.json"] = _marketplace_json(version)
-    out[MARKER] = (json.dumps({"package": "msd-core", "version": version}) + "\n").encode("utf-8")
+    out[MARKER] = record_bytes(out, version)
     return out, warnings
 
 
 def _check_out(out: Path) -> None:
     if out.is_symlink():
         raise UsageError(f"{out} is a symlink; choose a real folder")
+    refuse_inside_an_install(out)
     if not out.exists():
         return
     if not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder")
-    if any(out.iterdir()) and not (out / MARKER).is_file():
+    if not is_fresh(out) and not (out / MARKER).is_file():
         raise UsageError(f"{out} is not empty and is not an earlier `msd plugin build`",
                          hint="choose a new or empty folder")
 
 
 def build_plugin(out: str | Path, *, source: ContentSource | None = None) -> OperationResult:
-    """Write the marketplace + plugin to `out` (replacing an earlier build there, never other files)."""
+    """Write the marketplace + plugin to `out`: new, empty, or an earlier build, whose files are
+    replaced or removed only where that build recorded them and they are unchanged (plugin.rebuild);
+    one all-or-nothing transaction (files.txn), so a killed build is rolled back by the next."""
     out = Path(out).expanduser().absolute()
     _check_out(out)
     files, warnings = plugin_files(source or ContentSource.packaged())
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.msd-build-", dir=out.parent))
+        out.mkdir(parents=True, exist_ok=True)
+        with locked(out / LOCK_NAME, lock_timeout_from_env(), what=f"the plugin build in {out}", anchor=out):
+            _check_out(out)  # another build may have finished meanwhile, or the folder changed
+            txn.recover(out, "plugin build")
+            changes, kept, removed = plan(out, files, __version__)
+            txn.apply(out, changes)
+            runner = out / PLUGIN_NAME / "bin" / "msd_run"
+            runner.chmod(runner.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     except OSError as exc:
-        raise OperationFailed(f"cannot write to {out.parent} ({exc.strerror or exc})") from None
-    try:
-        for rel, data in sorted(files.items()):
-            dest = tmp / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(data)
-            if rel.endswith("/bin/msd_run"):
-                dest.chmod(dest.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-        os.chmod(tmp, 0o755)
-        old = None
-        if out.exists():
-            old = out.parent / f".{out.name}.msd-old-{os.getpid()}"
-            os.replace(out, old)
-        os.replace(tmp, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
         raise OperationFailed(f"cannot write the plugin to {out} ({exc.strerror or exc})") from None
+    if kept:
+        warnings.append(listing(f"kept {len(kept)} file{'s' if len(kept) != 1 else ''} in {out} that the build does not own", kept))
     result = OperationResult("plugin build")
     result.warnings.extend(warnings)
     result.data = {
@@ -203,6 +194,8 @@ def build_plugin(out: str | Path, *, source: ContentSource | None = None) -> Ope
         "plugin": str(out / PLUGIN_NAME),
         "version": __version__,
         "files": len(files),
+        "kept": kept,
+        "removed": removed,
         "marketplace": MARKETPLACE_NAME,
         "next": [f"/plugin marketplace add {out}", f"/plugin install {PLUGIN_NAME}@{MARKETPLACE_NAME}"],
         "session_only": f"claude --plugin-dir {out / PLUGIN_NAME}",

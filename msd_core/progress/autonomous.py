@@ -39,10 +39,11 @@ def _memory_path(root: Path) -> Path:
 
 
 def _load(path: Path) -> dict:
+    from msd_core.files.bounded import loads_json
     from msd_core.files.safe_read import read_regular
 
     try:
-        data = json.loads(read_regular(path, 256 * 1024, follow_symlinks=False).decode("utf-8"))
+        data = loads_json(read_regular(path, 256 * 1024, follow_symlinks=False), str(path))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError):

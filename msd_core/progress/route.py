@@ -314,13 +314,15 @@ def phase_states(root: Path, roadmap_text: str | None, skipped: list[dict], veri
     phases: dict[str, PhaseInfo] = {}
     for rp in roadmap_phases(roadmap_text or ""):
         phases[rp.number] = PhaseInfo(rp.number, rp.name, roadmap_done=rp.done)
-    for pd in phase_dirs(planning):
+    unread: list = []
+    for pd in phase_dirs(planning, unread):
         if pd.milestone is not None or pd.number is None:
             continue
         info = phases.setdefault(pd.number, PhaseInfo(pd.number, pd.slug))
         if info.folder is None:
             info.folder = pd.path
             info.name = info.name or pd.slug
+    skipped.extend(s.to_dict(root) for s in unread if s.milestone is None)  # the same reasons for every reader
     for info in phases.values():
         if info.folder is not None:
             _scan_phase(info, skipped, root, listings)
@@ -386,6 +388,10 @@ def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None
 
     roadmap_text = _read(planning / "ROADMAP.md", skipped, root) if has_roadmap else None
     ordered, states, passed_over, current = phase_states(root, roadmap_text, skipped, _verifier_on(base, notes))
+    unread = [s["file"] for s in skipped if s.get("blocks")]
+    if unread:
+        notes.append(f"the phase list is incomplete: {len(unread)} folder(s) where phases live could not be read "
+                     f"({', '.join(unread[:3])}; see skipped); rename or move them for an exact answer")
     held = current
     current, claimed = _around_claims(root, states, current, common, notes, ignore_claims)
     done_count = sum(1 for _, s in states if s == "done")

@@ -153,12 +153,13 @@ def inputs_digest(roadmap_text: str | None, ordered, verifier: bool, running: se
     return f"{zlib.crc32(data):08x}{zlib.crc32(data[::-1]) & 0xffff:04x}"
 
 
-def derive(root: Path) -> dict[str, str | None]:
-    """{field: value} for every derived line (None: nothing to derive it from)."""
+def derive(root: Path, skipped: list | None = None) -> dict[str, str | None]:
+    """{field: value} for every derived line (None: nothing to derive it from). `skipped`
+    receives what was not read, with the reason (route.phase_states: the same for every reader)."""
     from msd_core.progress.route import _read, _verifier_on, phase_states
 
     planning = root / ".planning"
-    skipped: list[dict] = []
+    skipped = [] if skipped is None else skipped
     roadmap_text = _read(planning / "ROADMAP.md", skipped, root)
     listings: dict = {}
     verifier = _verifier_on(root, [])
@@ -285,26 +286,51 @@ def _sync_frontmatter(doc, lines: list[str], derived: dict, changes: list[dict])
         changes.append({"field": "progress." + m.group("key"), "line": i + 1, "old": old, "new": value})
 
 
-def sync(root: Path, *, check: bool = False, warnings: bool = True) -> dict:
-    """Recompute and (unless `check`) write STATE.md's derived lines under the state lock.
-    `warnings=False`: leave out the shared-number warnings (a caller that does not report
-    them saves a scan of the phase folders)."""
-    from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
+def sync(root: Path, *, check: bool = False, warnings: bool = True, lock_held: bool = False) -> dict:
+    """Recompute and (unless `check`) write STATE.md's derived lines under the state lock
+    (`lock_held`: the caller holds it). `warnings=False`: leave out the shared-number warnings
+    (a caller that does not report them saves a scan of the phase folders)."""
+    from msd_core.files.atomic import lock_timeout_from_env, locked
     from msd_core.planning import project
 
     path = project.state_file(root)
     if check:
         _raw, text = project.read_text_file(path, "STATE.md")
-        new_text, changes, missing = sync_text(text, derive(root))
+        new_text, changes, missing = sync_text(text, _derive_whole(root))
         return _report(root, changes, missing, False, warnings)
+    if lock_held:
+        return _sync_locked(root, path, warnings)
     with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md"):
-        raw, text = project.read_text_file(path, "STATE.md")
-        new_text, changes, missing = sync_text(text, derive(root))
-        new_raw = new_text.encode("utf-8")
-        written = new_raw != raw
-        if written:
-            atomic_write_bytes(path, new_raw)
+        return _sync_locked(root, path, warnings)
+
+
+def _sync_locked(root: Path, path: Path, warnings: bool) -> dict:
+    from msd_core.files.atomic import atomic_write_bytes
+    from msd_core.planning import project
+
+    raw, text = project.read_text_file(path, "STATE.md")
+    new_text, changes, missing = sync_text(text, _derive_whole(root))
+    new_raw = new_text.encode("utf-8")
+    written = new_raw != raw
+    if written:
+        atomic_write_bytes(path, new_raw)
     return _report(root, changes, missing, written, warnings)
+
+
+def _derive_whole(root: Path) -> dict[str, str | None]:
+    """derive(), refused (OperationFailed, nothing written) when the phase list cannot be read
+    whole: a position derived without a phase's folder would be written over the user's lines."""
+    skipped: list[dict] = []
+    derived = derive(root, skipped)
+    unread = [s for s in skipped if s.get("blocks")]
+    if unread:
+        from msd_core.errors import OperationFailed
+
+        more = f" and {len(unread) - 1} more" if len(unread) > 1 else ""
+        raise OperationFailed(f"STATE.md not synced: the phase list cannot be read whole ({unread[0]['file']} is "
+                              f"{unread[0]['reason']}{more})",
+                              hint="name phase folders NN-name (or replace a link with the folder itself), then rerun")
+    return derived
 
 
 def _report(root: Path, changes: list[dict], missing: list[str], written: bool, warn: bool = True) -> dict:

@@ -41,9 +41,11 @@ def configure(parser) -> None:
 
 
 def _parse_default(text: str):
+    from msd_core.files.bounded import loads_json
+
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):  # not JSON, or a number too long to read: keep the text
+        return loads_json(text, "--default")
+    except ValueError:  # not JSON, too deep, or a number too long to read: keep the text
         return text
 
 

@@ -74,6 +74,16 @@ def run(args: argparse.Namespace):
 
 
 def _query(conn, args: argparse.Namespace, report) -> dict:
+    """One query in one read transaction: every statement sees the same index, whole, even
+    while another process re-indexes (it waits for the transaction to end)."""
+    conn.execute("BEGIN")
+    try:
+        return _answer(conn, args, report)
+    finally:
+        conn.rollback()
+
+
+def _answer(conn, args: argparse.Namespace, report) -> dict:
     from msd_core.memory import query
 
     if args.verb == "search":

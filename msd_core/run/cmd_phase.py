@@ -11,7 +11,8 @@ reconcile                         after a merge: phases sharing a number get num
 Every form takes --dry-run (report, write nothing) and --cwd. Output: JSON
 {"op", "dry_run", "phase", "renames": [{"from", "to"}], "written", "deleted"[, "notes"],
 "state"}. Rules and the transaction in msd_core.planning.phase_ops. Exit 0 done, 1 refused
-or failed (nothing changed), 2 bad usage or unknown phase, 4 lock timeout.
+or failed (nothing changed), 2 bad usage, unknown phase, or a phase list that cannot be read
+whole (a symlinked or misnamed phase folder: nothing changed), 4 lock timeout.
 """
 
 from __future__ import annotations
@@ -40,12 +41,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace):
+    from msd_core.errors import MsdError
     from msd_core.files.atomic import lock_timeout_from_env, locked
     from msd_core.planning import phase_ops, project
+    from msd_core.progress.settle import settle
+    from msd_core.progress.state_sync import sync
 
     root = project.project_root(args.cwd)
+    recovered = settle(root)  # an interrupted change is rolled back or finished first (also before a dry run)
     with locked(project.state_lock(root), lock_timeout_from_env(), what="the phase list", anchor=root):
-        recovered = None if args.dry_run else phase_ops.recover(root)
         if args.action == "insert":
             res = phase_ops.plan_insert(root, args.after, args.name, args.goal)
         elif args.action == "remove":
@@ -57,14 +61,13 @@ def run(args: argparse.Namespace):
         else:
             res = phase_ops.plan_move(root, args.phase, args.after)
         report = phase_ops.apply(root, res, dry_run=args.dry_run)
+        record = None if args.dry_run else phase_ops.state_due(root)
+        if record is not None:  # the change recorded STATE.md as due: re-derive it, then drop the record
+            try:
+                report["state"] = {"synced": sync(root, lock_held=True)["written"]}
+                phase_ops.clear_state_due(root, record)
+            except MsdError as exc:
+                report["state"] = {"synced": False, "error": exc.message}
     if recovered:
         report.setdefault("notes", []).insert(0, recovered)
-    if not args.dry_run and (root / ".planning" / "STATE.md").is_file():
-        from msd_core.errors import MsdError
-        from msd_core.progress.state_sync import sync
-
-        try:
-            report["state"] = {"synced": sync(root)["written"]}
-        except MsdError as exc:
-            report["state"] = {"synced": False, "error": exc.message}
     return report

@@ -25,4 +25,6 @@ def run(args: argparse.Namespace):
 
     out = undo(cwd_of(args), phase=args.phase, plan=args.plan, dry_run=args.dry_run)
     sys.stdout.write(json.dumps(out, ensure_ascii=False, separators=(",", ":")) + "\n")
+    if not out.get("ok"):
+        sys.stderr.write("msd_run undo: refused: " + " ".join(str(out.get("refused", "")).split()) + "\n")
     return 0 if out.get("ok") else 1

@@ -10,7 +10,8 @@
         inside an isolated executor's worktree: move it to the orchestrator's base commit.
     msd_run wave merge --phase-dir <phase-dir> --wave <n> [--branch <plan-id>=<branch>]...
         merge the wave's executor branches in plan order, verify, remove their worktrees.
-        Exit 1 on a conflict (merge aborted; both plans named).
+        Exit 1 on a conflict (merge aborted; both plans named) or a branch commit that
+        `msd_run commit` did not make for its plan (not merged; the commits named).
 
 `<phase-dir>` is a folder name (`02-auth`) under .planning/phases/, or a path to it.
 """
@@ -88,8 +89,8 @@ def run(args: argparse.Namespace):
             overrides.setdefault(pid.strip(), []).append(br.strip())
         result, code = merge_wave(root, phase, args.wave, overrides)
         sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
-        if code and result.get("conflict"):
-            sys.stderr.write(f"msd_run wave merge: {result['conflict']['message']}\n")
+        if code and (result.get("conflict") or result.get("refused")):
+            sys.stderr.write(f"msd_run wave merge: {(result.get('conflict') or result['refused'])['message']}\n")
         return code
 
     from msd_core.config.store import get_value

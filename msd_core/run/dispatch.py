@@ -54,6 +54,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("msd_core.run.cmd_config", "read and write the project's .planning/config.json"),
     "resolve": ("msd_core.run.cmd_resolve", "list (or --emit) a workflow's verified detail parts"),
     "agent-skills": ("msd_core.run.cmd_agent_skills", "print the skill payload for a subagent"),
+    "agent-role": ("msd_core.run.cmd_agent_role", "print an agent's role, for a host agent spawned in its place"),
     "extensions": ("msd_core.run.cmd_extensions", "list the agent extensions a plan needs"),
     "state": ("msd_core.run.cmd_state", "read or patch .planning/STATE.md"),
     "history-digest": ("msd_core.run.cmd_history", "compact digest of the project's SUMMARY files"),
@@ -225,6 +226,31 @@ def emit(result) -> int:
     return EXIT_OK
 
 
+def _settle(args) -> str | None:
+    """An interrupted phase change is finished before any command reads the project
+    (msd_core.progress.settle; `phase` settles inside its own command). Nothing pending (the
+    common case) costs the walk up to `.planning/` and two lstat calls; the module that
+    settles is imported only when something is pending."""
+    if args.command == "phase":
+        return None
+    from msd_core.paths import PLANNING_DIRNAME, PROJECT_STATE_DIRNAME, STATE_DUE_NAME, TXN_DIRNAME, find_project_root
+
+    cwd = getattr(args, "cwd", None)
+    base = os.path.expanduser(cwd) if isinstance(cwd, str) and cwd else None
+    if base is not None and not os.path.isdir(base):
+        return None  # the command itself reports the bad folder
+    root = find_project_root(base)
+    if root is None:
+        return None
+    planning = os.path.join(root, PLANNING_DIRNAME)
+    if not (os.path.lexists(os.path.join(planning, TXN_DIRNAME))
+            or os.path.lexists(os.path.join(planning, PROJECT_STATE_DIRNAME, STATE_DUE_NAME))):
+        return None
+    from msd_core.progress.settle import settle
+
+    return settle(root)
+
+
 def call(argv: list[str]) -> tuple[int, object]:
     """Run one command in-process and hand back what it returns, printing nothing.
 
@@ -240,6 +266,7 @@ def call(argv: list[str]) -> tuple[int, object]:
         parser = build_command_parser(name, parser_class=_QuietParser)
         args = parser.parse_args(argv[1:])
         args.command = name
+        _settle(args)
         module = _load(COMMANDS[name][0])
         runner = getattr(module, f"run_{name.replace('-', '_')}", None) or module.run
         result = runner(args)
@@ -289,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_command_parser(name)
         args = parser.parse_args(argv[1:])
         args.command = name
+        note = _settle(args)
+        if note:
+            sys.stderr.write(f"msd_run {name}: {note}\n")
         module = _load(COMMANDS[name][0])
         runner = getattr(module, f"run_{name.replace('-', '_')}", None) or module.run
         return emit(runner(args))

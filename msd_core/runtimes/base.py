@@ -30,8 +30,10 @@ def parse_frontmatter(data: bytes) -> tuple[dict, str]:
     front, body, nl = split_frontmatter(text)
     if front is None:
         return {}, text
-    try:
-        meta = yaml.safe_load("\n".join(front)) or {}
+    from msd_core.files.bounded import parse
+
+    try:  # BoundedInputError (a ValueError) when nested too deep
+        meta = parse(yaml.safe_load, "\n".join(front), "yaml", "the frontmatter") or {}
     except yaml.YAMLError as exc:
         raise ValueError(f"frontmatter is not valid YAML ({str(exc).splitlines()[0]})") from None
     if not isinstance(meta, dict):
@@ -99,6 +101,12 @@ class Runtime:
     def owned_areas(self) -> tuple[str, ...]:
         """Folder prefixes (relative to the config folder) whose `msd-*` entries are msd's."""
         return ("agents/",)
+
+    def unlisted_agent_relpath(self, dest: str) -> str | None:
+        """Where an agent file installed at `dest` goes when the profile keeps agents out of the
+        host's per-turn listing (msd_core/shipped/profiles.py); None: this host has no such
+        listing to keep it out of, the agent stays where it is."""
+        return None
 
     # -- how files are written --------------------------------------------------------------
     def command(self, name: str, data: bytes, target: Target) -> tuple[bytes, list[str]]:

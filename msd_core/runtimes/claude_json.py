@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from msd_core.errors import OperationFailed
+from msd_core.files.bounded import BoundedInputError, loads_json
 
 MAX_BYTES = 64 * 1024 * 1024
 RETRIES = 5
@@ -100,8 +101,8 @@ def parse(path: Path, data: bytes | None) -> dict:
     if data is None or not data.strip():
         return {}
     try:
-        obj = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        obj = loads_json(data, str(path), bom=True, max_bytes=MAX_BYTES)  # too deep: one line, exit 2
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         raise OperationFailed(f"{path} does not parse as JSON{where}; left untouched",
                               hint="fix the file (or move it away) and run the command again") from None
@@ -176,5 +177,5 @@ def peek(path: Path) -> dict:
     """The JSON object in `path`, or {"_error": why} when it cannot be read (status never raises)."""
     try:
         return parse(path, read_file(path))
-    except OperationFailed as exc:
+    except (OperationFailed, BoundedInputError) as exc:  # too deep or too large: reported like a damaged file
         return {"_error": exc.message}

@@ -33,7 +33,7 @@ HINT = 'add "permission": {"bash": {"msd_run *": "allow"}} to opencode.json by h
 def _load(data: bytes, path: Path):
     try:
         text = data[3:].decode("utf-8") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8")
-        obj = loads(text) if text.strip() else {}
+        obj = loads(text, str(path)) if text.strip() else {}
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return None, f"{path} does not parse ({str(exc)[:120]}); left untouched"
     if not isinstance(obj, dict):

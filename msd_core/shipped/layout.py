@@ -19,6 +19,7 @@ WORKFLOWS_PREFIX = "msd-core/workflows/"
 AGENT_EXT_PREFIX = "msd-core/agent-ext/"
 AGENT_SKILLS_PREFIX = "msd-core/agent-skills/"
 REGISTRY_SOURCE = "msd-core/registry.json"
+UNLISTED_AGENTS_PREFIX = "msd-core/agents/"  # a core install's agent files on a host that lists agents/ every turn
 
 # Names of commands, agents, workflow stems and extensions: lower-case words joined by '-'.
 NAME_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")

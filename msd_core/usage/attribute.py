@@ -21,9 +21,10 @@ Standard library only.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
+
+from msd_core.files.bounded import loads_json
 
 KNOWN_TYPES = frozenset({
     "user", "assistant", "attachment", "system", "queue-operation", "api-request", "api-request-shape",
@@ -154,8 +155,8 @@ class Scanner:
         if not raw.strip():
             return
         try:
-            line = json.loads(raw)
-        except (ValueError, RecursionError):
+            line = loads_json(raw, "a transcript line")
+        except ValueError:  # damaged, cut, or too deep (files.bounded)
             counts["malformed"] += 1
             return
         if not isinstance(line, dict) or not isinstance(line.get("type"), str):

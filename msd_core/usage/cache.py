@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from msd_core import paths
+from msd_core.files.bounded import loads_json
 from msd_core.usage import locate
 from msd_core.usage.attribute import MAIN, Scanner
 from msd_core.usage.report import scan_file, subagent_launch
@@ -31,8 +32,8 @@ def load(root: Path) -> dict:
     from msd_core.files.safe_read import read_regular
 
     try:
-        doc = json.loads(read_regular(cache_path(root), MAX_CACHE_BYTES))
-    except (OSError, ValueError, RecursionError):
+        doc = loads_json(read_regular(cache_path(root), MAX_CACHE_BYTES), "the usage cache")
+    except (OSError, ValueError):
         doc = None
     if not isinstance(doc, dict) or doc.get("version") != VERSION or not isinstance(doc.get("files"), dict):
         return {"version": VERSION, "files": {}, "windows": {}}

@@ -14,10 +14,11 @@ when the `cwd` its first lines record is the project or inside it.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
+
+from msd_core.files.bounded import loads_json
 
 _NAME_LIMIT = 200
 _OTHER = re.compile(r"[^a-zA-Z0-9]")
@@ -73,8 +74,8 @@ def first_cwd(path: Path) -> str | None:
         if b'"cwd"' not in raw:
             continue
         try:
-            value = json.loads(raw).get("cwd")
-        except (ValueError, AttributeError, RecursionError):
+            value = loads_json(raw, "a transcript line").get("cwd")
+        except (ValueError, AttributeError):
             continue
         if isinstance(value, str):
             return value
@@ -132,7 +133,7 @@ def subagent_meta(path: Path) -> dict:
     meta = path.with_name(path.name[: -len(".jsonl")] + ".meta.json")
     try:
         with open(meta, "rb") as fh:
-            data = json.loads(fh.read(64 * 1024))
-    except (OSError, ValueError, RecursionError):
+            data = loads_json(fh.read(64 * 1024), str(meta))
+    except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -222,8 +222,9 @@ def test_dry_run_asks_git_a_fixed_number_of_times_whatever_the_commit_count(repo
     out = as_json(proc)
     assert len(out["commits"]) == 6 and out["would_move"] == [".planning/phases/02-auth/02-01-SUMMARY.md"]
     runs = _git_runs(trace)
-    # status, one rev-list for every commit's ancestry, one ls-files for every leftover
-    assert [r.split()[0] for r in runs] == ["status", "rev-list", "ls-files"], runs
+    # status, one rev-list for every commit's ancestry, one log for what every commit holds (provenance),
+    # one ls-files for every leftover
+    assert [r.split()[0] for r in runs] == ["status", "rev-list", "log", "ls-files"], runs
 
 
 def _conflict(repo, how: str) -> str:

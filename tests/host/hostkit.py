@@ -36,6 +36,14 @@ HOST_PACKAGE = "@anthropic-ai/claude-code"
 HOST_VERSION = "2.1.332"
 PEER_PACKAGE = "get-shit-done-cc"
 PEER_VERSION = "1.42.3"
+LEAD_PEER_PACKAGE = "@opengsd/gsd-core"  # the leading peer (issue 34): its --profile installs, its own words
+LEAD_PEER_VERSION = "1.14.0"
+PEERS = ((LEAD_PEER_PACKAGE, LEAD_PEER_VERSION), (PEER_PACKAGE, PEER_VERSION))
+
+
+def peer_package_dir(package: str, version: str) -> Path:
+    """The folder npm installed `package@version` into (fetched once into the cache)."""
+    return npm_install(package, version) / "node_modules" / package
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

@@ -183,3 +183,19 @@ def test_the_cli_can_be_told_not_to_register(project, tmp_path, monkeypatch):
     r = CliRunner().invoke(app, ["install", "--global", "--config-dir", str(tmp_path / "cfg"), "--no-merge-drivers"])
     assert r.exit_code == 0, r.output
     assert "git merge drivers: skipped (--no-merge-drivers)" in r.output and files(project) == before
+
+
+def test_an_up_to_date_install_run_in_a_new_project_still_registers(project, tmp_path):
+    """The no-op fast path (cli/fast_install.py) answers only when nothing is to be done: an
+    install that is up to date, run inside a project whose repository lacks the drivers, writes them."""
+    cfg = tmp_path / "cfg"
+    args = [sys.executable, "-m", "msd_core", "install", "--global", "--config-dir", str(cfg), "--json"]
+    first = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    again = subprocess.run(args, cwd=project, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["merge_drivers"] == {"repository": str(project), "action": "added"}
+    assert merge_config.status(merge_config.locate(project))["registered"]
+    third = subprocess.run([*args, "--no-merge-drivers"], cwd=project, capture_output=True, text=True, timeout=300)
+    assert third.returncode == 0 and json.loads(third.stdout)["merge_drivers"]["action"] == "skipped (--no-merge-drivers)"
+    assert merge_config.status(merge_config.locate(project))["registered"]  # skipping writes nothing, removes nothing

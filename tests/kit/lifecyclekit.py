@@ -71,7 +71,8 @@ def commit(root: Path, files: dict[str, str], message: str, plan: str | None = N
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
     git(root, "add", "--", *files)
-    git(root, "commit", "-q", "-m", message, "--", *files)
+    mark = ["--trailer", f"Msd-Plan: 02-auth/{plan}"] if plan else []  # what msd_run commit writes (provenance)
+    git(root, "commit", "-q", "-m", message, *mark, "--", *files)
     h = head(root)
     if plan:
         run_record.append_commit(root, "02-auth", plan, f".planning/phases/02-auth/{plan}-PLAN.md",

@@ -132,13 +132,15 @@ def test_out_folder_that_is_not_ours_is_refused_and_untouched(tmp_path):
         build_plugin(f)
 
 
-def test_an_earlier_build_is_replaced_whole(tmp_path):
+def test_an_earlier_build_is_rebuilt_in_place(tmp_path):
     out = tmp_path / "mp"
     build_plugin(out)
     (out / "msd-core" / "stale.txt").write_text("old")
-    build_plugin(out)
-    assert (out / MARKER).is_file() and not (out / "msd-core" / "stale.txt").exists()
+    res = build_plugin(out)
+    assert (out / MARKER).is_file() and (out / "msd-core" / "stale.txt").read_text() == "old"  # not the build's: kept
+    assert res.data["kept"] == ["msd-core/stale.txt"]
     assert [p.name for p in tmp_path.iterdir()] == ["mp"]  # no temp or old folder left behind
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".msd")) == [".msd-plugin-build", ".msd-plugin-build.lock"]
 
 
 def test_cli_prints_the_commands_to_add_and_install(tmp_path, msd):

@@ -39,6 +39,7 @@ HOT = [
     ("resolve", ["resolve", "plan-phase", "--root", "{root}"], set()),
     ("resolve-emit", ["resolve", "plan-phase", "--emit", "--root", "{root}"], set()),
     ("agent-skills", ["agent-skills", "executor", "--root", "{root}", "--raw"], set()),
+    ("agent-role", ["agent-role", "executor", "--root", "{root}", "--raw"], set()),
     ("extensions-executor", ["extensions", "executor", "--plan", "{plan}", "--root", "{root}", "--raw"], set()),
     ("extensions-planner", ["extensions", "planner", "--phase-dir", "{phase_dir}", "--root", "{root}", "--raw"], set()),
     ("state-get", ["state", "get"], set()),

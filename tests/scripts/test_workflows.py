@@ -115,3 +115,53 @@ def test_the_release_build_job_runs_as_written(tmp_path):
                               env=env, capture_output=True, text=True, timeout=900)
         assert proc.returncode == 0, f"step failed:\n{script}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     assert "all release checks passed" in proc.stdout and "smoke: msd install --local" in proc.stdout
+
+
+def release_problems(doc: dict) -> list[str]:
+    """What the release workflow must do for a user to check a release (RELEASING.md): attest
+    every built file after the checks, with the permissions that takes, and publish with PEP 740
+    attestations through trusted publishing."""
+    out = []
+    jobs = doc.get("jobs") or {}
+    build, publish = jobs.get("build") or {}, jobs.get("publish") or {}
+    steps = build.get("steps") or []
+    uses = [str(step.get("uses", "")) for step in steps]
+    attest = [i for i, u in enumerate(uses) if u.startswith("actions/attest-build-provenance@")]
+    checks = [i for i, step in enumerate(steps) if "release_check.py" in str(step.get("run", ""))]
+    if not attest:
+        out.append("build: no actions/attest-build-provenance step")
+    else:
+        if str((steps[attest[0]].get("with") or {}).get("subject-path", "")) != "dist/*":
+            out.append("build: the attestation does not cover dist/*")
+        if not checks or attest[0] < checks[-1]:
+            out.append("build: the attestation comes before the checks")
+    perms = build.get("permissions") or {}
+    for key in ("id-token", "attestations"):
+        if perms.get(key) != "write":
+            out.append(f"build: permission {key} is not write")
+    pub = [step for step in publish.get("steps") or [] if str(step.get("uses", "")).startswith("pypa/gh-action-pypi-publish@")]
+    if not pub:
+        out.append("publish: no pypa/gh-action-pypi-publish step")
+    elif (pub[0].get("with") or {}).get("attestations") is not True:
+        out.append("publish: PEP 740 attestations not asked for")
+    if (publish.get("permissions") or {}).get("id-token") != "write":
+        out.append("publish: trusted publishing needs id-token: write")
+    return out
+
+
+def test_the_release_is_attested_and_published_with_attestations():
+    assert release_problems(yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())) == []
+
+
+def test_release_guard_reports_a_missing_or_misplaced_attestation():
+    doc = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+    steps = doc["jobs"]["build"]["steps"]
+    no_attest = {**doc, "jobs": {**doc["jobs"], "build": {**doc["jobs"]["build"],
+                                                          "steps": [s for s in steps if "attest" not in str(s.get("uses", ""))]}}}
+    assert "build: no actions/attest-build-provenance step" in release_problems(no_attest)
+    early = [s for s in steps if "attest" in str(s.get("uses", ""))] + [s for s in steps if "attest" not in str(s.get("uses", ""))]
+    moved = {**doc, "jobs": {**doc["jobs"], "build": {**doc["jobs"]["build"], "steps": early, "permissions": {"contents": "read"}}}}
+    got = release_problems(moved)
+    assert "build: the attestation comes before the checks" in got and "build: permission attestations is not write" in got
+    pub = {**doc["jobs"]["publish"], "steps": [{"uses": "pypa/gh-action-pypi-publish@release/v1"}]}
+    assert release_problems({**doc, "jobs": {**doc["jobs"], "publish": pub}}) == ["publish: PEP 740 attestations not asked for"]

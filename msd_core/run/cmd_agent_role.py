@@ -1,0 +1,23 @@
+"""`msd_run agent-role AGENT [--root DIR] [--raw]`.
+
+The role of AGENT (its installed agent file's instructions) for a host agent spawned in its
+place (a core install lists no msd agent to the model). Default JSON {"agent", "path", "text"};
+--raw prints the text.
+"""
+
+from __future__ import annotations
+
+
+def configure(parser) -> None:
+    parser.add_argument("agent", help="an installed agent name, e.g. planner")
+    parser.add_argument("--root", default=None, metavar="DIR", help="installed msd-core folder (default: the global install)")
+    parser.add_argument("--raw", action="store_true", help="print the role text only")
+
+
+def run(args):
+    from msd_core.agents.role import agent_role
+
+    path, text = agent_role(args.agent, args.root)
+    if args.raw:
+        return text
+    return {"agent": args.agent, "path": path, "text": text}

@@ -1,0 +1,272 @@
+"""A no-op install is answered before typer and rich are imported (issue 34 item 6), and never
+skips a repair or an update: every case where the full run has something to do or to report
+takes the full run (msd_core.install.installer.noop returns None), and the full run does it.
+
+The fast answer is checked against the full run's own output (the typer path, called through
+msd_core.cli.app.direct), byte for byte, JSON and text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from msd_core.files import txn
+from msd_core.install import installer
+from msd_core.install.installer import install, noop
+from msd_core.install.source import ContentSource
+from msd_core.ownership import record
+from msd_core.ownership.manifest import load_manifest
+from msd_core.paths import resolve_target
+
+REPO = Path(__file__).resolve().parents[2]
+TYPER_PATH = "import sys; from msd_core.cli import app as a; sys.exit(a.direct(a.build_app(), sys.argv[1:]))"
+
+
+@pytest.fixture
+def target(tmp_path):
+    t = resolve_target("global", tmp_path / "cfg")
+    install(t)
+    return t
+
+
+def msd(*args, typer_path=False, importtime=False, cwd=None):
+    cmd = [sys.executable, *(["-X", "importtime"] if importtime else []),
+           *(["-c", TYPER_PATH] if typer_path else ["-m", "msd_core"]), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def imported(stderr: str) -> set[str]:
+    return {line.split("|")[-1].strip().split(".")[0] for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_a_noop_install_is_answered_without_typer_or_rich(target):
+    args = ["install", "--global", "--config-dir", str(target.config)]
+    fast = msd(*args, "--json", importtime=True)
+    assert fast.returncode == 0, fast.stderr
+    mods = imported(fast.stderr)
+    assert "typer" not in mods and "rich" not in mods and "msd_core" in mods
+    slow = msd(*args, "--json", typer_path=True, importtime=True)
+    assert "typer" in imported(slow.stderr)  # the fixture: the full path does import it
+    assert fast.stdout == slow.stdout
+    data = json.loads(fast.stdout)
+    assert data["changed"] is False and data["dry_run"] is False and data["counts"]["identical"] == len(data["files"])
+
+
+def test_the_human_answer_is_the_full_runs_text(target):
+    args = ["install", "--global", "--config-dir", str(target.config)]
+    fast, slow = msd(*args), msd(*args, typer_path=True)
+    assert fast.returncode == slow.returncode == 0
+    assert fast.stdout == slow.stdout and fast.stdout.startswith("Up to date: msd-core ")
+    assert msd("update", "--global", f"--config-dir={target.config}", "--profile", "full").stdout == slow.stdout
+
+
+def test_a_noop_writes_nothing_not_even_the_lock(target):
+    before = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in target.config.rglob("*")}
+    dir_mtime = target.config.stat().st_mtime_ns
+    assert msd("install", "--global", "--config-dir", str(target.config)).returncode == 0
+    assert {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in target.config.rglob("*")} == before
+    assert target.config.stat().st_mtime_ns == dir_mtime
+
+
+# --------------------------------------------------------------------------- never a skipped repair
+
+
+def _edit(t):
+    p = t.config / "msd-core" / "workflows" / "quick.md"
+    p.write_text(p.read_text() + "\nmine\n")
+
+
+def _delete(t):
+    (t.config / "skills" / "msd-plan-phase" / "SKILL.md").unlink()
+
+
+def _settings_permission_removed(t):
+    s = t.config / "settings.json"
+    obj = json.loads(s.read_text())
+    obj["permissions"]["allow"] = []
+    s.write_text(json.dumps(obj, indent=2) + "\n")
+
+
+def _hook_removed(t):
+    s = t.config / "settings.json"
+    obj = json.loads(s.read_text())
+    del obj["hooks"]
+    s.write_text(json.dumps(obj, indent=2) + "\n")
+
+
+def _pack_damaged(t):
+    (t.config / record.PACK_REL).write_bytes(b"not a zip")
+
+
+def _copy_missing(t):
+    (t.config / record.COPY_REL).unlink()
+
+
+def _gitignore_edited(t):
+    (t.config / record.IGNORE_REL).write_text("nothing\n")
+
+
+def _journal_pending(t):
+    txn.txn_dir(t.config).mkdir(parents=True)
+
+
+def _marker_left(t):
+    (t.config / record.MARKER).write_text("[]")
+
+
+def _manifest_corrupt(t):
+    t.manifest.write_text("{ not json")
+
+
+def _older_install(t):
+    raw = json.loads(t.manifest.read_text())
+    raw["version"] = "0.0.1"
+    t.manifest.write_text(json.dumps(raw, indent=2) + "\n")
+
+
+def _new_shipped_file(t):
+    raw = json.loads(t.manifest.read_text())
+    del raw["files"]["msd-core/templates/plan.md"]  # as if an older package had not shipped it
+    t.manifest.write_text(json.dumps(raw, indent=2) + "\n")
+
+
+def _conflict_pending(t):
+    raw = json.loads(t.manifest.read_text())
+    raw["conflicts"] = ["msd-core/workflows/quick.md"]
+    t.manifest.write_text(json.dumps(raw, indent=2) + "\n")
+
+
+CASES = {
+    "an edited file": _edit,
+    "a missing file": _delete,
+    "settings.json without the permission": _settings_permission_removed,
+    "settings.json without the PATH hook": _hook_removed,
+    "a damaged pristine pack": _pack_damaged,
+    "a missing manifest copy": _copy_missing,
+    "an edited private .gitignore": _gitignore_edited,
+    "an interrupted transaction": _journal_pending,
+    "a created-folders marker": _marker_left,
+    "a corrupt manifest": _manifest_corrupt,
+    "an install of an older version": _older_install,
+    "a file the package now ships": _new_shipped_file,
+    "a pending conflict": _conflict_pending,
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_case_with_something_to_do_takes_the_full_run(target, case):
+    assert noop(target) is not None  # the fixture: a clean install is answered fast
+    CASES[case](target)
+    assert noop(target) is None
+    proc = msd("install", "--global", "--config-dir", str(target.config), "--json")
+    data = json.loads(proc.stdout) if proc.stdout else json.loads(proc.stderr)
+    if case == "a corrupt manifest":  # the full run names the repair (exit 3), as without a fast path
+        assert proc.returncode == 3 and "--repair" in proc.stderr
+        return
+    assert proc.returncode == 0, proc.stderr
+    if case == "an edited file":  # the full run keeps your edit and says so
+        assert {f["path"]: f["verdict"] for f in data["files"]}["msd-core/workflows/quick.md"] == "kept"
+        return
+    if case == "an interrupted transaction":  # the full run rolls it back first and says so
+        assert not txn.pending(target.config) and data["warnings"]
+    else:
+        assert data["changed"] is True, (case, data["counts"])
+    assert noop(target) is not None, f"{case}: the full run left something to do"
+
+
+def test_a_changed_profile_takes_the_full_run(target):
+    assert noop(target, profile="core") is None
+    proc = msd("install", "--global", "--config-dir", str(target.config), "--profile", "core", "--json")
+    assert json.loads(proc.stdout)["changed"] is True
+    assert load_manifest(target.config).profile == "core"
+    assert noop(target) is not None and noop(target, profile="core") is not None and noop(target, profile="full") is None
+
+
+def test_a_new_package_version_takes_the_full_run(target, monkeypatch):
+    monkeypatch.setattr(installer, "__version__", "99.0.0")
+    assert noop(target) is None
+    result = install(target)
+    assert result.data["changed"] and load_manifest(target.config).version == "99.0.0"
+    assert (target.config / "msd-core" / "VERSION").read_text() == "99.0.0\n"
+
+
+def test_changed_packaged_content_takes_the_full_run(target, tmp_path, monkeypatch):
+    tree = tmp_path / "content"
+    shutil.copytree(REPO / "msd_core" / "content", tree)
+    wf = tree / "msd-core" / "workflows" / "progress.md"
+    wf.write_text(wf.read_text() + "\nA new line shipped.\n")
+    monkeypatch.setattr(ContentSource, "packaged", classmethod(lambda cls: cls(tree, "package msd_core/content")))
+    assert noop(target) is None
+    assert install(target).data["changed"] is True
+    assert (target.config / "msd-core" / "workflows" / "progress.md").read_text().endswith("A new line shipped.\n")
+
+
+def test_a_moved_msd_run_takes_the_full_run(target, tmp_path, monkeypatch):
+    from msd_core.install import runner_path
+
+    other = tmp_path / "venv2" / "bin"
+    other.mkdir(parents=True)
+    (other / runner_path.EXE).write_text("#!/bin/sh\n")
+    (other / runner_path.EXE).chmod(0o755)
+    monkeypatch.setattr(runner_path, "own_runner", lambda: other / runner_path.EXE)
+    assert noop(target) is None
+    assert install(target).data["hooks"]["action"] == "updated"
+
+
+def test_an_unrelated_settings_edit_is_a_noop_for_both_runs(target):
+    s = target.config / "settings.json"
+    obj = json.loads(s.read_text())
+    obj["theme"] = "dark"
+    s.write_text(json.dumps(obj, indent=2) + "\n")
+    before = s.read_bytes()
+    assert noop(target) is not None
+    assert install(target).data["changed"] is False  # the full run has nothing to do either
+    assert s.read_bytes() == before
+
+
+@pytest.mark.parametrize("args", [
+    ["install", "--global", "--dry-run"], ["install", "--global", "--repair"], ["install", "--global", "--force"],
+    ["install", "--global", "--runtime", "claude,gemini"], ["install", "--global", "--local"], ["install"],
+    ["install", "--global", "-h"], ["install", "--global", "--content-dir", "x"], ["install", "--global", "--profile"],
+    ["status"], ["uninstall", "--global"],
+])
+def test_other_command_lines_are_left_to_typer(args):
+    from msd_core.cli.fast_install import parse
+
+    assert parse(args) is None
+
+
+def test_a_first_install_and_a_local_install_in_home_take_the_full_run(tmp_path):
+    fresh = resolve_target("global", tmp_path / "new")
+    assert noop(fresh) is None and not fresh.config.exists()
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    proc = subprocess.run([sys.executable, "-m", "msd_core", "install", "--local"], cwd=home, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "is the global folder" in proc.stderr
+
+
+def test_a_local_install_whose_hook_file_git_no_longer_ignores_takes_the_full_run(tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    subprocess.run(["git", "init", "-q", str(proj)], check=True)
+    t = resolve_target("local", project_dir=proj)
+    install(t)
+    exclude = proj / ".git" / "info" / "exclude"
+    assert "settings.local.json" in exclude.read_text()
+    assert noop(t) is not None  # the fixture: a clean local install is answered fast
+    exclude.write_text("")  # the exclude line lost: the full run plans it again
+    assert noop(t) is None
+    proc = msd("install", "--local", "--json", cwd=proj)
+    assert proc.returncode == 0, proc.stderr
+    assert "/.claude/settings.local.json" in exclude.read_text()
+    assert noop(t) is not None
