@@ -19,12 +19,13 @@ from pathlib import Path
 def _frontmatter(path: Path) -> dict:
     import yaml
 
+    from msd_core.files.bounded import parse
     from msd_core.shipped.text import split_frontmatter
 
     front, _body, _nl = split_frontmatter(path.read_text(encoding="utf-8"))
     if not front:
         return {}
-    meta = yaml.safe_load("\n".join(front)) or {}
+    meta = parse(yaml.safe_load, "\n".join(front), "yaml", f"{path.name}'s frontmatter") or {}
     return meta if isinstance(meta, dict) else {}
 
 

@@ -103,7 +103,7 @@ def read_ticket(ticket: Path) -> dict:
 
 def _typed(name: str, typ: str | None, text: str):
     base = (typ or "").rstrip("?")
-    if base == "string":
+    if base == "string" or "|" in base:  # a choice of words is a string
         return text
     if base == "bool":
         word = text.strip().lower()
@@ -148,14 +148,15 @@ def parse_pairs(pairs: list[str], fields: dict) -> dict:
 def report(ticket_arg: str, result_text: str | None, pairs: list[str]) -> dict:
     """Check a reported result against the ticket's step and write it for the chain; UsageError when it fails."""
     from msd_core.flows import engine
-    from msd_core.flows.model import FieldSpec, Step
+    from msd_core.flows.model import FieldSpec, Step, field_spec
 
     ticket = Path(ticket_arg).absolute()
     data = read_ticket(ticket)
     fields = data["fields"]
     result = engine.parse_result(result_text) if result_text else {}
     result.update(parse_pairs(pairs, fields))
-    specs = tuple(FieldSpec(str(n), str(t).rstrip("?"), str(t).endswith("?")) for n, t in fields.items())
+    specs = tuple(field_spec(str(n), str(t)) or FieldSpec(str(n), str(t).rstrip("?"), str(t).endswith("?"))
+                  for n, t in fields.items())
     step = Step(id=data["step"], action=str(data.get("action", "run")), prompt="", fields=specs,
                 files=tuple(str(f) for f in data["files"]))
     env = engine.Env(project_root=Path(data["project_root"]), config_get=lambda _key: None,

@@ -1,9 +1,13 @@
-"""Rule `commit-scope`: every instruction that commits names its files.
+"""Rule `commit-scope`: every instruction that commits names its files, through `msd_run commit`.
 
-Fails, anywhere in a markdown content file (prose or code):
+Fails, anywhere in a markdown content file (prose or code) or a flow's prompts:
   - `git add -A`, `git add --all`, `git add .`, `git add -u` / `--update` (stage everything);
   - `git commit -a`, `--all`, or a short-option cluster holding `a` before any value option
     (`-am`, `-av`); `-ma` is message "a" and passes;
+  - any other `git commit` (`git commit -m ...`, `git add <files> && git commit ...`): commits go
+    through `msd_run commit --files <path>...`, which commits exactly the named paths (moves and
+    deletions under them included) under the project's commit lock and leaves whatever else is
+    staged alone; a bare `git commit` takes everything staged, by anyone;
   - a commit helper call without its files argument: `msd_run commit` with options but without
     `--files <path>` (or `-- <path>`); a bare mention of the command and `--list` pass.
 A match preceded, earlier in the same sentence of its line, by a negation (never, not, n't,
@@ -16,10 +20,10 @@ from __future__ import annotations
 import re
 import shlex
 
-from msd_core.checks.model import CheckContext, Violation
+from msd_core.checks.model import FLOW_RE, CheckContext, Violation
 
 RULE = "commit-scope"
-FIX = "stage the files by name: git add <file> <file> ... then git commit -m '...'"
+FIX = 'name the files and commit through the helper: msd_run commit --files <path> <path> ... -m "<message>"'
 _END = r"(?=$|[\s;&|)`'\"])"
 _ADD = re.compile(r"\bgit\s+add\s+(?:-[-\w]*\s+)*?(-A|--all|-u|--update|\.)" + _END)
 _COMMIT = re.compile(r"\bgit\s+commit\b([^\n]*)")
@@ -33,7 +37,7 @@ _VALUE_OPTS = set("mFCcS")  # short options of git commit that take a value
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z*_`(\[])")
 
 
-def _negated(line: str, start: int) -> bool:
+def negated(line: str, start: int) -> bool:
     """A negation earlier in the same sentence of the line: the match is a prohibition."""
     before = line[:start]
     ends = [m.end() for m in _SENTENCE_END.finditer(before)]
@@ -72,18 +76,34 @@ def commit_all_flag(rest: str) -> str | None:
     return None
 
 
+HELPER_FIX = 'commit through the helper: msd_run commit --files <path> <path> ... -m "<type>(<scope>): <what>"'
+
+
+def _checked_lines(tree):
+    """(file, lines) of every markdown file and every flow file (prompts, TOML quotes undone)."""
+    for rel in tree.markdown_files():
+        yield rel, tree.lines(rel)
+    for rel in tree.files:
+        if FLOW_RE.match(rel) and tree.text(rel) is not None:
+            yield rel, [line.replace('\\"', '"') for line in tree.lines(rel)]
+
+
 def check(ctx: CheckContext) -> list[Violation]:
     tree = ctx.tree
     out: list[Violation] = []
-    for rel in tree.markdown_files():
-        for i, line in enumerate(tree.lines(rel), 1):
+    for rel, lines in _checked_lines(tree):
+        for i, line in enumerate(lines, 1):
             for m in _ADD.finditer(line):
-                if not _negated(line, m.start()):
+                if not negated(line, m.start()):
                     out.append(Violation(rel, i, RULE, f"`git add {m.group(1)}` stages every change, not named files", FIX))
             for m in _COMMIT.finditer(line):
+                if negated(line, m.start()):
+                    continue
                 flag = commit_all_flag(m.group(1))
-                if flag and not _negated(line, m.start()):
+                if flag:
                     out.append(Violation(rel, i, RULE, f"`git commit {flag}` commits every tracked change, not named files", FIX))
+                else:
+                    out.append(Violation(rel, i, RULE, "a bare `git commit` takes whatever is staged, by anyone", HELPER_FIX))
             for m in _HELPER_RE.finditer(line):
                 helper = " ".join(m.group(1).split())
                 opt = _HELPERS[helper]
@@ -92,6 +112,6 @@ def check(ctx: CheckContext) -> list[Violation]:
                     continue  # a mention of the command, or a read of a plan's record: no commit
                 named = opt in toks and toks.index(opt) + 1 < len(toks) and not toks[toks.index(opt) + 1].startswith("-")
                 named = named or ("--" in toks and toks.index("--") + 1 < len(toks))
-                if not named and not _negated(line, m.start()):
+                if not named and not negated(line, m.start()):
                     out.append(Violation(rel, i, RULE, f"`{helper}` without `{opt} <file>...` commits whatever is staged", f"pass the files: {helper} ... {opt} <file> <file>"))
     return out

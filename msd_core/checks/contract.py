@@ -1,7 +1,9 @@
 """Rule `contract`: every `msd_run ...` invocation in the content parses with msd_run's parser.
 
 Where: code in markdown content (inline code spans, fenced code lines with `\\` continuations
-joined; shell context `` !`...` `` is an inline span too). Each `msd_run` word that starts a
+joined; shell context `` !`...` `` is an inline span too) and in the flows' step prompts
+(inline code spans of each line, TOML's escaped quotes undone): a prompt reaches the agent
+through `msd_run next-step` and is followed like any spine. Each `msd_run` word that starts a
 command (at the start, or after whitespace, `;&|(`$!"'/`) begins an invocation, unless it
 follows `command -v`, `which` or `type` (a PATH probe). A bare `msd_run` with nothing after it
 names the tool and is skipped.
@@ -16,8 +18,9 @@ only lower-case names.
 
 The invocation ends at the first unquoted `||`, `&&`, `|`, `;`, `&`, redirection (`>`, `<`,
 `2>`), backtick, or `)` closing an enclosing `$(`. The rest is split with shlex and parsed by
-msd_core.run.dispatch.build_command_parser(<command>); a command not in msd_run's table, or
-whose module is missing, is "unknown msd_run command".
+msd_core.run.dispatch.build_command_parser(<command>) with abbreviations off, so every option
+is one the command really has (argparse would take `--stat` for `--status`); a command not in
+msd_run's table, or whose module is missing, is "unknown msd_run command".
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import io
 import re
 import shlex
 
-from msd_core.checks.model import CheckContext, Violation
+from msd_core.checks.model import FLOW_RE, CheckContext, Violation
 from msd_core.checks.textlines import code_segments, short
 
 RULE = "contract"
@@ -122,9 +125,17 @@ class ParserCache:
 
         if name not in dispatch.COMMANDS:
             return f"unknown msd_run command {name!r}"
+
+        class Exact(dispatch.OneLineParser):
+            """msd_run's parser without prefix matching: an option must be written in full."""
+
+            def __init__(self, *args, **kwargs):
+                kwargs["allow_abbrev"] = False
+                super().__init__(*args, **kwargs)
+
         try:
             with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-                return dispatch.build_command_parser(name)
+                return dispatch.build_command_parser(name, parser_class=Exact)
         except ModuleNotFoundError as exc:
             return f"unknown msd_run command {name!r} (its module {exc.name} does not exist)"
         except Exception as exc:  # a module that fails to import is a broken contract, not a crash
@@ -174,28 +185,42 @@ def check_invocation(body: str, parsers: ParserCache) -> str | None:
     return first
 
 
+def content_code(tree):
+    """(file, segment) of the code in every markdown file and in every flow's prompt lines."""
+    from dataclasses import replace
+
+    for rel in tree.markdown_files():
+        for seg in code_segments(tree.lines(rel)):
+            yield rel, seg
+    for rel in tree.files:
+        if FLOW_RE.match(rel) and tree.text(rel) is not None:
+            for i, line in enumerate(tree.lines(rel), 1):
+                if "`" in line and "msd_run" in line:
+                    for seg in code_segments([line.replace('\\"', '"')]):
+                        yield rel, replace(seg, line=i)
+
+
 def check(ctx: CheckContext) -> list[Violation]:
     tree = ctx.tree
     parsers = ParserCache()
     out: list[Violation] = []
-    for rel in tree.markdown_files():
-        for seg in code_segments(tree.lines(rel)):
-            if "msd_run" not in seg.text:
+    for rel, seg in content_code(tree):
+        if "msd_run" not in seg.text:
+            continue
+        for body in invocations(seg.text):
+            if not body.strip():
+                continue  # the bare name of the tool, not a call
+            upper = upper_placeholders(body)
+            if upper:
+                shown = short("msd_run " + body, 90)
+                out.append(Violation(rel, seg.line, RULE,
+                                     f"`{shown}` uses upper-case placeholder(s) {', '.join(upper)}",
+                                     "write placeholders lower-case, e.g. " + ", ".join(u.lower() for u in upper)
+                                     + " (docs/CONTRACTS.md: <like-this>)"))
                 continue
-            for body in invocations(seg.text):
-                if not body.strip():
-                    continue  # the bare name of the tool, not a call
-                upper = upper_placeholders(body)
-                if upper:
-                    shown = short("msd_run " + body, 90)
-                    out.append(Violation(rel, seg.line, RULE,
-                                         f"`{shown}` uses upper-case placeholder(s) {', '.join(upper)}",
-                                         "write placeholders lower-case, e.g. " + ", ".join(u.lower() for u in upper)
-                                         + " (docs/CONTRACTS.md: <like-this>)"))
-                    continue
-                err = check_invocation(body, parsers)
-                if err:
-                    shown = short("msd_run " + body, 90)
-                    out.append(Violation(rel, seg.line, RULE, f"`{shown}` does not match msd_run's parser: {err}",
-                                         "write the call as docs/CONTRACTS.md lists it (placeholders as <like-this>); see `msd_run <command> --help`"))
+            err = check_invocation(body, parsers)
+            if err:
+                shown = short("msd_run " + body, 90)
+                out.append(Violation(rel, seg.line, RULE, f"`{shown}` does not match msd_run's parser: {err}",
+                                     "write the call as docs/CONTRACTS.md lists it (placeholders as <like-this>); see `msd_run <command> --help`"))
     return out

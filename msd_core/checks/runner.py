@@ -17,6 +17,7 @@ from msd_core.checks import (
     commits,
     contract,
     fields,
+    floor,
     flows,
     generated,
     includes,
@@ -25,6 +26,7 @@ from msd_core.checks import (
     runtime_gate,
     shell,
     sizes,
+    statuses,
     wording,
 )
 from msd_core.checks.model import CheckContext, ContentTree, Locations, Violation
@@ -45,6 +47,8 @@ RULES = (
     ("agreement", agreement.check),
     ("template-fields", fields.check),
     ("own-wording", wording.check),
+    ("floor", floor.check),
+    ("statuses", statuses.check),
 )
 
 

@@ -12,10 +12,25 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
   the reason is recorded with the commit. Without `--plan` (planning documents, a
   debugger's fix) the named paths are committed as named, and nothing is recorded.
 - `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`);
-  when nothing else is left the call commits nothing and says so (exit 0). The config is
+  when nothing else is left the call commits nothing and says so (exit 0), in a project
+  outside git too (the commit step of a flow runs whatever the setting). The config is
   read only when a path is under `.planning/` (it decides nothing else).
+- A named path may be gone from disk: one git tracks in the index or in HEAD (a file deleted
+  or moved away, a folder emptied by `git mv`) is a legal path, and its deletion is committed.
+  A path neither on disk nor known to git is refused (exit 1).
+- Moves: a rename the index holds (`git mv old new`) whose new path is under a named path
+  carries its old path into the same commit (so the commit holds the whole move, never an
+  added copy with the deletion left staged). With `--plan` the old path must be in scope too.
 - No change in the named paths: refused (exit 1) before anything is staged or any hook
   runs, never an empty commit.
+- STATE.md and ROADMAP.md follow the project's files: when `.planning/STATE.md` or
+  `.planning/ROADMAP.md` is named, `state sync` (msd_core.progress.state_sync) runs first, so
+  a commit never records derived lines the tree contradicts (reported in `state_sync`; with
+  `commit_docs` false the sync runs all the same, and nothing is committed). The
+  same sync keeps ROADMAP.md's checkboxes: when STATE.md is named and ROADMAP.md is not, but
+  ROADMAP.md differs from HEAD in checkbox marks only, it goes with STATE.md (`derived`): the
+  two are one derived record and never drift apart in history. Any other edit of ROADMAP.md
+  is committed only when named.
 - Staging and committing run under the project's commit lock, and the commit is made with
   a pathspec (`git commit -- <paths>`, which takes the working tree's content of the named
   paths): whatever else is staged, by anyone, stays staged and out of this commit.
@@ -51,6 +66,7 @@ from msd_core.git.runner import (
     git,
     git_start,
     head,
+    known_paths,
     main_checkout,
     operation_in_progress,
     repo_paths,
@@ -140,16 +156,122 @@ def _stage(top: Path, rels: list[str]) -> None:
         raise OperationFailed(f"git add refused the paths: {first_line(added.stderr)}")
 
 
-def _staged_after_add(top: Path, rels: list[str]) -> list[str] | None:
-    """The staged changes among the paths (plumbing: no rename detection, the paths diff-tree
-    reports); [] when there is none; None when git cannot say and the commit must decide."""
-    listed = git(["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", *rels], top, check=False)
+def _staged_after_add(top: Path, rels: list[str]) -> tuple[list[str] | None, list[str]]:
+    """(the staged changes among the paths, old paths of staged moves into them), from one
+    `git diff-index -M` of the whole index (plumbing; a move lists both paths, as diff-tree
+    reports the commit). ([], []) when nothing is staged; (None, []) when git cannot say and the
+    commit must decide."""
+    listed = git(["diff-index", "--cached", "-M", "--name-status", "-z", "HEAD"], top, check=False)
     if listed.returncode == 0:
-        return [p for p in listed.stdout.split("\0") if p]
+        parts = listed.stdout.split("\0")
+        staged: set[str] = set()
+        moved: set[str] = set()
+        i = 0
+        while i < len(parts) - 1:
+            status = parts[i]
+            if status[:1] in ("R", "C") and i + 2 < len(parts):
+                old, new = parts[i + 1], parts[i + 2]
+                if _covered(new, rels):
+                    staged.add(new)
+                    if status[:1] == "R":
+                        staged.add(old)
+                        if not _covered(old, rels):
+                            moved.add(old)
+                elif _covered(old, rels) and status[:1] == "R":
+                    staged.add(old)
+                i += 3
+                continue
+            if status and _covered(parts[i + 1], rels):
+                staged.add(parts[i + 1])
+            i += 2
+        return sorted(staged), sorted(moved)
     if head(top) is not None:
-        return None  # diff could not tell: let `git commit` decide and report
+        return None, []  # diff could not tell: let `git commit` decide and report
     # no commit yet: anything staged among the paths is a change
-    return None if git(["ls-files", "--", *rels], top).stdout.strip() else []
+    return (None if git(["ls-files", "--", *rels], top).stdout.strip() else []), []
+
+
+def _docs_outside_git(cwd: Path, paths: list[str]) -> list[str] | None:
+    """Outside a git repository: the named paths when every one is a planning file of the project
+    and commit_docs is false (nothing would be committed anyway); else None (git's refusal stands)."""
+    from msd_core.errors import MsdError
+    from msd_core.planning.project import project_root
+
+    try:
+        root = project_root(str(cwd))
+    except MsdError:
+        return None
+    planning = (root / ".planning").resolve()
+    named = []
+    for raw in paths:
+        p = (cwd / raw).resolve() if not Path(raw).is_absolute() else Path(raw).resolve()
+        if p != planning and planning not in p.parents:
+            return None
+        named.append(p.relative_to(root.resolve()).as_posix())
+    return named if not _commit_docs(root) else None
+
+
+def _covered(path: str, rels: list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in rels)
+
+
+def _moved_from(top: Path, rels: list[str], added: list[str]) -> list[str]:
+    """Old paths of the staged renames whose new path is one of `added` (the index's additions
+    among the paths) and whose old path is not under `rels`."""
+    if not added:
+        return []
+    from msd_core.git.runner import staged_renames
+
+    wanted = set(added)
+    return sorted({old for new, old in staged_renames(top).items() if new in wanted and not _covered(old, rels)})
+
+
+PLANNING_DERIVED = (".planning/STATE.md", ".planning/ROADMAP.md")
+
+
+def _sync_planning(top: Path, rels: list[str]) -> dict | None:
+    """`state sync` of the project whose STATE.md or ROADMAP.md is named (best effort: an error is reported)."""
+    for rel in rels:
+        for derived in PLANNING_DERIVED:
+            if rel == derived or rel.endswith("/" + derived):
+                project = top / rel[: len(rel) - len(derived)]
+                if not (project / ".planning" / "STATE.md").is_file():
+                    return None
+                from msd_core.errors import MsdError
+                from msd_core.progress.state_sync import sync
+
+                try:
+                    report = sync(project, warnings=False)
+                except MsdError as exc:
+                    return {"error": exc.message}
+                out = {"changed": [c["field"] for c in report["changed"]]}
+                if report.get("roadmap"):
+                    out["roadmap"] = [c["what"] for c in report["roadmap"]["changed"]]
+                return out
+    return None
+
+
+def _derived_with_state(top: Path, rels: list[str]) -> list[str]:
+    """ROADMAP.md beside a named STATE.md when it differs from HEAD in checkbox marks only."""
+    out = []
+    for rel in rels:
+        if rel != ".planning/STATE.md" and not rel.endswith("/.planning/STATE.md"):
+            continue
+        road = rel[: -len("STATE.md")] + "ROADMAP.md"
+        if road in rels or not (top / road).is_file():
+            continue
+        shown = git(["show", f"HEAD:{road}"], top, check=False)
+        if shown.returncode != 0:
+            continue
+        from msd_core.progress.state_sync import boxes_only
+
+        try:
+            now = (top / road).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if boxes_only(shown.stdout, now):
+            out.append(road)
+    return out
 
 
 def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None = None,
@@ -161,7 +283,14 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
     if deviation is not None and not deviation.strip():
         raise UsageError("--deviation needs the reason it is recorded with")
     cwd = Path(cwd).absolute()
-    top, main, linked = repo_paths(cwd)
+    try:
+        top, main, linked = repo_paths(cwd)
+    except OperationFailed:
+        skipped = _docs_outside_git(cwd, paths)
+        if skipped is None:
+            raise
+        return {"plan": None, "skipped_docs": skipped, "committed": False,
+                "reason": "commit_docs is false: planning files stay uncommitted", "files": []}
     stopped = operation_in_progress(top)
     if stopped:  # git refuses a pathspec commit during a merge; a rebase stop (or a revert, a pick) would take one
         raise OperationFailed(f"a git operation is in progress in {top} ({stopped}); no commit made",
@@ -185,26 +314,27 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
                 hint='commit only the plan\'s files; a recorded deviation passes --deviation "<why>"',
             )
 
+    synced = _sync_planning(top, rels)  # whether or not the planning files are committed
     skipped_docs: list[str] = []
     if any(r.startswith(".planning/") for r in rels) and not _commit_docs(main):
         skipped_docs = [r for r in rels if r.startswith(".planning/")]
         rels = [r for r in rels if not r.startswith(".planning/")]
     base = {"plan": scope.plan_id if scope else None, "skipped_docs": skipped_docs}
+    if synced is not None:
+        base["state_sync"] = synced
     if not rels:
         return {**base, "committed": False, "reason": "commit_docs is false: planning files stay uncommitted",
                 "files": []}
 
+    derived = _derived_with_state(top, rels) if synced is not None and "error" not in synced else []
+    rels = rels + derived
     from msd_core.files.atomic import lock_timeout_from_env, locked
 
     with locked(run_record.lock_path(main), lock_timeout_from_env(), what="the project's commit lock"):
-        missing = []
-        for rel in rels:
-            if not os.path.lexists(top / rel):
-                tracked = git(["ls-files", "--error-unmatch", "--", rel], top, check=False)
-                if tracked.returncode != 0:
-                    missing.append(rel)
+        gone = [rel for rel in rels if not os.path.lexists(top / rel)]
+        missing = [rel for rel in gone if rel not in known_paths(top, gone)] if gone else []
         if missing:
-            raise OperationFailed(f"no such file (neither on disk nor tracked): {', '.join(missing)}")
+            raise OperationFailed(f"no such file (neither on disk nor known to git): {', '.join(missing)}")
         # one `git status` says what a commit of the paths holds (msd_core.git.path_status); whether a
         # hook could run is read from the files meanwhile
         from msd_core.git import path_status
@@ -217,9 +347,19 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             staged, to_add = found
             if to_add:
                 _stage(top, to_add)
+            moved = _moved_from(top, rels, path_status.staged_additions(status))
+            if moved:
+                staged = sorted({*staged, *moved})
         else:  # a state status does not settle: stage the paths and ask what is staged
             _stage(top, rels)
-            staged = _staged_after_add(top, rels)
+            staged, moved = _staged_after_add(top, rels)
+        if moved:
+            out_of_scope = [m for m in moved if scope is not None and not scope.covers(m)]
+            if out_of_scope and deviation is None:
+                raise OperationFailed(f"the moves name old paths outside plan {scope.plan_id}'s files: {', '.join(out_of_scope)}",
+                                      hint='name only the plan\'s files; a recorded deviation passes --deviation "<why>"')
+            outside += out_of_scope
+            rels = rels + moved
         if staged is not None and not staged:
             raise OperationFailed(f"nothing to commit: no change in {', '.join(rels)}",
                                   hint="an empty commit is never made; skip it and say so")
@@ -258,6 +398,8 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
                                               loaded=prior)
     out = {**base, "committed": True, "hash": commit, "short": commit[:7], "files": files,
            "branch": entry["branch"], "worktree": entry["worktree"]}
+    if derived:
+        out["derived"] = derived
     if record is not None:
         out["record"] = str(record)
     if deviation is not None:

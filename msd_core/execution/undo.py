@@ -16,8 +16,8 @@
 4. The phase folder is put back: an undone plan's SUMMARY (and, for a phase, its
    VERIFICATION/UAT) still present after the revert and not tracked by git is moved to
    `.planning/.msd/undone/<stamp>/` (never deleted); a tracked one is named in `left`.
-   STATE.md's derived lines are recomputed (`state sync`) and, when tracked, committed
-   with the revert.
+   STATE.md's derived lines and ROADMAP.md's boxes are recomputed (`state sync`) and, when
+   tracked, committed with the revert.
 5. The run records are moved to `.planning/.msd/runs/undone/`, so a second undo finds
    nothing and a re-run of the plan starts a fresh record.
 
@@ -172,9 +172,13 @@ def _sync_state(root: Path) -> str:
         report = state_sync.sync(root)
     except MsdError as exc:
         return f"not synced: {exc.message}"
-    if report.get("written") and tracked(root, [".planning/STATE.md"]):
-        git(["add", "--", ".planning/STATE.md"], root)
-    return "synced" if report.get("written") else "in sync"
+    changed = [".planning/STATE.md"] if report.get("written") else []
+    if (report.get("roadmap") or {}).get("written"):
+        changed.append(".planning/ROADMAP.md")  # its boxes follow the undone plans (lifecycle.roadmap_marks)
+    staged = sorted(tracked(root, changed)) if changed else []
+    if staged:
+        git(["add", "--", *staged], root)
+    return "synced" if changed else "in sync"
 
 
 def _retire(root: Path, records, revert_hash: str) -> None:

@@ -2,9 +2,15 @@
 
 `phase_waves(phase_dir, cfg)` reads every `*-PLAN.md` of one phase folder and answers:
 
-- `plans`: id, path, wave, depends_on, files, complete (its SUMMARY exists), autonomous;
-- `overlaps`: two plans of one wave declaring one file (a folder `src/x/` covers what is
-  under it). That is a planning error: `wave check` and `wave plan` exit 1 naming both
+- `plans`: id, path, wave, depends_on, files, complete (its SUMMARY exists), autonomous
+  (false when the frontmatter says so or when any task is a `checkpoint:*`: a plan that
+  stops for a person never runs in a parallel, isolated batch, whatever its frontmatter says);
+- `contradictions`: plans whose frontmatter says `autonomous: true` (or nothing) while a task
+  is a checkpoint. `wave check` exits 1 on them as on overlaps: the plan is wrong, the planner
+  fixes it; `wave plan` runs such a plan alone in the main checkout.
+- `overlaps`: two plans of one wave, neither executed yet, declaring one file (a folder
+  `src/x/` covers what is under it; an executed plan never runs again, so a gap plan may share
+  its files). That is a planning error: `wave check` and `wave plan` exit 1 naming both
   plans and the files; the plan checker refuses the phase.
 - `next_wave`: the lowest wave holding an incomplete plan that is not skipped; `runnable`:
   its plans whose `depends_on` plans of this phase are complete; `blocked`: the rest,
@@ -97,6 +103,10 @@ def read_plans(phase_dir: Path) -> tuple[list[dict], list[str]]:
             problems.append(f"{path.name}: no usable `wave` (counted as 1)")
             wave = 1
         m = _PLAN_NUM.search(pid)
+        declared = fm.get("autonomous") not in (False, "false", "no")
+        if declared and plan.has_checkpoint:
+            problems.append(f"{path.name}: a task is a checkpoint but the frontmatter says autonomous: true "
+                            "(it runs alone, in the project; set autonomous: false)")
         plans.append({
             "id": pid,
             "path": str(path),
@@ -104,7 +114,8 @@ def read_plans(phase_dir: Path) -> tuple[list[dict], list[str]]:
             "wave": wave,
             "depends_on_raw": _as_list(fm.get("depends_on", fm.get("depends-on"))),
             "files": [normalize_declared(f) for f in plan.files if f.strip()],
-            "autonomous": fm.get("autonomous") not in (False, "false", "no"),
+            "autonomous": declared and not plan.has_checkpoint,
+            "contradiction": declared and plan.has_checkpoint,
             "complete": (path.parent / f"{pid}-SUMMARY.md").is_file(),
             "tasks": len(plan.tasks),
         })
@@ -124,11 +135,19 @@ def read_plans(phase_dir: Path) -> tuple[list[dict], list[str]]:
     return plans, problems
 
 
+def contradictions(plans: list[dict]) -> list[dict]:
+    """Plans whose frontmatter claims autonomy that a checkpoint task denies."""
+    return [{"plan": p["id"], "problem": "a task is a checkpoint but autonomous is not false"}
+            for p in plans if p.get("contradiction")]
+
+
 def overlaps(plans: list[dict]) -> list[dict]:
+    """Two plans of one wave, both still to run, declaring one file. A plan with its SUMMARY never
+    runs again: a gap plan (wave 1 of its own round) may touch what an executed plan touched."""
     out = []
     for i, a in enumerate(plans):
         for b in plans[i + 1:]:
-            if a["wave"] != b["wave"]:
+            if a["wave"] != b["wave"] or a["complete"] or b["complete"]:
                 continue
             shared = _overlap(a["files"], b["files"])
             if shared:
@@ -187,6 +206,7 @@ def phase_waves(phase_dir: Path, cfg, skipped: list[str] | None = None) -> dict:
         "phase_dir": Path(phase_dir).name,
         "plans": plans,
         "overlaps": overlaps(plans),
+        "contradictions": contradictions(plans),
         "plans_remaining": len(incomplete),
         "skipped": sorted(skipped_set & {p["id"] for p in incomplete}),
         "next_wave": next_wave,

@@ -241,6 +241,8 @@ def check_result(step: Step, result: dict, vars: dict, env: Env) -> list[str]:
             continue
         if not _type_ok(spec, result[spec.name]):
             problems.append(f"field {spec.name} must be {spec.type}, got {type(result[spec.name]).__name__}")
+        elif spec.choices and result[spec.name] not in spec.choices:
+            problems.append(f"field {spec.name} must be one of {', '.join(spec.choices)}, got {str(result[spec.name])[:40]!r}")
     for rel in step.files:
         filled, why = fill_path(rel, vars)
         if filled is None:

@@ -25,7 +25,8 @@ A flow (`msd-core/flows/<workflow>.toml`) is a small state machine:
 - `context_files`: installed content as `msd-core/...` (no placeholders: nothing from run
   time becomes part of an installed path) and project artifacts as `.planning/...`
   (placeholders `<name>` allowed; a trailing `/` names a folder).
-- `expects.fields`: name -> one of string, int, number, bool, list, object; a trailing `?`
+- `expects.fields`: name -> one of string, int, number, bool, list, object, or a choice of
+  lower-case words (`"proceed|guide|stop"`: the value must be one of them); a trailing `?`
   makes it optional. `expects.files`: `.planning/...` paths that must exist afterwards.
 - `when.if`: see msd_core.flows.conditions. `result.X` must be a field the step expects.
 - Every `<name>` placeholder and `var.name` must be a declared input or a field that some
@@ -42,7 +43,7 @@ from pathlib import PurePosixPath
 
 from msd_core.flows import simple_toml
 from msd_core.flows.conditions import ConditionError, parse_condition
-from msd_core.flows.model import ACTIONS, FIELD_TYPES, FieldSpec, Flow, Step, When
+from msd_core.flows.model import ACTIONS, FIELD_TYPES, FieldSpec, Flow, Step, When, field_spec
 from msd_core.shipped.layout import is_static_name
 
 MAX_FLOW_BYTES = 256 * 1024
@@ -185,12 +186,12 @@ def _parse_fields(raw, i: int, lines: _Lines, errors: Errors) -> list[FieldSpec]
         if not isinstance(typ, str):
             errors.append((line, f"expects.fields.{name}: type must be a string, one of {', '.join(FIELD_TYPES)}"))
             continue
-        optional = typ.endswith("?")
-        base = typ[:-1] if optional else typ
-        if base not in FIELD_TYPES:
-            errors.append((line, f"expects.fields.{name}: unknown type {typ!r} (one of {', '.join(FIELD_TYPES)}, optional with '?')"))
+        spec = field_spec(name, typ)
+        if spec is None:
+            errors.append((line, f"expects.fields.{name}: unknown type {typ!r} (one of {', '.join(FIELD_TYPES)}, or a choice "
+                                 "of lower-case words such as \"proceed|stop\"; optional with '?')"))
             continue
-        out.append(FieldSpec(name, base, optional))
+        out.append(spec)
     return out
 
 

@@ -14,7 +14,11 @@ writes nothing; msd_core.git.runner.git_start, so the caller can work meanwhile)
   named itself (`git add` then refuses it, as it would have; an ignored file inside a named
   folder is left out, as `git add <folder>` leaves it).
 
-It returns None, and the caller stages and asks git as before, whenever a path's state is
+`staged_additions(started)` lists the paths the index adds against HEAD (a new file, or the new
+side of a `git mv`): the caller asks whether one of them is a move whose old path must be
+committed with it.
+
+`read` returns None, and the caller stages and asks git as before, whenever a path's state is
 not one of those simple ones: a path changed both in the index and in the working tree
 (the two changes may cancel out), a rename or copy record, an unmerged path, a submodule, a
 path listed twice, or a status that failed.
@@ -66,3 +70,17 @@ def read(started: Started, rels: list[str]) -> tuple[list[str], list[str]] | Non
             return None
         changed.add(path)
     return sorted(changed), to_add
+
+
+def staged_additions(started: Started) -> list[str]:
+    """Paths the index adds against HEAD, from the same status (see the module docstring)."""
+    proc = started.result()
+    if proc.returncode != 0:
+        return []
+    out = []
+    for record in proc.stdout.split("\0"):
+        if record[:1] == "1":
+            fields = record.split(" ", 8)
+            if len(fields) == 9 and fields[1][:1] == "A":
+                out.append(fields[8])
+    return out

@@ -273,6 +273,48 @@ def tracked(cwd: Path | str, rels: list[str]) -> set[str]:
     return {r for r in rels if r in listed}
 
 
+def known_paths(cwd: Path | str, rels: list[str]) -> set[str]:
+    """Which of `rels` git knows: tracked in the index, or in HEAD (a path deleted or moved away
+    since the last commit), a folder counting when it holds such a path. One `git ls-files`."""
+    if not rels:
+        return set()
+    args = ["ls-files", "-z"] + (["--with-tree=HEAD"] if head(cwd) is not None else []) + ["--", *rels]
+    listed = [p for p in git(args, cwd).stdout.split("\0") if p]
+    return {r for r in rels if any(p == r or p.startswith(r.rstrip("/") + "/") for p in listed)}
+
+
+def commit_paths(cwd: Path | str, written: list[str], deleted: list[str]) -> list[str]:
+    """What a commit of a change must name (paths relative to `cwd`): every written path, and each
+    deleted one git knows (a deleted path git never had is no change). Outside a repository: the
+    written paths."""
+    gone = sorted(set(deleted) - set(written))
+    try:
+        known = known_paths(cwd, gone) if gone else set()
+    except OperationFailed:
+        known = set()
+    return sorted(set(written) | known)
+
+
+def staged_renames(cwd: Path | str) -> dict[str, str]:
+    """{new path: old path} of the renames the index holds against HEAD (`git mv`), one `git diff`."""
+    proc = git(["diff", "--cached", "-M", "--name-status", "-z", "HEAD", "--"], cwd, check=False)
+    if proc.returncode != 0:
+        return {}
+    parts = proc.stdout.split("\0")
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(parts):
+        status = parts[i]
+        if status.startswith("R") and i + 2 < len(parts):
+            out[parts[i + 2]] = parts[i + 1]
+            i += 3
+        elif status.startswith("C") and i + 2 < len(parts):
+            i += 3
+        else:
+            i += 2
+    return out
+
+
 def commit_and_files(cwd: Path | str, commit: str = "HEAD") -> tuple[str, list[str]]:
     """(full hash of `commit`, paths it changed against its first parent), from one git call."""
     proc = git(["diff-tree", "--root", "--name-only", "-r", "-z", commit], cwd)

@@ -5,7 +5,9 @@
                                   "vars": {...}, "results": {step: {...}}, "history": [...],
                                   "flow_version": 1, "started": "...", "updated": "..."}}}
 
-Other workflows' entries and unknown top-level keys are kept as they are. A file that does
+Other workflows' entries and unknown top-level keys are kept as they are. The default file is
+msd's working file, never committed: writing it makes sure the clone's git ignores it
+(msd_core.git.exclude: `.git/info/exclude`, not the project's .gitignore). A file that does
 not parse is reported (exit 2) and never rewritten. Writes are atomic and made under a lock
 (`<project>/.planning/.msd/flow-state.lock` for the default file, `<file>.lock` beside a custom one).
 
@@ -80,6 +82,10 @@ def write_state(path: Path, doc: dict, project_root: Path | None = None) -> None
     if project_root is not None and Path(path).is_relative_to(project_root):
         anchor = project_root
     atomic_write_bytes(path, (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode("utf-8"), anchor=anchor)
+    if project_root is not None and Path(path) == default_state_path(project_root):
+        from msd_core.git.exclude import ensure_excluded
+
+        ensure_excluded(project_root, f"{paths.PLANNING_DIRNAME}/{DEFAULT_NAME}")
 
 
 def state_lock(project_root: Path, state: Path):

@@ -344,8 +344,8 @@ def plan_move(root: Path, ref, after_ref) -> Result:
         taken = {k: (re_.renumber_text("\n".join(v), mapping).split("\n") if isinstance(v, list) else
                      (re_.renumber_text(v, mapping) if v else v)) for k, v in taken.items()}
         if taken.get("block"):  # it now follows `prev`
-            taken["block"] = [re.sub(r"(\*\*Depends on\*\*:?\s*).*", lambda m: f"{m.group(1)}Phase {prev}", line)
-                              if "depends on" in line.lower() else line for line in taken["block"]]
+            taken["block"] = [re.sub(r"^(\s*(?:\*\*)?Depends on(?:\*\*)?:?(?:\*\*)?\s*).*", lambda m: f"{m.group(1)}Phase {prev}",
+                                     line, flags=re.I) if "depends on" in line.lower() else line for line in taken["block"]]
         model.texts["ROADMAP.md"] = re_.put_entries(model.texts["ROADMAP.md"], prev, new, name, taken=taken)
     dropped = [f for f in (model.folder_of.get(n) for n in mapping) if f]
     _finish(model, res, new_folders, dropped)

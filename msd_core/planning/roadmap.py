@@ -81,3 +81,48 @@ def phase_sort_key(number: str | None) -> tuple:
     if number and re.fullmatch(r"\d+(?:\.\d+)*", number):
         return (0, tuple(int(p) for p in number.split(".")), "")
     return (1, (), number or "")
+
+
+@record
+class Checkbox:
+    """One checklist line of ROADMAP.md that code keeps: a phase (`- [x] Phase 2: ...`, bold or not)
+    or a plan (`- [ ] 02-01-PLAN.md — ...`)."""
+
+    line: int  # 1-based
+    kind: str  # "phase" | "plan"
+    key: str  # the phase number as written (`2`, `02.1`) or the plan id (`02-01`)
+    mark: str  # the character between the brackets
+    column: int  # where that character is in the line
+
+    @property
+    def ticked(self) -> bool:
+        return self.mark != " "
+
+
+_BOX_PHASE_RE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX✓])\]\s*(?:\*\*)?\s*Phase\s+(?P<key>[0-9]+(?:\.[0-9]+)*)\b")
+_BOX_PLAN_RE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX✓])\]\s*`?(?P<key>[0-9]+(?:\.[0-9]+)*-[0-9]+)-PLAN\.md\b")
+
+
+def checkbox_lines(text: str) -> list[Checkbox]:
+    """Phase and plan checklist lines outside fenced code and `<details>` blocks (archived milestones)."""
+    out: list[Checkbox] = []
+    fenced = details = False
+    for n, line in enumerate(text.splitlines(), start=1):
+        s = line.strip()
+        if s.startswith("```"):
+            fenced = not fenced
+            continue
+        low = s.lower()
+        if low.startswith("<details"):
+            details = True
+        if low.startswith("</details"):
+            details = False
+            continue
+        if fenced or details or "[" not in line:
+            continue
+        for kind, rx in (("phase", _BOX_PHASE_RE), ("plan", _BOX_PLAN_RE)):
+            m = rx.match(line)
+            if m:
+                out.append(Checkbox(n, kind, m.group("key"), m.group("mark"), m.start("mark")))
+                break
+    return out

@@ -12,7 +12,10 @@ Pure functions on text; nothing here reads or writes files.
   (`### Phase N: ...` up to the next heading of the same or a higher level) and its
   progress-table row; returns the new text and what was taken.
 - `put_entries(text, after, number, name, taken=None, goal=None)`: inserts a phase's
-  checklist line, details block and progress row after those of phase `after`.
+  checklist line, details block and progress row after those of phase `after`, written in
+  the roadmap's own shape (`block_style`): msd's (`Goal:`, `Depends on:`, `Requirements:`,
+  `Done when:` and its list, `Plans:`; the checklist line `- [ ] Phase 3.1: Name — goal`) or,
+  when its phase blocks bold their labels, the older one (`**Goal**:` ..., `**Plans**:`).
 
 Standard library only.
 """
@@ -148,11 +151,45 @@ def _retarget(line: str, number: str) -> str:
     return line
 
 
+_BOLD_LABEL_RE = re.compile(r"^\s*\*\*(?:Goal|Depends on|Requirements|Plans|Success Criteria)\*\*\s*:?", re.I)
+_PLAIN_LABEL_RE = re.compile(r"^\s*(?:Goal|Depends on|Requirements|Plans|Done when)\s*:", re.I)
+
+
+def block_style(lines: list[str], block: tuple[int, int] | None) -> str:
+    """"bold" when the roadmap's phase blocks write `**Goal**:` (the older shape), else "plain" (msd's
+    template). The block given (the phase the new one follows) decides; else the first phase block."""
+    spans = [block] if block else []
+    if not spans:
+        for i in _live_lines(lines):
+            if _HEAD_RE.match(lines[i]):
+                spans.append((i, min(len(lines), i + 12)))
+                break
+    for start, end in spans:
+        for line in lines[start:end]:
+            if _BOLD_LABEL_RE.match(line):
+                return "bold"
+            if _PLAIN_LABEL_RE.match(line):
+                return "plain"
+    return "plain"
+
+
+def inserted_block(style: str, hashes: str, shown: str, name: str, after: str | None, goal: str | None) -> list[str]:
+    """The details block of an inserted phase, in the roadmap's style."""
+    if style == "bold":
+        return [f"{hashes} Phase {shown}: {name} (inserted)", f"**Goal**: {goal or 'TBD'}",
+                f"**Depends on**: Phase {after}" if after else "**Depends on**: none",
+                "**Requirements**: TBD", "**Plans**: TBD", ""]
+    return [f"{hashes} Phase {shown}: {name}", f"Goal: {goal or 'TBD'}",
+            f"Depends on: Phase {after}" if after else "Depends on: nothing",
+            "Requirements: TBD", "Done when:", "- TBD", "Plans: TBD", ""]
+
+
 def put_entries(text: str, after: str | None, number: str, name: str, taken: dict | None = None,
                 goal: str | None = None) -> str:
     """Insert phase `number`'s entries after phase `after`'s (at the end when `after` has none)."""
     lines = text.split("\n")
     check, block, row = _find(lines, after) if after else (None, None, None)
+    style = block_style(lines, block)
     taken = taken or {}
     inserts: list[tuple[int, list[str]]] = []
     # checklist line
@@ -164,7 +201,10 @@ def put_entries(text: str, after: str | None, number: str, name: str, taken: dic
         bold = "**" in like[:m.end()]
         indent = like[: len(like) - len(like.lstrip())]
         shown = styled(number, m.group(1))
-        new_check = f"{indent}- [ ] **Phase {shown}: {name}** (inserted)" if bold else f"{indent}- [ ] Phase {shown}: {name} (inserted)"
+        if bold:
+            new_check = f"{indent}- [ ] **Phase {shown}: {name}** (inserted)"
+        else:
+            new_check = f"{indent}- [ ] Phase {shown}: {name} — {goal}" if goal else f"{indent}- [ ] Phase {shown}: {name} (inserted)"
     else:
         new_check = None
     if new_check is not None and check is not None:
@@ -178,11 +218,7 @@ def put_entries(text: str, after: str | None, number: str, name: str, taken: dic
         if block:
             m = _HEAD_RE.match(lines[block[0]])
             hashes, shown = m.group(1), styled(number, m.group(2))
-        new_block = [f"{hashes} Phase {shown}: {name} (inserted)",
-                     f"**Goal**: {goal or 'TBD'}",
-                     f"**Depends on**: Phase {after}" if after else "**Depends on**: none",
-                     "**Requirements**: TBD",
-                     "**Plans**: TBD", ""]
+        new_block = inserted_block(style, hashes, shown, name, after, goal)
     if block:
         end = block[1]
         inserts.append((end, new_block if not new_block or new_block[-1] == "" or end == len(lines) else new_block + [""]))

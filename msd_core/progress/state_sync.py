@@ -3,21 +3,28 @@
 Derived (and only these; every other byte of STATE.md is kept). Labels are msd's, with the
 older spelling after `/` (msd_core.planning.state_labels: a line is found under either):
 
-  Focus / Current focus     (any section)   Phase <n> (<name>)        | Milestone complete
+  Focus / Current focus     (any section)   Phase <n> (<name>)        | Milestone audit | Milestone completion
+                                                                        | Next milestone
   Phase                     (Position)      <n> of <total> (<name>)   | <total> of <total> (all phases done)
+                                                                        | None (between milestones)
   Plan                      (Position)      <x> of <plans> in current phase | Not planned yet
-  Status                    (Position)      see STATUS below
+  Status                    (Position)      msd_core.progress.lifecycle.status
   Last change / Last activity (Position)    <YYYY-MM-DD> (<what>)     from the newest phase file
   Progress                  (Position)      [###-------] 30%
 
 Position is also found as `Current Position`.
 
-Inputs: ROADMAP.md's phase list and the current `phases/` folders, read the way `msd_run
-next` reads them (msd_core.progress.route.phase_states: plans, summaries, CONTEXT,
-VERIFICATION and UAT files and their status), the flow runs in `.planning/state.json`,
-and file modification times (Last activity).
+Inputs: the project's position as `msd_run next` reads it (msd_core.progress.lifecycle.where:
+ROADMAP.md's phase list, the current `phases/` folders with their plans, summaries, CONTEXT,
+VERIFICATION and UAT files, the gate outcome, the milestone's state), the flow runs in
+`.planning/state.json`, and file modification times (Last activity).
 
-- current phase: the first phase not done (route rule 4); none → the milestone is done.
+ROADMAP.md's checkboxes are kept by the same model (lifecycle.roadmap_marks): a phase line
+is ticked when its files say it is done and unticked when they reopen the current phase; a
+plan line (`- [ ] 02-01-PLAN.md`) is ticked exactly when its SUMMARY exists. Only the
+character between the brackets changes; the report lists them under `roadmap`.
+
+- current phase: the first phase not done (route rule 4); none → the milestone's state.
 - <x>: plans with a SUMMARY + 1 while some plan has none, else the number of plans.
 - progress: (phases done + the current phase's summarised share of its plans) / phases,
   rounded down to a whole percent; the bar has ten cells, one `#` per full 10%.
@@ -46,17 +53,8 @@ import re
 import time
 from pathlib import Path
 
-STATUS = {
-    "discuss": "Ready to discuss",
-    "plan": "Ready to plan",
-    "execute": "Ready to execute",  # "In progress" once a plan of the phase has a SUMMARY
-    "verify": "Ready to verify",
-    "reverify": "Ready to verify the fixes",
-    "gaps": "Gaps found",
-    "human": "Needs human verification",
-    "uat-open": "Acceptance testing",
-}
-MILESTONE_DONE = "Milestone complete"
+from msd_core.errors import MsdError
+
 BAR_CELLS = 10
 KINDS = (("-SUMMARY.md", "completed"), ("-PLAN.md", "planned"), ("CONTEXT.md", "discussed"),
          ("RESEARCH.md", "researched"), ("VERIFICATION.md", "verified"), ("UAT.md", "acceptance tests of"))
@@ -95,7 +93,7 @@ def _last_activity(root: Path, ordered, listings: dict | None = None) -> str | N
     for position, info in enumerate(ordered):
         if info.folder is None:
             continue
-        entries = (listings or {}).get(info.folder)  # the files phase_states listed (their stat kept)
+        entries = (listings or {}).get(info.folder)  # the files lifecycle.where listed (their stat kept)
         if entries is None:
             try:
                 entries = list(os.scandir(info.folder))
@@ -153,43 +151,55 @@ def inputs_digest(roadmap_text: str | None, ordered, verifier: bool, running: se
     return f"{zlib.crc32(data):08x}{zlib.crc32(data[::-1]) & 0xffff:04x}"
 
 
-def derive(root: Path, skipped: list | None = None) -> dict[str, str | None]:
-    """{field: value} for every derived line (None: nothing to derive it from). `skipped`
-    receives what was not read, with the reason (route.phase_states: the same for every reader)."""
-    from msd_core.progress.route import _read, _verifier_on, phase_states
+def _roadmap_after_marks(w) -> str:
+    """ROADMAP.md's text as `sync` leaves it (its derived checkboxes set): the digest is the same
+    before and after the sync that writes them."""
+    from msd_core.progress import lifecycle
 
-    planning = root / ".planning"
-    skipped = [] if skipped is None else skipped
-    roadmap_text = _read(planning / "ROADMAP.md", skipped, root)
-    listings: dict = {}
-    verifier = _verifier_on(root, [])
-    ordered, states, _passed, current = phase_states(root, roadmap_text, skipped, verifier, listings)
+    text = w.roadmap_text or ""
+    marks = lifecycle.roadmap_marks(w, text) if text else []
+    return roadmap_text_marks(text, marks) if marks else text
+
+
+def derive(root: Path, w=None, listings: dict | None = None) -> dict[str, str | None]:
+    """{field: value} for every derived line (None: nothing to derive it from), from the
+    project's position (msd_core.progress.lifecycle.where, computed here unless given; what was
+    not read is in its `skipped`, the same for every reader)."""
+    from msd_core.progress import lifecycle
+
+    if w is None:
+        listings = {}
+        w = lifecycle.where(root, listings=listings, read_state=False)
+    ordered, states, current = w.phases, w.states, w.current
     total = len(ordered)
-    done = sum(1 for _p, s in states if s == "done")
+    done = w.done_count
     out: dict[str, str | None] = {field: None for _sec, field in LINES}
     out["Last activity"] = _last_activity(root, ordered, listings)
-    out[DIGEST] = inputs_digest(roadmap_text, ordered, verifier, _flows_running(root))
+    out[DIGEST] = inputs_digest(_roadmap_after_marks(w), ordered, w.verifier, _flows_running(root))
     if total == 0:
+        if w.milestone == "between":
+            out.update({"Current focus": lifecycle.MILESTONE_FOCUS["between"], "Phase": "None (between milestones)",
+                        "Plan": "Not planned yet", "Status": lifecycle.MILESTONE_STATUS["between"],
+                        "Progress": progress_bar(0)})
         return out
     all_plans = sum(len(p.plans) for p in ordered)
     summarised_all = sum(len(p.plans) - len(p.unsummarised) for p, _s in states)
     out.update({"progress.total_phases": str(total), "progress.completed_phases": str(done),
                 "progress.total_plans": str(all_plans), "progress.completed_plans": str(summarised_all)})
+    running = _flows_running(root)
     if current is None:
-        out.update({"Current focus": MILESTONE_DONE, "Phase": f"{total} of {total} (all phases done)",
-                    "Status": MILESTONE_DONE, "Progress": progress_bar(100), "progress.percent": "100"})
+        focus = lifecycle.MILESTONE_FOCUS[w.milestone]
+        if w.gate_target is not None:
+            focus = f"Phase {w.gate_target.number}" + (f" ({w.gate_target.name})" if w.gate_target.name else "")
+        out.update({"Current focus": focus, "Phase": f"{total} of {total} (all phases done)",
+                    "Status": lifecycle.status(w, running), "Progress": progress_bar(100), "progress.percent": "100"})
         return out
     info, state = current
     position = next(i for i, p in enumerate(ordered) if p is info) + 1
     name = f" ({info.name})" if info.name else ""
     plans = len(info.plans)
     summarised = plans - len(info.unsummarised)
-    status = STATUS.get(state, state)
-    running = _flows_running(root)
-    if state == "execute" and (summarised > 0 or "execute-phase" in running):
-        status = "In progress"
-    elif state in ("discuss", "plan") and "plan-phase" in running:
-        status = "Planning"
+    status = lifecycle.status(w, running)
     share = summarised / plans if plans else 0.0
     percent = int(100 * (done + share) / total) if total else 0
     out["progress.percent"] = str(percent)
@@ -286,18 +296,73 @@ def _sync_frontmatter(doc, lines: list[str], derived: dict, changes: list[dict])
         changes.append({"field": "progress." + m.group("key"), "line": i + 1, "old": old, "new": value})
 
 
+def roadmap_text_marks(text: str, marks: list[dict]) -> str:
+    """ROADMAP.md's text with each mark's checkbox character replaced (nothing else changes)."""
+    from msd_core.planning.roadmap import checkbox_lines
+
+    if not marks:
+        return text
+    wanted = {m["line"]: m["new"] for m in marks}
+    columns = {b.line: b.column for b in checkbox_lines(text)}
+    lines = text.splitlines(keepends=True)
+    for n, new in wanted.items():
+        col = columns[n]
+        lines[n - 1] = lines[n - 1][:col] + new + lines[n - 1][col + 1:]
+    return "".join(lines)
+
+
+def boxes_only(before: str, after: str) -> bool:
+    """Whether two ROADMAP.md texts differ in checkbox marks only (what `sync` derives), and differ."""
+    from msd_core.planning.roadmap import checkbox_lines
+
+    if before == after:
+        return False
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    if len(a) != len(b):
+        return False
+    columns = {box.line: box.column for box in checkbox_lines(after)}
+    for n, (x, y) in enumerate(zip(a, b), start=1):
+        if x == y:
+            continue
+        col = columns.get(n)
+        if col is None or len(x) != len(y) or x[:col] != y[:col] or x[col + 1:] != y[col + 1:] or x[col] not in " xX✓":
+            return False
+    return True
+
+
+def _plan(root: Path):
+    """(STATE.md's bytes, its changes, missing fields, its new text, ROADMAP marks, ROADMAP's new text or None)."""
+    from msd_core.planning import project
+    from msd_core.progress import lifecycle
+
+    raw, text = project.read_text_file(project.state_file(root), "STATE.md")
+    road_text = None  # None: the model reads ROADMAP.md itself (a symlink is skipped, bad bytes replaced)
+    roadmap = root / ".planning" / "ROADMAP.md"
+    if roadmap.is_file() and not roadmap.is_symlink():
+        try:
+            road_raw = project.read_text_file(roadmap, "ROADMAP.md", lifecycle.MAX_READ, strict_utf8=False)[0]
+            road_text = road_raw.decode("utf-8")
+        except (UnicodeDecodeError, MsdError):
+            road_text = None  # read for the model, never rewritten
+    listings: dict = {}
+    w = lifecycle.where(root, listings=listings, roadmap_text=road_text, read_state=False)
+    _refuse_partial(w)
+    new_text, changes, missing = sync_text(text, derive(root, w, listings))
+    marks = lifecycle.roadmap_marks(w, road_text) if road_text is not None else []
+    return raw, changes, missing, new_text, marks, (roadmap_text_marks(road_text, marks) if marks else None)
+
+
 def sync(root: Path, *, check: bool = False, warnings: bool = True, lock_held: bool = False) -> dict:
-    """Recompute and (unless `check`) write STATE.md's derived lines under the state lock
-    (`lock_held`: the caller holds it). `warnings=False`: leave out the shared-number warnings
-    (a caller that does not report them saves a scan of the phase folders)."""
+    """Recompute and (unless `check`) write STATE.md's derived lines and ROADMAP.md's checkboxes
+    (msd_core.progress.lifecycle.roadmap_marks) under the state lock (`lock_held`: the caller holds it). `warnings=False`: leave out
+    the shared-number warnings (a caller that does not report them saves a scan of the phase folders)."""
     from msd_core.files.atomic import lock_timeout_from_env, locked
     from msd_core.planning import project
 
     path = project.state_file(root)
     if check:
-        _raw, text = project.read_text_file(path, "STATE.md")
-        new_text, changes, missing = sync_text(text, _derive_whole(root))
-        return _report(root, changes, missing, False, warnings)
+        _raw, changes, missing, _text, marks, _road = _plan(root)
+        return _report(root, changes, missing, False, warnings, marks, False)
     if lock_held:
         return _sync_locked(root, path, warnings)
     with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md"):
@@ -306,23 +371,21 @@ def sync(root: Path, *, check: bool = False, warnings: bool = True, lock_held: b
 
 def _sync_locked(root: Path, path: Path, warnings: bool) -> dict:
     from msd_core.files.atomic import atomic_write_bytes
-    from msd_core.planning import project
 
-    raw, text = project.read_text_file(path, "STATE.md")
-    new_text, changes, missing = sync_text(text, _derive_whole(root))
+    raw, changes, missing, new_text, marks, road = _plan(root)
     new_raw = new_text.encode("utf-8")
     written = new_raw != raw
     if written:
         atomic_write_bytes(path, new_raw)
-    return _report(root, changes, missing, written, warnings)
+    if road is not None:
+        _write_marks(root / ".planning" / "ROADMAP.md", road)
+    return _report(root, changes, missing, written, warnings, marks, road is not None)
 
 
-def _derive_whole(root: Path) -> dict[str, str | None]:
-    """derive(), refused (OperationFailed, nothing written) when the phase list cannot be read
-    whole: a position derived without a phase's folder would be written over the user's lines."""
-    skipped: list[dict] = []
-    derived = derive(root, skipped)
-    unread = [s for s in skipped if s.get("blocks")]
+def _refuse_partial(w) -> None:
+    """OperationFailed (nothing written) when the phase list cannot be read whole: a position
+    derived without a phase's folder would be written over the user's lines."""
+    unread = [s for s in w.skipped if s.get("blocks")]
     if unread:
         from msd_core.errors import OperationFailed
 
@@ -330,12 +393,27 @@ def _derive_whole(root: Path) -> dict[str, str | None]:
         raise OperationFailed(f"STATE.md not synced: the phase list cannot be read whole ({unread[0]['file']} is "
                               f"{unread[0]['reason']}{more})",
                               hint="name phase folders NN-name (or replace a link with the folder itself), then rerun")
-    return derived
 
 
-def _report(root: Path, changes: list[dict], missing: list[str], written: bool, warn: bool = True) -> dict:
-    out = {"file": ".planning/STATE.md", "in_sync": not changes, "written": written, "changed": changes,
+def _write_marks(path: Path, text: str) -> None:
+    """ROADMAP.md with its derived checkboxes, keeping its modification time: a tick the model
+    derived is not an activity of the project (STATE.md's Last activity reads that time)."""
+    from msd_core.files.atomic import atomic_write_bytes
+
+    before = os.lstat(path)
+    atomic_write_bytes(path, text.encode("utf-8"))
+    try:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns), follow_symlinks=False)
+    except OSError:
+        pass
+
+
+def _report(root: Path, changes: list[dict], missing: list[str], written: bool, warn: bool = True,
+            marks: list[dict] = (), roadmap_written: bool = False) -> dict:
+    out = {"file": ".planning/STATE.md", "in_sync": not changes and not marks, "written": written, "changed": changes,
            "missing": missing}
+    if marks:
+        out["roadmap"] = {"file": ".planning/ROADMAP.md", "written": roadmap_written, "changed": list(marks)}
     warnings = shared_numbers(root) if warn else []
     if warnings:
         out["warnings"] = warnings

@@ -5,7 +5,8 @@
     msd_run debug resume [<slug>]
     msd_run debug close <slug> --as resolved|abandoned
 
-Rules in msd_core.planning.debug_sessions. Exit 1: no open session / closing as resolved
+`close` also prints `commit_files`: the paths a commit of the closing names (the closed file,
+and the open one's old path when git had it). Rules in msd_core.planning.debug_sessions. Exit 1: no open session / closing as resolved
 without a proven root cause; 2: bad slug or usage; 4: lock timeout.
 """
 
@@ -47,4 +48,8 @@ def run(args: argparse.Namespace):
         return {"sessions": ds.list_sessions(root, args.all)}
     if args.verb == "resume":
         return ds.resume(root, args.slug)
-    return ds.close(root, args.slug, args.outcome)
+    out = ds.close(root, args.slug, args.outcome)
+    from msd_core.git.runner import commit_paths
+
+    out["commit_files"] = commit_paths(root, [out["file"]], [f".planning/debug/{args.slug}.md"])
+    return out

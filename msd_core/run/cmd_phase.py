@@ -10,9 +10,12 @@ reconcile                         after a merge: phases sharing a number get num
 
 Every form takes --dry-run (report, write nothing) and --cwd. Output: JSON
 {"op", "dry_run", "phase", "renames": [{"from", "to"}], "written", "deleted"[, "notes"],
-"state"}. Rules and the transaction in msd_core.planning.phase_ops. Exit 0 done, 1 refused
-or failed (nothing changed), 2 bad usage, unknown phase, or a phase list that cannot be read
-whole (a symlinked or misnamed phase folder: nothing changed), 4 lock timeout.
+"state", "commit_files"}: `commit_files` are the paths, relative to the project, that a commit
+of the change names (`msd_run commit --files ...`): every path written, each deleted one git
+had, and STATE.md and ROADMAP.md (state sync follows the change). Rules and the transaction in
+msd_core.planning.phase_ops. Exit 0 done, 1 refused or failed (nothing changed), 2 bad usage,
+unknown phase, or a phase list that cannot be read whole (a symlinked or misnamed phase folder:
+nothing changed), 4 lock timeout.
 """
 
 from __future__ import annotations
@@ -70,4 +73,10 @@ def run(args: argparse.Namespace):
                 report["state"] = {"synced": False, "error": exc.message}
     if recovered:
         report.setdefault("notes", []).insert(0, recovered)
+    from msd_core.git.runner import commit_paths
+
+    planning = root / ".planning"
+    derived = [f".planning/{n}" for n in ("ROADMAP.md", "STATE.md") if (planning / n).is_file()]
+    report["commit_files"] = commit_paths(root, [f".planning/{p}" for p in report["written"]] + derived,
+                                          [f".planning/{p}" for p in report["deleted"]])
     return report

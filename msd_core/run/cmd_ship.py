@@ -6,8 +6,16 @@ JSON {"target", "title", "branch", "current_branch", "on_branch", "base", "remot
 `.planning/.msd/ship/<target>-PR.md` from summaries, verification and recorded commits
 (msd_core.planning.pr_body), and `commands` are the exact commands to run, in order
 (push only when a remote exists; `gh pr create` when gh is on PATH, else the compare URL).
-Nothing is pushed or created here. `--body` prints only the body. Exit 1 outside a git
-repository or when the branch is the base branch; 2 bad usage.
+Nothing is pushed or created here. `--body` prints only the body.
+
+The pull request compares the branch (or HEAD, when the branch is still to be made from it)
+with the base as the remote has it (`<remote>/<base>`, else the local base): `commits` are the
+commits it would carry, and the body lists only the recorded commits among them (recorded
+commits already in the base are counted in `already_in_base`). A branch that carries no
+commit is refused: a pull request would be empty.
+
+Exit 1 outside a git repository, when the branch is the base branch, or when the pull
+request would be empty; 2 bad usage.
 """
 
 from __future__ import annotations
@@ -43,6 +51,29 @@ def _base(root, remote: str | None) -> str | None:
         if git(["rev-parse", "--verify", "-q", f"refs/heads/{name}"], root, check=False).returncode == 0:
             return name
     return None
+
+
+def _ref(root, ref: str) -> bool:
+    from msd_core.git.runner import git
+
+    return git(["rev-parse", "--verify", "-q", ref + "^{commit}"], root, check=False).returncode == 0
+
+
+def _ahead(root, compare: str, tip: str) -> list[str] | None:
+    """Commits `tip` holds that `compare` lacks (full hashes), or None when git cannot tell."""
+    from msd_core.git.runner import git
+
+    proc = git(["rev-list", f"{compare}..{tip}", "--"], root, check=False)
+    return proc.stdout.split() if proc.returncode == 0 else None
+
+
+def _empty_hint(remote: str | None, base: str, on_base: bool) -> str:
+    if remote is None:
+        return (f"the work is already on {base} and there is no remote to compare with: add one "
+                "(`git remote add origin <remote-url>`), then run ship again")
+    if on_base:
+        return f"commit the work first; a branch made now from {base} holds nothing {remote}/{base} lacks"
+    return f"the branch holds nothing {remote}/{base} lacks: its work is merged already, or still to be committed"
 
 
 def _github_compare(root, remote: str, base: str, branch: str) -> str | None:
@@ -83,9 +114,6 @@ def run(args: argparse.Namespace):
         target, title = f"milestone-{branching.slugify(version)}", f"Milestone {version}" + (f": {name}" if name else "")
         wanted = {pd.name for pd in folders}
         records = [r for pd in folders for r in recorded.select(root, phase=pd.name) if r[1].get("phase_dir") in wanted]
-    body, facts = pr_body.build(root, folders, title, recorded.commits(records))
-    if args.body:
-        return body
     layers = store.load_layers(str(root))
     strategy = str(store.get_value("git.branching_strategy", str(root), layers))
     templates = {"phase": store.get_value("git.phase_branch_template", str(root), layers),
@@ -97,11 +125,26 @@ def run(args: argparse.Namespace):
     remotes = git(["remote"], root, check=False).stdout.split()
     remote = "origin" if "origin" in remotes else (remotes[0] if remotes else None)
     base = _base(root, remote)
+    commits = recorded.commits(records)
     if not branch:
+        if args.body:
+            return pr_body.build(root, folders, title, commits)[0]
         raise OperationFailed("HEAD is detached and git.branching_strategy names no branch; check out a branch first")
+    compare = f"{remote}/{base}" if remote and base and _ref(root, f"refs/remotes/{remote}/{base}") else base
+    tip = branch if _ref(root, f"refs/heads/{branch}") else "HEAD"
+    ahead = _ahead(root, compare, tip) if compare else None
+    carried = set(ahead) if ahead is not None else None
+    on_branch = [c for c in commits if carried is None or c.get("hash") in carried]
+    body, facts = pr_body.build(root, folders, title, on_branch)
+    if args.body:
+        return body
     if base and branch == base:
-        raise OperationFailed(f"the work is on the base branch {base}; a pull request needs its own branch",
-                              hint="set git.branching_strategy to phase or milestone, or create a branch")
+        hint = ("set git.branching_strategy to phase (or milestone) and run ship again: its branch is made from HEAD, "
+                f"which holds {len(ahead)} commit(s) {compare} lacks") if ahead else _empty_hint(remote, base, True)
+        raise OperationFailed(f"the work is on the base branch {base}; a pull request needs its own branch", hint=hint)
+    if ahead == []:
+        raise OperationFailed(f"{branch} holds no commit that {compare} lacks: the pull request would be empty",
+                              hint=_empty_hint(remote, base, tip == "HEAD" and current == base))
     body_file = ensure_private_dir(root) / "ship" / f"{target}-PR.md"
     atomic_write_text(body_file, body, anchor=root)
     gh = _which("gh")
@@ -121,4 +164,6 @@ def run(args: argparse.Namespace):
         commands.append("git remote add origin <remote-url>   # no remote yet: add one, then run ship again")
     return {"target": target, "title": title, "branch": branch, "current_branch": current, "on_branch": branch == current,
             "base": base, "remote": remote, "gh": bool(gh), "body_file": str(body_file),
-            "open_checks": facts["open_checks"], "phases": facts["phases"], "commands": commands}
+            "open_checks": facts["open_checks"], "phases": facts["phases"], "commands": commands,
+            "compare": compare, "commits": len(ahead) if ahead is not None else None,
+            "already_in_base": len(commits) - len(on_branch)}

@@ -3,7 +3,7 @@
 get            {"file", "frontmatter", "sections", "position"}
 get SECTION    {"file", "section", "level", "fields", "content"}; a name that is no section
                is looked up as a field (`Status`) or frontmatter key; unknown → exit 1
-patch          {"file", "written", "changed": [...], "not_found": [...]}; exit 0 when every
+patch          {"file", "written", "changed": [...], "not_found": [...][, "notes"]}; exit 0 when every
                requested change was made, 1 when something was not found (the rest is
                still written; the JSON is printed either way), 2 bad value, 4 lock timeout
 sync           recompute the derived lines (msd_core.progress.state_sync) and write the ones
@@ -106,6 +106,14 @@ def run(args: argparse.Namespace):
         if written:
             atomic_write_bytes(path, new_raw, anchor=root)
     result = {"file": _rel(path, root), "written": written, "changed": changed, "not_found": not_found}
+    set_status = [op[1] for op in ops if op[0] == "status"]
+    if set_status:
+        from msd_core.progress.lifecycle import KEPT_STATUSES
+
+        replaced = [s for s in set_status if s not in KEPT_STATUSES]
+        if replaced:  # `state sync` (every step-done, every commit naming STATE.md) derives Status
+            result["notes"] = [f"status {s!r} is not one the runtime keeps: the next `msd_run state sync` replaces it "
+                               "with the one the files give" for s in replaced]
     sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")
     if not_found:
         missing = "; ".join(

@@ -5,7 +5,8 @@
         max_concurrent_agents at once; sequential: one at a time), blocked, stuck, and
         `base` (HEAD) for isolated executors. Exit 1 when two plans of one wave share a file.
     msd_run wave check --phase-dir <phase-dir>
-        only the overlap check (the plan checker's): exit 1 naming both plans and the files.
+        the plan checker's checks: exit 1 naming both plans and the files when two plans of a
+        wave share a file, or naming the plan whose checkpoint task contradicts `autonomous: true`.
     msd_run wave sync --base <sha>
         inside an isolated executor's worktree: move it to the orchestrator's base commit.
     msd_run wave merge --phase-dir <phase-dir> --wave <n> [--branch <plan-id>=<branch>]...
@@ -94,14 +95,15 @@ def run(args: argparse.Namespace):
         return code
 
     from msd_core.config.store import get_value
-    from msd_core.execution.waves import overlaps, phase_waves, read_plans
+    from msd_core.execution.waves import contradictions, overlaps, phase_waves, read_plans
 
     def cfg(key):
         return get_value(key, cwd=root)
 
     if args.action == "check":
         plans, problems = read_plans(phase)
-        result = {"phase_dir": phase.name, "overlaps": overlaps(plans), "problems": problems}
+        result = {"phase_dir": phase.name, "overlaps": overlaps(plans), "contradictions": contradictions(plans),
+                  "problems": problems}
     else:
         result = phase_waves(phase, cfg, skipped=args.skip)
         from msd_core.git.runner import head
@@ -113,5 +115,10 @@ def run(args: argparse.Namespace):
         sys.stderr.write(
             f"msd_run wave {args.action}: plans {o['plans'][0]} and {o['plans'][1]} of wave {o['wave']} both modify "
             f"{', '.join(o['files'])}: move one to a later wave (depends_on) or merge them\n")
+        return 1
+    if args.action == "check" and result["contradictions"]:
+        c = result["contradictions"][0]
+        sys.stderr.write(f"msd_run wave check: plan {c['plan']} holds a checkpoint task but its frontmatter says "
+                         "autonomous: true: set autonomous: false (it runs alone, in the project)\n")
         return 1
     return 0

@@ -220,7 +220,8 @@ def test_dry_run_prints_the_plan_and_runs_nothing(msd, setup):
     assert not log.exists() and not (project / ".planning" / "state.json").exists()
     r = msd(["chain", "plan-phase", "--root", str(install), "--cwd", str(project), "--dry-run", "--json"])
     plan = json.loads(r.stdout)["plan"]
-    assert [p["step"] for p in plan] == ["load-context", "research", "plan", "check", "revise", "commit", "done"]
+    assert [p["step"] for p in plan] == ["load-context", "research", "plan", "check", "revise", "issues-left", "guided-revise",
+                                         "commit", "done"]
 
 
 def test_ask_user_without_terminal_fails_clearly(msd, setup):

@@ -31,9 +31,9 @@ def test_violations_exit_1_with_file_line_rule_and_fix(msd):
     assert r.returncode == 1
     lines = r.stdout.splitlines()
     assert "msd-core/workflows/plan/detail/02-commit.md:6: [commit-scope] `git add -A` stages every change, not named files" in lines
-    assert sum(1 for line in lines if "[commit-scope]" in line) == 3  # every violation, not the first
-    assert sum(1 for line in lines if line.strip().startswith("fix:")) == 3
-    assert r.stderr.count("\n") == 1 and "3 content violation(s)" in r.stderr
+    assert sum(1 for line in lines if "[commit-scope]" in line) == 5  # every violation, not the first
+    assert sum(1 for line in lines if line.strip().startswith("fix:")) == 5
+    assert r.stderr.count("\n") == 1 and "5 content violation(s)" in r.stderr
 
 
 def test_json_envelope(msd):

@@ -236,3 +236,108 @@ def test_plan_scope_reads_files_modified_in_either_spelling_and_ignores_other_ke
     (root / "src" / "beta.py").write_text("b\n")  # not declared: still refused
     r = run_msd(["commit", "--plan", str(plan), "-m", "feat(02-01): b", "--files", "src/beta.py"], root)
     assert r.returncode == 1 and "not in plan 02-01's files_modified" in r.stderr
+
+
+# --- moves and deletions are legal paths (issue 28, seam 3) --------------------------------
+
+
+def _archive_repo(tmp_path):
+    """A committed project with one phase folder, STATE.md and a handoff, plus other work staged."""
+    root = tmp_path / "p"
+    new_repo(root)
+    files = {".planning/phases/01-core/01-01-PLAN.md": "plan\n", ".planning/phases/01-core/01-01-SUMMARY.md": "done\n",
+             ".planning/.continue-here.md": "handoff\n", "src/other.py": "o = 1\n"}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "init")
+    (root / "src/other.py").write_text("o = 2\n")
+    git(root, "add", "src/other.py")  # someone else's staged work: never swallowed
+    return root
+
+
+def _committed(root) -> list[str]:
+    return sorted(git(root, "show", "--no-renames", "--name-status", "--format=", "HEAD").strip().splitlines())
+
+
+def test_a_moved_folder_is_committed_whole_when_its_new_path_is_named(tmp_path):
+    root = _archive_repo(tmp_path)
+    (root / ".planning/milestones/v1.0-phases").mkdir(parents=True)
+    git(root, "mv", ".planning/phases/01-core", ".planning/milestones/v1.0-phases/01-core")
+    git(root, "rm", "-q", ".planning/.continue-here.md")
+    r = run_msd(["commit", "-m", "chore: archive", "--files", ".planning/milestones", ".planning/.continue-here.md"], root)
+    assert r.returncode == 0, r.stderr
+    # the old side of the move and the deleted handoff are in the commit: nothing stays staged of them
+    assert sorted(json.loads(r.stdout)["files"]) == [
+        ".planning/.continue-here.md", ".planning/milestones/v1.0-phases/01-core/01-01-PLAN.md",
+        ".planning/milestones/v1.0-phases/01-core/01-01-SUMMARY.md",
+        ".planning/phases/01-core/01-01-PLAN.md", ".planning/phases/01-core/01-01-SUMMARY.md"]
+    assert git(root, "diff", "--cached", "--name-only").split() == ["src/other.py"]
+    assert git(root, "ls-tree", "-r", "--name-only", "HEAD", ".planning/phases").strip() == ""
+
+
+def test_naming_the_old_and_new_paths_of_a_plain_move_commits_both(tmp_path):
+    root = _archive_repo(tmp_path)
+    (root / ".planning/milestones/v1.0-phases").mkdir(parents=True)
+    (root / ".planning/phases/01-core").rename(root / ".planning/milestones/v1.0-phases/01-core")  # plain mv
+    r = run_msd(["commit", "-m", "chore: archive", "--files", ".planning/phases", ".planning/milestones"], root)
+    assert r.returncode == 0, r.stderr
+    assert _committed(root) == ["A\t.planning/milestones/v1.0-phases/01-core/01-01-PLAN.md",
+                                "A\t.planning/milestones/v1.0-phases/01-core/01-01-SUMMARY.md",
+                                "D\t.planning/phases/01-core/01-01-PLAN.md", "D\t.planning/phases/01-core/01-01-SUMMARY.md"]
+    assert git(root, "diff", "--cached", "--name-only").split() == ["src/other.py"]
+
+
+def test_a_path_neither_on_disk_nor_known_to_git_is_still_refused(tmp_path):
+    root = _archive_repo(tmp_path)
+    before = git(root, "rev-parse", "HEAD")
+    r = run_msd(["commit", "-m", "docs: x", "--files", ".planning/never-existed.md"], root)
+    assert r.returncode == 1 and "no such file" in r.stderr and "never-existed.md" in r.stderr
+    assert git(root, "rev-parse", "HEAD") == before
+
+
+def test_a_move_out_of_a_plans_scope_needs_a_deviation(tmp_path):
+    root = tmp_path / "p"
+    phase = make_project(root, PLANS, extra_files={"src/old_name.py": "x = 1\n"})
+    (root / "src/alpha.py").parent.mkdir(exist_ok=True)
+    git(root, "mv", "src/old_name.py", "src/alpha.py")
+    plan = str(_plan(phase, "02-01"))
+    r = run_msd(["commit", "--plan", plan, "-m", "refactor(02-01): rename", "--files", "src/alpha.py"], root)
+    assert r.returncode == 1 and "src/old_name.py" in r.stderr
+    r = run_msd(["commit", "--plan", plan, "--deviation", "the old module is replaced", "-m", "refactor(02-01): rename",
+                 "--files", "src/alpha.py"], root)
+    assert r.returncode == 0, r.stderr
+    assert sorted(json.loads(r.stdout)["files"]) == ["src/alpha.py", "src/old_name.py"]
+
+
+def test_committing_state_md_syncs_it_first(tmp_path):
+    root = tmp_path / "p"
+    make_project(root, PLANS)
+    state = root / ".planning/STATE.md"
+    state.write_text(state.read_text() + "Focus: Phase 9 (stale)\n")
+    r = run_msd(["commit", "-m", "docs: state", "--files", ".planning/STATE.md"], root)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert "Current focus" in out["state_sync"]["changed"]  # the stale focus line follows the phase folders
+    committed = git(root, "show", "HEAD:.planning/STATE.md")
+    assert "Focus: Phase 2 (demo)" in committed and "stale" not in committed
+
+
+def test_outside_git_commit_docs_false_commits_nothing_and_says_so(tmp_path):
+    """A flow's commit step runs whatever commit_docs says; outside git with commit_docs false
+    there is nothing to commit (exit 0), with commit_docs true git's refusal stands (exit 1)."""
+    root = tmp_path / "nogit"
+    (root / ".planning").mkdir(parents=True)
+    (root / ".planning/PROJECT.md").write_text("# P\n")
+    (root / ".planning/config.json").write_text('{"commit_docs": false}\n')
+    r = run_msd(["commit", "-m", "docs: init", "--files", ".planning/PROJECT.md"], root)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["committed"] is False and out["skipped_docs"] == [".planning/PROJECT.md"]
+    (root / "src.py").write_text("x = 1\n")
+    r = run_msd(["commit", "-m", "feat: x", "--files", "src.py"], root)  # code outside .planning/: git is needed
+    assert r.returncode == 1 and "not inside a git repository" in r.stderr
+    (root / ".planning/config.json").write_text('{"commit_docs": true}\n')
+    r = run_msd(["commit", "-m", "docs: init", "--files", ".planning/PROJECT.md"], root)
+    assert r.returncode == 1 and "not inside a git repository" in r.stderr

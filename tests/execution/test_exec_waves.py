@@ -163,6 +163,28 @@ def test_plans_with_checkpoints_run_alone_in_the_project_after_the_isolated_batc
                               {"plans": ["02-02"], "isolation": "none"}]
 
 
+def test_a_checkpoint_task_keeps_a_plan_out_of_the_parallel_batch_whatever_its_frontmatter_says(tmp_path):
+    """Issue 28, seam 7: `autonomous: true` with a `checkpoint:*` task is a planning error that
+    `wave check` names (exit 1), and `wave plan` runs that plan alone in the project."""
+    root = tmp_path / "p"
+    phase = make_project(root, {"02-01": {"wave": 1, "files": ["a.py"]}, "02-02": {"wave": 1, "files": ["b.py"]},
+                                "02-03": {"wave": 1, "files": ["c.py"]}})
+    text = (phase / "02-02-PLAN.md").read_text()
+    assert "autonomous: true" in text
+    (phase / "02-02-PLAN.md").write_text(text.replace(
+        "</tasks>", '<task type="checkpoint:human-verify" gate="blocking">\n  <name>Task 3: look</name>\n</task>\n</tasks>'))
+    r = run_msd(["wave", "check", "--phase-dir", "02-demo"], root)
+    assert r.returncode == 1 and "02-02" in r.stderr and "autonomous: false" in r.stderr
+    assert json.loads(r.stdout)["contradictions"] == [{"plan": "02-02", "problem": "a task is a checkpoint but autonomous is not false"}]
+    out = json.loads(run_msd(["wave", "plan", "--phase-dir", "02-demo"], root).stdout)
+    assert out["batches"] == [{"plans": ["02-01", "02-03"], "isolation": "worktree"},
+                              {"plans": ["02-02"], "isolation": "none"}]
+    # the planner sets autonomous: false: nothing to report, the same batches
+    (phase / "02-02-PLAN.md").write_text((phase / "02-02-PLAN.md").read_text().replace("autonomous: true", "autonomous: false"))
+    r = run_msd(["wave", "check", "--phase-dir", "02-demo"], root)
+    assert r.returncode == 0 and json.loads(r.stdout)["contradictions"] == []
+
+
 def test_phase_dir_outside_planning_is_refused(tmp_path):
     root = tmp_path / "p"
     make_project(root, TWO)

@@ -160,8 +160,8 @@ def test_git_commands_import_nothing_heavy(repo, tmp_path):
     """undo, recorded and ship in a git repository: nothing beyond the light set (not even subprocess)."""
     from tests.kit.probe import denied, probe
 
+    git(repo, "checkout", "-q", "-b", "feature")  # the work on its own branch: ship has a pull request to plan
     commit(repo, {"src/a.py": "A = 2\n"}, "feat(02-01): a", plan="02-01")
-    git(repo, "checkout", "-q", "-b", "feature")
     for i, argv in enumerate((["recorded", "--phase", "2"], ["undo", "--plan", "02-01", "--dry-run"],
                               ["ship", "--phase", "2"], ["undo", "--plan", "02-01"])):
         res = probe(argv, repo, tmp_path / f"probe-{i}.json")

@@ -71,7 +71,9 @@ def test_new_project_branches_without_research_and_without_commit(tmp_path):
     w.done("write-requirements")
     w.done("roadmap")
     out = w.done("confirm-roadmap", {"approved": True})
-    assert out["next_step"] == "done" and out["status"] == "done"
+    # commit_docs false: the commit step still runs; `msd_run commit` commits nothing and says so
+    assert out["next_step"] == "commit"
+    assert w.done("commit", {"committed": False, "reason": "commit_docs is false"})["status"] == "done"
     assert "research" not in w.state()["visits"]
 
 
@@ -140,10 +142,10 @@ def test_plan_phase_research_off(project):
     assert w.done("load-context", {"phase": "01", "phase_dir": "01-x"})["next_step"] == "plan"
 
 
-def test_plan_phase_checker_loop_stops_after_three_revisions(project):
+def _three_rounds(project, phase_dir="02-a"):
     w = Walker("plan-phase", project)
-    w.touch(".planning/phases/02-a/02-RESEARCH.md")
-    w.done("load-context", {"phase": "02", "phase_dir": "02-a"})
+    w.touch(f".planning/phases/{phase_dir}/02-RESEARCH.md")
+    w.done("load-context", {"phase": "02", "phase_dir": phase_dir})
     w.done("plan", {"plans": 1})
     path = []
     for i in range(6):
@@ -152,8 +154,40 @@ def test_plan_phase_checker_loop_stops_after_three_revisions(project):
         if out["next_step"] != "revise":
             break
         w.done("revise", {"plans": 1})
-    assert path == ["revise", "revise", "revise", "commit"]
+    return w, path, out
+
+
+def test_plan_phase_checker_loop_hands_the_issues_to_the_user_after_three_revisions(project):
+    """Issue 28, seam 5: after the last allowed revision, issues still found never advance to
+    commit silently: the flow asks the user (proceed, guide or stop)."""
+    w, path, out = _three_rounds(project)
+    assert path == ["revise", "revise", "revise", "issues-left"]
     assert w.state()["visits"]["revise"] == 3
+    assert out["next"]["action"] == "ask_user" and out["next"]["expects"]["fields"]["choice"] == "proceed|guide|stop"
+    assert "--add-blocker" in out["next"]["prompt"]
+    with pytest.raises(UsageError, match="must be one of proceed, guide, stop"):
+        w.done("issues-left", {"choice": "Proceed"})
+    assert w.done("issues-left", {"choice": "proceed"})["next_step"] == "commit"
+
+
+def test_plan_phase_issues_left_guided_once_then_stop(project):
+    w, _path, _out = _three_rounds(project)
+    assert w.done("issues-left", {"choice": "guide", "guidance": "merge 02-02 into 02-01"})["next_step"] == "guided-revise"
+    assert w.done("guided-revise", {"plans": 1})["next_step"] == "check"
+    assert w.done("check", {"issues_found": 1, "issues": ["still"]})["next_step"] == "issues-left"
+    # the guided round is spent: "guide" again ends the run with the plans uncommitted, as "stop" does
+    assert w.done("issues-left", {"choice": "guide"})["next_step"] == "done"
+
+
+def test_plan_phase_issues_left_stop(project):
+    w, _path, _out = _three_rounds(project)
+    assert w.done("issues-left", {"choice": "stop"})["next_step"] == "done"
+
+
+def test_plan_phase_issues_left_proceed_without_commit_docs_still_reaches_commit(project):
+    write_config(project, {"commit_docs": False})
+    w, _path, _out = _three_rounds(project)
+    assert w.done("issues-left", {"choice": "proceed"})["next_step"] == "commit"  # msd_run commit decides
 
 
 def test_failing_step_changes_nothing(project):
@@ -225,7 +259,8 @@ def test_finished_run_restarts_for_another_phase(project):
     w = Walker("plan-phase", project)
     w.next("phase=01")
     w.done("load-context", {"phase": "01", "phase_dir": "01-a"})
-    assert w.done("plan", {"plans": 1})["status"] == "done"
+    assert w.done("plan", {"plans": 1})["next_step"] == "commit"
+    assert w.done("commit", {"committed": False, "reason": "commit_docs is false"})["status"] == "done"
     step = w.next("phase=02")
     assert step["step"] == "load-context" and step["status"] == "running"
 

@@ -18,7 +18,7 @@ SHIPPED = HERE.parent / "msd_core" / "content" / "msd-core" / "flows"
 CONTRACT_IDS = {
     "new-project": ["detect-existing", "questioning", "ask-settings", "write-project", "research",
                     "write-requirements", "roadmap", "confirm-roadmap", "commit", "done"],
-    "plan-phase": ["load-context", "research", "plan", "check", "revise", "commit", "done"],
+    "plan-phase": ["load-context", "research", "plan", "check", "revise", "issues-left", "guided-revise", "commit", "done"],
     "execute-phase": ["discover-plans", "execute-wave", "gate", "fix-up", "tests-failing", "verify",
                       "update-state", "done"],
     "new-milestone": ["check-previous", "shipped", "questioning", "write-requirements", "roadmap",

@@ -27,6 +27,7 @@ def new_repo(root: Path) -> Path:
     git(root, "config", "user.email", "test@example.com")
     git(root, "config", "user.name", "msd test")
     git(root, "config", "commit.gpgsign", "false")
+    git(root, "config", "tag.gpgsign", "false")
     return root
 
 

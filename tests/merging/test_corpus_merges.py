@@ -102,6 +102,11 @@ def side(root: Path, label: str, which: int) -> dict:
         if r.returncode == 0:
             facts["state"].append(f"{label} synthetic note")
         run_msd(["state", "sync"], root)
+        # state sync derives ROADMAP's boxes: a hand tick of a phase whose files say it is not
+        # done is unticked on this side already; the side committed the line as sync left it
+        after = road.read_text(encoding="utf-8")
+        facts["roadmap"] = [t if t in after or "[x]" not in t else t.replace("[x]", "[ ]", 1)
+                            for t in facts["roadmap"]]
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", f"{label} work")
     return facts

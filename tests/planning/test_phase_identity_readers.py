@@ -30,14 +30,14 @@ def test_the_identity_of_a_folder_name(name, number):
 def _views(root: Path) -> dict:
     """The current phase folders each reader reads, and what each says it skipped."""
     from msd_core.planning.phase_ops import Model
-    from msd_core.progress.route import phase_states
+    from msd_core.progress.lifecycle import where
 
     planning = root / ".planning"
     skipped: list = []
     listed = {d.name for d in phase_dirs(planning, skipped) if d.milestone is None}
     roadmap = (planning / "ROADMAP.md").read_text(errors="replace") if (planning / "ROADMAP.md").is_file() else ""
-    route_skipped: list = []
-    ordered, *_ = phase_states(root, roadmap, route_skipped, True)
+    w = where(root, verifier=True, roadmap_text=roadmap, read_state=False)
+    ordered, route_skipped = w.phases, w.skipped
     out = {"discovery": listed, "route": {p.folder.name for p in ordered if p.folder is not None},
            "skipped": sorted(s.to_dict(root)["file"] for s in skipped if s.milestone is None),
            "route_skipped": sorted(s["file"] for s in route_skipped if "phases/" in s["file"] and s["reason"] == NOT_A_PHASE_NAME)}

@@ -189,6 +189,52 @@ def test_insert_makes_a_decimal_phase_with_folder_and_roadmap_entries(tmp_path, 
     assert [p.number for p in roadmap_phases((root / ".planning/ROADMAP.md").read_text())] == ["1", "2", "2.1", "2.2", "3", "4"]
 
 
+TEMPLATE_ROADMAP = """# Roadmap: Habit tracker
+
+## Phases
+
+- [ ] Phase 1: Core — habits can be created
+- [ ] Phase 2: Streaks — streaks are shown
+
+### Phase 1: Core
+Goal: a user can create a habit
+Depends on: nothing
+Requirements: HABIT-01
+Done when:
+- a created habit is listed
+Plans: TBD
+
+### Phase 2: Streaks
+Goal: a user sees a streak
+Depends on: Phase 1
+Requirements: HABIT-02
+Done when:
+- the streak counts days
+Plans: TBD
+"""
+
+
+def test_insert_and_move_write_the_roadmaps_own_shape(tmp_path, msd_run):
+    """Issue 28, seam 9: a roadmap in msd's template shape gets its inserted phase in that shape
+    (plain labels, a Done when: list), never the older bold one."""
+    root = tmp_path / "p"
+    (root / ".planning/phases/01-core").mkdir(parents=True)
+    (root / ".planning/ROADMAP.md").write_text(TEMPLATE_ROADMAP)
+    r, out = run(msd_run, root, "insert", "1", "Fix login", "--goal", "Logging in works again")
+    assert r.returncode == 0, r.stderr
+    road = (root / ".planning/ROADMAP.md").read_text()
+    assert "- [ ] Phase 1: Core — habits can be created\n- [ ] Phase 1.1: Fix login — Logging in works again\n" in road
+    assert ("Plans: TBD\n\n### Phase 1.1: Fix login\nGoal: Logging in works again\nDepends on: Phase 1\n"
+            "Requirements: TBD\nDone when:\n- TBD\nPlans: TBD\n\n### Phase 2: Streaks\n") in road
+    assert "**" not in road
+    # moving phase 2 after phase 1.1's place keeps the shape and re-points its Depends on line
+    r, out = run(msd_run, root, "move", "2", "--after", "1")
+    assert r.returncode == 0, r.stderr
+    road = (root / ".planning/ROADMAP.md").read_text()
+    assert "### Phase 1.2: Streaks\nGoal: a user sees a streak\nDepends on: Phase 1.1\n" in road
+    assert "**" not in road
+
+
 def test_remove_decimal_shifts_its_later_siblings_only(tmp_path, msd_run):
     root = make_project(tmp_path / "p")
     for name in ("A", "B", "C"):

@@ -60,12 +60,19 @@ class Project:
         return f"{y:04d}-{m:02d}-{d:02d} ({what})"
 
 
-def expected(p: Project, *, phase: int | None, plans: int, summaries: int, status: str, done: int) -> dict:
+# every phase done: (Focus, Status) by the milestone's state (docs/CONTRACTS.md, STATE.md)
+MILESTONE_LINES = {"audit": ("Milestone audit", "Ready to audit the milestone"),
+                   "complete": ("Milestone completion", "Ready to complete the milestone")}
+
+
+def expected(p: Project, *, phase: int | None, plans: int, summaries: int, status: str, done: int,
+             milestone: str = "audit") -> dict:
     """The derived lines for a model: current phase index (1-based, None = all done)."""
     total = len(PHASES)
     if phase is None:
-        return {"Current focus": "Milestone complete", "Phase": f"{total} of {total} (all phases done)",
-                "Status": "Milestone complete", "Last activity": p.last_activity(), "Progress": "[##########] 100%"}
+        focus, status = MILESTONE_LINES[milestone]
+        return {"Current focus": focus, "Phase": f"{total} of {total} (all phases done)",
+                "Status": status, "Last activity": p.last_activity(), "Progress": "[##########] 100%"}
     n, name, _ = PHASES[phase - 1]
     share = summaries / plans if plans else 0
     pct = int(100 * (done + share) / total)
@@ -156,7 +163,22 @@ def test_walk_every_stage(tmp_path, msd_run):
     p.write(".planning/phases/03-billing/03-VERIFICATION.md", "---\nstatus: human_needed\n---\n", "verified phase 3")
     check_stage(msd_run, p, phase=3, plans=1, summaries=1, status="Needs human verification", done=2)
     p.write(".planning/ROADMAP.md", _roadmap({"1", "2", "3"}), "roadmap updated")
-    check_stage(msd_run, p, phase=None, plans=0, summaries=0, status="", done=3)
+    check_stage(msd_run, p, phase=None, plans=0, summaries=0, status="", done=3, milestone="audit")
+    p.write(".planning/v1.0-MILESTONE-AUDIT.md", "---\nstatus: passed\n---\n", "roadmap updated")
+    p.latest = (p.day - 1, "roadmap updated")  # an audit is no phase file: the roadmap stays the newest
+    check_stage(msd_run, p, phase=None, plans=0, summaries=0, status="", done=3, milestone="complete")
+    # complete-milestone: the phase folders archived, the roadmap's list collapsed
+    archive = p.root / ".planning/milestones/v1.0-phases"
+    archive.mkdir(parents=True)
+    for _n, _name, folder in PHASES:
+        if (p.root / ".planning/phases" / folder).is_dir():
+            (p.root / ".planning/phases" / folder).rename(archive / folder)
+    p.write(".planning/ROADMAP.md", "# Roadmap\n\n## Completed Milestones\n\n- **v1.0** (Phases 1-3) - shipped\n",
+            "roadmap updated")
+    assert _sync(msd_run, p.root).returncode == 0
+    assert lines_of(p.root) == {"Current focus": "Next milestone", "Phase": "None (between milestones)",
+                                "Plan": "Not planned yet", "Status": "Between milestones",
+                                "Last activity": p.last_activity(), "Progress": "[----------] 0%"}
 
 
 def test_hand_edits_derived_rewritten_others_kept_crlf(tmp_path, msd_run):

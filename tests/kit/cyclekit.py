@@ -1,0 +1,378 @@
+"""The user's agent, scripted: it runs exactly the commands the installed content names.
+
+Used by the whole-cycle scenarios (tests/cycle/) and, replayed, by the host cycle
+(tests/host/test_cycle_milestone.py: `sessions(agent.log)` gives each slash command's actions).
+Nothing here decides what msd does: every command comes from the installed tree
+(`msd install --global` into the test's HOME):
+
+    content = Content(home / ".claude")
+    content.command("execute-phase", "update-state", "msd_run state sync")   # one line of a spine section
+    content.commands("verify-work", "Step 5")                               # every command of a section
+
+A section is a spine heading (`### commit`, `## Step 5: Finish`, `## insert`) up to the next
+heading of its level or higher. A command is a code span or fenced line starting with `msd_run`
+(each invocation of an `&&` chain on its own), `git` or `mkdir`. `command()` fails the test when
+the section no longer names it: a content edit that breaks the cycle breaks the scenario.
+
+    agent = Agent(project, content)
+    agent.run("discuss-phase", "Step 5", "msd_run commit", n="1", nn="01", slug="core")
+
+fills the placeholders (`<n>`; a placeholder the caller does not fill fails the test), expands
+`~`, runs it in the project and records it (`agent.log`: one entry per command and file write,
+grouped by the slash command being carried out, `agent.begin("/msd-plan-phase 1")`).
+Commands the content gives as a worked example (a commit line naming example files) are run
+with `commit_like`: the same command and options, the agent's own files and message.
+
+Standard library and this checkout only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from msd_core.checks.contract import invocations
+from msd_core.checks.textlines import code_segments
+from tests.kit.gitkit import git, new_repo  # noqa: F401 (the walks import them from here)
+
+REPO = Path(__file__).resolve().parents[2]
+PLACEHOLDER = re.compile(r"<([a-z][a-z0-9_-]*)>")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
+_SHELL_START = re.compile(r"^(?:git|mkdir)\s")
+
+
+class ContentChanged(AssertionError):
+    """The installed content no longer names what the cycle needs."""
+
+
+# ------------------------------------------------------------------ the installed content
+
+
+class Content:
+    def __init__(self, config_dir: Path):
+        self.config = Path(config_dir)
+        self.root = self.config / "msd-core"
+
+    def text(self, rel: str) -> str:
+        return (self.config / rel).read_text(encoding="utf-8")
+
+    def spine(self, stem: str) -> str:
+        return (self.root / "workflows" / f"{stem}.md").read_text(encoding="utf-8")
+
+    def skill(self, name: str) -> str:
+        return (self.config / "skills" / f"msd-{name}" / "SKILL.md").read_text(encoding="utf-8")
+
+    def section(self, stem: str, heading: str, rel: str | None = None) -> list[str]:
+        """The lines under the first heading whose text starts with `heading`."""
+        lines = (self.text(rel) if rel else self.spine(stem)).splitlines()
+        heads: list[tuple[int, int, str]] = []  # (line, level, text) of headings outside fenced code
+        fenced = False
+        for i, line in enumerate(lines):
+            if line.lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+                continue
+            m = None if fenced else _HEADING.match(line)
+            if m:
+                heads.append((i, len(m.group(1)), m.group(2)))
+        for k, (i, level, text) in enumerate(heads):
+            if text.startswith(heading):
+                end = next((j for j, lv, _t in heads[k + 1:] if lv <= level), len(lines))
+                return lines[i + 1:end]
+        raise ContentChanged(f"{rel or stem}: no section {heading!r} any more")
+
+    def commands(self, stem: str, heading: str, rel: str | None = None) -> list[str]:
+        """Every command the section names, in order, once each."""
+        out: list[str] = []
+        for seg in code_segments(self.section(stem, heading, rel)):
+            text = seg.text.strip()
+            found: list[str] = []
+            if text.startswith("msd_run ") or " msd_run " in text:
+                found = ["msd_run " + b.strip() for b in invocations(text) if b.strip()]
+            elif _SHELL_START.match(text):
+                found = [text.split(" && ")[0].strip()]
+            for cmd in found:
+                if cmd not in out:
+                    out.append(cmd)
+        return out
+
+    def command(self, stem: str, heading: str, start: str, rel: str | None = None) -> str:
+        """The one command of the section that starts with `start` (the first, when several do)."""
+        found = [c for c in self.commands(stem, heading, rel) if c.startswith(start)]
+        if not found:
+            raise ContentChanged(f"{rel or stem} § {heading}: names no `{start}` any more "
+                                 f"(it names: {self.commands(stem, heading, rel)})")
+        return found[0]
+
+    def line_command(self, rel: str, start: str) -> str:
+        """The first command anywhere in an installed file that starts with `start`."""
+        lines = self.text(rel).splitlines()
+        for seg in code_segments(lines):
+            text = seg.text.strip()
+            if text.startswith(start.split()[0]):
+                for cmd in (["msd_run " + b.strip() for b in invocations(text)] if text.startswith("msd_run") else [text]):
+                    if cmd.startswith(start):
+                        return cmd
+        raise ContentChanged(f"{rel}: names no `{start}` any more")
+
+    def template(self, name: str, **values: str) -> str:
+        text = (self.root / "templates" / name).read_text(encoding="utf-8")
+        return re.sub(r"\{\{([^}]*)\}\}", lambda m: values.get(m.group(1).strip(), "Core"), text)
+
+    def uat_example(self) -> str:
+        """The UAT.md format verify-work's spine gives (its protected example block)."""
+        m = re.search(r"```markdown\n(---\nstatus: testing.*?)```", self.spine("verify-work"), re.S)
+        if not m:
+            raise ContentChanged("verify-work: the UAT.md format block is gone")
+        return m.group(1)
+
+
+# ------------------------------------------------------------------ running commands
+
+
+def fill(command: str, values: dict) -> str:
+    def sub(m: re.Match) -> str:
+        name = m.group(1)
+        if name not in values:
+            raise ContentChanged(f"`{command}` holds <{name}>, which the scenario cannot fill")
+        return str(values[name])
+
+    return PLACEHOLDER.sub(sub, command)
+
+
+@dataclass
+class Action:
+    invocation: str  # the slash command being carried out ("" before any)
+    session: int  # which carrying-out of it (one per `Agent.begin`)
+    kind: str  # "bash" | "write"
+    text: str  # the command, or the path written (relative to the project)
+    content: str = ""
+    code: int = 0
+    out: str = ""
+
+
+@dataclass
+class Agent:
+    project: Path
+    content: Content
+    log: list[Action] = field(default_factory=list)
+    invocation: str = ""
+    session: int = 0
+    calls: int = 0
+    emitted: dict = field(default_factory=dict)  # invocation -> what the skill's shell line rendered
+    base_env: dict | None = None  # the environment commands run in (default: this process's)
+
+    # -- bookkeeping
+    def begin(self, invocation: str) -> str:
+        """Start carrying out a slash command: the host renders the skill's shell line first
+        (`msd_run resolve <stem> --emit`); that output is what the agent reads besides the spine."""
+        self.invocation = invocation
+        self.session += 1
+        name = invocation.split()[0].lstrip("/").removeprefix("msd-")
+        skill = self.content.skill(name)
+        emit = re.search(r"!`(msd_run resolve [^`]*)`", skill)
+        if not emit:
+            return ""
+        line = emit.group(1).split(" || ")[0]
+        proc = self._exec(shlex.split(line), self.project)
+        assert proc.returncode == 0, f"{invocation}: {line} -> {proc.returncode}: {proc.stderr}"
+        self.emitted[invocation] = proc.stdout
+        return proc.stdout
+
+    def env(self) -> dict:
+        env = dict(self.base_env if self.base_env is not None else os.environ)
+        env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+        return env
+
+    def _exec(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+        home = self.env().get("HOME") or os.path.expanduser("~")
+        argv = [home + a[1:] if a.startswith("~/") else a for a in argv]
+        if argv[0] == "msd_run":
+            argv = [sys.executable, "-m", "msd_core.run", *argv[1:]]
+        self.calls += 1
+        return subprocess.run(argv, cwd=str(cwd), env=self.env(), capture_output=True, text=True, timeout=300,
+                               stdin=subprocess.DEVNULL)
+
+    # -- the agent's tools
+    def sh(self, command: str, /, *, ok=(0,), cwd: Path | None = None, **values) -> subprocess.CompletedProcess:
+        """Run one command line (placeholders filled from `values`), as the Bash tool would."""
+        line = fill(command, values)
+        proc = self._exec(shlex.split(line), cwd or self.project)
+        where = ""
+        if cwd is not None and Path(cwd) != self.project:
+            where = str(Path(cwd).relative_to(self.project)) if Path(cwd).is_relative_to(self.project) else str(cwd)
+        self.log.append(Action(self.invocation, self.session, "bash", (f"cd {where} && " if where else "") + line,
+                               code=proc.returncode, out=proc.stdout))
+        assert "Traceback" not in proc.stderr, f"{line}: {proc.stderr}"
+        assert proc.returncode in ok, f"{self.invocation}: `{line}` exited {proc.returncode}: {proc.stderr.strip()}"
+        return proc
+
+    def run(self, stem: str, heading: str, start: str, /, *, ok=(0,), cwd: Path | None = None, rel: str | None = None,
+            **values) -> subprocess.CompletedProcess:
+        """Run the command the content names in a section (see Content.command)."""
+        return self.sh(self.content.command(stem, heading, start, rel), ok=ok, cwd=cwd, **values)
+
+    def json(self, stem: str, heading: str, start: str, /, **kw) -> dict:
+        return json.loads(self.run(stem, heading, start, **kw).stdout)
+
+    def run_all(self, stem: str, heading: str, skip: tuple[str, ...] = (), ok=(0,), **values) -> list[str]:
+        """Run every command of a section in order (those starting with a `skip` prefix left out)."""
+        ran = []
+        for cmd in self.content.commands(stem, heading):
+            if any(cmd.startswith(s) for s in skip):
+                continue
+            self.sh(cmd, ok=ok, **values)
+            ran.append(cmd)
+        return ran
+
+    def commit_like(self, example: str, files: list[str], message: str, /, *, ok=(0,), cwd: Path | None = None,
+                    **values) -> subprocess.CompletedProcess:
+        """Run a commit the content shows by example: its command and options, these files and message."""
+        argv = shlex.split(example)
+        assert argv[:2] == ["msd_run", "commit"] and "--files" in argv and "-m" in argv, f"not a commit line: {example}"
+        out, i = [], 0
+        while i < len(argv):
+            a = argv[i]
+            if a == "--files":
+                out += ["--files", *files]
+                i += 1
+                while i < len(argv) and not argv[i].startswith("-"):
+                    i += 1
+                continue
+            if a == "-m":
+                out += ["-m", message]
+                i += 2
+                continue
+            out.append(a)
+            i += 1
+        return self.sh(" ".join(shlex.quote(fill(a, values)) for a in out), ok=ok, cwd=cwd)
+
+    def write(self, rel: str, text: str, root: Path | None = None) -> Path:
+        base = root or self.project
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        shown = str(path.relative_to(self.project)) if path.is_relative_to(self.project) else str(path)
+        self.log.append(Action(self.invocation, self.session, "write", shown, content=text))
+        return path
+
+    def msd(self, *args: str, ok=(0,)) -> dict:
+        """A runtime call the scenario makes to look, not one the content names (not logged)."""
+        proc = self._exec(["msd_run", *args], self.project)
+        assert proc.returncode in ok, f"msd_run {' '.join(args)} -> {proc.returncode}: {proc.stderr}"
+        return json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {"raw": proc.stdout}
+
+    # -- railroad flows, as a spine's "Drive the flow" says
+    def flow(self, workflow: str, handlers: dict, *, var: str | None = None, restart: bool = False,
+             limit: int = 60) -> list[str]:
+        """next-step, the step's work (`handlers[step](payload) -> result`), step-done; until done.
+        Returns the steps visited, done included."""
+        drive = self.content.commands(workflow, "Drive the flow")
+        first = next(c for c in drive if c.startswith("msd_run next-step"))
+        report = next(c for c in drive if c.startswith("msd_run step-done"))
+        values = {"nn": var} if var is not None and "<nn>" in first else {}
+        line = fill(first, values) if values else first
+        if var is None:
+            line = re.sub(r"\s--var\s+\S+", "", line)
+        if restart:
+            line += " --restart"
+        payload = json.loads(self.sh(line).stdout)
+        seen = [payload["step"]]
+        while payload["action"] != "done":
+            assert len(seen) < limit, f"{workflow}: no end after {seen}"
+            step = payload["step"]
+            if step not in handlers:
+                raise AssertionError(f"{workflow}: the flow went to {step!r}, which this scenario does not expect ({seen})")
+            result = handlers[step](payload)
+            out = json.loads(self.sh(report, id=step, json=json.dumps(result)).stdout)
+            payload = out["next"]
+            seen.append(payload["step"])
+        return seen
+
+
+# ------------------------------------------------------------------ what the user checks
+
+
+def dirty(project: Path, declared: tuple[str, ...] = ()) -> list[str]:
+    """`git status` lines not covered by a declared path prefix."""
+    lines = [ln for ln in git(project, "status", "--porcelain", "--untracked-files=all").splitlines() if ln.strip()]
+    return [ln for ln in lines if not any(ln[3:].startswith(d) for d in declared)]
+
+
+@dataclass
+class Step:
+    name: str
+    commands: int
+    seconds: float
+
+
+@dataclass
+class Cycle:
+    """A scenario's steps and what a user checks after each."""
+
+    agent: Agent
+    steps: list[Step] = field(default_factory=list)
+    declared: tuple[str, ...] = ()  # paths allowed to be uncommitted for the whole scenario
+    _start: float = 0.0
+    _calls: int = 0
+
+    def step(self, name: str) -> "Cycle":
+        self._name, self._start, self._calls = name, time.monotonic(), self.agent.calls
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if exc_type is None:
+            self.steps.append(Step(self._name, self.agent.calls - self._calls, time.monotonic() - self._start))
+
+    def check(self, next_command: str, *, declared: tuple[str, ...] = (), route: str | None = None) -> dict:
+        """After a step: nothing uncommitted but what is declared, STATE.md and ROADMAP.md agree with
+        the files (`state sync --check` changes nothing), and `next` proposes `next_command`."""
+        project = self.agent.project
+        left = dirty(project, self.declared + declared)
+        assert left == [], f"{self._name}: uncommitted after the step: {left}"
+        proc = self.agent._exec(["msd_run", "state", "sync", "--check"], project)
+        assert proc.returncode == 0, f"{self._name}: STATE.md/ROADMAP.md disagree with the files: {proc.stdout}"
+        nxt = self.agent.msd("next")
+        assert nxt["command"] == next_command, f"{self._name}: next says {nxt['command']} ({nxt['reason']}), expected {next_command}"
+        if route is not None:
+            assert nxt["route"] == route, nxt
+        return nxt
+
+    def report(self) -> str:
+        total = sum(s.commands for s in self.steps)
+        lines = [f"{len(self.steps)} steps, {total} commands, {sum(s.seconds for s in self.steps):.1f} s"]
+        lines += [f"  {s.name}: {s.commands} commands, {s.seconds:.1f} s" for s in self.steps]
+        return "\n".join(lines)
+
+
+def roadmap_marks(project: Path) -> dict[str, str]:
+    """{`Phase 1` or `01-01`: mark} of ROADMAP.md's phase and plan lines, read by this test itself."""
+    out = {}
+    for line in (project / ".planning/ROADMAP.md").read_text().splitlines():
+        m = re.match(r"^- \[(.)\] (?:\*\*)?Phase (\d+(?:\.\d+)?):", line) or re.match(r"^- \[(.)\] (\d+(?:\.\d+)?-\d+)-PLAN\.md", line)
+        if m:
+            out[m.group(2) if "-" in m.group(2) else f"Phase {m.group(2)}"] = m.group(1)
+    return out
+
+
+def sessions(log: list[Action]) -> list[tuple[str, list[Action]]]:
+    """(slash command, its actions) for each time the agent carried one out, in order."""
+    out: list[tuple[str, list[Action]]] = []
+    current = None
+    for act in log:
+        if act.session == 0:
+            continue  # before the first slash command (setting up the repository)
+        if current != act.session:
+            out.append((act.invocation, []))
+            current = act.session
+        out[-1][1].append(act)
+    return out
