@@ -1,28 +1,35 @@
 """msd's merge drivers in one repository: what is added to its config and attributes, and removed.
 
-Two blocks, both in the repository's own files (the common git directory, so every linked
-worktree shares them; nothing is committed and no tracked file changes):
+Two blocks, one in each of two files:
 
-  <git dir>/config            [merge "msd-state"], [merge "msd-roadmap"],
-                              [merge "msd-requirements"], [merge "msd-claims"],
-                              [merge "msd-todos"]: each a `name`
-                              and a `driver` command, after one comment line naming msd
-  <git dir>/info/attributes   `**/.planning/STATE.md merge=msd-state` and the others, between
-                              two comment lines
+  <git dir>/config   [merge "msd-state"], [merge "msd-roadmap"], [merge "msd-requirements"],
+                     [merge "msd-claims"], [merge "msd-todos"]: each a `name` and a `driver`
+                     command, after one comment line naming msd. The repository's own config
+                     (the common git directory, so every linked worktree shares it): git never
+                     copies a config, so every clone registers its own commands.
+  .gitattributes     at the work tree's top: `**/.planning/STATE.md merge=msd-state` and the
+                     others, between two comment lines. A tracked file: committed, it reaches
+                     every teammate's clone, which then merges the planning files the same way
+                     once it registers the commands; a clone that has not (msd not installed)
+                     finds no command for `merge=msd-...` and git uses its built-in line merge
+                     (normal conflict markers).
 
 The driver command runs `<msd_run> merge-driver <kind> %O %A %B %P %L` (msd_core.merging.driver)
 and falls back to `git merge-file` (git's own line merge, normal conflict markers) when that
 msd_run cannot run (moved, uninstalled) or stops without writing a result, so a merge never
-leaves a broken file. A clone without the blocks merges with git's built-in merge.
+leaves a broken file.
 
 `register` (`plan`, then `write`) appends each block, or replaces msd's own block when it
-differs (a moved msd_run), and returns the record of what else it did (whether it added a line end to a file that had
-none, whether it created the attributes file or the `info/` folder: no path of this machine,
-so a local install's manifest stays portable); `unregister` removes msd's blocks (the comment
-line and the `[merge "msd-..."]` sections under it; the lines between the two comments) and
-what the record names, so both files are byte-identical to what they were before. The config is
-written with git's own lock protocol (`config.lock`, then a rename) and read again under that
-lock, so a concurrent `git config` never loses a write.
+differs (a moved msd_run), and returns the record of what else it did (whether it added a line
+end to a file that had none, whether it created `.gitattributes`, whether msd's attributes
+block was already there: `shared`, a teammate committed it; no path of this machine, so a
+local install's manifest stays portable); `unregister` removes msd's blocks (the comment line
+and the `[merge "msd-..."]` sections under it; the lines between the two comments) and what
+the record names, so both files are byte-identical to what they were before. An attributes
+block this registration did not add (`shared`) is the team's and is left in place. The config
+is written with git's own lock protocol (`config.lock`, then a rename) and read again under
+that lock, so a concurrent `git config` never loses a write. A `.gitattributes` that is not a
+regular file (a link, a folder) is never written: `Refused`.
 
 Standard library only.
 """
@@ -47,8 +54,12 @@ ATTR_END = "# msd-core: end"
 LOCK_WAIT = 5.0
 
 
+class Refused(Exception):
+    """`.gitattributes` is not a regular file msd may edit (the message says why)."""
+
+
 class Repo:
-    """A work tree and its repository's files: top, common git dir, config, info/attributes."""
+    """A work tree and its repository's files: top, common git dir, config, .gitattributes."""
 
     __slots__ = ("top", "common")
 
@@ -61,7 +72,7 @@ class Repo:
 
     @property
     def attributes(self) -> Path:
-        return self.common / "info" / "attributes"
+        return self.top / ".gitattributes"
 
 
 def locate(cwd: Path | str) -> Repo | None:
@@ -110,6 +121,19 @@ def _read(path: Path) -> bytes | None:
         return read_regular(path, 4 << 20, follow_symlinks=False)
     except FileNotFoundError:
         return None
+
+
+def _read_attributes(repo: Repo) -> str | None:
+    """The work tree's .gitattributes as text (None: absent); Refused when it is a link, not a
+    regular file, unreadable, or not UTF-8 (msd would have to rewrite bytes it cannot read)."""
+    path = repo.attributes
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise Refused(f"{path} is not a regular file")
+    try:
+        raw = _read(path)
+        return raw.decode("utf-8") if raw is not None else None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise Refused(f"{path} cannot be read as text ({getattr(exc, 'strerror', None) or exc})") from None
 
 
 def _edit_config(path: Path, edit) -> bool:
@@ -200,18 +224,17 @@ class Registration:
 
 def plan(repo: Repo, runner: list[str]) -> Registration:
     """msd's blocks added to (or refreshed in) `repo`'s files; nothing is written."""
-    record: dict = {"git_dir": str(repo.common)}
+    record: dict = {"git_dir": str(repo.common), "top": str(repo.top)}
     raw = _read(repo.config)
     text = raw.decode("utf-8") if raw is not None else None
     block = config_block(runner, "\r\n" if text and "\r\n" in text else "\n")
     new, how = _add(text, block, CONFIG_HEAD, None)
     record["config"] = how
     config_changes = new != text
-    raw = _read(repo.attributes)
-    text = raw.decode("utf-8") if raw is not None else None
+    text = _read_attributes(repo)
     attrs = attributes_block("\r\n" if text and "\r\n" in text else "\n")
     new, how = _add(text, attrs, ATTR_HEAD, ATTR_END)
-    record["attributes"] = {**how, **({"created_dir": True} if not repo.attributes.parent.exists() else {})}
+    record["attributes"] = {**how, "shared": True} if how.get("replaced") else how
     return Registration(record, block, attrs, (config_changes, new != text))
 
 
@@ -222,10 +245,9 @@ def write(repo: Repo, reg: Registration) -> None:
     if reg.changes[0]:
         _edit_config(repo.config, lambda text: _add(text, reg.config_block, CONFIG_HEAD, None)[0])
     if reg.changes[1]:
-        raw = _read(repo.attributes)
-        text = raw.decode("utf-8") if raw is not None else None
+        text = _read_attributes(repo)
         atomic_write_bytes(repo.attributes, _add(text, reg.attributes_block, ATTR_HEAD, ATTR_END)[0].encode("utf-8"),
-                           anchor=repo.common)
+                           anchor=repo.top)
 
 
 def register(repo: Repo, runner: list[str]) -> dict:
@@ -241,7 +263,7 @@ def merge_records(old: dict | None, new: dict) -> dict:
     if not isinstance(old, dict):
         return {k: ({f: v for f, v in part.items() if f != "replaced"} if isinstance(part, dict) else part)
                 for k, part in new.items()}
-    out = {"git_dir": new["git_dir"]}
+    out = {"git_dir": new["git_dir"], "top": new["top"]}
     for part in ("config", "attributes"):
         first = old.get(part) if isinstance(old.get(part), dict) else {}
         out[part] = dict(first) if new[part].get("replaced") else dict(new[part])
@@ -271,22 +293,27 @@ def unregister(repo: Repo, record: dict) -> dict:
 
     _edit_config(repo.config, edit) if repo.config.exists() else actions.append("absent")
     out["config"] = actions[-1]
-    raw = _read(repo.attributes)
-    text = raw.decode("utf-8") if raw is not None else None
     part = record.get("attributes") or {}
+    if part.get("shared"):
+        out["attributes"] = "kept"
+        if status(repo)["attributes"]:
+            out["warnings"].append(f"{repo.attributes}: msd's merge-driver lines kept (they were there before this "
+                                   "install: the team's file); without the commands git merges those files line by line")
+        return out
+    try:
+        text = _read_attributes(repo)
+    except Refused as exc:
+        out["warnings"].append(f"msd's merge-driver lines not removed: {exc}")
+        out["attributes"] = "failed"
+        return out
     new, action = _remove(text, part, ATTR_HEAD, ATTR_END)
     if action == "removed":
         if not new and part.get("created_file"):
             os.unlink(repo.attributes)
-            if part.get("created_dir"):
-                try:
-                    os.rmdir(repo.attributes.parent)
-                except OSError:
-                    pass
         else:
             from msd_core.files.atomic import atomic_write_bytes
 
-            atomic_write_bytes(repo.attributes, new.encode("utf-8"), anchor=repo.common)
+            atomic_write_bytes(repo.attributes, new.encode("utf-8"), anchor=repo.top)
     out["attributes"] = action
     return out
 

@@ -4,7 +4,9 @@ Which repository: the one whose work tree top is the project. For `--local` that
 holding `.claude/`; for `--global` the project holding the current folder (the first folder at
 or above it with a `.planning/` folder). A global install cannot know every repository, so
 each one gets its drivers when `msd install --global` (or `--local`) is run inside it; every
-clone runs it once (git never copies a repository's config). Nothing is registered outside a
+clone runs it once (git never copies a repository's config). The attributes go in the project's
+`.gitattributes` (commit it: teammates' clones then merge the same way once they install);
+the commands in the repository's config. Nothing is registered outside a
 git work tree, in a project that is a sub-folder of another repository's work tree, or with
 `merge_drivers=False` (`msd install --no-merge-drivers`).
 
@@ -68,7 +70,11 @@ def plan(target, old, cwd: Path | None, enabled: bool = True) -> Planned:
         where = "the project" if target.scope == "local" else "the current folder's project"
         return Planned(None, None, records, {"action": f"none: {where} is not the top of a git work tree",
                                              "hint": "run `msd install` inside the project's repository to add them"})
-    reg = merge_config.plan(repo, runner_argv())
+    try:
+        reg = merge_config.plan(repo, runner_argv())
+    except merge_config.Refused as exc:
+        return Planned(None, None, records, {"repository": str(repo.top), "action": "not registered",
+                                             "hint": f"{exc}: make it a regular file, then run `msd install` again"})
     here = os.path.realpath(repo.common)
     old_rec = next((r for r in records if os.path.realpath(record.merge_driver_git_dir(target, r)) == here), None)
     reg.record = merge_config.merge_records(old_rec, reg.record)
@@ -86,7 +92,7 @@ def apply(planned: Planned, warnings: list[str]) -> None:
 
     try:
         merge_config.write(planned.repo, planned.registration)
-    except (OSError, MsdError) as exc:
+    except (OSError, MsdError, merge_config.Refused) as exc:
         planned.entry["action"] = "failed"
         warnings.append(f"git merge drivers not registered in {planned.repo.top}: {getattr(exc, 'message', exc)}")
 
@@ -100,7 +106,7 @@ def remove(target, manifest, *, dry_run: bool, warnings: list[str]) -> list[dict
         if not git_dir.is_dir():
             out.append({**entry, "action": "gone"})
             continue
-        repo = merge_config.Repo(git_dir.parent, git_dir)
+        repo = merge_config.Repo(record.merge_driver_top(target, rec), git_dir)
         if dry_run:
             out.append({**entry, "action": "would remove" if merge_config.status(repo)["config"] else "absent"})
             continue
@@ -108,7 +114,7 @@ def remove(target, manifest, *, dry_run: bool, warnings: list[str]) -> list[dict
             done = merge_config.unregister(repo, rec)
         except OSError as exc:
             warnings.append(f"{git_dir}: msd's merge drivers not removed ({exc.strerror or exc}); remove the lines after "
-                            "`# msd-core: merge drivers` in its config and info/attributes by hand")
+                            "`# msd-core: merge drivers` in its config and in the work tree's .gitattributes by hand")
             out.append({**entry, "action": "failed"})
             continue
         warnings.extend(done["warnings"])

@@ -9,7 +9,7 @@
 - msd's hooks and status line (host_hooks.py): exactly msd's entries removed, with the containers
   msd made for them; a local install's line in the clone's info/exclude (git_exclude.py) taken out
 - the git merge drivers install registered (merge_drivers.py): msd's blocks removed from each
-  recorded repository's config and info/attributes, first
+  recorded repository's config and .gitattributes (a block that was there before: kept), first
 - every folder msd created that is now empty: removed (the config folder too, if msd created it,
   also when it was created by a first install that was killed: msd_core/ownership/record.py)
 All in one transaction, like install.

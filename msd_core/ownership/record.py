@@ -369,12 +369,23 @@ def merge_driver_git_dir(target: Target, rec: dict) -> Path:
     return Path(d) if os.path.isabs(d) else (target.config.parent / d)
 
 
+def merge_driver_top(target: Target, rec: dict) -> Path:
+    """The absolute work tree top a record names (where its `.gitattributes` is); a record
+    without one: the folder holding the git directory."""
+    d = rec.get("top")
+    if not isinstance(d, str):
+        return merge_driver_git_dir(target, rec).parent
+    return Path(d) if os.path.isabs(d) else (target.config.parent / d)
+
+
 def with_merge_driver_record(target: Target, records: list[dict], rec: dict) -> list[dict]:
     """`records` with `rec` in place of the record of the same git directory (or appended);
-    a portable install records the directory relative to the project."""
+    a portable install records the directory and the work tree relative to the project."""
     rec = dict(rec)
     if is_portable(target):
-        rec["git_dir"] = os.path.relpath(rec["git_dir"], target.config.parent).replace(os.sep, "/")
+        for key in ("git_dir", "top"):
+            if isinstance(rec.get(key), str):
+                rec[key] = os.path.relpath(rec[key], target.config.parent).replace(os.sep, "/")
     here = os.path.realpath(merge_driver_git_dir(target, rec))
     kept = [r for r in records if os.path.realpath(merge_driver_git_dir(target, r)) != here]
     return [*kept, rec]

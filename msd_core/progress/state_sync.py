@@ -132,10 +132,11 @@ def shared_numbers(root: Path) -> list[str]:
             "renumber the others" for n, names in seen.items() if len(names) > 1]
 
 
-def inputs_digest(roadmap_text: str | None, ordered, verifier: bool, running: set[str]) -> str:
-    """What the derived lines are computed from, as 12 hex digits: ROADMAP.md's text, each current
-    phase's folder, file names and check statuses, the verifier setting and the running flows
-    (file times aside). Two branches that changed any of these write different STATE.md files,
+def inputs_digest(roadmap_text: str | None, ordered, verifier: bool) -> str:
+    """What the derived lines are computed from in the files git carries, as 12 hex digits:
+    ROADMAP.md's text, each current phase's folder, file names and check statuses, and the
+    verifier setting (file times aside; the running flows are not committed: .planning/state.json
+    is a working file). Two branches that changed any of these write different STATE.md files,
     so git always hands STATE.md to msd's merge driver, which re-derives the lines. Two CRC-32
     sums (zlib: hashlib is too dear for msd_run's hot path); a collision only means a merge
     keeps one side's lines until the next sync."""
@@ -146,7 +147,7 @@ def inputs_digest(roadmap_text: str | None, ordered, verifier: bool, running: se
         checks = [f"{c.kind}={c.status}" for c in (info.verification, info.uat) if c is not None]
         parts.append(repr((info.number, info.folder.name if info.folder else None, sorted(info.plans), info.summaries,
                            info.has_context, checks)))
-    parts.append(repr((verifier, sorted(running))))
+    parts.append(repr(verifier))
     data = "\n".join(parts).encode("utf-8", "replace")
     return f"{zlib.crc32(data):08x}{zlib.crc32(data[::-1]) & 0xffff:04x}"
 
@@ -175,7 +176,7 @@ def derive(root: Path, w=None, listings: dict | None = None) -> dict[str, str | 
     done = w.done_count
     out: dict[str, str | None] = {field: None for _sec, field in LINES}
     out["Last activity"] = _last_activity(root, ordered, listings)
-    out[DIGEST] = inputs_digest(_roadmap_after_marks(w), ordered, w.verifier, _flows_running(root))
+    out[DIGEST] = inputs_digest(_roadmap_after_marks(w), ordered, w.verifier)
     if total == 0:
         if w.milestone == "between":
             out.update({"Current focus": lifecycle.MILESTONE_FOCUS["between"], "Phase": "None (between milestones)",

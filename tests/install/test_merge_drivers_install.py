@@ -1,6 +1,7 @@
 """`msd install` registers the git merge drivers in the project's repository and `msd uninstall`
-removes exactly them (install/merge_drivers.py, git/merge_config.py): .git/config and
-.git/info/attributes byte-identical afterwards, whatever they held; the record in the manifest;
+removes exactly them (install/merge_drivers.py, git/merge_config.py): .git/config and the
+project's .gitattributes byte-identical afterwards, whatever they held (a block a teammate
+committed stays); the record in the manifest;
 a re-install that changes nothing; which repository a global install picks, and where it picks
 none."""
 
@@ -42,25 +43,27 @@ def project(tmp_path):
 
 
 def files(root):
-    return {p: (root / ".git" / p).read_bytes() if (root / ".git" / p).exists() else None
-            for p in ("config", "info/attributes")}
+    return {p: (root / p).read_bytes() if (root / p).exists() else None
+            for p in (".git/config", ".gitattributes", ".git/info/attributes")}
 
 
 def test_local_install_registers_and_uninstall_restores_every_byte(project, content):
     git_config = project / ".git/config"
     git_config.write_bytes(git_config.read_bytes() + USER_CONFIG_TAIL.encode())
-    (project / ".git/info/attributes").write_bytes(b"*.png binary")  # a user's line, no line end
+    (project / ".gitattributes").write_bytes(b"*.png binary\r\n*.sh text eol=lf")  # a user's lines, CRLF, no line end
     before = files(project)
     target = resolve_target("local", project / ".claude")
     res = install(target, source=content)
     assert res.data["merge_drivers"] == {"repository": str(project), "action": "added"}
     config = git(project, "config", "--get-regexp", r"^merge\.msd-")
     assert "merge.msd-state.driver" in config and str(runner_path.own_runner()) in config
-    attrs = (project / ".git/info/attributes").read_text()
-    assert attrs.startswith("*.png binary\n# msd-core: merge drivers")
+    attrs = (project / ".gitattributes").read_bytes()
+    assert attrs.startswith(b"*.png binary\r\n*.sh text eol=lf\r\n# msd-core: merge drivers")  # the file's own line ends
+    assert b"\r\n**/.planning/ROADMAP.md merge=msd-roadmap\r\n" in attrs and attrs.endswith(b"# msd-core: end\r\n")
     assert git(project, "check-attr", "merge", "--", ".planning/STATE.md").strip().endswith("merge: msd-state")
+    assert not (project / ".git/info/attributes").exists()  # the shared file, not the clone's own
     record = load_manifest(target.config).extra["merge_drivers"]
-    assert record == [{"git_dir": ".git", "config": {"added_line_end": False},
+    assert record == [{"git_dir": ".git", "top": ".", "config": {"added_line_end": False},
                        "attributes": {"added_line_end": True}}]  # relative: the local manifest stays portable
     again = install(target, source=content)
     assert again.data["merge_drivers"]["action"] == "present" and not again.data["changed"]
@@ -72,13 +75,13 @@ def test_local_install_registers_and_uninstall_restores_every_byte(project, cont
 def test_files_msd_created_are_removed_again(project, content, tmp_path):
     import shutil
 
-    shutil.rmtree(project / ".git/info")
     before = files(project)
-    target = resolve_target("global", tmp_path / "cfg")  # (a local install's PATH hook writes info/exclude)
+    assert before[".gitattributes"] is None
+    target = resolve_target("global", tmp_path / "cfg")
     install(target, source=content, cwd=project)
-    assert (project / ".git/info/attributes").exists()
+    assert (project / ".gitattributes").read_text().startswith("# msd-core: merge drivers")
     uninstall(target)
-    assert files(project) == before and not (project / ".git/info").exists()
+    assert files(project) == before and not (project / ".gitattributes").exists()
 
 
 def test_a_moved_msd_run_is_updated_in_place(project, content, tmp_path, monkeypatch):
@@ -172,7 +175,7 @@ def test_a_lock_held_too_long_is_a_lock_timeout(project, monkeypatch):
     before = files(project)
     with pytest.raises(LockTimeout):
         merge_config.register(merge_config.locate(project), ["msd_run"])
-    assert files(project)["config"] == before["config"]
+    assert files(project) == before  # neither file written
 
 
 def test_the_cli_can_be_told_not_to_register(project, tmp_path, monkeypatch):
@@ -199,3 +202,71 @@ def test_an_up_to_date_install_run_in_a_new_project_still_registers(project, tmp
     third = subprocess.run([*args, "--no-merge-drivers"], cwd=project, capture_output=True, text=True, timeout=300)
     assert third.returncode == 0 and json.loads(third.stdout)["merge_drivers"]["action"] == "skipped (--no-merge-drivers)"
     assert merge_config.status(merge_config.locate(project))["registered"]  # skipping writes nothing, removes nothing
+
+
+def test_a_block_a_teammate_committed_is_kept_by_uninstall(project, content, tmp_path):
+    """Ada's install wrote .gitattributes and she committed it; Bob's clone has it. Bob's install
+    adds only the commands to his config; his uninstall removes them and leaves the team's file."""
+    ada = resolve_target("global", tmp_path / "ada-cfg")
+    install(ada, source=content, cwd=project)
+    git(project, "add", ".gitattributes")
+    git(project, "commit", "-qm", "msd's merge drivers")
+    bob_root = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(project), str(bob_root))
+    before = files(bob_root)
+    assert b"merge=msd-state" in before[".gitattributes"]
+    bob = resolve_target("global", tmp_path / "bob-cfg")
+    res = install(bob, source=content, cwd=bob_root)
+    assert res.data["merge_drivers"] == {"repository": str(bob_root), "action": "added"}
+    assert files(bob_root)[".gitattributes"] == before[".gitattributes"]
+    assert load_manifest(bob.config).extra["merge_drivers"][0]["attributes"] == {"shared": True}
+    assert "merge.msd-state.driver" in git(bob_root, "config", "--get-regexp", r"^merge\.msd-")
+    out = uninstall(bob)
+    assert out.data["merge_drivers"][0]["action"] == "removed"
+    assert files(bob_root) == before  # config as cloned, .gitattributes as committed
+    assert git(bob_root, "status", "--porcelain") == ""
+    assert any(".gitattributes: msd's merge-driver lines kept" in w for w in out.warnings)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "folder", "not-utf8"])
+def test_a_gitattributes_msd_cannot_edit_is_left_alone_and_named(project, content, tmp_path, kind):
+    attrs = project / ".gitattributes"
+    if kind == "symlink":
+        (tmp_path / "elsewhere").write_text("*.png binary\n")
+        attrs.symlink_to(tmp_path / "elsewhere")
+    elif kind == "folder":
+        attrs.mkdir()
+    else:
+        attrs.write_bytes(b"*.png binary # caf\xe9\n")
+    before = files(project) if kind != "folder" else None
+    target = resolve_target("global", tmp_path / "cfg")
+    res = install(target, source=content, cwd=project)
+    assert res.exit_code == 0
+    entry = res.data["merge_drivers"]
+    assert entry["action"] == "not registered" and ".gitattributes" in entry["hint"]
+    if before is not None:
+        assert files(project) == before
+    if kind == "symlink":
+        assert (tmp_path / "elsewhere").read_text() == "*.png binary\n"
+    assert "merge_drivers" not in load_manifest(target.config).extra
+
+
+def test_an_up_to_date_install_in_a_teammates_clone_registers_the_commands(project, tmp_path):
+    """The fast path again: a clone whose committed .gitattributes already names msd's drivers
+    but whose config has no command for them is something to do (the full install writes it)."""
+    cfg = tmp_path / "cfg"
+    args = [sys.executable, "-m", "msd_core", "install", "--global", "--config-dir", str(cfg), "--json"]
+    assert subprocess.run(args, cwd=project, capture_output=True, text=True, timeout=300).returncode == 0
+    git(project, "add", ".gitattributes")
+    git(project, "commit", "-qm", "msd's merge drivers")
+    mate = tmp_path / "mate"
+    git(tmp_path, "clone", "-q", str(project), str(mate))
+    assert merge_config.status(merge_config.locate(mate)) == {"registered": False, "config": False, "attributes": True,
+                                                              "git_dir": str(mate / ".git")}
+    r = subprocess.run(args, cwd=mate, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["merge_drivers"] == {"repository": str(mate), "action": "added"}
+    assert merge_config.status(merge_config.locate(mate))["registered"]
+    assert git(mate, "status", "--porcelain") == ""  # the tracked .gitattributes unchanged
+    again = subprocess.run(args[:-1], cwd=mate, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "git merge drivers for .planning/ files: present in" in " ".join(again.stdout.split())

@@ -1,5 +1,6 @@
-"""A team on one project: a shared repository, clones with their own identities, msd's merge
-drivers registered in each, and the checks every merge is held to."""
+"""A team on one project: a shared repository (its `.gitattributes` with msd's block committed),
+clones with their own identities, msd's driver commands registered in each, and the checks
+every merge is held to."""
 
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ def make_project(root: Path, phases=(("1", "Core"), ("2", "Auth"))) -> Path:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     ok(run_msd(["state", "sync"], root))
+    register(root)  # the first install writes .gitattributes, committed with the project: every clone has it
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "chore: project")
     return root

@@ -72,6 +72,9 @@ def test_a_goal_both_changed_is_a_normal_conflict_naming_the_phase(pair):
 def test_a_clone_without_msd_merges_with_gits_own_conflict(tmp_path):
     origin, (ada, bob) = team(tmp_path)
     carl = clone(origin, tmp_path / "carl", "Carl", drivers=False)
+    # the committed .gitattributes names msd's drivers in Carl's clone too; his config has no command for them
+    assert git(carl, "check-attr", "merge", "--", ".planning/ROADMAP.md").strip().endswith("merge: msd-roadmap")
+    assert subprocess.run(["git", "config", "--get", "merge.msd-roadmap.driver"], cwd=carl).returncode == 1
     add_phase(ada, "3", "Payments")
     commit_planning(ada, "docs: payments")
     add_phase(carl, "3", "Search")
