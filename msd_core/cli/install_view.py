@@ -92,8 +92,8 @@ def install(out, d: dict) -> None:
     if drivers.get("repository"):
         out.print(f"git merge drivers for .planning/ files: {drivers['action']} in {drivers['repository']}"
                   + (f" ({drivers['hint']})" if drivers.get("hint") else ""))
-        if drivers["action"] in ("added", "updated"):
-            out.print("  commit .gitattributes: teammates' clones then merge .planning/ files the same way")
+        if drivers.get("commit"):
+            out.print(f"  commit {drivers['commit']}: teammates' clones then merge .planning/ files the same way")
     elif drivers.get("action"):
         out.print(f"git merge drivers: {drivers['action']}" + (f" ({drivers['hint']})" if drivers.get("hint") else ""))
     if d.get("msd_run"):

@@ -81,6 +81,8 @@ def plan(target, old, cwd: Path | None, enabled: bool = True) -> Planned:
     action = "present" if not reg.changed else ("updated" if old_rec is not None or reg.record["config"].get("replaced")
                                                 else "added")
     entry = {"repository": str(repo.top), "action": action}
+    if reg.changes[1]:
+        entry["commit"] = ".gitattributes"  # written here: committed, it reaches the teammates' clones
     return Planned(repo, reg, record.with_merge_driver_record(target, records, reg.record), entry)
 
 

@@ -54,7 +54,7 @@ def test_local_install_registers_and_uninstall_restores_every_byte(project, cont
     before = files(project)
     target = resolve_target("local", project / ".claude")
     res = install(target, source=content)
-    assert res.data["merge_drivers"] == {"repository": str(project), "action": "added"}
+    assert res.data["merge_drivers"] == {"repository": str(project), "action": "added", "commit": ".gitattributes"}
     config = git(project, "config", "--get-regexp", r"^merge\.msd-")
     assert "merge.msd-state.driver" in config and str(runner_path.own_runner()) in config
     attrs = (project / ".gitattributes").read_bytes()
@@ -142,7 +142,9 @@ def test_the_cli_registers_in_the_current_project_and_says_where(project, tmp_pa
     monkeypatch.chdir(project)
     r = CliRunner().invoke(app, ["install", "--global", "--config-dir", str(tmp_path / "cfg")])
     assert r.exit_code == 0, r.output
-    assert f"git merge drivers for .planning/ files: added in {project}" in " ".join(r.output.split())
+    said = " ".join(r.output.split())
+    assert f"git merge drivers for .planning/ files: added in {project}" in said
+    assert "commit .gitattributes: teammates' clones then merge .planning/ files the same way" in said
     r = CliRunner().invoke(app, ["uninstall", "--global", "--config-dir", str(tmp_path / "cfg"), "--json"])
     assert json.loads(r.output)["merge_drivers"][0]["action"] == "removed"
 
@@ -197,7 +199,8 @@ def test_an_up_to_date_install_run_in_a_new_project_still_registers(project, tmp
     assert first.returncode == 0, first.stderr
     again = subprocess.run(args, cwd=project, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
-    assert json.loads(again.stdout)["merge_drivers"] == {"repository": str(project), "action": "added"}
+    assert json.loads(again.stdout)["merge_drivers"] == {"repository": str(project), "action": "added",
+                                                         "commit": ".gitattributes"}
     assert merge_config.status(merge_config.locate(project))["registered"]
     third = subprocess.run([*args, "--no-merge-drivers"], cwd=project, capture_output=True, text=True, timeout=300)
     assert third.returncode == 0 and json.loads(third.stdout)["merge_drivers"]["action"] == "skipped (--no-merge-drivers)"
@@ -269,4 +272,6 @@ def test_an_up_to_date_install_in_a_teammates_clone_registers_the_commands(proje
     assert merge_config.status(merge_config.locate(mate))["registered"]
     assert git(mate, "status", "--porcelain") == ""  # the tracked .gitattributes unchanged
     again = subprocess.run(args[:-1], cwd=mate, capture_output=True, text=True, timeout=300)
-    assert again.returncode == 0 and "git merge drivers for .planning/ files: present in" in " ".join(again.stdout.split())
+    said = " ".join(again.stdout.split())
+    assert again.returncode == 0 and f"git merge drivers for .planning/ files: present in {mate}" in said
+    assert "commit .gitattributes" not in said  # the clone's file is the committed one
