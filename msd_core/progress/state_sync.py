@@ -38,6 +38,11 @@ character between the brackets changes; the report lists them under `roadmap`.
   writes the files (only on the day), and a merge driver can derive it before git writes them
   (msd_core.merging.merged_tree).
 
+The `<!-- msd: derived from <12 hex> ... -->` line (where the file has one; msd's template does)
+is derived too: `inputs_digest` of ROADMAP.md as this sync leaves it and of the phase folders'
+files, so a branch that changed what the lines are derived from changes STATE.md and a merge
+hands it to msd's merge driver (msd_core.merging).
+
 In the frontmatter, the `progress:` mapping older STATE.md files keep (total_phases,
 completed_phases, total_plans, completed_plans, percent) is derived too, key by key.
 A line that is not in the file is reported in `missing`, never invented. Two current
