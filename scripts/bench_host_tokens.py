@@ -290,14 +290,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--overhead-only", action="store_true", help="only the fixed per-turn overhead per profile (a few runs)")
     ap.add_argument("--write-docs", type=Path, help=f"replace the '{HEADING[3:]}' section of this markdown file")
     a = ap.parse_args(argv)
-    try:
-        report = measure(not a.no_peer, a.overhead_only)
-    except hostkit.HostUnavailable as exc:
-        print(f"bench: {exc}", file=sys.stderr)
-        return 1
-    except hostkit.VersionMismatch as exc:
-        print(f"bench: {exc}", file=sys.stderr)
-        return 3
+    report, failed = hostkit.bench_measure(measure, not a.no_peer, a.overhead_only)
+    if failed is not None:
+        return failed
     if a.overhead_only:
         goals: list[str] = []
         text = "\n".join([HEADING, "", *profile_lines(report, goals), "Missed: " + "; ".join(goals) if goals else "Goals met."]) + "\n"

@@ -28,6 +28,7 @@ SUBCOMMAND_MODULES = [
     "msd_core.cli.mcp",       # mcp
     "msd_core.cli.plugin",    # plugin build
     "msd_core.cli.usage",     # usage
+    "msd_core.cli.guard",     # guard allow
 ]
 
 

@@ -77,6 +77,11 @@ def _human(d: dict) -> None:
               f"{_n(t['requests'])} requests, {_n(t['total'])} tokens "
               f"(input {_n(t['input'])}, cache read {_n(t['cache_read'])}, cache write {_n(t['cache_write'])}, output {_n(t['output'])})",
               soft_wrap=True)
+    u = d.get("unattributed") or {}
+    if u.get("total"):
+        out.print(f"  and {_n(u['total'])} tokens the host counted with no request line in the transcripts, such as "
+                  f"compaction summaries (input {_n(u['input'])}, cache read {_n(u['cache_read'])}, cache write "
+                  f"{_n(u['cache_write'])}, output {_n(u['output'])})", soft_wrap=True)
     lines = d["lines"]
     skipped = lines["malformed"] + lines["unknown"] + lines["oversized"]
     if skipped:

@@ -59,6 +59,19 @@ def _object(key: str, text: str) -> dict:
     return out
 
 
+def _list(key: str, text: str) -> list[str]:
+    """A JSON list of texts, or texts separated by commas (blanks dropped)."""
+    if text.strip().startswith("["):
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            raise _bad(key, text) from None
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _bad(key, text)
+        return [v.strip() for v in value if v.strip()]
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
 def coerce(key: str, text: str):
     """The typed value of `text` for schema key `key` (UsageError, exit 2, if invalid)."""
     s = schema.keys()[key]
@@ -77,6 +90,8 @@ def coerce(key: str, text: str):
         if s.get("nullable") and text.strip() == "null":
             return None
         return text
+    if t == "list":
+        return _list(key, text)
     if t == "bool_or_object":
         if text.strip().startswith("{"):
             return _object(key, text)
@@ -123,6 +138,10 @@ def problem(key: str, value) -> str | None:
         return f"expected one of {schema.allowed_text(key)}, found {json.dumps(value)}"
     if t == "string":
         if isinstance(value, str) or (value is None and s.get("nullable")):
+            return None
+        return f"expected {schema.allowed_text(key)}, found {json.dumps(value)}"
+    if t == "list":
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return None
         return f"expected {schema.allowed_text(key)}, found {json.dumps(value)}"
     if t == "bool_or_object":

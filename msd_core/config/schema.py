@@ -5,8 +5,11 @@ the hot path). Keys are dotted paths into the nested config object:
 `workflow.research` is `{"workflow": {"research": ...}}`.
 
 Types: `bool`, `int` (optional min/max), `string` (optional `nullable`), `enum`
-(`values`), and `bool_or_object` (a bool, or an object whose fields are the schema keys
-below it; `parallelization` is the one such key).
+(`values`), `list` (a list of texts), and `bool_or_object` (a bool, or an object whose fields
+are the schema keys below it; `parallelization` is the one such key).
+
+`"scope": "project"` marks a key only the project's config.json sets (the user defaults do
+not apply to it): the guard keys, which the hooks read from the project alone.
 
 The test-suite switch: the schema default of `workflow.compact_content` is false unless
 the environment variable MSD_COMPACT_DEFAULT says true/false (1/0, on/off, yes/no). The
@@ -18,9 +21,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
-SCHEMA_FILE = Path(__file__).with_name("schema.json")
+SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.json")  # no pathlib: the guard hooks read it
 COMPACT_KEY = "workflow.compact_content"
 TRACE_KEY = "workflow.trace_loads"
 COMPACT_DEFAULT_ENV = "MSD_COMPACT_DEFAULT"
@@ -35,7 +37,8 @@ def keys() -> dict[str, dict]:
     """{dotted key: spec}, in schema order."""
     global _cache
     if _cache is None:
-        _cache = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))["keys"]
+        with open(SCHEMA_FILE, encoding="utf-8") as fh:
+            _cache = json.loads(fh.read())["keys"]
     return _cache
 
 
@@ -102,10 +105,18 @@ def allowed_text(key: str) -> str:
         return "a whole number"
     if t == "string":
         return "any text" + (" (or null)" if s.get("nullable") else "")
+    if t == "list":
+        return 'a JSON list of texts (["a", "b"]) or texts separated by commas'
     if t == "bool_or_object":
         fields = ", ".join(k.rsplit(".", 1)[1] for k in children(key))
         return f"true, false, or a JSON object with {fields}"
     return t
+
+
+def project_only(key: str) -> bool:
+    """A key the user defaults do not set (`"scope": "project"`)."""
+    s = keys().get(key)
+    return bool(s) and s.get("scope") == "project"
 
 
 def suggest(key: str, extra: list[str] | None = None) -> str | None:

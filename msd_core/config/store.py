@@ -6,7 +6,8 @@ Lookup of a dotted key (`workflow.research`), first hit wins:
      msd's private folder ignores itself); a shared key found there is ignored (and
      `list_entries` says so), because what the team shares stays in config.json
   2. the project's `.planning/config.json` (project found by walking up from `cwd`)
-  3. the user defaults, `paths.user_defaults_path()` (same JSON shape)
+  3. the user defaults, `paths.user_defaults_path()` (same JSON shape), except for keys the
+     schema marks `"scope": "project"` (the guard keys: the hooks read the project alone)
   4. the schema default (`msd_core/config/schema.json`)
 
 Public API (import lazily from other modules):
@@ -61,7 +62,7 @@ class Layers:
             return _effective_subtree(self, key), "merged"
         layers = ((self.personal if is_personal(key) else None, "personal"), (self.project, "project"), (self.user, "user"))
         for data, source in layers:
-            if data is None:
+            if data is None or (source == "user" and schema.project_only(key)):
                 continue
             found = _walk(data, parts, key)
             if found is not _MISSING:
@@ -157,6 +158,14 @@ def _set_nested(tree: dict, parts: list[str], value) -> None:
     node[parts[-1]] = value
 
 
+def _drop(tree: dict, parts: list[str]) -> None:
+    node = tree
+    for part in parts[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(parts[-1], None)
+
+
 def _merge(base: dict, over: dict) -> dict:
     out = dict(base)
     for k, v in over.items():
@@ -174,7 +183,11 @@ def _effective(layers: Layers) -> dict:
             continue  # fields of parallelization: the parent's default (a bool) stands for them
         _set_nested(base, key.split("."), schema.default(key))
     if layers.user:
-        base = _merge(base, layers.user)
+        user = json.loads(json.dumps(layers.user))
+        for key in schema.keys():
+            if schema.project_only(key):
+                _drop(user, key.split("."))
+        base = _merge(base, user)
     if layers.project:
         base = _merge(base, layers.project)
     if layers.personal:

@@ -11,8 +11,16 @@ is one line on stderr and exit 0.
   session_start.py  msd_run's folder on the host's PATH; after compact/resume/clear, the position
   pre_compact.py    the checkpoint written before the host compacts the conversation
   post_tool_use.py  a token budget or context share crossed: told to the agent and the user once
+  pre_tool_use.py   the guards, one process per guarded call, refusing with the host's deny JSON:
+    planning_guard.py  what a Write/Edit of a .planning/ document would lose (proposed.py: the
+                       content it would leave; guard_memory.py: sizes before this session's cuts,
+                       a person's one-write allowances)
+    injection.py       instructions aimed at the agent in text saved into .planning/; quarantine
+    secret_files.py    files holding credentials, for Read and for Bash commands that print them
+    guard_settings.py  the project's `guards.*` settings, read without pathlib or the config store
   statusline.py     the one-line status the host shows under the prompt
 
-Adding a hook (say a PreToolUse guard): a handler module here, its name in events.HANDLERS, and
-its row in msd_core/install/host_hooks.HOOKS.
+Adding a hook: a handler module here, its name in events.HANDLERS, and its rows in
+msd_core/install/host_hooks.HOOKS (with a matcher and an `if` rule so the host starts it only
+for the calls it judges).
 """

@@ -17,13 +17,13 @@ HANDLERS = {
     "session-start": "msd_core.hooks.session_start",
     "pre-compact": "msd_core.hooks.pre_compact",
     "post-tool-use": "msd_core.hooks.post_tool_use",
+    "pre-tool-use": "msd_core.hooks.pre_tool_use",
 }
 
 
 @record
 class Context:
     install_root: str | None  # the installed msd-core/ folder (`--root`), named in the commands the hooks give
-    runner: str  # this msd_run's path
 
 
 def run(event: str, install_root: str | None, stream=None) -> tuple[str | None, int]:
@@ -34,13 +34,13 @@ def run(event: str, install_root: str | None, stream=None) -> tuple[str | None, 
     if module_name is None:
         sys.stderr.write(f"msd_run hook: unknown event {event[:40]!r} (known: {', '.join(sorted(HANDLERS))})\n")
         return None, 0
-    from msd_core.hooks.payload import absolute_root, read_payload, this_runner
+    from msd_core.hooks.payload import absolute_root, read_payload
 
     payload = read_payload(stream)
     install_root = absolute_root(install_root, payload)
     try:
         __import__(module_name)
-        return sys.modules[module_name].handle(payload, Context(install_root, this_runner())), 0
+        return sys.modules[module_name].handle(payload, Context(install_root)), 0
     except Exception as exc:  # noqa: BLE001 - the session goes on whatever happens here
         if os.environ.get("MSD_DEBUG"):
             raise

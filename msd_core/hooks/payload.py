@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from msd_core.files.bounded import loads_json
 
@@ -33,7 +32,7 @@ def read_payload(stream=None) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def project_root(payload: dict) -> Path | None:
+def project_root(payload: dict):
     """The project the session works in: the payload's `cwd`, else $CLAUDE_PROJECT_DIR, else ours."""
     from msd_core import paths
 
@@ -60,4 +59,4 @@ def this_runner() -> str:
     argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
     if os.path.basename(argv0) in (RUNNER_EXE, "msd_run"):
         return os.path.abspath(argv0)
-    return str(Path(sys.executable).parent / RUNNER_EXE)
+    return os.path.join(os.path.dirname(sys.executable), RUNNER_EXE)

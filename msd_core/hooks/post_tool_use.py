@@ -1,4 +1,6 @@
-"""PostToolUse (Bash and Agent calls): a budget crossed is told to the agent and the user, once.
+"""PostToolUse (Agent calls, and msd's `msd_run step-done` / `msd_run commit` Bash calls: the ends of
+a workflow's steps; no ordinary Bash call starts it): a budget crossed is told to the agent and the
+user, once.
 
 - context share: the session's latest request (its transcript's last `assistant` usage) against
   the model's window, at or past `usage.context_warn_percent`: once per session;

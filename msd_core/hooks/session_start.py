@@ -36,11 +36,11 @@ def put_on_path(runner: str) -> None:
 
 
 def handle(payload: dict, ctx) -> str | None:
-    from msd_core.hooks.payload import project_root
+    from msd_core.hooks.payload import project_root, this_runner
     from msd_core.hooks.position import describe, position
 
     if os.name != "nt":
-        put_on_path(ctx.runner)
+        put_on_path(this_runner())
     if payload.get("source") not in RESUME_SOURCES:
         return None
     root = project_root(payload)

@@ -9,7 +9,17 @@ quoting and no shell has to exist). One group per event, appended to the user's 
                                                          ($CLAUDE_ENV_FILE); after compact/resume/clear,
                                                          where the workflow is and the next command
     PreCompact              msd_run hook pre-compact     the workflow's checkpoint
-    PostToolUse Bash|Agent  msd_run hook post-tool-use   a budget crossed: told once
+    PreToolUse Write, Edit  msd_run hook pre-tool-use    the planning write guard and the injection
+      (if: into .planning/)                              screen
+    PreToolUse Read         msd_run hook pre-tool-use    the secret-file guard
+    PreToolUse Bash         msd_run hook pre-tool-use    the same, for a command naming a secret-
+      (if: a SECRET_WORDS word)                          looking file (one rule per word)
+    PostToolUse Agent, and  msd_run hook post-tool-use   a budget crossed: told once
+      Bash (if: msd_run step-done / commit)
+
+The `if` rules (Claude Code's permission-rule syntax, `*` the only wildcard, one rule per entry;
+seen in 2.1.332: the host evaluates them before spawning anything) keep every other call free of
+hook processes: no hook runs on an ordinary Bash call or a Write outside `.planning/`.
 
 The handlers live in msd_core/hooks/ (standard library only, a few milliseconds). Adding a hook,
 e.g. a PreToolUse guard, is one row in HOOKS and one handler module there.
@@ -47,12 +57,36 @@ RECORD_KEY = "hooks"
 LEGACY_RECORD_KEY = "runner_hook"
 TIMEOUT = 30  # seconds; the handlers take milliseconds
 
-# (event, matcher or None, the argument after `msd_run hook`)
+# Bash commands naming one of these reach the secret-file guard (msd_core/hooks/secret_files.py;
+# tests/hooks/test_secret_guard.py checks every built-in pattern has its word here)
+SECRET_WORDS = (".env", ".pem", ".key", ".p12", ".pfx", ".jks", ".ppk", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519",
+                "netrc", ".pgpass", "credentials", ".npmrc", ".pypirc", ".htpasswd", "secret", "service-account",
+                ".tfvars", ".tfstate", ".docker/config", ".kube/config")
+
+# (event, matcher or None, `if` rule or None, the argument after `msd_run hook`). Rows with the same
+# event and matcher share one group. The host starts a hook only when its matcher and its `if`
+# rule (permission-rule syntax, checked before anything is spawned) fit the call, so no hook runs
+# on an ordinary Bash call, a Write outside `.planning/` or a Bash call other than msd's own.
 HOOKS = (
-    ("SessionStart", None, "session-start"),
-    ("PreCompact", None, "pre-compact"),
-    ("PostToolUse", "Bash|Agent", "post-tool-use"),
+    ("SessionStart", None, None, "session-start"),
+    ("PreCompact", None, None, "pre-compact"),
+    ("PreToolUse", "Write", "Write(**/.planning/**)", "pre-tool-use"),
+    ("PreToolUse", "Edit", "Edit(**/.planning/**)", "pre-tool-use"),
+    ("PreToolUse", "Read", None, "pre-tool-use"),
+    *(("PreToolUse", "Bash", f"Bash(*{word}*)", "pre-tool-use") for word in SECRET_WORDS),
+    ("PostToolUse", "Agent", None, "post-tool-use"),
+    ("PostToolUse", "Bash", "Bash(msd_run step-done *)", "post-tool-use"),
+    ("PostToolUse", "Bash", "Bash(msd_run commit *)", "post-tool-use"),
 )
+EVENTS = tuple(dict.fromkeys(event for event, _m, _i, _a in HOOKS))
+
+
+def groups() -> list[tuple[str, str | None, list[tuple[str | None, str]]]]:
+    """HOOKS as (event, matcher, [(if rule, arg), ...]): one group per event and matcher, in order."""
+    out: dict[tuple[str, str | None], list] = {}
+    for event, matcher, rule, arg in HOOKS:
+        out.setdefault((event, matcher), []).append((rule, arg))
+    return [(event, matcher, rows) for (event, matcher), rows in out.items()]
 
 
 def applies(target) -> bool:
@@ -78,13 +112,16 @@ def install_root(target) -> str:
     return str(paths.install_root(Path(target.config)))
 
 
-def hook_entry(exe: Path, arg: str, root: str) -> dict:
-    return {"type": "command", "command": str(exe), "args": ["hook", arg, "--root", root], "timeout": TIMEOUT}
+def hook_entry(exe: Path, arg: str, root: str, rule: str | None = None) -> dict:
+    entry = {"type": "command", "command": str(exe), "args": ["hook", arg, "--root", root], "timeout": TIMEOUT}
+    if rule:
+        entry["if"] = rule
+    return entry
 
 
-def group_for(exe: Path, matcher: str | None, arg: str, root: str) -> dict:
+def group_for(exe: Path, matcher: str | None, rows: list[tuple[str | None, str]], root: str) -> dict:
     group: dict = {"matcher": matcher} if matcher else {}
-    group["hooks"] = [hook_entry(exe, arg, root)]
+    group["hooks"] = [hook_entry(exe, arg, root, rule) for rule, arg in rows]
     return group
 
 
@@ -131,7 +168,10 @@ def ours_in(obj: dict) -> dict[str, list[dict]]:
 
 
 def _wanted(exe: Path, root: str) -> dict[str, list[dict]]:
-    return {event: [hook_entry(exe, arg, root)] for event, _m, arg in HOOKS}
+    out: dict[str, list[dict]] = {}
+    for event, _matcher, rows in groups():
+        out.setdefault(event, []).extend(hook_entry(exe, arg, root, rule) for rule, arg in rows)
+    return out
 
 
 def _drop_ours(obj: dict) -> list[str]:
@@ -165,18 +205,18 @@ def add_ours(obj: dict, exe: Path, root: str, want_status_line: bool) -> tuple[s
     hooks = obj.get("hooks", {})
     if not isinstance(hooks, dict):
         raise OperationFailed("'hooks' is not an object; left untouched")
-    for event, _m, _a in HOOKS:
+    for event in EVENTS:
         if not isinstance(hooks.get(event, []), list):
             raise OperationFailed(f"'hooks.{event}' is not a list; left untouched")
     _drop_ours(obj)
     created: list[str] = []
-    for event, matcher, arg in HOOKS:
+    for event, matcher, rows in groups():
         try:
-            groups, made = reach(obj, ("hooks", event), list)
+            listed, made = reach(obj, ("hooks", event), list)
         except NotAContainer as exc:  # pragma: no cover - checked above
             raise OperationFailed(f"{exc}; left untouched") from None
         created.extend(made)
-        groups.append(group_for(exe, matcher, arg, root))
+        listed.append(group_for(exe, matcher, rows, root))
     if line_wanted is not None:
         obj["statusLine"] = line_wanted
     return note, created, line_wanted is not None
@@ -342,7 +382,7 @@ def status_of(target) -> dict:
     found = ours_in(obj)
     out["events"] = sorted(found)
     out["status_line"] = is_our_status_line(obj.get("statusLine"))
-    missing = [event for event, _m, _a in HOOKS if event not in found]
+    missing = [event for event in EVENTS if event not in found]
     if not found:
         out["problem"] = f"msd's hooks are not in {path} (a claude started without msd_run on PATH cannot run msd's skills, and compaction loses the workflow's place); {fix}"
         return out

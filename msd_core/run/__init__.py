@@ -8,11 +8,14 @@ It never prompts and never reads stdin unless a command is told to.
 
 from __future__ import annotations
 
-import sys
-
-from msd_core.run.dispatch import COMMANDS, main
-
 __all__ = ["COMMANDS", "main"]
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+
+def __getattr__(name: str):
+    """`COMMANDS` and `main` load the dispatcher on first use: importing msd_core.run.entry (the
+    process entry) must not, since `msd_run hook ...` skips it (msd_core/run/entry.py)."""
+    if name in __all__:
+        from msd_core.run import dispatch
+
+        return getattr(dispatch, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

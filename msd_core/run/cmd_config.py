@@ -1,7 +1,8 @@
 """`msd_run config get|set|unset|list`: the project's config for agents.
 
   config get KEY [--default V] [--raw]   JSON value (bare text with --raw)
-  config set KEY VALUE [--create] [--personal]  {"key","value","previous","path","changed"}
+  config set KEY VALUE [--create] [--personal]  {"key","value","previous","path","changed"}; a guard
+                                          setting (`guards.*`) is refused (exit 2): `msd config set`
   config unset KEY [--personal]           {"key","removed","previous","path","changed"}
   config list [--json]                    one `key = value  (source)` line each (source: personal,
                                           project, user, default); --json: list of entries
@@ -68,6 +69,20 @@ def _need(args, n: int) -> None:
         raise UsageError(f"config {args.verb} takes {want}", hint="see `msd_run config --help`")
 
 
+GUARD_PREFIX = "guards."
+
+
+def _not_a_guard(key) -> None:
+    """msd_run is the agent's runtime: the guard settings (`guards.*`) are changed by a person,
+    with `msd config set` (which asks them, through the host's permission prompt, when an agent
+    tries it). Exit 2."""
+    from msd_core.errors import UsageError
+
+    if isinstance(key, str) and (key == "guards" or key.startswith(GUARD_PREFIX)):
+        raise UsageError(f"{key} is a guard setting, which msd_run does not change",
+                         hint=f"the user changes it in their terminal: `msd config set {key} ...`")
+
+
 def run(args):
     from msd_core.config import store
 
@@ -83,6 +98,7 @@ def run(args):
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if args.verb == "set":
         _need(args, 2)
+        _not_a_guard(args.key)
         return store.set_value(args.key, args.value, args.cwd, create=args.create, personal=args.personal)
     if args.verb == "migrate":
         _need(args, 0)
@@ -91,6 +107,7 @@ def run(args):
         return migrate(args.cwd, check=args.check)
     if args.verb == "unset":
         _need(args, 1)
+        _not_a_guard(args.key)
         return store.unset_value(args.key, args.cwd, personal=args.personal)
     _need(args, 0)
     entries = store.list_entries(args.cwd)

@@ -11,6 +11,8 @@ tens of milliseconds:
   CPU of every call (`python scripts/bench_startup.py`, variant "fast exit").
   Every file msd writes is closed before the command returns (writes go through `with`
   blocks or raw descriptors), and locks are fcntl locks, released when the process ends.
+- `msd_run hook <event> [--root DIR]` skips argparse and the dispatcher (`_hook`): the host
+  starts it for every guarded tool call.
 - A command that left a thread running (none of the agent-facing ones does) gets the
   normal interpreter exit, which waits for it.
 - Output that cannot be delivered: a reader that went away (BrokenPipeError) leaves the
@@ -27,16 +29,33 @@ EXIT_FAILED = 1
 
 
 def main() -> int:
-    from msd_core.run.dispatch import main as run
-
     try:
-        code = run()
+        code = _hook(sys.argv[1:])
+        if code is None:
+            from msd_core.run.dispatch import main as run
+
+            code = run()
     except BrokenPipeError:  # help or version text to a reader that went away
         code = _output_lost(None, 0)
     except OSError as exc:  # the same text to a full disk
         code = _output_lost(exc, 0)
     leave(code)
     return EXIT_FAILED  # pragma: no cover - leave() does not return
+
+
+def _hook(argv: list[str]) -> int | None:
+    """`msd_run hook <event> [--root DIR]`, the exact form the install registers, without argparse
+    and the dispatcher (the host starts one such process for every guarded tool call); any other
+    shape (`--help`, `--json-errors`, a typo) goes through the dispatcher. None: not this form."""
+    if len(argv) not in (2, 4) or argv[0] != "hook" or argv[1].startswith("-") or (len(argv) == 4 and argv[2] != "--root"):
+        return None
+    if argv[1] != "pre-tool-use":  # the others read the workflow's position, which needs pathlib anyway
+        from msd_core.run.stand_in import import_pathlib
+
+        import_pathlib()
+    from msd_core.run.cmd_hook import answer
+
+    return answer(argv[1], argv[3] if len(argv) == 4 else None)
 
 
 def leave(code) -> None:

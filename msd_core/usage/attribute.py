@@ -14,6 +14,11 @@ What Claude Code 2.1.332 writes (seen in the real CLI; tests/host/test_usage_hos
 - The plan: `--plan`, a plan file named in an `msd_run` call, or in the Agent call's prompt.
 - The agent: `main` for the session itself; a subagent's `agentType` (its meta.json, joined to the
   parent's Agent call by `toolUseId`, which also gives the command, phase and plan at launch).
+- What the host counted: a main transcript's `cost-state` line (written when a run ends) carries
+  the session's totals so far per model (`modelUsage`: inputTokens, cacheReadInputTokens,
+  cacheCreationInputTokens, outputTokens), its subagents and its compaction summaries included;
+  a summary request has no assistant line (measured: tests/host/test_usage_host.py), so it is
+  counted there only. The last such line is kept (`host_total`).
 
 Lines of an unknown `type` and lines that are not JSON are skipped and counted, never fatal.
 Standard library only.
@@ -138,6 +143,7 @@ class Scanner:
             "first": None,
             "last": None,
             "lines": {"read": 0, "malformed": 0, "unknown": 0, "oversized": 0},
+            "host_total": None,
         }
 
     @property
@@ -177,6 +183,17 @@ class Scanner:
             self._user(line, message)
         elif kind == "assistant":
             self._assistant(line, message)
+        elif kind == "cost-state" and self.s["agent"] == MAIN and isinstance(line.get("modelUsage"), dict):
+            self._host_total(line["modelUsage"])
+
+    def _host_total(self, by_model: dict) -> None:
+        total = [0, 0, 0, 0]
+        for figures in by_model.values():
+            if isinstance(figures, dict):
+                for i, k in enumerate(("inputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "outputTokens")):
+                    n = figures.get(k)
+                    total[i] += n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+        self.s["host_total"] = total
 
     def _user(self, line: dict, message: dict) -> None:
         content = message.get("content")

@@ -7,6 +7,10 @@ turns the per-file summaries into the report. Per phase and per plan: requests, 
 (input, cache read, cache write, output), and the executor's context when it started its first
 task and at its peak, as a share of the model's context window.
 
+What the transcripts hold no request line for (the host's compaction summaries) is reported
+apart: `unattributed` is, per session, what the host counted (its last `cost-state` line)
+less the requests attributed here, never below zero; sessions without such a line add nothing.
+
 The window of a model: what the host reported for it (its status line input carries
 `context_window.context_window_size`, kept by `msd_run statusline` in the usage cache), else
 the config key `usage.context_window`, else 200,000.
@@ -83,6 +87,27 @@ def _share(tokens: int, model, windows: dict, configured) -> dict:
     return {"tokens": tokens, "share": round(tokens / size, 4), "window": size, "window_source": source}
 
 
+def _unattributed(files: list[dict]) -> dict:
+    """Per session, the host's own totals less the attributed requests (see the module docstring)."""
+    counted: dict[str, list] = {}
+    host: dict[str, list] = {}
+    for f in files:
+        st = f["state"]
+        if f["agent"] == MAIN and st.get("host_total"):
+            host[f["session"]] = st["host_total"]
+        sums = counted.setdefault(f["session"], [0, 0, 0, 0])
+        for g in st["groups"].values():
+            for i in range(4):
+                sums[i] += g[1 + i]
+    out = {k: 0 for k in KINDS[1:]}
+    for session, total in host.items():
+        for i, k in enumerate(KINDS[1:]):
+            out[k] += max(0, total[i] - counted.get(session, [0, 0, 0, 0])[i])
+    out["total"] = sum(out[k] for k in KINDS[1:])
+    out["sessions_counted_by_host"] = len(host)
+    return out
+
+
 def is_executor(agent: str) -> bool:
     return agent.rsplit(":", 1)[-1].endswith("executor")
 
@@ -144,6 +169,7 @@ def build(files: list[dict], windows: dict | None = None, configured_window: int
     for row in rows.values():
         _add(totals, [row[x] for x in KINDS])
     return {
+        "unattributed": _unattributed(files),
         "sessions": len(sessions),
         "transcripts": len(files),
         "lines": lines,

@@ -7,6 +7,8 @@
 - PreCompact: the checkpoint, and no checkpoint without a workflow;
 - PostToolUse: a context share or a phase budget crossed is told once, as the host's JSON;
   nothing with the budgets off (the default);
+- PreToolUse (the guards; their decisions: test_planning_guard.py, test_secret_guard.py,
+  test_injection_screen.py): the hook the host starts on every Read takes msd_run's fast path;
 - the status line: one short line, never a failure;
 - every hook stays on msd_run's light path (no typer, rich, subprocess, ...).
 """
@@ -230,8 +232,10 @@ with open(sys.argv[2], "w") as fh:
     (["hook", "session-start", "--root", ".claude/msd-core"], {"source": "compact"}),
     (["hook", "pre-compact", "--root", ".claude/msd-core"], {"trigger": "manual"}),
     (["hook", "post-tool-use", "--root", ".claude/msd-core"], {"tool_name": "Bash"}),
+    (["hook", "pre-tool-use", "--root", ".claude/msd-core"], {"tool_name": "Write", "session_id": "S",
+                                                              "tool_input": {"file_path": ".planning/ROADMAP.md", "content": "x"}}),
     (["statusline", "--root", ".claude/msd-core"], {"context_window": {"used_percentage": 3}}),
-], ids=["probe", "session-start", "pre-compact", "post-tool-use", "statusline"])
+], ids=["probe", "session-start", "pre-compact", "post-tool-use", "pre-tool-use-refused", "statusline"])
 def test_hooks_import_nothing_heavy(project, tmp_path, argv, payload):
     start_flow(project, advance=True)
     msd_run("config", "set", "usage.phase_token_budget", "10", cwd=project)  # the budget path runs too
@@ -243,3 +247,34 @@ def test_hooks_import_nothing_heavy(project, tmp_path, argv, payload):
     res = json.loads(out.read_text())
     assert res["code"] == 0 and res["err"] == "", res["err"]
     assert denied(res["modules"], set()) == []
+
+
+FAST = r"""
+import atexit, json, sys
+out = sys.argv.pop(1)
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv[0] = "msd_run"
+from msd_core.run.entry import main
+main()
+"""
+
+
+@pytest.mark.parametrize("payload,refused", [
+    ({"tool_name": "Read", "tool_input": {"file_path": "src/app.py"}}, False),
+    ({"tool_name": "Read", "tool_input": {"file_path": ".env"}}, True),
+    ({"tool_name": "Bash", "tool_input": {"command": "cat .env.local"}}, True),
+    ({"tool_name": "Write", "tool_input": {"file_path": ".planning/phases/01-auth/01-CONTEXT.md", "content": "# Context\n\nmore\n"}}, False),
+    ({"tool_name": "Edit", "tool_input": {"file_path": ".planning/PROJECT.md", "old_string": "# Project", "new_string": "# Project X"}}, False),
+], ids=["read", "read-secret", "bash-secret", "write-planning", "edit-planning"])
+def test_the_guard_hook_takes_the_fast_path(project, tmp_path, payload, refused):
+    """What the host starts on every Read and every Write/Edit into .planning/: `msd_run hook
+    pre-tool-use` through msd_run's process entry, without argparse, the dispatcher or pathlib."""
+    out = tmp_path / "modules.json"
+    r = subprocess.run([sys.executable, "-c", FAST, str(out), "hook", "pre-tool-use", "--root", ".claude/msd-core"],
+                       input=json.dumps({"cwd": str(project), "session_id": "S", **payload}), cwd=str(project),
+                       env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)}, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert ('"permissionDecision": "deny"' in r.stdout) is refused, r.stdout
+    modules = json.loads(out.read_text())
+    assert denied(modules, set()) == []
+    assert not {"argparse", "pathlib", "msd_core.run.dispatch", "msd_core.config.store"} & set(modules)

@@ -83,6 +83,19 @@ class VersionMismatch(Exception):
     """The cached CLI reports a version other than HOST_VERSION."""
 
 
+def bench_measure(measure, *args):
+    """(report, None), or (None, exit code) with the one-line reason on stderr when the host cannot run:
+    1 no npm or registry, 3 the cached CLI is not the pinned version (the benchmark scripts' rule)."""
+    try:
+        return measure(*args), None
+    except HostUnavailable as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return None, 1
+    except VersionMismatch as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return None, 3
+
+
 def _lock(path: Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     fh = open(path, "a")

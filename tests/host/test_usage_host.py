@@ -91,3 +91,26 @@ def test_usage_reproduces_the_scripted_totals_per_phase_plan_agent_and_command(h
     window = plan_row["executor_start"]["window"]
     assert plan_row["executor_start"]["share"] == round(_context(exec_u["sub1"]) / window, 4)
     assert data["sessions"] == 2 and data["transcripts"] == 4
+
+
+def test_a_compaction_summary_is_counted_apart_from_the_attributed_requests(host_global):
+    """The host writes no request line for its compaction summary; its usage is in the session's
+    `cost-state` totals only. msd usage reports it as `unattributed`, the other requests as before."""
+    host = host_global
+    hostkit.planning_project(host.project)
+    first, summary, second = _u(1000), _u(9000), _u(2000)
+    script = [
+        {"when": "Your task is to create a detailed summary", "text": "<summary>the session so far</summary>", "usage": summary},
+        {"when": "FIRST-PROMPT", "text": "one", "usage": first},
+        {"when": "SECOND-PROMPT", "text": "two", "usage": second},
+    ]
+    run = host.live(["FIRST-PROMPT", "/compact", "SECOND-PROMPT"], script, transcripts=True, timeout=180)
+    assert run.returncode == 0, run.stderr[-2000:]
+    data = json.loads(host.msd("usage", "--json").stdout)
+    assert _kinds(data["totals"]) == _sum([first, second])
+    expected = _sum([summary])
+    assert {k: data["unattributed"][k] for k in ("input", "cache_read", "cache_write", "output", "total")} == \
+        {k: expected[k] for k in ("input", "cache_read", "cache_write", "output", "total")}
+    assert data["unattributed"]["sessions_counted_by_host"] == 1
+    human = host.msd("usage").stdout
+    assert "compaction summaries" in human and f"{expected['total']:,}" in human.replace("\u202f", ",")

@@ -50,11 +50,20 @@ def test_every_hook_is_msd_run_with_arguments_and_no_shell(tmp_path, runner, con
     install(t, source=content)
     obj = json.loads((t.config / "settings.json").read_text())
     found = host_hooks.ours_in(obj)
-    assert sorted(found) == sorted(e for e, _m, _a in host_hooks.HOOKS)
-    for event, matcher, arg in host_hooks.HOOKS:
-        (hook,) = found[event]
-        assert hook == {"type": "command", "command": str(runner), "args": ["hook", arg, "--root", str(t.config / "msd-core")],
-                        "timeout": host_hooks.TIMEOUT}
+    assert sorted(found) == sorted(host_hooks.EVENTS)
+    expected: dict = {}
+    for event, matcher, rule, arg in host_hooks.HOOKS:
+        entry = {"type": "command", "command": str(runner), "args": ["hook", arg, "--root", str(t.config / "msd-core")],
+                 "timeout": host_hooks.TIMEOUT, **({"if": rule} if rule else {})}
+        expected.setdefault(event, {}).setdefault(matcher, []).append(entry)
+    for event, by_matcher in expected.items():
+        # one group per event and matcher, its entries in HOOKS order
+        assert [(g.get("matcher"), g["hooks"]) for g in obj["hooks"][event]] == list(by_matcher.items())
+        assert found[event] == [e for entries in by_matcher.values() for e in entries]
+    # the rows the guard work relies on: no hook on an ordinary Bash call, guards only where they apply
+    assert {(g.get("matcher"), tuple(h.get("if") for h in g["hooks"])) for g in obj["hooks"]["PostToolUse"]} == {
+        ("Agent", (None,)), ("Bash", ("Bash(msd_run step-done *)", "Bash(msd_run commit *)"))}
+    assert all("if" in h for g in obj["hooks"]["PreToolUse"] if g["matcher"] in ("Bash", "Write", "Edit") for h in g["hooks"])
     # the status line has no exec form: one command line, the path quoted for the shell that splits it
     assert obj["statusLine"]["type"] == "command"
     words = subprocess.run(["sh", "-c", f'printf "%s\\n" {obj["statusLine"]["command"]}'], capture_output=True, text=True).stdout
@@ -124,6 +133,46 @@ def test_global_install_merges_with_user_hooks_and_uninstall_restores_every_byte
     assert status(cwd=tmp_path, config_dir=t.config).data["installs"][0]["hooks"]["ok"] is True
     out = uninstall(t)
     assert out.data["hooks"]["action"] == "removed"
+    assert settings.read_bytes() == before
+
+
+def test_the_guard_rows_sit_beside_the_users_tool_hooks_and_leave_with_uninstall(tmp_path, runner, content):
+    t = resolve_target("global", tmp_path / "cfg")
+    t.config.mkdir()
+    settings = t.config / "settings.json"
+    theirs = {"matcher": "Read", "hooks": [{"type": "command", "command": "my-read-guard"}]}
+    before = (json.dumps({"hooks": {"PreToolUse": [theirs]}}, indent=2) + "\n").encode()
+    settings.write_bytes(before)
+    install(t, source=content)
+    obj = json.loads(settings.read_text())
+    pre = obj["hooks"]["PreToolUse"]
+    assert pre[0] == theirs  # theirs first and untouched, ours after it
+    assert [g["matcher"] for g in pre[1:]] == ["Write", "Edit", "Read", "Bash"]
+    assert len(pre[4]["hooks"]) == len(host_hooks.SECRET_WORDS)  # one entry per secret word, each with its `if`
+    uninstall(t)
+    assert settings.read_bytes() == before
+
+
+def test_an_older_installs_budget_hook_on_every_bash_call_is_replaced(tmp_path, runner, content, monkeypatch):
+    """An install made before issue 35 registered PostToolUse `Bash|Agent` (a hook process on every
+    Bash call): re-installing replaces it with the filtered rows; uninstall then gives back the
+    user's file as it was before either install."""
+    t = resolve_target("global", tmp_path / "cfg")
+    t.config.mkdir()
+    settings = t.config / "settings.json"
+    before = b'{\n  "theme": "dark"\n}\n'
+    settings.write_bytes(before)
+    old_rows = (("SessionStart", None, None, "session-start"), ("PreCompact", None, None, "pre-compact"),
+                ("PostToolUse", "Bash|Agent", None, "post-tool-use"))
+    monkeypatch.setattr(host_hooks, "HOOKS", old_rows)
+    monkeypatch.setattr(host_hooks, "EVENTS", ("SessionStart", "PreCompact", "PostToolUse"))
+    install(t, source=content)
+    assert [g["matcher"] for g in json.loads(settings.read_text())["hooks"]["PostToolUse"]] == ["Bash|Agent"]
+    monkeypatch.undo()
+    assert install(t, source=content).data["hooks"]["action"] == "updated"
+    post = json.loads(settings.read_text())["hooks"]["PostToolUse"]
+    assert [g["matcher"] for g in post] == ["Agent", "Bash"] and all("if" in h for h in post[1]["hooks"])
+    uninstall(t)
     assert settings.read_bytes() == before
 
 

@@ -7,7 +7,6 @@ regenerate it with `.venv/bin/python scripts/update_golden.py` and review the di
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from msd_core.install.uninstaller import uninstall
 from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import resolve_target
 from tests.kit.installkit import FIXTURE, snapshot
+from tests.kit.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "golden"
@@ -38,10 +38,7 @@ def test_fixture_tree_matches_hand_written_golden(tmp_path):
 
 
 def _load_script():
-    spec = importlib.util.spec_from_file_location("update_golden", REPO / "scripts" / "update_golden.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("update_golden")
 
 
 @pytest.fixture

@@ -32,6 +32,11 @@ USER_FILES = {
     "one-line": b'{"model":"x","permissions":{"deny":[]},"mcpServers":{}}',
     "their-empty-containers": b'{\n  "permissions": {},\n  "hooks": {\n  },\n  "mcpServers": {}\n}\n',
     "empty-object": b"{}",
+    # the user's own guards on the events and matchers msd's rows use (issue 35): msd's groups go after theirs
+    "their-tool-hooks": (
+        b'{\n  "hooks": {\n    "PreToolUse": [\n      {"matcher": "Read", "hooks": [{"type": "command", "command": "my-read-guard"}]},\n'
+        b'      {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-bash-guard", "if": "Bash(rm *)"}]}\n    ],\n'
+        b'    "PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "fmt"}]}]\n  }\n}\n'),
     "claude-code-style": json.dumps({"numStartups": 3, "tipsHistory": {"ü-tip": 2}, "projects": {"/x": {"allowedTools": []}}},
                                     indent=2, ensure_ascii=False).encode(),
 }

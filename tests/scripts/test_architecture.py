@@ -7,20 +7,18 @@ that stopped finding something fails here.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.kit.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "architecture"
 
 
 def _checker():
-    spec = importlib.util.spec_from_file_location("check_layers", REPO / "scripts" / "check_layers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("check_layers")
 
 
 def test_the_package_holds_to_the_architecture_table():

@@ -14,15 +14,13 @@ from pathlib import Path
 import pytest
 
 from msd_core.files import tomlread
+from tests.kit.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _load_release_check():
-    spec = importlib.util.spec_from_file_location("release_check", REPO / "scripts" / "release_check.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("release_check")
 
 
 rc = _load_release_check()

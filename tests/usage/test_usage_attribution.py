@@ -170,3 +170,48 @@ def test_msd_usage_json_and_the_chart(tmp_path, monkeypatch):
     assert r.exit_code == 0 and "By plan" in r.output and "Executor context" in r.output and "█" in r.output
     r = CliRunner().invoke(build_app(), ["usage", "--config-dir", str(tmp_path / "empty")])
     assert r.exit_code == 0 and "No request recorded" in r.output
+
+
+# --- what the host counted without a request line (compaction summaries) ------------------------
+
+def _cost_state(inp: int, read: int, write: int, out: int) -> dict:
+    """A `cost-state` line's modelUsage as the host writes it, split over two models."""
+    return {"claude-opus-5-5": {"inputTokens": inp - 1, "outputTokens": out, "cacheReadInputTokens": read,
+                                "cacheCreationInputTokens": write, "costUSD": 0.1},
+            "claude-small": {"inputTokens": 1, "outputTokens": 0, "cacheReadInputTokens": 0, "cacheCreationInputTokens": 0}}
+
+
+def test_what_the_host_counted_beyond_the_request_lines_is_reported_apart(tmp_path):
+    root, config = _session(tmp_path)
+    folder = config / "projects" / locate.folder_name(str(root))
+    main = folder / "S.jsonl"
+    # the session's attributed figures: input 4800, cache read 43,500, cache write 0, output 33;
+    # the host also counted a compaction summary of 9000 / 0 / 100 / 700
+    line = {"type": "cost-state", "sessionId": "S", "modelUsage": _cost_state(4800 + 9000, 43_500, 100, 33 + 700)}
+    main.write_bytes(main.read_bytes() + json.dumps(line).encode() + b"\n")
+    data = report.build(report.scan(root, config))
+    assert data["totals"]["total"] == 4800 + 43_500 + 33  # the attributed requests, as before
+    u = data["unattributed"]
+    assert (u["input"], u["cache_read"], u["cache_write"], u["output"], u["total"]) == (9000, 0, 100, 700, 9800)
+    assert u["sessions_counted_by_host"] == 1
+
+
+def test_an_older_or_partial_cost_state_never_counts_below_zero_and_a_session_without_one_adds_nothing(tmp_path):
+    root, config = _session(tmp_path)
+    data = report.build(report.scan(root, config))
+    assert data["unattributed"]["total"] == 0 and data["unattributed"]["sessions_counted_by_host"] == 0
+    main = config / "projects" / locate.folder_name(str(root)) / "S.jsonl"
+    bad = [{"type": "cost-state", "modelUsage": {"m": {"inputTokens": 10, "outputTokens": "x", "cacheReadInputTokens": -5}}},
+           {"type": "cost-state", "modelUsage": "not a mapping"}]
+    main.write_bytes(main.read_bytes() + b"".join(json.dumps(x).encode() + b"\n" for x in bad))
+    data = report.build(report.scan(root, config))
+    assert data["lines"]["malformed"] == 0
+    assert data["unattributed"]["total"] == 0  # a run whose totals lag the lines after it: nothing below zero
+
+
+def test_a_subagents_cost_state_line_is_not_the_sessions(tmp_path):
+    t = Transcript("/p", agent_id="a1").user("Execute 01-01-PLAN.md").reply(usage(10))
+    t.other("cost-state", modelUsage=_cost_state(999, 0, 0, 0))
+    assert _scan(t, tmp_path, "msd-executor").state["host_total"] is None
+    t2 = Transcript("/p").reply(usage(10)).other("cost-state", modelUsage=_cost_state(999, 0, 0, 0))
+    assert _scan(t2, tmp_path).state["host_total"] == [999, 0, 0, 0]

@@ -1,0 +1,133 @@
+"""What the planning guard remembers between writes, in `.planning/.msd/guard/` (one lock for both):
+
+- `baselines.json` `{session: {"at": time, "files": {path: bytes}}}`: a document's size before the
+  session first shrank it. Each later write of that session is measured against the larger of
+  that and the size now, so a series of small cuts adds up (a guard without memory lets ten 20%
+  cuts through). The newest MAX_SESSIONS sessions are kept.
+- `allowed.json` `{path: until}`: writes a person allowed with `msd guard allow <path>` (valid
+  until the time given, used up by the first write the guard would have refused).
+
+Paths are relative to `.planning/`. A record that cannot be read counts as empty; one that cannot
+be written leaves the guard without memory for that write (never a failure of the hook).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+FOLDER = ("guard",)
+LOCK = "guard.lock"
+MAX_SESSIONS = 16
+LOCK_WAIT = 2.0
+MAX_RECORD_BYTES = 1 << 20
+
+
+def _folder(planning: str) -> str:
+    return os.path.join(planning, ".msd", *FOLDER)
+
+
+def _read(path: str) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_RECORD_BYTES + 1)
+        doc = json.loads(raw) if len(raw) <= MAX_RECORD_BYTES else {}
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+class _Held:
+    """The guard folder, made and locked; `write(name, doc)` saves a record atomically."""
+
+    def __init__(self, planning: str):
+        from pathlib import Path
+
+        from msd_core.files.atomic import locked
+        from msd_core.files.private_dir import ensure_private_dir
+
+        self.root = Path(planning).parent
+        ensure_private_dir(self.root)
+        self.folder = Path(_folder(planning))
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock = locked(self.folder / LOCK, LOCK_WAIT, anchor=self.root)
+
+    def __enter__(self):
+        self._lock.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._lock.__exit__(*exc)
+
+    def read(self, name: str) -> dict:
+        return _read(str(self.folder / name))
+
+    def write(self, name: str, doc: dict) -> None:
+        from msd_core.files.atomic import atomic_write_bytes
+
+        data = (json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+        atomic_write_bytes(self.folder / name, data, anchor=self.root)
+
+
+def _known(doc: dict, session: str, rel: str) -> int | None:
+    entry = doc.get(session)
+    files = entry.get("files") if isinstance(entry, dict) else None
+    value = files.get(rel) if isinstance(files, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def baseline(planning: str, session: str | None, rel: str, size_now: int, record: bool = True) -> int:
+    """The size this session's writes of `rel` are measured against; records `size_now` on the
+    session's first shrinking write (unless `record` is false: a document too small to measure).
+    Without a session id: `size_now`."""
+    if not isinstance(session, str) or not session:
+        return size_now
+    known = _known(_read(os.path.join(_folder(planning), "baselines.json")), session, rel)
+    if known is not None:  # recorded by an earlier write: read without the lock, nothing to write
+        return max(known, size_now)
+    if not record:
+        return size_now
+    try:
+        with _Held(planning) as held:
+            doc = held.read("baselines.json")
+            known = _known(doc, session, rel)
+            if known is not None:
+                return max(known, size_now)
+            entry = doc.get(session) if isinstance(doc.get(session), dict) else {}
+            files = entry.get("files") if isinstance(entry.get("files"), dict) else {}
+            files[rel] = size_now
+            doc[session] = {"at": time.time(), "files": files}
+            if len(doc) > MAX_SESSIONS:
+                newest = sorted(doc, key=lambda k: doc[k].get("at", 0) if isinstance(doc[k], dict) else 0)[-MAX_SESSIONS:]
+                doc = {k: doc[k] for k in newest}
+            held.write("baselines.json", doc)
+    except Exception:  # noqa: BLE001 - a read-only project or a held lock: no memory this time
+        pass
+    return size_now
+
+
+def grant(planning: str, rel: str, minutes: float) -> float:
+    """Allow one refused write of `rel` until now + `minutes`; returns that time (raises MsdError/OSError)."""
+    until = time.time() + 60 * minutes
+    with _Held(planning) as held:
+        doc = {k: v for k, v in held.read("allowed.json").items() if isinstance(v, (int, float)) and v > time.time()}
+        doc[rel] = until
+        held.write("allowed.json", doc)
+    return until
+
+
+def take(planning: str, rel: str) -> bool:
+    """Use up a person's allowance for `rel` (True) or find none (False)."""
+    path = os.path.join(_folder(planning), "allowed.json")
+    if not os.path.exists(path):
+        return False
+    try:
+        with _Held(planning) as held:
+            doc = held.read("allowed.json")
+            until = doc.pop(rel, None)
+            live = isinstance(until, (int, float)) and not isinstance(until, bool) and until > time.time()
+            held.write("allowed.json", {k: v for k, v in doc.items() if isinstance(v, (int, float)) and v > time.time()})
+            return live
+    except Exception:  # noqa: BLE001 - cannot use it up: do not honour it
+        return False

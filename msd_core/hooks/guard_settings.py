@@ -1,0 +1,63 @@
+"""The guard settings of a project (`guards.*`), read the lean way a hook on every Read can afford.
+
+The keys are project settings (schema `"scope": "project"`): the project's `.planning/config.json`
+alone sets them, else the schema default applies. A value of the wrong type counts as unset
+(`msd config list` reports it); a config file that cannot be read or parsed gives the defaults.
+`MSD_GUARDS=off` in the environment the host was started with turns every guard off for that
+session (a person's override). os.path and json only: no pathlib, no config store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+MAX_CONFIG_BYTES = 1 << 20
+OFF_ENV = "MSD_GUARDS"
+KEYS = ("planning_write", "shrink_percent", "injection_screen", "secret_read", "secret_files", "secret_allow")
+
+
+def project_root(start: str | None) -> str | None:
+    """The nearest folder at or above `start` holding `.planning/` (msd_core.paths.find_project_root's rule)."""
+    if not isinstance(start, str) or not start:
+        return None
+    here = os.path.abspath(start)
+    while True:
+        if os.path.isdir(os.path.join(here, ".planning")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def switched_off() -> bool:
+    return os.environ.get(OFF_ENV, "").strip().lower() in ("off", "0", "false", "no")
+
+
+def _project_guards(root: str | None) -> dict:
+    if not root:
+        return {}
+    try:
+        with open(os.path.join(root, ".planning", "config.json"), "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            return {}
+        doc = json.loads((raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    guards = doc.get("guards") if isinstance(doc, dict) else None
+    return guards if isinstance(guards, dict) else {}
+
+
+def load(root: str | None) -> dict:
+    """{dotted key: value} for every guard key (`guards.planning_write`, ...)."""
+    from msd_core.config import coerce, schema
+
+    found = _project_guards(root)
+    out = {}
+    for name in KEYS:
+        key = f"guards.{name}"
+        value = found.get(name)
+        out[key] = value if name in found and coerce.problem(key, value) is None else schema.default(key)
+    return out

@@ -1,0 +1,198 @@
+"""What an agent's Write or Edit of a `.planning/` file would lose, in the words the agent is told.
+
+Guarded ("tracked"): a file that exists now under a project's `.planning/` folder (the nearest
+folder of that name above the file, symlinks followed), outside `.msd/`: msd's planning
+documents (`*.md`) and `config.json`. Existing on disk is what counts, not git: a project with
+`commit_docs: false` keeps `.planning/` out of git, and a research note not yet committed is
+as much at risk. A new file loses nothing.
+
+Refused (each finding is one sentence; findings() returns them all):
+- any Write or Edit inside `.planning/.msd/` or of `.planning/state.json` (msd_run writes them);
+- `config.json`: a change to its `guards` settings (a person changes them: `msd config set`);
+- a `*.md` document whose frontmatter (a leading `---` block) would be dropped;
+- a `*.md` document left with less than `guards.shrink_percent` (default 40) of its size, measured
+  against its size before this session first shrank it (guard_memory.py); documents under
+  MIN_BYTES are not measured, and neither is a roadmap whose dropped phases are all archived
+  (complete-milestone collapses them into `.planning/milestones/`);
+- STATE.md: a section msd_run state reads (Position, Decisions, Blockers, Session, under any of
+  their names in msd_core.planning.state_labels) that the file has and the write drops;
+- ROADMAP.md: a phase dropped from the roadmap while its folder is in `.planning/phases/`
+  (`msd_run phase remove` removes a phase; a phase with no folder yet may be reshaped freely);
+- REQUIREMENTS.md: a requirement id the file defines (`**AUTH-01**` list items, table rows)
+  that ROADMAP.md maps to a phase and the write drops.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+MIN_BYTES = 1024
+MAX_READ = 8 << 20
+STATE_SECTIONS = (("Position", "Current Position"), ("Decisions",), ("Blockers", "Blockers/Concerns"),
+                  ("Session", "Session Continuity"))
+_REQ_DEF_SOURCE = (r"^\s*(?:[-*]\s*(?:\[[ xX✓]\]\s*)?\*\*(?P<a>[A-Z][A-Z0-9]*-\d+)\*\*|\|\s*\**(?P<b>[A-Z][A-Z0-9]*-\d+)\**\s*\|)")
+
+
+_req_def_rx = None
+
+
+def _req_def():
+    """The requirement-definition pattern, compiled on first use (only REQUIREMENTS.md needs it)."""
+    global _req_def_rx
+    if _req_def_rx is None:
+        _req_def_rx = re.compile(_REQ_DEF_SOURCE)
+    return _req_def_rx
+
+
+def planning_dir_of(file_path: str) -> tuple[str, str] | None:
+    """(the `.planning/` folder, the path inside it, `/`-separated) for a file under one, else None."""
+    for path in (os.path.abspath(file_path), os.path.realpath(file_path)):
+        parts = path.split(os.sep)
+        for i in range(len(parts) - 1, 0, -1):
+            if parts[i] == ".planning" and i < len(parts) - 1:
+                return os.sep.join(parts[: i + 1]), "/".join(parts[i + 1:])
+    return None
+
+
+def read_text(path: str) -> str | None:
+    """The file's text (None: absent, not a regular file, or too large to judge)."""
+    try:
+        import stat
+
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_READ:
+            return None
+        with open(path, "rb") as fh:
+            return fh.read(MAX_READ).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+
+
+def _headings(text: str) -> list[str]:
+    out, fenced = [], False
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("```") or s.startswith("~~~"):
+            fenced = not fenced
+        elif not fenced and s.startswith("#"):
+            out.append(s.lstrip("#").strip().strip("*").strip().rstrip(":").strip().lower())
+    return out
+
+
+def _has_frontmatter(text: str) -> bool:
+    text = text.lstrip("\ufeff")
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return False
+    return re.search(r"^(?:---|\.\.\.)[ \t]*\r?$", text[4:], re.M) is not None
+
+
+def _state_findings(old: str, new: str) -> list[str]:
+    had, has = _headings(old), _headings(new)
+    lost = []
+    for names in STATE_SECTIONS:
+        low = [n.lower() for n in names]
+        if any(h.startswith(n) for h in had for n in low) and not any(h.startswith(n) for h in has for n in low):
+            lost.append(names[0])
+    if not lost:
+        return []
+    return [f"it drops STATE.md's {', '.join(lost)} section{'s' if len(lost) > 1 else ''}, which `msd_run state` reads "
+            "(change STATE.md with `msd_run state patch` / `msd_run state sync`, or keep every section)"]
+
+
+def _phases_with_folders(planning: str) -> dict[str, str]:
+    from pathlib import Path
+
+    from msd_core.planning.discovery import phase_dirs
+
+    return {p.number: f"phases/{p.name}" for p in phase_dirs(Path(planning)) if p.milestone is None and p.number}
+
+
+def _roadmap_findings(planning: str, old: str, new: str) -> tuple[list[str], bool]:
+    """(findings, whether every dropped phase is archived)."""
+    from msd_core.planning.roadmap import roadmap_phases
+
+    before = {p.number: p.name for p in roadmap_phases(old)}
+    after = {p.number for p in roadmap_phases(new)}
+    dropped = [n for n in before if n not in after]
+    if not dropped:
+        return [], False
+    folders = _phases_with_folders(planning)
+    live = [n for n in dropped if n in folders]
+    if not live:
+        return [], True
+    named = ", ".join(f"{n} ({before[n]})" if before[n] else n for n in live[:6])
+    where = ", ".join(f".planning/{folders[n]}/" for n in live[:3])
+    return [f"it drops phase{'s' if len(live) > 1 else ''} {named} from the roadmap while its work is in {where} "
+            "(remove a phase with `msd_run phase remove <n>`; otherwise keep its `Phase N:` lines)"], False
+
+
+def _requirement_ids(text: str) -> list[str]:
+    out = []
+    for line in text.splitlines():
+        m = _req_def().match(line)
+        if m:
+            out.append(m.group("a") or m.group("b"))
+    return list(dict.fromkeys(out))
+
+
+def _requirements_findings(planning: str, old: str, new: str) -> list[str]:
+    roadmap = read_text(os.path.join(planning, "ROADMAP.md")) or ""
+    lost = [i for i in _requirement_ids(old) if i not in new and re.search(rf"\b{re.escape(i)}\b", roadmap)]
+    if not lost:
+        return []
+    shown = ", ".join(lost[:8]) + (f" and {len(lost) - 8} more" if len(lost) > 8 else "")
+    return [f"it drops requirement{'s' if len(lost) > 1 else ''} {shown}, which ROADMAP.md maps to phases "
+            "(keep each id; a dropped requirement moves to Out of Scope with its id and a reason)"]
+
+
+def _guards_changed(old: str, new: str) -> bool:
+    import json
+
+    def guards(text):
+        try:
+            doc = json.loads(text)
+        except (ValueError, RecursionError):
+            return None
+        return doc.get("guards") if isinstance(doc, dict) else None
+
+    return guards(old) != guards(new)
+
+
+def findings(planning: str, rel: str, old: str | None, new: str | None, settings: dict, session: str | None) -> list[str]:
+    """Why this write of `.planning/<rel>` (old text -> new text) is refused; [] = allowed."""
+    if rel == ".msd" or rel.startswith(".msd/"):
+        return ["`.planning/.msd/` holds msd's own records, which msd_run writes; an agent never writes there"]
+    if rel == "state.json":
+        return ["`.planning/state.json` is the flow state `msd_run next-step` and `msd_run step-done` keep; never write it"]
+    if old is None or new is None:
+        return []
+    if rel == "config.json":
+        if _guards_changed(old, new):
+            return ["it changes the `guards` settings, which are the user's to change (`msd config set guards.<key> ...` in their terminal)"]
+        return []
+    if not rel.endswith(".md") or not settings.get("guards.planning_write", True):
+        return []
+    out = []
+    if _has_frontmatter(old) and not _has_frontmatter(new):
+        out.append("it drops the file's frontmatter (the `---` block at the top, which msd reads)")
+    archived_collapse = False
+    name = rel.rsplit("/", 1)[-1]
+    if rel == "STATE.md":
+        out += _state_findings(old, new)
+    elif name == "ROADMAP.md" and "/" not in rel:
+        found, archived_collapse = _roadmap_findings(planning, old, new)
+        out += found
+    elif rel == "REQUIREMENTS.md":
+        out += _requirements_findings(planning, old, new)
+    percent = settings.get("guards.shrink_percent", 40)
+    old_size, new_size = len(old.encode("utf-8")), len(new.encode("utf-8"))
+    if percent and new_size < old_size and not archived_collapse:
+        from msd_core.hooks.guard_memory import baseline
+
+        base = baseline(planning, session, rel, old_size, record=old_size >= MIN_BYTES)
+        if base >= MIN_BYTES and new_size * 100 < base * percent:
+            since = "" if base == old_size else f" ({base:,} bytes before this session's earlier cuts)"
+            out.append(f"it would leave {new_size:,} of its {base:,} bytes{since}, {100 * new_size // base}%: under the "
+                       f"{percent}% a single write may leave (a Write replaces the whole file: write all of it, or change a part with Edit)")
+    return out

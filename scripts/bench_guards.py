@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""What msd's guard hooks cost in the real host, measured side by side in one run (issue 35 item 4).
+
+The real Claude Code CLI (pinned in tests/host/hostkit.py) runs scripted sessions against the
+local stand-in model (it answers at once, so the host's own work and the hook processes are all
+the time there is: the worst case for a hook's share). One global `msd install`; each variant is
+that install's settings.json with some of msd's hook entries taken out:
+
+  no hooks     none of msd's hooks
+  no guards    msd's hooks without the guard rows (`msd_run hook pre-tool-use`)
+  guards       everything `msd install` registers
+  before       the rows of the release before issue 35 (PostToolUse `Bash|Agent`: a hook process
+               on every Bash call), no guards: what the Bash session cost before
+
+Sessions (each a prompt, then the calls one per turn, then a reply):
+
+  bash5        five ordinary Bash calls (no hook may run: the issue's five-Bash-call session)
+  write10      ten Writes of new `.planning/` documents (each one passes the write guard)
+  edit10       ten Edits of an existing `.planning/` document (each one passes the write guard)
+  read10       ten Reads of project files (each one passes the secret guard)
+
+Rounds interleave every variant of a session, so machine load hits them alike; the median wall
+time and the median CPU time (the host and every process it started) of each pair are printed,
+with the ratio to "no guards" (goal: at most 1.15x for bash5 and write10).
+
+    .venv/bin/python scripts/bench_guards.py [--rounds 7] [--json] [--only bash5 --only write10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "host"))
+
+import hostkit  # noqa: E402
+
+GOAL = 1.15
+VARIANTS = ("no hooks", "no guards", "guards", "before")
+ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(echo *)", "Bash(ls *)", "Bash(pwd)", "Bash(true)", "Bash(date *)"]
+
+
+def sessions(project: Path) -> dict[str, list[dict]]:
+    pl = project / ".planning"
+    bash = ["echo one", "ls -la", "pwd", "echo two", "date +%s"]
+    return {
+        "bash5": [hostkit.bash(c) for c in bash] + [{"text": "done"}],
+        "write10": [{"tool_use": [{"name": "Write", "input": {"file_path": str(pl / "phases" / "01-auth" / f"01-{i:02d}-PLAN.md"),
+                                                              "content": f"---\nphase: 01-auth\nplan: {i:02d}\n---\n# Plan {i}\n"}}]}
+                    for i in range(1, 11)] + [{"text": "done"}],
+        "edit10": [{"tool_use": [{"name": "Edit", "input": {"file_path": str(pl / "NOTES.md"), "old_string": f"item {i}\n",
+                                                            "new_string": f"item {i} done\n"}}]} for i in range(10)] + [{"text": "done"}],
+        "read10": [{"tool_use": [{"name": "Read", "input": {"file_path": str(project / "src" / f"m{i}.py")}}]} for i in range(10)]
+                  + [{"text": "done"}],
+    }
+
+
+def reset_project(project: Path) -> None:
+    pl = project / ".planning"
+    if pl.exists():
+        shutil.rmtree(pl)
+    (pl / "phases" / "01-auth").mkdir(parents=True)
+    (pl / "ROADMAP.md").write_text("# Roadmap\n\n- [ ] Phase 1: Auth\n")
+    (pl / "NOTES.md").write_text("# Notes\n\n" + "".join(f"item {i}\n" for i in range(10)))
+    (project / "src").mkdir(exist_ok=True)
+    for i in range(10):
+        (project / "src" / f"m{i}.py").write_text(f"X = {i}\n")
+
+
+def variant_settings(installed: dict, variant: str) -> dict:
+    obj = copy.deepcopy(installed)
+    if variant == "no hooks":
+        obj.pop("hooks", None)
+        return obj
+    if variant == "before":
+        hooks = obj.get("hooks", {})
+        post = [h for g in hooks.get("PostToolUse", []) for h in g["hooks"]][:1]
+        for h in post:
+            h.pop("if", None)
+        hooks["PostToolUse"] = [{"matcher": "Bash|Agent", "hooks": post}]
+        hooks.pop("PreToolUse", None)
+        return obj
+    if variant == "no guards":
+        obj.get("hooks", {}).pop("PreToolUse", None)
+    return obj
+
+
+def measure(rounds: int, only: list[str]) -> dict:
+    claude = hostkit.ensure_claude()
+    version = hostkit.check_version(claude)
+    work = Path(tempfile.mkdtemp(prefix="msd-bench-guards-"))
+    try:
+        host = hostkit.Host(claude, work / "h")
+        host.install("global")
+        settings = host.config_dir / "settings.json"
+        installed = json.loads(settings.read_text())
+        # compiled bytecode, as a pip install leaves it (hooks would otherwise compile on every start)
+        os.system(f"{sys.executable} -m compileall -q {REPO / 'msd_core'} > /dev/null")
+        scripts = sessions(host.project)
+        names = [n for n in scripts if not only or n in only]
+        times: dict = {}
+        for _ in range(rounds):
+            for name in names:
+                for variant in VARIANTS:
+                    if variant == "before" and name != "bash5":
+                        continue
+                    reset_project(host.project)
+                    settings.write_text(json.dumps(variant_settings(installed, variant), indent=2) + "\n")
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    t0 = time.perf_counter()
+                    run = host.run("GO", scripts[name], args=ARGS)
+                    wall = time.perf_counter() - t0
+                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    if run.returncode != 0 or any(err for _n, _i, _t, err in run.tool_results):
+                        raise SystemExit(f"bench: {name}/{variant} failed: {run.stderr[-400:]} {run.tool_results[:3]}")
+                    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                    times.setdefault(name, {}).setdefault(variant, {"wall": [], "cpu": []})
+                    times[name][variant]["wall"].append(wall)
+                    times[name][variant]["cpu"].append(cpu)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report = {"host": f"Claude Code {version}", "rounds": rounds, "sessions": {}}
+    for name, by_variant in times.items():
+        base = by_variant["no guards"]
+        row = {}
+        for variant, t in by_variant.items():
+            wall, cpu = statistics.median(t["wall"]), statistics.median(t["cpu"])
+            row[variant] = {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
+                            "wall_ratio": round(wall / statistics.median(base["wall"]), 3),
+                            "cpu_ratio": round(cpu / statistics.median(base["cpu"]), 3)}
+        report["sessions"][name] = row
+    return report
+
+
+def markdown(r: dict) -> str:
+    lines = [f"Guard hooks in {r['host']}, {r['rounds']} interleaved rounds (median; ratio to \"no guards\"):", "",
+             "| session | variant | wall s | ratio | CPU s | ratio |", "|---|---|---:|---:|---:|---:|"]
+    missed = []
+    for name, row in r["sessions"].items():
+        for variant in VARIANTS:
+            if variant in row:
+                v = row[variant]
+                lines.append(f"| {name} | {variant} | {v['wall_s']:.3f} | {v['wall_ratio']:.3f}x | {v['cpu_s']:.3f} | {v['cpu_ratio']:.3f}x |")
+        g = row.get("guards")
+        if name in ("bash5", "write10") and g and g["wall_ratio"] > GOAL:
+            missed.append(f"{name} {g['wall_ratio']:.3f}x")
+    lines += ["", f"Goal: guards at most {GOAL}x the time without for bash5 and write10: "
+              + ("missed (" + ", ".join(missed) + ")." if missed else "met.")]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default 7)")
+    ap.add_argument("--only", action="append", default=[], help="a session to run (repeatable)")
+    ap.add_argument("--json", action="store_true", help="print the report as JSON")
+    a = ap.parse_args(argv)
+    if not 1 <= a.rounds <= 100:
+        ap.error("--rounds must be from 1 to 100")
+    report, failed = hostkit.bench_measure(measure, a.rounds, a.only)
+    if failed is not None:
+        return failed
+    print(json.dumps(report, indent=2) if a.json else markdown(report), end="\n" if a.json else "")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""The secret-file guard (msd_core/hooks/secret_files.py through `msd_run hook pre-tool-use`): a Read
+or a Bash command that would show a credentials file is refused; templates, public keys, ordinary
+files and commands that do not print the file go ahead; the project's config extends and
+allows; and every built-in pattern is reachable through the host's Bash prefilter."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from msd_core.hooks import secret_files
+from msd_core.install import host_hooks
+
+
+@pytest.fixture
+def project(tmp_path):
+    proj = tmp_path / "app"
+    (proj / ".planning").mkdir(parents=True)
+    (proj / "config").mkdir()
+    for name in (".env", ".env.local", ".env.example", "id_ed25519", "id_ed25519.pub", "config/master.key", "notes.md",
+                 "vault.kdbx", ".env.test"):
+        (proj / name).write_text("SECRET=1\n")
+    return proj
+
+
+def read(proj, name):
+    return {"file_path": str(proj / name)}
+
+
+@pytest.mark.parametrize("name,pattern", [(".env", ".env"), (".env.local", ".env.*"), ("id_ed25519", "id_ed25519"),
+                                          ("config/master.key", "*.key")])
+def test_reading_a_credentials_file_is_refused_with_what_to_do(project, decide, name, pattern):
+    reason = decide(project, "Read", read(project, name))
+    assert reason.startswith(f"msd guard: reading {project / name} is refused; a file named like `{pattern}` holds ")
+    assert "Ask the user for the one value you need" in reason
+    assert f"msd config set guards.secret_allow '[\"{os.path.basename(name)}\"]'" in reason
+
+
+@pytest.mark.parametrize("name", [".env.example", "id_ed25519.pub", "notes.md", "vault.kdbx"])
+def test_templates_public_keys_and_ordinary_files_are_read(project, decide, name):
+    assert decide(project, "Read", read(project, name)) is None
+
+
+def test_a_relative_path_and_a_symlink_to_a_secret_are_caught(project, decide):
+    assert decide(project, "Read", {"file_path": ".env"})
+    os.symlink(project / ".env", project / "settings.txt")
+    assert "settings.txt" in decide(project, "Read", read(project, "settings.txt"))
+
+
+def test_the_project_extends_and_allows_the_list(project, decide):
+    cfg = project / ".planning" / "config.json"
+    cfg.write_text(json.dumps({"guards": {"secret_files": ["*.kdbx"], "secret_allow": [".env.test"]}}))
+    assert "`*.kdbx`" in decide(project, "Read", read(project, "vault.kdbx"))
+    assert decide(project, "Read", read(project, ".env.test")) is None
+    assert decide(project, "Read", read(project, ".env"))  # allowing one file allows no other
+    cfg.write_text(json.dumps({"guards": {"secret_read": False}}))
+    assert decide(project, "Read", read(project, ".env")) is None
+
+
+def test_a_bad_guard_setting_counts_as_unset(project, decide):
+    (project / ".planning" / "config.json").write_text(json.dumps({"guards": {"secret_read": "nope", "secret_allow": "*"}}))
+    assert decide(project, "Read", read(project, ".env"))
+    (project / ".planning" / "config.json").write_text("{not json")
+    assert decide(project, "Read", read(project, ".env"))
+
+
+def test_user_defaults_do_not_set_guard_keys(project, monkeypatch, tmp_path):
+    """The guard keys are project settings: a user default is not what the hooks read, so the
+    store does not report it as the effective value either."""
+    from msd_core.config import store
+
+    user = tmp_path / "userconf"
+    user.mkdir()
+    (user / "defaults.json").write_text(json.dumps({"guards": {"secret_read": False}, "mode": "yolo"}))
+    monkeypatch.setenv("MSD_USER_CONFIG_DIR", str(user))
+    assert store.get_value("mode", project) == "yolo"
+    assert store.get_value("guards.secret_read", project) is True
+    assert store.load_effective(project)["guards"]["secret_read"] is True
+
+
+REFUSED = ["cat .env", "cat .env | head -3", "grep API_KEY .env.local", "head -n 2 config/master.key", "cat .env*",
+           "cd config && cat master.key", "bash -c 'cat .env'", "sudo cat .env", "X=1 tail .env", "git show HEAD:.env",
+           "echo $(cat .env)", "sort < .env", "git diff .env"]
+ALLOWED = ["cat .env.example", "cp .env.example .env", "source .env && npm test", "echo API_KEY=x >> .env", "ls -la .env",
+           "git add .env", "wc -l < .env", "sed -i s/A/B/ .env", "cat notes.md", "grep -rn TODO src", "node -e 'process.env.X'"]
+
+
+@pytest.mark.parametrize("command", REFUSED)
+def test_a_bash_command_that_prints_a_secret_is_refused(project, decide, command):
+    reason = decide(project, "Bash", {"command": command})
+    assert reason and reason.startswith("msd guard: this command is refused: it would print ")
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+def test_a_bash_command_that_does_not_print_one_goes_ahead(project, decide, command):
+    assert decide(project, "Bash", {"command": command}) is None
+
+
+def test_every_built_in_pattern_reaches_the_hook_through_a_bash_rule():
+    """The host starts the Bash check only when the command holds a SECRET_WORDS word: every
+    built-in pattern's names hold one (else `cat <name>` would never reach the guard)."""
+    for pattern, _what in secret_files.BUILT_IN:
+        name = pattern.replace("*", "x")
+        assert secret_files.secret_pattern(name) is not None, pattern
+        assert any(word in name for word in host_hooks.SECRET_WORDS), pattern
+    assert all(f"Bash(*{w}*)" in [r for _e, _m, r, _a in host_hooks.HOOKS] for w in host_hooks.SECRET_WORDS)
+
+
+def test_the_prefilter_check_can_fail():
+    assert not any(word in "vault.kdbx" for word in host_hooks.SECRET_WORDS)
+
+
+def test_a_huge_or_unparsable_command_goes_ahead(project, decide):
+    assert decide(project, "Bash", {"command": "cat .env " + "x" * (secret_files.MAX_COMMAND + 1)}) is None
+    assert decide(project, "Bash", {"command": "cat 'unbalanced .env"})  # read as plain words: still caught
+    assert decide(project, "Bash", {"command": 7}) is None
+
+
+def test_the_readme_documents_every_built_in_pattern():
+    """README's Hooks section is the documented list: a pattern added to the code but not there fails."""
+    from pathlib import Path
+
+    from msd_core.hooks.secret_files import BUILT_IN, EXEMPT
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    hooks = readme.split("\n## Hooks\n", 1)[1].split("\n## ", 1)[0]
+    assert [p for p, _what in BUILT_IN if f"`{p}`" not in hooks] == []
+    assert [p for p in EXEMPT if f"`{p}`" not in hooks] == []
