@@ -53,9 +53,11 @@ def parse(text: str, where: str = FILE) -> list[dict]:
     """The claims of a claims.json text; UsageError (exit 2) naming the problem."""
     if not text.strip():
         return []
+    from msd_core.files.bounded import loads_json
+
     try:
-        data = json.loads(text)
-    except ValueError as exc:
+        data = loads_json(text, where)
+    except (ValueError, RecursionError) as exc:
         raise UsageError(f"{where} is not valid JSON ({exc})",
                          hint="fix it by hand or delete it; claims are re-made with `msd_run claim`") from None
     items = data.get("claims") if isinstance(data, dict) else None
