@@ -71,7 +71,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "wave": ("msd_core.run.cmd_wave", "a phase's waves: plan and check them, sync an isolated executor, merge its branch"),
     "gate": ("msd_core.run.cmd_gate", "the regression gate: detect the project's test command, run it, record the result"),
     "todo": ("msd_core.run.cmd_todo", "capture a todo in one line (with file, phase, time); list, done, promote"),
-    "phase": ("msd_core.run.cmd_phase", "insert, remove or move a phase (renumbering in one transaction)"),
+    "phase": ("msd_core.run.cmd_phase", "insert, remove, move or reconcile phases (renumbering in one transaction)"),
+    "claim": ("msd_core.run.cmd_claim", "claim a phase for yourself (who, branch, since when), release it, list claims"),
+    "merge-driver": ("msd_core.run.cmd_merge_driver", "the merge git runs for a planning file (registered by msd install)"),
     # lifecycle (k-lifecycle2)
     "undo": ("msd_core.run.cmd_undo", "revert a plan's or phase's recorded commits (--dry-run first)"),
     "recorded": ("msd_core.run.cmd_recorded", "the commits msd recorded for a plan or phase"),
