@@ -93,6 +93,13 @@ HOT = [
     ("spike-list", ["spike", "list"], set()),
     ("explore-record", ["explore", "record", "--topic", "tokens", "--note", "note.md"], set()),
     ("explore-list", ["explore", "list"], set()),
+    # the people's reports (issue 33)
+    ("health", ["health"], set()),
+    ("health-dry-run", ["health", "--repair", "--dry-run"], set()),
+    ("stats", ["stats"], set()),
+    ("milestone-summary", ["milestone-summary"], set()),
+    ("forensics", ["forensics"], set()),
+    ("second-opinion-list", ["second-opinion", "--list"], set()),
 ]
 
 STATE = """---
