@@ -138,6 +138,17 @@ def project_state_dir(project_root: Path) -> Path:
     return planning_dir(project_root) / PROJECT_STATE_DIRNAME
 
 
+CHAIN_DIRNAME = "chain"  # <project>/.planning/.msd/chain/: `msd chain`'s tickets, step results and run reports
+CHAIN_TICKET_SUFFIX = ".ticket.json"
+CHAIN_RESULT_SUFFIX = ".result.json"
+CHAIN_REPORT_SUFFIX = ".chain.json"
+
+
+def chain_dir(project_root: Path) -> Path:
+    """`<project>/.planning/.msd/chain/` (not created here)."""
+    return project_state_dir(project_root) / CHAIN_DIRNAME
+
+
 class Target:
     """Where an install lives: its scope and its Claude config folder.
 

@@ -130,7 +130,9 @@ def brief(ctx, step: dict, result_path: Path, ticket: Path | None = None) -> str
 def _chain_dir(ctx) -> Path:
     from msd_core.files.private_dir import ensure_private_dir
 
-    folder = ensure_private_dir(ctx.project_root) / "chain"
+    from msd_core.paths import CHAIN_DIRNAME
+
+    folder = ensure_private_dir(ctx.project_root) / CHAIN_DIRNAME
     if os.path.islink(folder) or (os.path.lexists(folder) and not folder.is_dir()):
         raise OperationFailed(f"{folder} is a symlink or a file; refusing to write the chain's files through it",
                               hint="remove it; msd recreates the folder")

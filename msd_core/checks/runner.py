@@ -19,6 +19,7 @@ from msd_core.checks import (
     fields,
     floor,
     flows,
+    frontmatter_yaml,
     generated,
     includes,
     partition,
@@ -49,6 +50,7 @@ RULES = (
     ("own-wording", wording.check),
     ("floor", floor.check),
     ("statuses", statuses.check),
+    ("frontmatter", frontmatter_yaml.check),
 )
 
 

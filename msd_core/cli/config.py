@@ -59,11 +59,14 @@ def register(app: typer.Typer) -> None:
             ("msd config get workflow.research", "one key's effective value"),
             ("msd config set mode yolo", "change one key (other keys and their order kept)"),
             ("msd config set mode yolo --create", "also make .planning/config.json when there is no project"),
+            ("msd config set model_profile budget --personal", "your own value, not committed (personal keys only)"),
             ("msd config unset mode", "back to the default"),
         ),
         no_args_is_help=True,
     )
     cwd_opt = typer.Option(None, "--cwd", metavar="DIR", help="Project folder (default: the current folder; found by walking up).")
+    personal_opt = typer.Option(False, "--personal", help="Your own value of a personal key (mode, model_profile, ...), "
+                                "kept in .planning/.msd/personal.json and never committed.")
     json_opt = typer.Option(False, "--json", help="Print the versioned JSON envelope.")
 
     @config_app.command("get")
@@ -95,14 +98,15 @@ def register(app: typer.Typer) -> None:
         key: str = typer.Argument(..., metavar="KEY", help="Dotted key, e.g. workflow.compact_content."),
         value: str = typer.Argument(..., metavar="VALUE", help="New value, coerced by the key's type (true/false, numbers, enum words)."),
         create: bool = typer.Option(False, "--create", help="Create .planning/config.json here when no project is found."),
+        personal: bool = personal_opt,
         cwd: Optional[str] = cwd_opt,
         json_output: bool = json_opt,
     ) -> None:
-        """Set a key in the project's config.json (other keys and their order are kept)."""
+        """Set a key in the project's config.json (other keys and their order are kept), or your own value with --personal."""
         cwd = _folder(cwd)
         from msd_core.config import store
 
-        out = store.set_value(key, value, cwd, create=create)
+        out = store.set_value(key, value, cwd, create=create, personal=personal)
         result = OperationResult("config set", data=out)
 
         def human(r: OperationResult) -> None:
@@ -117,13 +121,14 @@ def register(app: typer.Typer) -> None:
     def unset(
         key: str = typer.Argument(..., metavar="KEY", help="Dotted key to remove from the project's config.json."),
         cwd: Optional[str] = cwd_opt,
+        personal: bool = personal_opt,
         json_output: bool = json_opt,
     ) -> None:
-        """Remove a key from the project's config.json (its default applies again)."""
+        """Remove a key from the project's config.json (its default applies again), or your own value with --personal."""
         cwd = _folder(cwd)
         from msd_core.config import store
 
-        out = store.unset_value(key, cwd)
+        out = store.unset_value(key, cwd, personal=personal)
         result = OperationResult("config unset", data=out)
         render(result, json_output,
                lambda r: typer.echo(f"{'removed' if out['removed'] else 'not set:'} {key}  ({out['path']})"))
@@ -140,6 +145,7 @@ def register(app: typer.Typer) -> None:
         entries = store.list_entries(cwd, layers)
         sources = {
             "project_config": str(layers.project_path) if layers.project is not None else None,
+            "personal_config": str(store.personal_path(layers.project_root)) if layers.personal is not None else None,
             "user_defaults": str(layers.user_path) if layers.user is not None else None,
         }
         result = OperationResult("config list", data={"entries": entries, **sources})
@@ -158,6 +164,8 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"project {layers.project_root}: no .planning/config.json yet (defaults below)")
             else:
                 typer.echo(f"no project at or above {os.path.abspath(cwd or '.')}: user defaults and schema defaults")
+            if sources["personal_config"]:
+                typer.echo(f"personal config (yours, not committed): {sources['personal_config']}")
             if sources["user_defaults"]:
                 typer.echo(f"user defaults: {sources['user_defaults']}")
 

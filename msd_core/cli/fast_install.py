@@ -3,7 +3,7 @@
 Importing typer and rich and building the app is most of what a no-op install costs
 (scripts/bench_install.py). `main()` (cli/app.py) hands an install or update command line
 here first. When every argument is one read here (--global/-g, --local/-l, --config-dir DIR,
---profile NAME, --runtime NAME for one runtime, --json) and the installer's own plan finds
+--profile NAME, --runtime NAME for one runtime, --json, --no-merge-drivers) and the installer's own plan finds
 nothing to change (msd_core.install.installer.noop: the same plan `msd install` makes, so no
 repair or update is ever skipped), the result is printed as the command prints it: the same
 JSON envelope, the same human view (msd_core/cli/install_view.py, plain text). Anything else
@@ -15,14 +15,18 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 OPTIONS = {"--global": "global", "-g": "global", "--local": "local", "-l": "local", "--json": "json",
-           "--config-dir": "config_dir", "--profile": "profile", "--runtime": "runtime"}
-KINDS = {"global": bool, "local": bool, "json": bool, "config_dir": str, "profile": str, "runtime": str}
+           "--config-dir": "config_dir", "--profile": "profile", "--runtime": "runtime",
+           "--no-merge-drivers": "no_merge_drivers"}
+KINDS = {"global": bool, "local": bool, "json": bool, "config_dir": str, "profile": str, "runtime": str,
+         "no_merge_drivers": bool}
 
 
 def parse(argv: list[str]) -> dict | None:
-    """{"verb", "global", "local", "json", "config_dir", "profile", "runtime"} or None when not ours to read."""
+    """{"verb", "global", "local", "json", "config_dir", "profile", "runtime", "no_merge_drivers"} or None
+    when not ours to read."""
     if not argv or argv[0] not in ("install", "update"):
         return None
     from msd_core.cli.plainargs import plain_values
@@ -68,7 +72,7 @@ def answer(argv: list[str]) -> int | None:
         return None
     try:
         target = target_for("global" if args["global"] else "local", args["config_dir"], runtime)
-        result = noop(target, profile=args["profile"])
+        result = noop(target, profile=args["profile"], cwd=Path.cwd(), merge_drivers=not args["no_merge_drivers"])
     except (MsdError, OSError):
         return None
     if result is None:

@@ -101,6 +101,10 @@ def _human_uninstall(result: OperationResult) -> None:
     hook = d.get("hooks") or {}
     if hook.get("action") not in (None, "absent", "not applicable"):
         out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']}", soft_wrap=True)
+    for entry in d.get("merge_drivers") or []:
+        from rich.markup import escape
+
+        out.print(escape(f"git merge drivers in {entry['git_dir']}: {entry['action']}"), soft_wrap=True)
     if d.get("folders_left"):
         out.print(f"Folders left because they hold files: {', '.join(d['folders_left'])}", soft_wrap=True)
 
@@ -192,11 +196,11 @@ def _print_runner(out, runner: dict, *, prominent: bool = False, hooked: bool = 
 
 
 def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False, runtime=None,
-                profile=None):
+                profile=None, merge_drivers=True):
     names = _runtimes(runtime, config_dir)
     scope = _scope(global_, local, verb)
-    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair, profile)
-               for name in names]  # one install per runtime folder, each with its own manifest and transaction
+    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair, profile,
+                            merge_drivers) for name in names]  # one install per runtime folder, each with its own manifest and transaction
     _render_all(verb, results, json_output, _human_install)
 
 
@@ -213,12 +217,16 @@ def _render_all(verb: str, results: list, json_output: bool, human) -> None:
     render(combined, True)
 
 
-def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False, profile=None):
+def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False, profile=None,
+                 merge_drivers=True):
+    from pathlib import Path
+
     from msd_core.install.installer import install
     from msd_core.install.source import resolve_source
 
     progress, cb = _progress_cb(json_output)
-    options = dict(source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink, profile=profile)
+    options = dict(source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink, profile=profile,
+                   cwd=Path.cwd(), merge_drivers=merge_drivers)
     if progress is not None:
         with progress:
             result = install(target, progress=cb, **options)
@@ -235,6 +243,9 @@ CONFIG_DIR_HELP = ("Use this Claude config folder instead of the scope's own (~/
                    "./.claude for --local); still give --global or --local.")
 GLOBAL_HELP = "Install into the global Claude config folder (--config-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude)."
 LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
+MERGE_DRIVERS_HELP = ("Do not register git merge drivers for the planning files in the project's repository (by default "
+                      "--local registers them in this project, --global in the project holding the current folder, so "
+                      "merges never conflict on STATE.md and merge ROADMAP.md and REQUIREMENTS.md by entry).")
 PROFILE_HELP = ("full (every command and agent) or core (the daily loop: new-project, discuss, plan, execute, verify, progress; "
                 "agents kept out of the host's per-turn listing). Default: the install's recorded profile, else full. "
                 "Switching removes the dropped commands' files you did not edit and keeps the ones you did.")
@@ -257,8 +268,10 @@ def register(app: typer.Typer) -> None:
             content_dir: Optional[str] = typer.Option(None, "--content-dir", hidden=True),
             runtime: Optional[str] = typer.Option(None, "--runtime", metavar="NAMES", help=RUNTIME_HELP),
             profile: Optional[str] = typer.Option(None, "--profile", metavar="NAME", help=PROFILE_HELP),
+            no_merge_drivers: bool = typer.Option(False, "--no-merge-drivers", help=MERGE_DRIVERS_HELP),
         ) -> None:
-            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime, profile)
+            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime, profile,
+                        not no_merge_drivers)
 
         command.__doc__ = doc
         return command

@@ -88,6 +88,14 @@ def install(out, d: dict) -> None:
                   f"Claude Code's PATH; status line: {hook.get('status_line', 'none')})")
     elif hook.get("path"):
         out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']}")
+    drivers = {k: out.escape(v) if isinstance(v, str) else v for k, v in (d.get("merge_drivers") or {}).items()}
+    if drivers.get("repository"):
+        out.print(f"git merge drivers for .planning/ files: {drivers['action']} in {drivers['repository']}"
+                  + (f" ({drivers['hint']})" if drivers.get("hint") else ""))
+        if drivers.get("commit"):
+            out.print(f"  commit {drivers['commit']}: teammates' clones then merge .planning/ files the same way")
+    elif drivers.get("action"):
+        out.print(f"git merge drivers: {drivers['action']}" + (f" ({drivers['hint']})" if drivers.get("hint") else ""))
     if d.get("msd_run"):
         runner(out, d["msd_run"], prominent=True, hooked=hook.get("action") in ("added", "updated", "present"))
 

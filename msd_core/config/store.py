@@ -1,17 +1,22 @@
 """The layered config store: where a value comes from, and how a file is changed safely.
 
 Lookup of a dotted key (`workflow.research`), first hit wins:
-  1. the project's `.planning/config.json` (project found by walking up from `cwd`)
-  2. the user defaults, `paths.user_defaults_path()` (same JSON shape), except for keys the
+  1. for a personal key (the schema marks it `personal`: mode, model_profile, ...), the
+     person's own layer of this project, `.planning/.msd/personal.json` (never committed:
+     msd's private folder ignores itself); a shared key found there is ignored (and
+     `list_entries` says so), because what the team shares stays in config.json
+  2. the project's `.planning/config.json` (project found by walking up from `cwd`)
+  3. the user defaults, `paths.user_defaults_path()` (same JSON shape), except for keys the
      schema marks `"scope": "project"` (the guard keys: the hooks read the project alone)
-  3. the schema default (`msd_core/config/schema.json`)
+  4. the schema default (`msd_core/config/schema.json`)
 
 Public API (import lazily from other modules):
   get_value(key, cwd=None)        effective value (UsageError exit 2 for an unknown key)
   load_effective(cwd=None)        the whole effective config as a nested dict
   load_layers(cwd=None)           Layers: project root/path/data and user data, read once
   list_entries(cwd=None)          every key with value, source and any problem
-  set_value(key, text, cwd=None, create=False) / unset_value(key, cwd=None)
+  set_value(key, text, cwd=None, create=False, personal=False) / unset_value(key, cwd=None, personal=False)
+                                  (personal: the person's own layer; a shared key is refused there)
 
 Files that do not parse are reported with line and column (exit 2) and never rewritten.
 Writes keep the file's other keys, their order and its indent; they are atomic and made
@@ -30,6 +35,7 @@ from msd_core.config import coerce, schema
 from msd_core.errors import UsageError
 
 CONFIG_NAME = "config.json"
+PERSONAL_NAME = "personal.json"  # in the project's private .planning/.msd/
 LOCK_NAME = "config.lock"
 MAX_CONFIG_BYTES = 1 << 20  # 1 MiB: a config.json larger than this is refused, not parsed
 _MISSING = object()
@@ -38,22 +44,24 @@ _MISSING = object()
 class Layers:
     """The config sources read for one call (a plain class: dataclasses costs import time)."""
 
-    __slots__ = ("project_root", "project_path", "project", "user_path", "user")
+    __slots__ = ("project_root", "project_path", "project", "user_path", "user", "personal")
 
     def __init__(self, project_root: Path | None, project_path: Path | None, project: dict | None,
-                 user_path: Path | None, user: dict | None):
+                 user_path: Path | None, user: dict | None, personal: dict | None = None):
         self.project_root = project_root  # folder holding .planning/, or None
         self.project_path = project_path  # <root>/.planning/config.json (may not exist)
         self.project = project  # parsed project config, None when absent
         self.user_path = user_path
         self.user = user
+        self.personal = personal  # parsed .planning/.msd/personal.json, None when absent
 
     def lookup(self, key: str):
         """(value, source) for `key`; value is _MISSING when no layer and no schema has it."""
         parts = key.split(".")
         if key not in schema.keys() and schema.is_prefix(key):
             return _effective_subtree(self, key), "merged"
-        for data, source in ((self.project, "project"), (self.user, "user")):
+        layers = ((self.personal if is_personal(key) else None, "personal"), (self.project, "project"), (self.user, "user"))
+        for data, source in layers:
             if data is None or (source == "user" and schema.project_only(key)):
                 continue
             found = _walk(data, parts, key)
@@ -62,6 +70,20 @@ class Layers:
         if key in schema.keys():
             return schema.default(key), "default"
         return _MISSING, None
+
+
+def is_personal(key: str) -> bool:
+    """Whether the schema lets `key` live in a person's own layer."""
+    s = schema.spec(key)
+    return bool(s and s.get("personal"))
+
+
+def personal_keys() -> list[str]:
+    return [k for k in schema.keys() if is_personal(k)]
+
+
+def personal_path(root: Path) -> Path:
+    return paths.project_state_dir(root) / PERSONAL_NAME
 
 
 def _walk(data: dict, parts: list[str], key: str):
@@ -99,12 +121,22 @@ def _user_layer() -> tuple[Path | None, dict | None]:
     return up, data
 
 
+def _personal_layer(root: Path) -> dict | None:
+    """The person's own layer; absent while msd's private folder is not a real folder (missing,
+    a symlink, a file: nothing of it is read, as for every other private file)."""
+    folder = paths.project_state_dir(root)
+    if folder.is_symlink() or not folder.is_dir():
+        return None
+    return read_config_file(personal_path(root), "personal config")[0]
+
+
 def load_layers(cwd: str | os.PathLike | None = None) -> Layers:
     root = paths.find_project_root(cwd)
     ppath = paths.planning_dir(root) / CONFIG_NAME if root else None
     project = read_config_file(ppath, "project config")[0] if ppath else None
+    personal = _personal_layer(root) if root else None
     upath, user = _user_layer()
-    return Layers(root, ppath, project, upath, user)
+    return Layers(root, ppath, project, upath, user, personal)
 
 
 def _effective_subtree(layers: Layers, prefix: str) -> dict:
@@ -158,6 +190,11 @@ def _effective(layers: Layers) -> dict:
         base = _merge(base, user)
     if layers.project:
         base = _merge(base, layers.project)
+    if layers.personal:
+        for key in personal_keys():
+            found = _walk(layers.personal, key.split("."), key)
+            if found is not _MISSING:
+                _set_nested(base, key.split("."), found)
     for key in schema.keys():
         found = _walk(base, key.split("."), key)
         if found is not _MISSING and isinstance(found, str):
@@ -168,7 +205,8 @@ def _effective(layers: Layers) -> dict:
 
 
 def load_effective(cwd: str | os.PathLike | None = None) -> dict:
-    """The effective config (schema defaults < user defaults < project) as a nested dict."""
+    """The effective config (schema defaults < user defaults < project < personal keys of the
+    person's own layer) as a nested dict."""
     return _effective(load_layers(cwd))
 
 
@@ -195,7 +233,7 @@ def get_value(key: str, cwd: str | os.PathLike | None = None, layers: Layers | N
 
 
 def get_with_source(key: str, cwd: str | os.PathLike | None = None, layers: Layers | None = None):
-    """(value, source) with source project | user | default | merged; (_MISSING, None) if unknown."""
+    """(value, source) with source personal | project | user | default | merged; (_MISSING, None) if unknown."""
     check_key_shape(key)
     layers = layers or load_layers(cwd)
     return layers.lookup(key)
@@ -239,10 +277,13 @@ def list_entries(cwd: str | os.PathLike | None = None, layers: Layers | None = N
     for key, s in schema.keys().items():
         value, source = layers.lookup(key)
         entry = {"key": key, "value": value, "source": source, "known": True, "description": s.get("description", "")}
-        if source in ("project", "user"):
+        if source in ("project", "user", "personal"):
             msg = coerce.problem(key, value)
             if msg:
                 entry["problem"] = msg
+        if not is_personal(key) and layers.personal and _walk(layers.personal, key.split("."), key) is not _MISSING:
+            entry.setdefault("problem", f"also set in {PERSONAL_NAME}, which holds only personal settings "
+                                        f"({', '.join(personal_keys())}); ignored there: the team shares it in {CONFIG_NAME}")
         out.append(entry)
     known = set(schema.keys())
     for key in _file_keys(layers):
@@ -342,9 +383,14 @@ def _apply_set(data: dict, key: str, value) -> None:
     node[parts[-1]] = value
 
 
-def _mutate(cwd, create: bool, change) -> dict:
-    """Read-modify-write of the project config under its lock; write only when it changed."""
-    root, cfg = _target_for_write(cwd, create)
+def _mutate(cwd, create: bool, change, personal: bool = False) -> dict:
+    """Read-modify-write of the project config (or the person's own layer) under its lock;
+    write only when it changed."""
+    root, cfg = _target_for_write(cwd, create and not personal)
+    if personal:
+        from msd_core.files.private_dir import ensure_private_dir
+
+        cfg = ensure_private_dir(root) / PERSONAL_NAME
     try:
         return _mutate_at(root, cfg, create, change)
     except OSError as exc:  # e.g. .planning is a file, a read-only disk, a symlinked lock: one line, exit 1
@@ -373,9 +419,19 @@ def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
     return result
 
 
-def set_value(key: str, text: str, cwd: str | os.PathLike | None = None, create: bool = False) -> dict:
-    """Set `key` to the typed value of `text` in the project's config.json."""
+def _personal_only(key: str) -> None:
+    if not is_personal(key):
+        raise UsageError(f"{key} is a setting the team shares: it stays in .planning/config.json",
+                         hint=f"only {', '.join(personal_keys())} have a personal value; drop --personal")
+
+
+def set_value(key: str, text: str, cwd: str | os.PathLike | None = None, create: bool = False,
+              personal: bool = False) -> dict:
+    """Set `key` to the typed value of `text` in the project's config.json (or, `personal`, in
+    the person's own layer)."""
     check_key_shape(key)
+    if personal:
+        _personal_only(key)
 
     def change(data: dict) -> dict:
         skey = _resolve_set_key(key, data)
@@ -385,15 +441,23 @@ def set_value(key: str, text: str, cwd: str | os.PathLike | None = None, create:
         else:
             value = coerce.coerce(skey, text)
         _apply_set(data, key, value)
-        return {"key": key, "value": value, "previous": None if previous is _MISSING else previous, "create_file": True}
+        out = {"key": key, "value": value, "previous": None if previous is _MISSING else previous, "create_file": True}
+        if personal:
+            out["layer"] = "personal"
+        return out
 
-    return _mutate(cwd, create, change)
+    return _mutate(cwd, create, change, personal)
 
 
-def unset_value(key: str, cwd: str | os.PathLike | None = None) -> dict:
-    """Remove `key` from the project's config.json (a no-op, file untouched, when absent)."""
+def unset_value(key: str, cwd: str | os.PathLike | None = None, personal: bool = False) -> dict:
+    """Remove `key` from the project's config.json, or (`personal`) from the person's own layer
+    (a no-op, file untouched, when absent)."""
     check_key_shape(key)
+    if personal:
+        _personal_only(key)
     root, cfg = _target_for_write(cwd, False)
+    if personal:
+        cfg = personal_path(root)
     data, _ = read_config_file(cfg, "project config")
     if key not in schema.keys() and (data is None or _walk(data, key.split("."), key) is _MISSING):
         if schema.is_prefix(key):
@@ -412,4 +476,4 @@ def unset_value(key: str, cwd: str | os.PathLike | None = None) -> dict:
             return {"key": key, "removed": True, "previous": previous}
         return {"key": key, "removed": False, "previous": None}
 
-    return _mutate(cwd, False, change)
+    return _mutate(cwd, False, change, personal)

@@ -64,6 +64,7 @@ from pathlib import Path
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.execution import run_record
 from msd_core.execution.provenance import trailer
+from msd_core.git.trailers import DEVIATION_KEY
 from msd_core.git.runner import (
     INDEX_LOCK_WAIT,
     commit_and_files,
@@ -388,8 +389,9 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         branch = prior = None
         # a plan's commit says so itself (provenance: undo and wave merge check it against git, not the record)
         mark = ["--trailer", trailer(scope.phase_dir, scope.plan_id)] if scope is not None else []
-        if dependencies:  # the approval travels with the commit, with or without a run record
-            mark += ["--trailer", "Msd-Deviation: " + " ".join(deviation.split())[:300]]
+        if deviation is not None and (dependencies or scope is not None):
+            # the approval travels with the commit, so a teammate's clone sees it (progress.evidence)
+            mark += ["--trailer", f"{DEVIATION_KEY}: " + " ".join(deviation.split())[:300]]
         with git_start(["commit", "-q", "-m", message, *mark, "--", *rels], top, lock_wait=INDEX_LOCK_WAIT) as committing:
             if staged is not None:  # no hook can move HEAD or touch the record: read them meanwhile
                 branch = current_branch(top)

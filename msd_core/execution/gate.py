@@ -173,24 +173,78 @@ def run_gate(root: Path, command: str | None, label: str, timeout: float) -> dic
 
 
 def last(root: Path) -> dict | None:
-    try:
-        data = _load(gate_dir(root) / "last.json")
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return recorded(root, limit=0)["last"]
 
 
 def runs(root: Path, limit: int = 50) -> list[dict]:
-    out = []
+    return recorded(root, limit=limit)["runs"]
+
+
+def recorded(root: Path, limit: int = 50) -> dict:
+    """What the gate recorded, read only (no folder is created): {"last": the latest run or None,
+    "last_error": why last.json could not be read or None, "runs": up to `limit` runs, oldest first,
+    "failed_marker": whether `failed` exists}. The one reader of the gate's records for reports
+    (health, forensics, stats); test counts come from `test_counts` of a run."""
+    from msd_core.paths import project_state_dir
+
+    d = project_state_dir(Path(root)) / "gate"
+    out: dict = {"last": None, "last_error": None, "runs": [], "failed_marker": os.path.lexists(d / "failed")}
     try:
-        lines = (gate_dir(root) / "runs.jsonl").read_text(encoding="utf-8", errors="replace").splitlines()
+        data = _load(d / "last.json")
+        out["last"] = data if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            out["last_error"] = "last.json holds no JSON object"
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as exc:
+        out["last_error"] = f"last.json cannot be read ({getattr(exc, 'strerror', None) or exc})"
+    try:
+        from msd_core.files.safe_read import read_tail
+
+        raw = read_tail(d / "runs.jsonl", 2 * MAX_RECORD, follow_symlinks=False) if limit > 0 else b""
     except OSError:
-        return []
-    for line in lines[-limit:]:
+        raw = b""
+    for line in raw.decode("utf-8", errors="replace").splitlines()[-limit:] if limit > 0 else ():
         try:
             item = loads_json(line, "a gate record")
         except ValueError:
-            continue  # a torn line from a killed run is skipped
+            continue  # a torn line from a killed run
         if isinstance(item, dict):
-            out.append(item)
+            out["runs"].append(item)
     return out
+
+
+_COUNT_WORDS = {"passed": "passed", "failed": "failed", "error": "errors", "errors": "errors", "skipped": "skipped",
+                "xfailed": "skipped", "deselected": None, "xpassed": "passed", "warnings": None, "warning": None}
+
+
+def test_counts(run: dict | None) -> dict | None:
+    """{"passed", "failed", "errors", "skipped"} of one gate run, or None when it shows none.
+
+    Today the gate records the output's tail only: the counts are read from the last summary line
+    of the runners that print one (pytest `== 3 failed, 12 passed in 0.4s ==`, `Tests: 2 failed, 9
+    passed, 11 total` of jest/vitest, `test result: ok. 12 passed; 0 failed` of cargo). A run that
+    records counts itself (a `tests` object, issue 30) is read first. Every reader of test counts
+    asks this function."""
+    import re
+
+    if not isinstance(run, dict):
+        return None
+    given = run.get("tests")
+    if isinstance(given, dict) and all(isinstance(given.get(k, 0), int) for k in ("passed", "failed")):
+        return {k: int(given.get(k, 0) or 0) for k in ("passed", "failed", "errors", "skipped")}
+    tail = run.get("tail")
+    if not isinstance(tail, str) or not tail:
+        return None
+    for line in reversed(tail.splitlines()[-40:]):
+        pairs = re.findall(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)\b", line)
+        if not pairs:
+            continue
+        counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+        for n, word in pairs:
+            key = _COUNT_WORDS.get(word)
+            if key:
+                counts[key] += int(n)
+        if any(counts.values()):
+            return counts
+    return None

@@ -16,13 +16,12 @@ Standard library only.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from msd_core.git.runner import git
+from msd_core.git.trailers import PLAN_KEY
 
-TRAILER_KEY = "Msd-Plan"
-_HEAD = re.compile(r"^[0-9a-f]{40,64}\x1f")
+
+TRAILER_KEY = PLAN_KEY
 
 
 def trailer(phase_dir: str, plan_id: str) -> str:
@@ -43,27 +42,12 @@ class Fact:
 
 def facts(root: Path, hashes: list[str]) -> dict[str, Fact]:
     """{hash as given: Fact} for commits that exist (`git log --no-walk`, one call)."""
+    from msd_core.git.trailers import log
+
     if not hashes:
         return {}
-    fmt = f"%x00%H%x1f%P%x1f%s%x1f%(trailers:key={TRAILER_KEY},valueonly,separator=%x1e)"
-    proc = git(["log", "--no-walk=unsorted", "-z", "--no-renames", "--name-only", f"--format={fmt}", *hashes, "--"],
-               root, check=False)
-    if proc.returncode != 0:
-        return {}
-    found: list[Fact] = []
-    tokens = proc.stdout.split("\0")
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if _HEAD.match(tok) and (i == 0 or tokens[i - 1] == ""):
-            full, parents, subject, plans = (tok.split("\x1f") + ["", "", ""])[:4]
-            fact = Fact(full, parents.split(), subject, [p.strip() for p in plans.split("\x1e") if p.strip()], [])
-            found.append(fact)
-            i += 1
-            while i < len(tokens) and tokens[i] != "":
-                fact.files.append(tokens[i].lstrip("\n"))
-                i += 1
-        i += 1
+    found = [Fact(c.hash, c.parents, c.subject, c.trailers[TRAILER_KEY], c.files)
+             for c in log(root, ["--no-walk=unsorted", *hashes], (TRAILER_KEY,)) or []]
     out = {}
     for h in hashes:
         match = next((f for f in found if f.hash.startswith(h)), None)

@@ -14,6 +14,7 @@ overwritten. Standard library only.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -32,6 +33,25 @@ def record_path(main_root: Path, phase_dir: str, plan_id: str) -> Path:
     from msd_core.progress.evidence import record_name
 
     return runs_dir(main_root) / record_name(phase_dir, plan_id)
+
+
+def read_all(main_root: Path) -> list[tuple[Path, dict | None, str | None]]:
+    """Every run record of the project, read only (no folder is created): [(path, record, None)] for
+    those that load, [(path, None, why)] for those that do not; sorted by file name."""
+    from msd_core.paths import project_state_dir
+
+    folder = project_state_dir(Path(main_root)) / "runs"
+    try:
+        names = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".json") and e.is_file(follow_symlinks=False))
+    except OSError:
+        return []
+    out: list[tuple[Path, dict | None, str | None]] = []
+    for name in names:
+        try:
+            out.append((folder / name, load(folder / name), None))
+        except OperationFailed as exc:
+            out.append((folder / name, None, exc.message))
+    return out
 
 
 def lock_path(main_root: Path) -> Path:

@@ -164,6 +164,18 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def stale_temp(name: str, mtime: float, now: float) -> bool:
+    """Whether `name` is the temp file of a write that will never finish: its writer's pid is
+    gone (or unreadable in the name), or it is older than STALE_TMP_SECONDS. False for a name
+    that is no temp file of ours (`.<file>.<pid>-<random>.msd-tmp`)."""
+    if not (name.startswith(".") and name.endswith(TMP_SUFFIX)):
+        return False
+    middle = name[1:-len(TMP_SUFFIX)]
+    head, dot, tail = middle.rpartition(".")
+    pid_text = tail.split("-", 1)[0] if dot and head else ""
+    return not pid_text.isdigit() or not _pid_alive(int(pid_text)) or now - mtime > STALE_TMP_SECONDS
+
+
 def sweep_temps(dir_fd: int, name: str, keep: str = "") -> list[str]:
     """Remove temp files of earlier writes of `name` in the folder: their writer was killed
     (its pid is gone) or they are older than STALE_TMP_SECONDS. Returns the names removed."""
@@ -180,11 +192,9 @@ def sweep_temps(dir_fd: int, name: str, keep: str = "") -> list[str]:
         n = entry.name
         if n == keep or not (n.startswith(prefix) and n.endswith(TMP_SUFFIX)):
             continue
-        pid_text = n[len(prefix):-len(TMP_SUFFIX)].split("-", 1)[0]
         try:
             st = entry.stat(follow_symlinks=False)
-            stale = not pid_text.isdigit() or not _pid_alive(int(pid_text)) or now - st.st_mtime > STALE_TMP_SECONDS
-            if stale:
+            if stale_temp(n, st.st_mtime, now):
                 os.unlink(n, dir_fd=dir_fd)
                 removed.append(n)
         except (OSError, ValueError):

@@ -104,6 +104,19 @@ def read_regular(path, max_bytes: int | None = None, *, follow_symlinks: bool = 
         os.close(fd)
 
 
+def read_tail(path, max_bytes: int, *, follow_symlinks: bool = True) -> bytes:
+    """The last `max_bytes` bytes of the regular file at `path` (all of it when smaller): for an
+    append-only log that may have grown large. Refusals as read_regular's."""
+    fd = open_regular(path, follow_symlinks=follow_symlinks)
+    try:
+        size = os.fstat(fd).st_size
+        if size > max_bytes:
+            os.lseek(fd, size - max_bytes, os.SEEK_SET)
+        return _read_fd(fd, path, None)[-max_bytes:] if max_bytes > 0 else b""
+    finally:
+        os.close(fd)
+
+
 class FileChanging(OSError):
     """A file that kept changing while it was read (a writer rewriting it in place)."""
 

@@ -327,3 +327,20 @@ def commit_and_files(cwd: Path | str, commit: str = "HEAD") -> tuple[str, list[s
 def changed_between(cwd: Path | str, base: str, tip: str) -> list[str]:
     proc = git(["diff", "--name-only", "-z", f"{base}...{tip}"], cwd)
     return [p for p in proc.stdout.split("\0") if p]
+
+
+def git_bytes(args: list[str], cwd: Path | str, *, input_bytes: bytes | None = None,
+              timeout: float = GIT_TIMEOUT) -> tuple[int, bytes]:
+    """(exit code, stdout bytes) of a git run whose output is file content (`cat-file --batch`),
+    which text decoding would change; stderr is discarded. Through subprocess (bytes both ways)."""
+    import subprocess
+
+    with _git_errors(args, timeout):
+        try:
+            proc = subprocess.run(["git", "-C", str(cwd), *args], input=input_bytes, capture_output=True,
+                                  env=_env(), timeout=timeout, stdin=None if input_bytes is not None else subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            from msd_core.git import spawn
+
+            raise spawn.Timeout() from None
+    return proc.returncode, proc.stdout

@@ -2,8 +2,10 @@
 
 Order: check the target -> take the lock -> recover an interrupted run -> read the manifest
 -> refuse a downgrade (unless --force) -> build the installed bytes from the content
--> plan verdicts -> plan settings.json and msd's hooks (host_hooks.py) -> stage + journal +
-swap (manifest last) -> a local install's settings.local.json kept out of git (git_exclude.py).
+-> plan verdicts -> plan settings.json and msd's hooks (host_hooks.py) -> plan the git merge
+drivers of the project's repository (merge_drivers.py) -> stage + journal + swap (manifest
+last) -> a local install's settings.local.json kept out of git (git_exclude.py) -> the merge
+drivers written into the repository.
 `dry_run` stops after planning and writes nothing.
 
 `profile` (msd_core/shipped/profiles.py): the one given, else the one the manifest records, else
@@ -27,7 +29,7 @@ from msd_core.errors import UsageError
 from msd_core.files import txn
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import git_exclude, host_hooks
+from msd_core.install import git_exclude, host_hooks, merge_drivers
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import Plan, plan_install
 from msd_core.install.source import ContentSource
@@ -86,7 +88,8 @@ def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_chang
 
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str,
-                  hook_put: tuple[str, bytes, dict | None] | None = None, profile: str = profiles.FULL) -> tuple[txn.Changes, Manifest]:
+                  hook_put: tuple[str, bytes, dict | None] | None = None, profile: str = profiles.FULL,
+                  drivers: list[dict] | None = None) -> tuple[txn.Changes, Manifest]:
     changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
     settings_mod = permission_config(target)
     pack = record.build_pack(plan.pristine)
@@ -140,6 +143,10 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
         extra[host_hooks.RECORD_KEY] = hook_put[2]
     else:
         extra.pop(host_hooks.RECORD_KEY, None)
+    if drivers:
+        extra[record.MERGE_DRIVERS_KEY] = drivers
+    else:
+        extra.pop(record.MERGE_DRIVERS_KEY, None)
     manifest = Manifest(
         version=__version__, scope=target.scope, target=record.manifest_target(target), files=plan.files, runtime=target.runtime,
         registry=registry, created_dirs=created_dirs, settings_permission=settings_change.permission, extra=extra,
@@ -154,20 +161,25 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
 
 def install(target: Target, *, source: ContentSource | None = None, force: bool = False, repair: bool = False,
             dry_run: bool = False, allow_symlink: bool = False, lock_timeout: float | None = None,
-            progress: Callable[[str, int, int], None] | None = None, profile: str | None = None) -> OperationResult:
+            progress: Callable[[str, int, int], None] | None = None, profile: str | None = None,
+            cwd: Path | None = None, merge_drivers: bool = True) -> OperationResult:
     """Install or update msd-core in `target`. Returns the per-file verdicts (OperationResult).
 
-    `repair` and `force` are one mode (see the module doc); `profile` None keeps the recorded one."""
+    `repair` and `force` are one mode (see the module doc); `profile` None keeps the recorded one.
+    `cwd`: where a global install looks for the project whose repository gets msd's git merge
+    drivers (install/merge_drivers.py; None: none for a global install)."""
     if profile is not None:
         try:
             profiles.check(profile)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     with environment_errors("install"):
-        return _install(target, source, force or repair, dry_run, allow_symlink, lock_timeout, progress, profile)
+        return _install(target, source, force or repair, dry_run, allow_symlink, lock_timeout, progress, profile,
+                        (cwd, merge_drivers))
 
 
-def noop(target: Target, *, profile: str | None = None) -> OperationResult | None:
+def noop(target: Target, *, profile: str | None = None, cwd: Path | None = None,
+         merge_drivers: bool = True) -> OperationResult | None:
     """The result of `install(target, profile=profile)` when that install has nothing to change,
     found without taking the lock and without writing; None when there is anything to do or
     to say (a change, a file that is not identical to what msd shipped, a warning, an error,
@@ -189,13 +201,15 @@ def noop(target: Target, *, profile: str | None = None) -> OperationResult | Non
         if not config.is_dir() or txn.pending(config) or os.path.lexists(config / record.MARKER):
             return None
         result = OperationResult("install")
-        _run(target, ContentSource.packaged(), False, True, result, [], None, profile)
+        _run(target, ContentSource.packaged(), False, True, result, [], None, profile, (cwd, merge_drivers))
     except (MsdError, OSError, ValueError):
         return None
     if result.data["changed"] or result.warnings or result.errors or result.exit_code:
         return None
     if any(n for verdict, n in result.data["counts"].items() if verdict != "identical"):
         return None  # your edits kept, files removed: the full run reports them
+    if result.data["merge_drivers"].get("action") not in ("present", None) and "repository" in result.data["merge_drivers"]:
+        return None  # the merge drivers of this project's repository are to be written
     result.data["dry_run"] = False
     return result
 
@@ -209,27 +223,29 @@ def chosen_profile(requested: str | None, old: Manifest | None) -> str:
     return profiles.DEFAULT
 
 
-def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progress, profile=None) -> OperationResult:
+def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progress, profile=None,
+             drivers=(None, True)) -> OperationResult:
     check_target(target, allow_symlink=allow_symlink, writing=not dry_run)
     source = source or ContentSource.packaged()
     result = OperationResult("install")
     if dry_run:
         if txn.pending(target.config):
             result.warnings.append("an interrupted install is pending; the next install rolls it back first")
-        return _run(target, source, force, True, result, [], progress, profile)
+        return _run(target, source, force, True, result, [], progress, profile, drivers)
     created_config = record.ensure_config(target)
     try:
         with install_lock(target.config, lock_timeout):
             note = txn.recover(target.config)
             if note:
                 result.warnings.append(note)
-            return _run(target, source, force, False, result, created_config, progress, profile)
+            return _run(target, source, force, False, result, created_config, progress, profile, drivers)
     except BaseException:
         record.undo_config(target.config, created_config)  # a failed first install leaves no empty folder behind
         raise
 
 
-def _run(target, source, force, dry_run, result, created_config, progress, requested_profile=None) -> OperationResult:
+def _run(target, source, force, dry_run, result, created_config, progress, requested_profile=None,
+         drivers=(None, True)) -> OperationResult:
     warnings = result.warnings
     old = record.load_for_install(target, force=force, warnings=warnings) if target.config.is_dir() else None
     check_runtime(old, target)
@@ -255,8 +271,10 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
         warnings.extend([problem] if problem else [])
         if exclude is not None:
             hook_put[2]["git_exclude"] = exclude  # in the manifest before the line is written: uninstall takes it out
+    git_drivers = merge_drivers.plan(target, old, *drivers)
     stamp = _timestamp(target.config)
-    changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp, hook_put, profile)
+    changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp, hook_put, profile,
+                                      git_drivers.records)
     backup_dir = str(target.config / BACKUPS_PREFIX / stamp) if plan.backups else None
     for fv in plan.verdicts:
         if fv.backup:
@@ -274,6 +292,8 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
                 progress("write", done[0], total)
 
         txn.apply(target.config, changes, tick)
+    if not dry_run:
+        merge_drivers.apply(git_drivers, warnings)
     if not dry_run and exclude is not None:
         problem = git_exclude.apply(exclude, host_hooks.hook_file(target))
         warnings.extend([problem] if problem else [])
@@ -296,6 +316,7 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
         "settings": {"path": str(target.config / settings_mod.SETTINGS_REL) if settings_mod.SETTINGS_REL else None, "permission": settings_mod.PERMISSION, "action": settings_change.note},
         "skipped": skipped,
         "hooks": hook,
+        "merge_drivers": git_drivers.entry,
     }
     if plan.conflicts:
         warnings.append(f"{len(plan.conflicts)} file(s) conflict with your edits: the new versions are beside them as <file>.msd-new")

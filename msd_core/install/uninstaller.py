@@ -8,6 +8,8 @@
 - settings.json: restored byte for byte when unchanged since msd's write, else just the entry removed
 - msd's hooks and status line (host_hooks.py): exactly msd's entries removed, with the containers
   msd made for them; a local install's line in the clone's info/exclude (git_exclude.py) taken out
+- the git merge drivers install registered (merge_drivers.py): msd's blocks removed from each
+  recorded repository's config and .gitattributes (a block that was there before: kept), first
 - every folder msd created that is now empty: removed (the config folder too, if msd created it,
   also when it was created by a first install that was killed: msd_core/ownership/record.py)
 All in one transaction, like install.
@@ -22,7 +24,7 @@ from msd_core.files import txn
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import git_exclude, host_hooks
+from msd_core.install import git_exclude, host_hooks, merge_drivers
 from msd_core.install.installer import check_runtime
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import NEW_SUFFIX
@@ -121,6 +123,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     sc = settings_mod.plan_remove(config, manifest.extra.get("settings"), manifest.settings_permission, before)
     result.warnings.extend(sc.warnings)
 
+    git_drivers = merge_drivers.remove(target, manifest, dry_run=dry_run, warnings=result.warnings)
     changes = txn.Changes(deletes=[*deletes, *bookkeeping, MANIFEST_REL])
     if sc.new_bytes is not None:
         changes.puts[settings_mod.SETTINGS_REL] = sc.new_bytes
@@ -161,6 +164,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         "runtime": target.runtime,
         "settings": {"path": _settings_path(target), "action": sc.note},
         "hooks": hook,
+        "merge_drivers": git_drivers,
         "folders_left": left if not dry_run else [],
         "_created_config_dirs": created_config if not dry_run else [],
     }

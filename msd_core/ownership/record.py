@@ -346,3 +346,46 @@ def files_under(path: Path, rel: str) -> list[str]:
         for n in names:
             out.append(f"{rel}/{n}" if sub == "." else f"{rel}/{sub}/{n}".replace(os.sep, "/"))
     return out
+
+
+# ------------------------------------------------------------------ merge drivers in repositories
+
+MERGE_DRIVERS_KEY = "merge_drivers"
+
+
+def merge_driver_records(manifest: Manifest | None) -> list[dict]:
+    """The repositories an install registered msd's git merge drivers in (msd_core.git.merge_config):
+    one record each, `git_dir` absolute for a global install and relative to the project for a
+    portable local one (so its manifest names no folder of this machine)."""
+    raw = manifest.extra.get(MERGE_DRIVERS_KEY) if manifest is not None else None
+    if not isinstance(raw, list):
+        return []
+    return [r for r in raw if isinstance(r, dict) and isinstance(r.get("git_dir"), str)]
+
+
+def merge_driver_git_dir(target: Target, rec: dict) -> Path:
+    """The absolute git directory a record names."""
+    d = rec["git_dir"]
+    return Path(d) if os.path.isabs(d) else (target.config.parent / d)
+
+
+def merge_driver_top(target: Target, rec: dict) -> Path:
+    """The absolute work tree top a record names (where its `.gitattributes` is); a record
+    without one: the folder holding the git directory."""
+    d = rec.get("top")
+    if not isinstance(d, str):
+        return merge_driver_git_dir(target, rec).parent
+    return Path(d) if os.path.isabs(d) else (target.config.parent / d)
+
+
+def with_merge_driver_record(target: Target, records: list[dict], rec: dict) -> list[dict]:
+    """`records` with `rec` in place of the record of the same git directory (or appended);
+    a portable install records the directory and the work tree relative to the project."""
+    rec = dict(rec)
+    if is_portable(target):
+        for key in ("git_dir", "top"):
+            if isinstance(rec.get(key), str):
+                rec[key] = os.path.relpath(rec[key], target.config.parent).replace(os.sep, "/")
+    here = os.path.realpath(merge_driver_git_dir(target, rec))
+    kept = [r for r in records if os.path.realpath(merge_driver_git_dir(target, r)) != here]
+    return [*kept, rec]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from msd_core import paths
@@ -94,3 +95,17 @@ def state_lock(project_root: Path, state: Path):
 
     anchor = project_root if Path(state).is_relative_to(project_root) else None
     return locked(lock_path(project_root, state), lock_timeout_from_env(), what=f"flow state {state}", anchor=anchor)
+
+
+def parse_stamp(text) -> float | None:
+    """Seconds since the epoch of a `2026-11-30T14:00:00Z` stamp (UTC); None for anything else.
+    Computed here: `time.strptime` and `calendar.timegm` import datetime, which the hot path keeps out."""
+    m = re.match(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z", text) if isinstance(text, str) else None
+    if m is None:
+        return None
+    year, month, day, hour, minute, sec = (int(g) for g in m.groups())
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and sec < 62):
+        return None
+    y, mo = (year - 1, month + 12) if month <= 2 else (year, month)
+    days = 365 * y + y // 4 - y // 100 + y // 400 + (153 * (mo - 3) + 2) // 5 + day - 719469
+    return float(days * 86400 + hour * 3600 + minute * 60 + sec)

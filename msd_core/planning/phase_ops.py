@@ -65,7 +65,9 @@ def slug_of(name: str) -> str:
 class Model:
     """The current milestone in memory: texts (name -> str) and phase folders (dirname -> files)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, *, shared_numbers: bool = False):
+        """`shared_numbers`: read a milestone where two folders share a number (phase reconcile:
+        `shared` lists them; `folder_of` keeps the first) instead of refusing it."""
         from msd_core.planning.project import read_text_file
 
         self.root = Path(root)
@@ -85,7 +87,11 @@ class Model:
                              hint="name phase folders NN-name, or replace a link with the folder itself, then rerun")
         self.roadmap = {p.number: p.name for p in roadmap_phases(self.texts.get("ROADMAP.md", ""))}
         self.folder_of = {}
-        for d in self.dirs.values():
+        self.shared: dict[str, list[str]] = {}
+        for d in sorted(self.dirs.values(), key=lambda d: d.name):
+            if d.number in self.folder_of and shared_numbers:
+                self.shared.setdefault(d.number, [self.folder_of[d.number]]).append(d.name)
+                continue
             if d.number in self.folder_of:
                 raise OperationFailed(f"two phase folders share number {d.number} ({self.folder_of[d.number]}, {d.name});"
                                       " rename one before changing the phase list")

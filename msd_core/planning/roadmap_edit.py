@@ -96,6 +96,16 @@ def renumber_text(text: str, mapping: dict[str, str], folders: dict[str, str] | 
     return "\n".join(lines)
 
 
+def block_end(lines: list[str], start: int, level: int, live: set[int] | None = None) -> int:
+    """One past the last line of the details block whose heading (of `level`) is line `start`:
+    the next heading of that level or above (of the `live` lines, when given), or `<details`."""
+    for j in range(start + 1, len(lines)):
+        h = _ANY_HEAD_RE.match(lines[j])
+        if (h and len(h.group(1)) <= level and (live is None or j in live)) or lines[j].strip().lower().startswith("<details"):
+            return j
+    return len(lines)
+
+
 def _find(lines: list[str], number: str):
     """(checklist line index, (block start, block end), progress row index) of a phase; None where absent."""
     check = block = row = None
@@ -108,14 +118,7 @@ def _find(lines: list[str], number: str):
             continue
         m = _HEAD_RE.match(line)
         if m and normalize_phase(m.group(2)) == number and block is None:
-            level = len(m.group(1))
-            end = len(lines)
-            for j in range(i + 1, len(lines)):
-                h = _ANY_HEAD_RE.match(lines[j])
-                if (h and len(h.group(1)) <= level) or lines[j].strip().lower().startswith("<details"):
-                    end = j
-                    break
-            block = (i, end)
+            block = (i, block_end(lines, i, len(m.group(1))))
             continue
         m = _ROW_RE.match(line)
         if m and normalize_phase(m.group(2)) == number and row is None:

@@ -16,8 +16,13 @@ seconds>}`) once; a SUMMARY written at or after that moment needs the evidence. 
 never executed (no such file: every project made before msd, a fresh clone, whose git-ignored
 run records are gone too) and SUMMARYs older than it are taken on their SUMMARY, as before.
 
-The run record is the evidence read here (a JSON read per plan, no git call: `next` stays
-fast); undo and wave merge check each recorded commit against git itself (provenance).
+The run record is the evidence read first (a JSON read per plan, no git call: `next` stays
+fast). A plan it does not prove is then looked up in git, once per process for all plans: the
+commits reachable from HEAD whose `Msd-Plan: <phase-dir>/<plan-id>` trailer names it (and
+`Msd-Deviation:`), as `msd_run commit --plan` writes them. Run records stay in the clone that
+made them (`.planning/.msd/` is never committed), so a teammate's plan merged in is proven by
+its commits, never sent back to be executed again. Undo and wave merge check each recorded
+commit against git itself (msd_core.execution.provenance).
 Nothing here writes except `mark_since`. Standard library only.
 """
 
@@ -35,6 +40,7 @@ SINCE_FILE = "evidence.json"
 MAX_RECORD = 4 * 1024 * 1024  # a run record's size cap (msd_core.execution.run_record reads it from here)
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _HASH = re.compile(r"[0-9a-f]{7,64}")
+_logged: dict[str, dict[str, list[dict]]] = {}  # checkout -> {"<phase-dir>/<plan-id>": commits}: git_commits
 
 
 def main_root(root: Path) -> Path:
@@ -58,7 +64,10 @@ def main_root(root: Path) -> Path:
 
 
 def since(main: Path) -> float | None:
-    """When msd began executing this project (None: never, or the file is unreadable or damaged)."""
+    """When msd began executing this project (None: never, or the file is unreadable or damaged).
+    Every reading of plans' evidence starts here (lifecycle.where, waves): it also forgets the git
+    log read for an earlier one, so a long-lived process never judges by old commits."""
+    _logged.pop(str(main), None)
     from msd_core.files.bounded import loads_json
     from msd_core.files.safe_read import read_regular
 
@@ -122,14 +131,8 @@ def touched(path: str, files: set[str]) -> bool:
     return path in files or (path.endswith("/") and any(f.startswith(path) for f in files))
 
 
-def missing(main: Path, phase_dir: str, plan_id: str, plan_text: str | None) -> dict | None:
-    """What the plan lacks to count as complete: {"plan", "reason", "step"} or None when proven.
-    `plan_text` None: the PLAN could not be read (its declared files are not checked)."""
-    record, unreadable = _record(main, phase_dir, plan_id)
-    if unreadable:
-        return {"plan": plan_id, "reason": f"plan {plan_id} has a SUMMARY but {unreadable}", "step": "execute"}
-    commits = [c for c in (record or {}).get("commits", [])
-               if isinstance(c, dict) and isinstance(c.get("hash"), str) and _HASH.fullmatch(c["hash"])]
+def _verdict(plan_id: str, commits: list[dict], plan_text: str | None) -> dict | None:
+    """What `commits` (run-record entries: hash, files, deviation) leave the plan lacking; None when proven."""
     if not commits:
         return {"plan": plan_id, "step": "execute",
                 "reason": f"plan {plan_id} has a SUMMARY but no commit recorded by `msd_run commit --plan`"}
@@ -142,6 +145,41 @@ def missing(main: Path, phase_dir: str, plan_id: str, plan_text: str | None) -> 
                 "reason": f"plan {plan_id}'s recorded commits do not touch {', '.join(left[:3])}"
                           + (", ..." if len(left) > 3 else "") + " (declared in files_modified; no deviation recorded)"}
     return None
+
+
+
+def git_commits(main: Path, phase_dir: str, plan_id: str) -> list[dict]:
+    """The commits reachable from HEAD that `msd_run commit --plan` made for the plan, as run-record
+    entries (one `git log` per process and checkout, for every plan; [] outside git)."""
+    from msd_core.git.trailers import DEVIATION_KEY, PLAN_KEY, log
+
+    key = str(main)
+    if key not in _logged:
+        by_plan: dict[str, list[dict]] = {}
+        for c in log(main, ["HEAD", "--no-merges", f"--grep=^{PLAN_KEY}: "], (PLAN_KEY, DEVIATION_KEY)) or []:
+            entry = {"hash": c.hash, "files": c.files, "deviation": "; ".join(c.trailers[DEVIATION_KEY]) or None}
+            for named in c.trailers[PLAN_KEY]:
+                by_plan.setdefault(named, []).append(entry)
+        _logged[key] = by_plan
+    return _logged[key].get(f"{phase_dir}/{plan_id}", [])
+
+
+def missing(main: Path, phase_dir: str, plan_id: str, plan_text: str | None) -> dict | None:
+    """What the plan lacks to count as complete: {"plan", "reason", "step"} or None when proven.
+    `plan_text` None: the PLAN could not be read (its declared files are not checked)."""
+    record, unreadable = _record(main, phase_dir, plan_id)
+    commits = [c for c in (record or {}).get("commits", [])
+               if isinstance(c, dict) and isinstance(c.get("hash"), str) and _HASH.fullmatch(c["hash"])]
+    lacking = _verdict(plan_id, commits, plan_text)
+    if lacking is None:
+        return None
+    from_git = git_commits(main, phase_dir, plan_id)
+    if from_git:  # a teammate's clone made them, or the record was lost: git says so itself
+        known = {c["hash"] for c in commits}
+        return _verdict(plan_id, commits + [c for c in from_git if c["hash"] not in known], plan_text)
+    if unreadable:
+        return {"plan": plan_id, "reason": f"plan {plan_id} has a SUMMARY but {unreadable}", "step": "execute"}
+    return lacking
 
 
 def unproven(main: Path, since: float | None, phase_folder: Path, plan_id: str, plan_text: str | None) -> dict | None:

@@ -178,6 +178,7 @@ class Where:
     state_text: str | None = None  # STATE.md, when read
     skipped: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    roadmap_text: str | None = None  # ROADMAP.md, as the model read it
 
     @property
     def done_count(self) -> int:
@@ -493,7 +494,7 @@ def where(root: Path, *, verifier: bool | None = None, listings: dict | None = N
         else:
             milestone, why = "complete", f"no phase is left to do ({tally})"
     return Where(root, ordered, states, passed_over, current, last_active, verifier, failed, target, milestone, why,
-                 state_text, skipped, notes)
+                 state_text, skipped, notes, roadmap_text)
 
 
 def status(w: Where, flows_running: set[str] | frozenset = frozenset()) -> str:

@@ -43,6 +43,12 @@ Rules, first match wins:
                                                    -> audit-milestone
                      otherwise                     -> complete-milestone
 
+Claims (`.planning/claims.json`, msd_core.planning.claims): a phase another person holds (a
+claim that is not stale) is passed by: the route goes to the first phase after it, in number
+order, that is not done and nobody else holds (named in `claimed_by_others`, and the reason
+says so); when every phase left is held -> claimed (`/msd-progress`). `ignore_claims` routes as
+if there were none. Every claim is listed in `claims` (with `stale` and `mine`).
+
 Every answer has `route`, `command`, `reason`; phase answers add `phase` and `state`;
 open debug sessions (`.planning/debug/*.md`) are named in `debug_open`; unfinished flow
 runs in `.planning/state.json` are listed in `flows_in_progress` (workflow, step), and the one
@@ -120,7 +126,40 @@ def _answer(route: str, command: str, reason: str, **extra) -> dict:
     return out
 
 
-def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None) -> dict:
+def _around_claims(root: Path, states, current, common: dict, notes: list[str], ignore: bool):
+    """(the phase to route to, the phases passed because someone else holds them) (module doc)."""
+    from msd_core.errors import MsdError
+    from msd_core.planning import claims
+
+    try:
+        listed = claims.load(root)
+    except MsdError as exc:
+        notes.append(f"claims not read ({exc.message})")
+        return current, []
+    if not listed:
+        return current, []
+    try:
+        me = claims.who(claims.identity(root))
+    except MsdError:
+        me = None
+    viewed = claims.view(root, listed, me=me)
+    common["claims"] = viewed
+    if current is None or ignore:
+        return current, []
+    held = claims.held_by_others(viewed)
+    at = next(i for i, (p, _s) in enumerate(states) if p is current[0])
+    passed = []
+    for p, s in states[at:]:
+        if s == "done":
+            continue
+        if p.number not in held:
+            return (p, s), passed
+        passed.extend(held[p.number])
+    return None, passed
+
+
+def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None, *,
+           ignore_claims: bool = False) -> dict:
     from msd_core.planning.roadmap import phase_sort_key
 
     base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
@@ -141,6 +180,8 @@ def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None
     notes += w.notes
     skipped = w.skipped
     ordered, states, current = w.phases, w.states, w.current
+    held = current
+    current, claimed = _around_claims(root, states, current, common, notes, ignore_claims)
     common.update({"phases_total": len(ordered), "phases_done": w.done_count})
     if w.passed_over:
         common["passed_over"] = w.passed_over
@@ -174,6 +215,14 @@ def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None
 
     if not has_roadmap:
         return _answer("new-project", "/msd-new-project", "PROJECT.md exists but ROADMAP.md does not: finish the project setup", **common)
+    if claimed:
+        from msd_core.planning.claims import describe
+
+        common["claimed_by_others"] = [describe(c) for c in claimed]
+        if current is None and held is not None:
+            return _answer("claimed", "/msd-progress",
+                           "every phase left is claimed by someone else (" + "; ".join(describe(c) for c in claimed)
+                           + "): coordinate with them, or `msd_run next --ignore-claims` to route anyway", **common)
 
     if w.gate_target is not None:
         n = w.gate_target.number
@@ -194,6 +243,8 @@ def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None
     info, state = current
     n = info.number
     label = f"phase {n}" + (f" ({info.name})" if info.name else "")
+    if claimed:
+        label += " (" + "; ".join(f"phase {c['phase']} is claimed by {c.get('by') or c.get('email')}" for c in claimed) + ")"
     previous = [p for p, s in states if s == "done" and phase_sort_key(p.number) < phase_sort_key(n)]
     after = f"; phase {previous[-1].number} is done" if previous and state in ("discuss", "plan") else ""
     extra = {"phase": info.to_json(root), "state": state, **common}

@@ -28,11 +28,20 @@ character between the brackets changes; the report lists them under `roadmap`.
 - <x>: plans with a SUMMARY + 1 while some plan has none, else the number of plans.
 - progress: (phases done + the current phase's summarised share of its plans) / phases,
   rounded down to a whole percent; the bar has ten cells, one `#` per full 10%.
-- last activity: the newest (modification time, then name) of ROADMAP.md and the files
-  of the current-milestone phase folders (PLAN, SUMMARY, CONTEXT, RESEARCH, VERIFICATION,
-  UAT), dated in UTC: `completed 02-01-PLAN.md` (a SUMMARY), `planned 02-01-PLAN.md`,
-  `discussed phase 2`, `researched phase 2`, `verified phase 2`, `acceptance tests of
-  phase 2`, `roadmap updated`.
+- last activity: of ROADMAP.md and the files of the current-milestone phase folders (PLAN,
+  SUMMARY, CONTEXT, RESEARCH, VERIFICATION, UAT), the day (UTC) of the newest modification
+  time, and the furthest point the files of that day reached: the latest phase (in phase
+  order), then the furthest in the lifecycle (RANK), then the later name: `completed
+  02-01-PLAN.md` (a SUMMARY), `planned 02-01-PLAN.md`, `discussed phase 2`, `researched phase
+  2`, `verified phase 2`, `acceptance tests of phase 2`, `roadmap updated`. File times only
+  pick the day, so the line does not depend on the order or the moment a git checkout or merge
+  writes the files (only on the day), and a merge driver can derive it before git writes them
+  (msd_core.merging.merged_tree).
+
+The `<!-- msd: derived from <12 hex> ... -->` line (where the file has one; msd's template does)
+is derived too: `inputs_digest` of ROADMAP.md as this sync leaves it and of the phase folders'
+files, so a branch that changed what the lines are derived from changes STATE.md and a merge
+hands it to msd's merge driver (msd_core.merging).
 
 In the frontmatter, the `progress:` mapping older STATE.md files keep (total_phases,
 completed_phases, total_plans, completed_plans, percent) is derived too, key by key.
@@ -45,6 +54,7 @@ Standard library only.
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -53,6 +63,8 @@ from msd_core.errors import MsdError
 BAR_CELLS = 10
 KINDS = (("-SUMMARY.md", "completed"), ("-PLAN.md", "planned"), ("CONTEXT.md", "discussed"),
          ("RESEARCH.md", "researched"), ("VERIFICATION.md", "verified"), ("UAT.md", "acceptance tests of"))
+# the lifecycle order of what a file says happened within a phase (ROADMAP.md: 0)
+RANK = {"CONTEXT.md": 1, "RESEARCH.md": 2, "-PLAN.md": 3, "-SUMMARY.md": 4, "VERIFICATION.md": 5, "UAT.md": 6}
 # (section, field) of every derived line, in the order they are reported
 LINES = ((None, "Current focus"), ("Current Position", "Phase"), ("Current Position", "Plan"),
          ("Current Position", "Status"), ("Current Position", "Last activity"), ("Current Position", "Progress"))
@@ -76,17 +88,17 @@ def _flows_running(root: Path) -> set[str]:
 
 
 def _last_activity(root: Path, ordered, listings: dict | None = None) -> str | None:
-    newest: tuple[float, str, str] | None = None
+    candidates: list[tuple[float, int, int, str, str]] = []  # (mtime, kind rank, phase position, name, what)
     roadmap = root / ".planning" / "ROADMAP.md"
     try:
         st = os.lstat(roadmap)
-        newest = (st.st_mtime, roadmap.name, "roadmap updated")
+        candidates.append((st.st_mtime, 0, -1, roadmap.name, "roadmap updated"))
     except OSError:
         pass
-    for info in ordered:
+    for position, info in enumerate(ordered):
         if info.folder is None:
             continue
-        entries = (listings or {}).get(info.folder)  # the files phase_states listed (their stat kept)
+        entries = (listings or {}).get(info.folder)  # the files lifecycle.where listed (their stat kept)
         if entries is None:
             try:
                 entries = list(os.scandir(info.folder))
@@ -95,7 +107,6 @@ def _last_activity(root: Path, ordered, listings: dict | None = None) -> str | N
         for e in entries:
             if not e.is_file(follow_symlinks=False) or e.name.endswith(".compiled.md"):
                 continue
-            what = None
             for suffix, verb in KINDS:
                 if e.name.endswith(suffix) or e.name == suffix.lstrip("-"):
                     if suffix == "-SUMMARY.md":
@@ -104,15 +115,14 @@ def _last_activity(root: Path, ordered, listings: dict | None = None) -> str | N
                         what = f"{verb} {e.name}"
                     else:
                         what = f"{verb} phase {info.number}"
+                    candidates.append((e.stat(follow_symlinks=False).st_mtime, RANK[suffix], position, e.name, what))
                     break
-            if what is None:
-                continue
-            mtime = e.stat(follow_symlinks=False).st_mtime
-            if newest is None or (mtime, e.name) > newest[:2]:
-                newest = (mtime, e.name, what)
-    if newest is None:
+    if not candidates:
         return None
-    return time.strftime("%Y-%m-%d", time.gmtime(newest[0])) + f" ({newest[2]})"
+    day = time.strftime("%Y-%m-%d", time.gmtime(max(c[0] for c in candidates)))
+    that_day = [c for c in candidates if time.strftime("%Y-%m-%d", time.gmtime(c[0])) == day]
+    pick = max(that_day, key=lambda c: (c[2], c[1], c[3]))
+    return f"{day} ({pick[4]})"
 
 
 def shared_numbers(root: Path) -> list[str]:
@@ -127,9 +137,40 @@ def shared_numbers(root: Path) -> list[str]:
             "renumber the others" for n, names in seen.items() if len(names) > 1]
 
 
+def inputs_digest(roadmap_text: str | None, ordered, verifier: bool) -> str:
+    """What the derived lines are computed from in the files git carries, as 12 hex digits:
+    ROADMAP.md's text, each current phase's folder, file names and check statuses, and the
+    verifier setting (file times aside; the running flows are not committed: .planning/state.json
+    is a working file). Two branches that changed any of these write different STATE.md files,
+    so git always hands STATE.md to msd's merge driver, which re-derives the lines. Two CRC-32
+    sums (zlib: hashlib is too dear for msd_run's hot path); a collision only means a merge
+    keeps one side's lines until the next sync."""
+    import zlib
+
+    parts = [roadmap_text or ""]
+    for info in ordered:
+        checks = [f"{c.kind}={c.status}" for c in (info.verification, info.uat) if c is not None]
+        parts.append(repr((info.number, info.folder.name if info.folder else None, sorted(info.plans), info.summaries,
+                           info.has_context, checks)))
+    parts.append(repr(verifier))
+    data = "\n".join(parts).encode("utf-8", "replace")
+    return f"{zlib.crc32(data):08x}{zlib.crc32(data[::-1]) & 0xffff:04x}"
+
+
+def _roadmap_after_marks(w) -> str:
+    """ROADMAP.md's text as `sync` leaves it (its derived checkboxes set): the digest is the same
+    before and after the sync that writes them."""
+    from msd_core.progress import lifecycle
+
+    text = w.roadmap_text or ""
+    marks = lifecycle.roadmap_marks(w, text) if text else []
+    return roadmap_text_marks(text, marks) if marks else text
+
+
 def derive(root: Path, w=None, listings: dict | None = None) -> dict[str, str | None]:
     """{field: value} for every derived line (None: nothing to derive it from), from the
-    project's position (msd_core.progress.lifecycle.where, computed here unless given)."""
+    project's position (msd_core.progress.lifecycle.where, computed here unless given; what was
+    not read is in its `skipped`, the same for every reader)."""
     from msd_core.progress import lifecycle
 
     if w is None:
@@ -140,6 +181,7 @@ def derive(root: Path, w=None, listings: dict | None = None) -> dict[str, str | 
     done = w.done_count
     out: dict[str, str | None] = {field: None for _sec, field in LINES}
     out["Last activity"] = _last_activity(root, ordered, listings)
+    out[DIGEST] = inputs_digest(_roadmap_after_marks(w), ordered, w.verifier)
     if total == 0:
         if w.milestone == "between":
             out.update({"Current focus": lifecycle.MILESTONE_FOCUS["between"], "Phase": "None (between milestones)",
@@ -210,7 +252,27 @@ def sync_text(text: str, derived: dict[str, str | None]) -> tuple[str, list[dict
         lines[i] = pre + value + (m.group("eol") or "")
         changes.append({"field": field, "line": i + 1, "old": old.strip(), "new": value})
     _sync_frontmatter(doc, lines, derived, changes)
+    _sync_digest(lines, derived, changes)
     return "".join(lines), changes, missing
+
+
+DIGEST = "derived from"
+_DIGEST_RE = re.compile(r"^(?P<pre><!--\s*msd:\s*derived from\s+)(?P<val>[0-9a-f]+)(?P<post>\b.*)$", re.S)
+
+
+def _sync_digest(lines: list[str], derived: dict, changes: list[dict]) -> None:
+    """The `<!-- msd: derived from <digest> ... -->` line (inputs_digest), where the file has one;
+    never added to a file without it."""
+    value = derived.get(DIGEST)
+    if value is None:
+        return
+    for i, line in enumerate(lines):
+        m = _DIGEST_RE.match(line)
+        if m:
+            if m.group("val") != value:
+                lines[i] = m.group("pre") + value + m.group("post")
+                changes.append({"field": DIGEST, "line": i + 1, "old": m.group("val"), "new": value})
+            return
 
 
 FM_PROGRESS = ("total_phases", "completed_phases", "total_plans", "completed_plans", "percent")
@@ -219,8 +281,6 @@ FM_PROGRESS = ("total_phases", "completed_phases", "total_plans", "completed_pla
 def _sync_frontmatter(doc, lines: list[str], derived: dict, changes: list[dict]) -> None:
     """The frontmatter's `progress:` mapping (older STATE.md files keep one): each of its
     FM_PROGRESS keys that is present gets the derived number; nothing is added."""
-    import re
-
     if not doc.fm_lines:
         return
     first, last = doc.fm_lines

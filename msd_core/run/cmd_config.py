@@ -1,16 +1,19 @@
 """`msd_run config get|set|unset|list`: the project's config for agents.
 
   config get KEY [--default V] [--raw]   JSON value (bare text with --raw)
-  config set KEY VALUE [--create]         {"key","value","previous","path","changed"}; a guard
+  config set KEY VALUE [--create] [--personal]  {"key","value","previous","path","changed"}; a guard
                                           setting (`guards.*`) is refused (exit 2): `msd config set`
-  config unset KEY                        {"key","removed","previous","path","changed"}
-  config list [--json]                    one `key = value  (source)` line each; --json: list of entries
+  config unset KEY [--personal]           {"key","removed","previous","path","changed"}
+  config list [--json]                    one `key = value  (source)` line each (source: personal,
+                                          project, user, default); --json: list of entries
   config migrate [--check]                move `depth` to `granularity`; list keys the schema dropped
                                           (msd_core.config.migrate); --check writes nothing
 
 `--default V` answers for a key no file sets (instead of the schema default), and for a
 key the schema does not know. `--create` lets `set` make .planning/config.json in the
-current folder when no project is found above it. Standard library only.
+current folder when no project is found above it. `--personal` sets or unsets a personal key
+(mode, model_profile, ...) in this person's own layer, `.planning/.msd/personal.json`, which is
+never committed; a key the team shares is refused there (exit 2). Standard library only.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ def configure(parser) -> None:
     parser.add_argument("--json", dest="as_json", action="store_true",
                         help="list: print JSON (default: one `key = value  (source)` line each; get/set/unset/migrate always print JSON)")
     parser.add_argument("--create", action="store_true", help="set: create .planning/config.json here if no project is found")
+    parser.add_argument("--personal", action="store_true",
+                        help="set/unset: your own value of a personal key (.planning/.msd/personal.json, not committed)")
     parser.add_argument("--cwd", default=None, type=folder("--cwd"), metavar="DIR",
                         help="project folder (default: the current folder; the project is found by walking up)")
 
@@ -94,7 +99,7 @@ def run(args):
     if args.verb == "set":
         _need(args, 2)
         _not_a_guard(args.key)
-        return store.set_value(args.key, args.value, args.cwd, create=args.create)
+        return store.set_value(args.key, args.value, args.cwd, create=args.create, personal=args.personal)
     if args.verb == "migrate":
         _need(args, 0)
         from msd_core.config.migrate import migrate
@@ -103,7 +108,7 @@ def run(args):
     if args.verb == "unset":
         _need(args, 1)
         _not_a_guard(args.key)
-        return store.unset_value(args.key, args.cwd)
+        return store.unset_value(args.key, args.cwd, personal=args.personal)
     _need(args, 0)
     entries = store.list_entries(args.cwd)
     if args.as_json:

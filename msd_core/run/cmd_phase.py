@@ -1,9 +1,12 @@
-"""`msd_run phase insert|remove|move`: change the current milestone's phase list in one transaction.
+"""`msd_run phase insert|remove|move|reconcile`: change the current milestone's phase list in one transaction.
 
 insert AFTER NAME [--goal TEXT]   decimal phase after AFTER (e.g. 03.1): folder + ROADMAP entries
 remove N [--force]                delete a phase (refused when it has SUMMARY files unless
                                   --force) and renumber the later unexecuted phases
 move N --after M                  an unexecuted phase becomes the next decimal phase after M
+reconcile                         after a merge: phases sharing a number get numbers of their own,
+                                  the later one (and what follows it) the next free numbers
+                                  (msd_core.planning.phase_reconcile)
 
 Every form takes --dry-run (report, write nothing) and --cwd. Output: JSON
 {"op", "dry_run", "phase", "renames": [{"from", "to"}], "written", "deleted"[, "notes"],
@@ -21,7 +24,7 @@ import argparse
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="action", metavar="insert|remove|move", parser_class=type(parser))
+    sub = parser.add_subparsers(dest="action", metavar="insert|remove|move|reconcile", parser_class=type(parser))
     sub.required = True
     i = sub.add_parser("insert", help="add a decimal phase after AFTER")
     i.add_argument("after", help="the phase the new one follows: 3, 03, 3.1, 03-auth")
@@ -33,7 +36,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     m = sub.add_parser("move", help="move an unexecuted phase to just after another")
     m.add_argument("phase", help="the phase to move")
     m.add_argument("--after", required=True, metavar="M", help="the phase it should follow")
-    for p in (i, r, m):
+    c = sub.add_parser("reconcile", help="after a merge: renumber phases that share a number")
+    for p in (i, r, m, c):
         p.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
         p.add_argument("--json", action="store_true", help="JSON output (the default)")
         p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
@@ -53,6 +57,10 @@ def run(args: argparse.Namespace):
             res = phase_ops.plan_insert(root, args.after, args.name, args.goal)
         elif args.action == "remove":
             res = phase_ops.plan_remove(root, args.phase, args.force)
+        elif args.action == "reconcile":
+            from msd_core.planning.phase_reconcile import plan_reconcile
+
+            res = plan_reconcile(root)
         else:
             res = phase_ops.plan_move(root, args.phase, args.after)
         report = phase_ops.apply(root, res, dry_run=args.dry_run)

@@ -73,7 +73,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "wave": ("msd_core.run.cmd_wave", "a phase's waves: plan and check them, sync an isolated executor, merge its branch"),
     "gate": ("msd_core.run.cmd_gate", "the regression gate: detect the project's test command, run it, record the result"),
     "todo": ("msd_core.run.cmd_todo", "capture a todo in one line (with file, phase, time); list, done, promote"),
-    "phase": ("msd_core.run.cmd_phase", "insert, remove or move a phase (renumbering in one transaction)"),
+    "phase": ("msd_core.run.cmd_phase", "insert, remove, move or reconcile phases (renumbering in one transaction)"),
+    "claim": ("msd_core.run.cmd_claim", "claim a phase for yourself (who, branch, since when), release it, list claims"),
+    "merge-driver": ("msd_core.run.cmd_merge_driver", "the merge git runs for a planning file (registered by msd install)"),
     # lifecycle (k-lifecycle2)
     "undo": ("msd_core.run.cmd_undo", "revert a plan's or phase's recorded commits (--dry-run first)"),
     "recorded": ("msd_core.run.cmd_recorded", "the commits msd recorded for a plan or phase"),
@@ -87,6 +89,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "docs": ("msd_core.run.cmd_docs", "the project's docs the milestone left behind (names of changed or missing files)"),
     "spike": ("msd_core.run.cmd_spike", "a throwaway experiment on its own branch: start, finish (finding kept), list"),
     "explore": ("msd_core.run.cmd_explore", "questions answered into .planning/explorations/, no plans: record, list"),
+    # the people's reports (issue 33): health, forensics, milestone summary, stats, a second opinion
+    "health": ("msd_core.run.cmd_health", "what in .planning/ is inconsistent, one code per finding; --repair fixes what is safe"),
+    "stats": ("msd_core.run.cmd_stats", "the project in numbers: phases, plans, recorded commits, tests, tokens per phase"),
+    "forensics": ("msd_core.run.cmd_forensics", "after a failed or stuck run: what msd recorded and where it went wrong"),
+    "second-opinion": ("msd_core.run.cmd_second_opinion", "another agent CLI (codex, gemini, opencode) reviews a plan or a phase's diff"),
+    "milestone-summary": ("msd_core.run.cmd_milestone_summary", "a milestone told to a person: built, decisions, deviations, verification"),
     # the host's side (issue 31): hooks and the status line the install registers
     "hook": ("msd_core.run.cmd_hook", "what msd does when Claude Code runs one of its hooks (stdin: the host's JSON)"),
     "statusline": ("msd_core.run.cmd_statusline", "the one-line status Claude Code shows (stdin: the host's JSON)"),
@@ -235,10 +243,11 @@ def emit(result) -> int:
 
 def _settle(args) -> str | None:
     """An interrupted phase change is finished before any command reads the project
-    (msd_core.progress.settle; `phase` settles inside its own command). Nothing pending (the
+    (msd_core.progress.settle; `phase` settles inside its own command; `health` and `forensics`
+    report it, and only `health --repair` settles it, so that a check changes nothing). Nothing pending (the
     common case) costs the walk up to `.planning/` and two lstat calls; the module that
     settles is imported only when something is pending."""
-    if args.command == "phase":
+    if args.command in ("phase", "health", "forensics"):
         return None
     from msd_core.paths import PLANNING_DIRNAME, PROJECT_STATE_DIRNAME, STATE_DUE_NAME, TXN_DIRNAME, find_project_root
 

@@ -511,3 +511,16 @@ def test_resolve_line_for_another_workflow_after_a_spine_fails(tree):
     cmd.write_text(cmd.read_text().replace("resolve plan --emit", "resolve notes --emit").replace(
         "Bash(msd_run resolve plan --emit *)", "Bash(msd_run resolve notes --emit *)"))
     assert check_rule(tree, "shell-context") == {("commands/msd/plan.md", 6)}
+
+
+def test_a_command_whose_frontmatter_is_no_yaml_is_refused(tmp_path):
+    """An unquoted `: ` in a description (what broke the install of a new command once)."""
+    tree = tmp_path / "content"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "msd_core" / "content", tree)
+    assert not [v for v in run_checks(tree).violations if v.rule == "frontmatter"]
+    stats = tree / "commands" / "msd" / "stats.md"
+    stats.write_text(stats.read_text().replace("description: Show the project in numbers (", "description: Numbers: ("))
+    agent = tree / "agents" / "msd-planner.md"
+    agent.write_text(agent.read_text().replace("description:", "summary:", 1))
+    found = {(v.rule, v.file, v.line) for v in run_checks(tree).violations if v.rule == "frontmatter"}
+    assert found == {("frontmatter", "commands/msd/stats.md", 1), ("frontmatter", "agents/msd-planner.md", 1)}

@@ -395,12 +395,13 @@ FILL = {
     "agent": "planner", "stem": "plan-phase", "area": "storage", "subsystem": "storage", "key": "mode",
     "value": "interactive", "handoff-path": ".planning/.continue-here.md", "version": "v1.0",
     "after": "1", "m": "2", "id": "T1", "text": "an idea", "file": "src/app.py",
+    "cli": "codex", "plan-file": ".planning/phases/01-core/01-01-PLAN.md",
     "source": ".planning",  # material to import (issue 33)
 }
 
 
 # commands named in prose ("change it only with `msd_run state patch`"), not calls
-MENTIONS = {"state patch", "config set", "extensions planner", "extensions executor", "commit"}
+MENTIONS = {"state patch", "config set", "extensions planner", "extensions executor", "commit", "second-opinion"}
 
 
 def fill(body: str) -> str:

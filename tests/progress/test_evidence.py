@@ -229,3 +229,69 @@ def test_a_marker_without_a_moment_is_never_executed(tmp_path, body):
     (tmp_path / ".planning/.msd").mkdir(parents=True)
     (tmp_path / ".planning/.msd/evidence.json").write_text(body)
     assert evidence.since(tmp_path) is None
+
+
+# --- run records stay in the clone that made them: git's trailers prove a plan merged in -------
+
+def _runs(root: Path) -> Path:
+    return root / ".planning/.msd/runs"
+
+
+def test_a_plan_committed_through_msd_in_another_clone_is_proven_by_its_commit_trailers(tmp_path):
+    root = _project(tmp_path)
+    _start_execution(root)
+    _write(root, "src/a.txt", "a\n")
+    _write(root, "src/b.txt", "b\n")
+    _commit(root, "src/a.txt", "src/b.txt")
+    _write(root, SUMMARY, "# done\n")
+    _commit(root, SUMMARY)
+    assert _next(root)["route"] == "verify-work"
+    # this clone without the run record (a teammate's, after the merge; or the record lost)
+    shutil.rmtree(_runs(root))
+    out = _next(root)
+    assert out["route"] == "verify-work", out  # the commits say `Msd-Plan: 01-core/01-01` themselves
+    assert _start_execution(root)["plans_remaining"] == 0
+
+
+def test_without_the_record_a_commit_made_by_hand_still_proves_nothing(tmp_path):
+    """The fixture for the rule above: only msd's trailer counts, never a commit that merely touches the files."""
+    root = _project(tmp_path)
+    _start_execution(root)
+    _write(root, "src/a.txt", "a\n")
+    _commit(root, "src/a.txt")
+    _write(root, "src/b.txt", "b\n")
+    _write(root, SUMMARY, "# done\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "feat(01-01): the rest, by hand", "-m", "Msd-Plan-ish: 01-core/01-01")
+    shutil.rmtree(_runs(root))
+    out = _next(root)
+    assert out["route"] == "execute-phase" and "do not touch src/b.txt" in out["reason"], out
+
+
+def test_a_deviation_travels_with_its_commit(tmp_path):
+    root = _project(tmp_path)
+    _start_execution(root)
+    _write(root, "src/a.txt", "a\n")
+    _commit(root, "src/a.txt")
+    _write(root, SUMMARY, "# done\n")
+    _commit(root, SUMMARY, deviation="src/b.txt was not needed: a.txt holds both")
+    assert "Msd-Deviation: src/b.txt was not needed" in git(root, "log", "-1", "--format=%B")
+    shutil.rmtree(_runs(root))
+    assert _next(root)["route"] == "verify-work"
+
+
+def test_a_long_lived_process_reads_git_again_for_each_reading(tmp_path):
+    from msd_core.progress import evidence
+
+    root = _project(tmp_path)
+    _start_execution(root)
+    _write(root, "src/a.txt", "a\n")
+    _write(root, "src/b.txt", "b\n")
+    _write(root, SUMMARY, "# done\n")
+    evidence.since(root)
+    assert evidence.git_commits(root, "01-core", "01-01") == []
+    _commit(root, "src/a.txt", "src/b.txt")
+    assert evidence.git_commits(root, "01-core", "01-01") == []  # the same reading: the log read once
+    evidence.since(root)
+    (found,) = evidence.git_commits(root, "01-core", "01-01")
+    assert sorted(found["files"]) == ["src/a.txt", "src/b.txt"] and found["deviation"] is None

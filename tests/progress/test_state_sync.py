@@ -327,3 +327,35 @@ def test_step_done_records_the_step_even_when_state_is_unreadable(tmp_path, msd_
     out = json.loads(r.stdout)
     assert out["recorded"] == "discover-plans" and "not UTF-8" in out["state_sync"]["error"]
     assert (p.root / ".planning/STATE.md").read_bytes() == b"Status: \xff\n"
+
+
+def _digest(root: Path) -> str:
+    import re
+
+    m = re.search(r"<!-- msd: derived from ([0-9a-f]{12})", (root / ".planning/STATE.md").read_text())
+    assert m, "the template's digest line"
+    return m.group(1)
+
+
+def test_the_inputs_digest_is_what_the_sync_that_ticks_roadmap_leaves(tmp_path, msd_run):
+    """The `derived from` digest hashes ROADMAP.md as the same sync leaves it (its derived boxes
+    set): the sync that ticks a phase writes the digest of the ticked roadmap, so `--check` right
+    after it is clean, and a hand change to ROADMAP.md is a new digest."""
+    p = Project(tmp_path)
+    (tmp_path / ".planning/config.json").write_text('{"workflow": {"verifier": false}}\n')
+    _plan(p, "01-core", "01")
+    _summary(p, "01-core", "01")
+    _plan(p, "02-auth", "01")
+    r = _sync(msd_run, p.root)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["roadmap"]["written"] and "- [x] **Phase 1: Core**" in (tmp_path / ".planning/ROADMAP.md").read_text()
+    first = _digest(p.root)
+    assert first != "000000000000"
+    again = json.loads(_sync(msd_run, p.root, "--check").stdout)
+    assert again["in_sync"] and again["changed"] == [], again
+    road = tmp_path / ".planning/ROADMAP.md"
+    road.write_text(road.read_text().replace("Billing** - goal", "Billing** - goal, billed monthly"))
+    changed = json.loads(_sync(msd_run, p.root, "--check").stdout)["changed"]
+    assert "derived from" in [c["field"] for c in changed]
+    assert _sync(msd_run, p.root).returncode == 0 and _digest(p.root) not in (first, "000000000000")

@@ -28,7 +28,9 @@ ROWS_ELSEWHERE = {"step-report": "tests/chain/test_step_report.py::test_step_rep
                   "ship": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
                   # the host's side: probed with the host's JSON on stdin
                   "hook": "tests/hooks/test_hooks.py::test_hooks_import_nothing_heavy",
-                  "statusline": "tests/hooks/test_hooks.py::test_hooks_import_nothing_heavy"}
+                  "statusline": "tests/hooks/test_hooks.py::test_hooks_import_nothing_heavy",
+                  # run by git during a merge, in a repository with a merge going on (team)
+                  "merge-driver": "tests/merging/test_merge_driver.py::test_driver_imports_only_what_it_declares"}
 
 HOT = [
     ("config-get", ["config", "get", "mode", "--raw"], set()),
@@ -72,6 +74,7 @@ HOT = [
     ("memory-decisions", ["memory", "decisions-affecting", "auth"], MEMORY),
     ("todo-add", ["todo", "add", "an idea", "--file", "src/a.py"], set()),
     ("todo-list", ["todo", "list"], set()),
+    ("claim-list", ["claim", "--list"], set()),  # claim <phase> (it commits): tests/planning/test_claims.py
     # rare, person-started edits applied through the install transaction (shutil only)
     ("phase-insert", ["phase", "insert", "1", "Hotfix"], TXN),
     ("phase-remove", ["phase", "remove", "1.1"], TXN),
@@ -92,6 +95,13 @@ HOT = [
     ("spike-list", ["spike", "list"], set()),
     ("explore-record", ["explore", "record", "--topic", "tokens", "--note", "note.md"], set()),
     ("explore-list", ["explore", "list"], set()),
+    # the people's reports (issue 33)
+    ("health", ["health"], set()),
+    ("health-dry-run", ["health", "--repair", "--dry-run"], set()),
+    ("stats", ["stats"], set()),
+    ("milestone-summary", ["milestone-summary"], set()),
+    ("forensics", ["forensics"], set()),
+    ("second-opinion-list", ["second-opinion", "--list"], set()),
 ]
 
 STATE = """---

@@ -1,0 +1,81 @@
+"""Every finding `msd_run health` can report: its stable code, severity and repair.
+
+Severity: `error` (a reader of the project gets a wrong answer or none), `warning` (the files
+disagree with each other; a person decides), `info` (worth knowing, nothing is wrong yet).
+`repair` names what `--repair` does for it; None: it is only reported (renaming, deleting or
+rewriting a person's text is never safe to do unasked).
+
+The codes are part of the command's contract (docs/CONTRACTS.md): a code is never renamed or
+reused for another meaning; a new kind of finding gets a new code.
+"""
+
+from __future__ import annotations
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+SEVERITIES = (ERROR, WARNING, INFO)
+
+# code: (severity, what it means, what --repair does or None)
+CODES: dict[str, tuple[str, str, str | None]] = {
+    # the planning files
+    "planning-file-missing": (WARNING, "PROJECT.md, ROADMAP.md or STATE.md is missing", None),
+    "config-unreadable": (ERROR, "config.json is not a JSON object; msd reads its defaults instead", None),
+    "phase-number-shared": (ERROR, "two current phase folders share one number; readers see only the first", None),
+    "phase-folder-link": (ERROR, "a symlink where phase folders live; no reader follows it", None),
+    "phase-folder-unnamed": (WARNING, "a folder in phases/ whose name gives no phase number; no reader sees it", None),
+    "phase-missing-from-roadmap": (WARNING, "a current phase folder whose number ROADMAP.md does not name", None),
+    "phase-folder-of-archived-milestone": (INFO, "phase folders of an archived milestone still in phases/: readers count them in the current milestone", None),
+    "roadmap-phase-missing-folder": (WARNING, "a ROADMAP.md phase with no folder, though it is ticked or a later phase has one", None),
+    "plan-summary-missing": (WARNING, "a plan without its SUMMARY in a phase the project has moved past", None),
+    "summary-plan-missing": (INFO, "a SUMMARY whose PLAN file is not in the folder", None),
+    "phase-file-outside-folder": (WARNING, "a plan or phase document directly in phases/, outside any phase folder", None),
+    "file-prefix-mismatch": (WARNING, "a plan or summary named for another phase than its folder's", None),
+    "frontmatter-unreadable": (WARNING, "frontmatter that does not close or is not a mapping; its keys are not read", None),
+    "frontmatter-not-yaml": (INFO, "frontmatter that is not valid YAML; msd reads it leniently, other tools may not", None),
+    "state-unreadable": (ERROR, "STATE.md cannot be read as UTF-8 text", None),
+    "state-stale": (WARNING, "STATE.md's derived lines disagree with the tree", "re-derive them (msd_run state sync)"),
+    "state-drift": (INFO, "STATE.md, in another tool's layout, says otherwise than the tree (its lines may be a person's words)", None),
+    "handoff-stale": (WARNING, "a pause handoff at .planning/ for a finished phase; `next` still routes to resume-work", None),
+    "handoff-left": (INFO, "a pause handoff left in a finished phase's folder", None),
+    # msd's own working files
+    "change-interrupted": (ERROR, "a phase change was interrupted", "roll it back or finish it, then re-derive STATE.md"),
+    "temp-orphaned": (INFO, "a temp file of a write whose writer is gone", "delete it"),
+    "msd-new-stray": (WARNING, "a .msd-new file (a version someone has still to merge) inside .planning/", None),
+    "flow-state-unreadable": (ERROR, ".planning/state.json is not a flow state msd can read; it is never rewritten", None),
+    "flow-run-malformed": (WARNING, "a flow run in state.json whose fields have the wrong types", "set it aside (kept under .planning/.msd/aside/)"),
+    "flow-run-orphaned": (WARNING, "a running flow whose phase folder is gone", "set it aside (kept under .planning/.msd/aside/)"),
+    "flow-run-stale": (INFO, "a flow run still running that nothing has advanced for 14 days", None),
+    "gate-record-unreadable": (WARNING, "the regression gate's last.json cannot be read", None),
+    "gate-marker-stale": (WARNING, "the gate's failed marker disagrees with its last recorded run", "make the marker follow the last run"),
+    "run-record-unreadable": (WARNING, "a run record (.planning/.msd/runs/) that does not parse", None),
+    "run-record-orphaned": (WARNING, "a run record for a phase folder that no longer exists (renumbered or removed)", None),
+    "chain-ticket-left": (INFO, "a chain step's ticket left behind: the chain was killed during that step", None),
+}
+
+
+def severity(code: str) -> str:
+    return CODES[code][0]
+
+
+def repair_of(code: str) -> str | None:
+    return CODES[code][2]
+
+
+class Finding:
+    """One inconsistency: code, the file it is about (relative to the project), what was found."""
+
+    __slots__ = ("code", "file", "message", "data")
+
+    def __init__(self, code: str, file: str | None, message: str, **data):
+        if code not in CODES:
+            raise KeyError(f"unknown health code {code!r}")
+        self.code, self.file, self.message, self.data = code, file, message, data
+
+    def to_json(self) -> dict:
+        out = {"code": self.code, "severity": severity(self.code), "file": self.file, "message": self.message}
+        fix = repair_of(self.code)
+        if fix:
+            out["repair"] = fix
+        return out
+
+    def __repr__(self):
+        return f"Finding({self.code!r}, {self.file!r})"

@@ -1,0 +1,36 @@
+"""`msd_run second-opinion --cli codex|gemini|opencode (--plan <PLAN.md> | --phase <n>) [--timeout S] [--dry-run]`
+and `msd_run second-opinion --list`: another agent CLI reviews a plan or a phase's recorded diff,
+headless and read-only; its findings are written beside the plan (msd_core.chain.second_opinion).
+
+JSON {"cli", "exe", "what", "source", "brief_chars", "file", "dry_run"[, "argv"][, "seconds", "written"]};
+`--list`: {"clis": {name: path or null}}. Exit 0 recorded (or listed / dry run), 1 the CLI is absent
+(nothing runs), failed, timed out or printed nothing (nothing is written), 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cli", metavar="NAME", help="codex, gemini or opencode")
+    parser.add_argument("--plan", metavar="PLAN", help="a PLAN.md to review")
+    parser.add_argument("--phase", metavar="N", help="review the phase's recorded commits")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds the CLI may take (default 600)")
+    parser.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
+    parser.add_argument("--list", action="store_true", help="which of the CLIs are installed")
+    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+
+
+def run(args: argparse.Namespace):
+    from msd_core.chain import second_opinion
+    from msd_core.errors import UsageError
+    from msd_core.planning import project
+
+    if args.list:
+        return {"clis": second_opinion.present()}
+    if not args.cli:
+        raise UsageError("--cli is required: codex, gemini or opencode (see --list)")
+    root = project.project_root(args.cwd)
+    return second_opinion.run(root, args.cli, plan=args.plan, phase=args.phase, timeout=args.timeout,
+                              dry_run=args.dry_run)

@@ -1,0 +1,166 @@
+"""`msd_run second-opinion`: another CLI reviews a plan or a phase's recorded diff, headless and read-only.
+
+The CLIs here are stand-ins on PATH (small scripts named codex, gemini, opencode) that log how they
+were called; the real CLIs' headless switches are theirs (msd_core.chain.second_opinion.ARGV)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from msd_core.chain import second_opinion
+from tests.health.conftest import healthy, write  # noqa: F401 (healthy: the fixture)
+from tests.kit.gitkit import run_msd
+
+STAND_IN = """#!{python}
+import json, os, sys, time
+log = {{"argv": sys.argv[1:], "stdin": "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()}}
+open({log!r}, "w").write(json.dumps(log))
+mode = os.environ.get("STAND_IN_MODE", "ok")
+if mode == "sleep":
+    open({log!r} + ".pid", "w").write(str(os.getpid()))
+    time.sleep(60)
+if mode == "fail":
+    print("rate limited"); sys.exit(3)
+if mode == "silent":
+    sys.exit(0)
+print("- [high] step 2 writes the token to the log (Task 2)")
+print("Verdict: needs changes")
+"""
+
+
+@pytest.fixture()
+def clis(tmp_path):
+    """A PATH folder holding the stand-ins; returns (folder, log path of a CLI)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for cli in second_opinion.CLIS:
+        exe = folder / cli
+        exe.write_text(STAND_IN.format(python=sys.executable, log=str(tmp_path / f"{cli}.log")))
+        exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    return folder
+
+
+def _env(folder, **extra):
+    return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}", **extra}
+
+
+@pytest.fixture()
+def planned(healthy):
+    write(healthy, {".planning/phases/02-auth/02-01-PLAN.md": "---\nphase: 02-auth\nplan: 01\n---\n# Login\nTask 2: log the token\n"})
+    return healthy
+
+
+def test_list_names_the_installed_clis(planned, clis, tmp_path):
+    (clis / "gemini").unlink()
+    proc = run_msd(["second-opinion", "--list"], planned, env_extra=_env(clis))
+    found = json.loads(proc.stdout)["clis"]
+    assert proc.returncode == 0 and found["codex"] == str(clis / "codex") and found["gemini"] is None
+
+
+def test_an_absent_cli_runs_nothing_and_says_so(planned, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = run_msd(["second-opinion", "--cli", "gemini", "--plan", ".planning/phases/02-auth/02-01-PLAN.md"], planned,
+                   env_extra={"PATH": str(empty) + os.pathsep + "/usr/bin:/bin"})
+    assert proc.returncode == 1 and "gemini is not installed (not on PATH): nothing was run" in proc.stderr
+    assert not list(planned.rglob("*OPINION*"))
+
+
+def test_codex_reviews_a_plan_read_only_and_the_findings_are_kept_beside_it(planned, clis, tmp_path):
+    proc = run_msd(["second-opinion", "--cli", "codex", "--plan", ".planning/phases/02-auth/02-01-PLAN.md"], planned,
+                   env_extra=_env(clis))
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["file"] == ".planning/phases/02-auth/02-01-OPINION-codex.md"
+    log = json.loads((tmp_path / "codex.log").read_text())
+    assert log["argv"] == ["exec", "--skip-git-repo-check", "--sandbox", "read-only", "-"]
+    assert "Task 2: log the token" in log["stdin"] and "read only" in log["stdin"]
+    kept = (planned / out["file"]).read_text()
+    assert kept.startswith("---\nreviewer: codex\nreviewed: plan\n") and "- [high] step 2 writes the token" in kept
+
+
+@pytest.mark.parametrize("cli, argv_head", [("gemini", ["--approval-mode", "plan", "-p"]), ("opencode", ["run", "--agent", "plan"])])
+def test_the_other_clis_get_the_brief_as_their_prompt(planned, clis, tmp_path, cli, argv_head):
+    proc = run_msd(["second-opinion", "--cli", cli, "--plan", ".planning/phases/02-auth/02-01-PLAN.md"], planned,
+                   env_extra=_env(clis))
+    assert proc.returncode == 0, proc.stderr
+    log = json.loads((tmp_path / f"{cli}.log").read_text())
+    assert log["argv"][:-1] == argv_head and "Task 2: log the token" in log["argv"][-1]
+    assert (planned / f".planning/phases/02-auth/02-01-OPINION-{cli}.md").is_file()
+
+
+@pytest.mark.parametrize("mode, needle", [("fail", "codex exited 3 (rate limited)"), ("silent", "codex exited 0 (no output)")])
+def test_a_failed_or_silent_run_records_nothing(planned, clis, mode, needle):
+    proc = run_msd(["second-opinion", "--cli", "codex", "--plan", ".planning/phases/02-auth/02-01-PLAN.md"], planned,
+                   env_extra=_env(clis, STAND_IN_MODE=mode))
+    assert proc.returncode == 1 and needle in proc.stderr and "nothing was recorded" in proc.stderr
+    assert not list(planned.rglob("*OPINION*"))
+
+
+def test_a_cli_over_its_time_is_ended_with_everything_it_started(planned, clis, tmp_path):
+    t0 = time.time()
+    proc = run_msd(["second-opinion", "--cli", "codex", "--timeout", "1", "--plan",
+                    ".planning/phases/02-auth/02-01-PLAN.md"], planned, env_extra=_env(clis, STAND_IN_MODE="sleep"))
+    assert proc.returncode == 1 and "did not finish within 1 s" in proc.stderr
+    assert time.time() - t0 < 30
+    pid = int((tmp_path / "codex.log.pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert not list(planned.rglob("*OPINION*"))
+
+
+def test_dry_run_runs_nothing(planned, clis, tmp_path):
+    proc = run_msd(["second-opinion", "--cli", "gemini", "--dry-run", "--plan", ".planning/phases/02-auth/02-01-PLAN.md"],
+                   planned, env_extra=_env(clis))
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0 and out["dry_run"] and out["argv"][-1] == "<brief>"
+    assert not (tmp_path / "gemini.log").exists() and not list(planned.rglob("*OPINION*"))
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--cli", "codex"], "give exactly one of --plan"),
+    (["--cli", "claude", "--phase", "2"], "unknown CLI 'claude'"),
+    (["--plan", "x-PLAN.md"], "--cli is required"),
+    (["--cli", "codex", "--plan", "README.md"], "give a PLAN.md file"),
+    (["--cli", "codex", "--plan", "/etc/02-01-PLAN.md"], "not a plan in one of this project's current phase folders"),
+    (["--cli", "codex", "--plan", ".planning/phases/02-auth/02-01-PLAN.md", "--timeout", "0"], "--timeout must be"),
+])
+def test_bad_input_is_one_line_exit_2(planned, clis, argv, needle):
+    proc = run_msd(["second-opinion", *argv], planned, env_extra=_env(clis))
+    assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_symlinked_plan_is_refused(planned, clis, tmp_path):
+    outside = tmp_path / "secret-PLAN.md"
+    outside.write_text("secret")
+    os.symlink(outside, planned / ".planning/phases/02-auth/02-02-PLAN.md")
+    proc = run_msd(["second-opinion", "--cli", "codex", "--plan", ".planning/phases/02-auth/02-02-PLAN.md"], planned,
+                   env_extra=_env(clis))
+    assert proc.returncode == 2 and not (tmp_path / "codex.log").exists()
+
+
+def test_a_large_plan_is_cut_and_the_brief_says_so(planned):
+    big = "x" * (3 * second_opinion.MAX_BRIEF)
+    brief = second_opinion.brief_of("plan", "p", big)
+    assert len(brief) <= second_opinion.MAX_BRIEF and "cut to its first" in brief
+
+
+def test_a_phase_diff_is_the_recorded_commits(tmp_path, clis):
+    from tests.kit.lifecyclekit import commit, project
+
+    repo = project(tmp_path / "proj")
+    commit(repo, {"src/a.py": "A = 42  # the reviewed change\n"}, "feat(02-01): a", plan="02-01", task=1)
+    proc = run_msd(["second-opinion", "--cli", "codex", "--phase", "2"], repo, env_extra=_env(clis))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["file"] == ".planning/phases/02-auth/02-OPINION-codex.md"
+    stdin = json.loads((tmp_path / "codex.log").read_text())["stdin"]
+    assert "A = 42  # the reviewed change" in stdin and "1 recorded commit(s) of phase" in stdin
+    none = run_msd(["second-opinion", "--cli", "codex", "--phase", "1"], repo, env_extra=_env(clis))
+    assert none.returncode == 1 and "no recorded commits for phase 1" in none.stderr
