@@ -48,7 +48,7 @@ _DEF_RE = re.compile(
     re.M)
 _RUST_RE = re.compile(r"^[ \t]*#\[[\w:]*test[\w:]*\][ \t]*\n(?:[ \t]*#\[.*\][ \t]*\n)*[ \t]*(?:pub[ \t]+)?(?:async[ \t]+)?fn[ \t]+(?P<rs>\w+)",
                       re.M)
-_PY_IMPORT_RE = re.compile(r"^[ \t]*(?:from[ \t]+(?P<mod>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\(?[\w, \t\n]+\)?)"
+_PY_IMPORT_RE = re.compile(r"^[ \t]*(?:from[ \t]+(?P<mod>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([\w, \t\n]+\)|[\w, \t]+)"
                            r"|import[ \t]+(?P<plain>[\w., \t]+))", re.M)
 _JS_IMPORT_RE = re.compile(r"""(?:\bfrom[ \t]*|\brequire[ \t]*\([ \t]*|\bimport[ \t]*\(?[ \t]*)(['"])(?P<spec>[^'"\n]+)\1""")
 _GO_IMPORT_RE = re.compile(r"""^[ \t]*(?:import[ \t]+)?(?:\w+[ \t]+)?"(?P<spec>[\w./-]+)"[ \t]*$""", re.M)

@@ -247,7 +247,7 @@ def _match(item: Item, tests) -> None:
     if item.kind != "artifact":
         code = [normalize_declared(f) for f in item.files]
         for t in tests:
-            if t.rel not in item.tests and t.rel not in code and any(imports_file(t.imports, f) for f in code):
+            if t.rel not in item.tests and any(imports_file(t.imports, f) for f in code):
                 item.related.append(t.rel)
 
 
