@@ -17,7 +17,8 @@ COMMANDS = {"new-project", "discuss-phase", "plan-phase", "execute-phase", "veri
             "quick", "pause-work", "resume-work", "settings", "help", "map-codebase", "add-phase",
             "complete-milestone",
             "new-milestone", "insert-phase", "remove-phase", "move-phase", "todo",
-            "debug", "audit-milestone", "code-review", "ship", "autonomous", "undo"}  # k-lifecycle2
+            "debug", "audit-milestone", "code-review", "ship", "autonomous", "undo",  # k-lifecycle2
+            "validate-phase", "add-tests"}  # issue 33.2
 TEMPLATES = {"project.md", "requirements.md", "roadmap.md", "state.md", "plan.md", "context.md",
              "summary-minimal.md", "summary-standard.md", "summary-complex.md", "config.json"}
 INCLUDE_RE = re.compile(r"^@(\S+)\s*$")
