@@ -86,7 +86,7 @@ def is_test_name(name: str) -> bool:
     return bool(_NAME_RE.match(name))
 
 
-def _is_test(rel_parts: tuple[str, ...]) -> bool:
+def is_test_path(rel_parts: tuple[str, ...]) -> bool:
     name = rel_parts[-1]
     if is_test_name(name):
         return True
@@ -174,7 +174,7 @@ def scan(root: Path) -> tuple[list[TestFile], list[dict]]:
             rel = "/".join(rel_parts)
             try:
                 if e.is_symlink():
-                    if _is_test(rel_parts) or e.is_dir():
+                    if is_test_path(rel_parts) or e.is_dir():
                         skipped.append({"file": rel, "reason": "a symlink, not followed"})
                     continue
                 if e.is_dir(follow_symlinks=False):
@@ -183,7 +183,7 @@ def scan(root: Path) -> tuple[list[TestFile], list[dict]]:
                     continue
             except OSError:
                 continue
-            if not _is_test(rel_parts):
+            if not is_test_path(rel_parts):
                 continue
             if len(found) >= MAX_TEST_FILES:
                 skipped.append({"file": rel, "reason": f"more than {MAX_TEST_FILES} test files: not read"})

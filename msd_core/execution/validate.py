@@ -18,7 +18,7 @@ requirements: listed, never coverage on its own.
 
 The gate (execution.gate's records, read only): when its latest run failed or timed out the phase
 has a `gate` finding (its tests do not pass); when the gate's command names paths of the project
-(`pytest tests/unit`), a test outside every one of them is not run by the gate and covers nothing.
+(`pytest tests/unit`: folders or test files; a script it runs selects nothing), a test outside every one of them is not run by the gate and covers nothing.
 
 Status: `covered` (at least one test) or `gap`. The report's `ok` is true when nothing is a gap
 and there is no gate finding. Standard library only.
@@ -145,8 +145,11 @@ def _gate(root: Path) -> dict | None:
 
 
 def gate_paths(command: str | None, root: Path) -> list[str]:
-    """The paths of the project the gate's command names (arguments that are files or folders there)."""
+    """The paths of the project the gate's command selects: arguments that are folders there, or test
+    files (a script it runs, `sh tests/run.sh`, selects nothing)."""
     import shlex
+
+    from msd_core.execution.test_files import is_test_path
 
     if not command:
         return []
@@ -162,7 +165,9 @@ def gate_paths(command: str | None, root: Path) -> list[str]:
         if not w or w.startswith("-") or "=" in w or w.startswith("/") or ".." in w.split("/"):
             continue
         p = root / w
-        if (p.is_dir() or p.is_file()) and not p.is_symlink() and w not in out:
+        if p.is_symlink() or w in out:
+            continue
+        if p.is_dir() or (p.is_file() and is_test_path(tuple(w.split("/")))):  # a runner script selects nothing
             out.append(w)
     return out
 

@@ -1,7 +1,8 @@
 """`<NN>-VALIDATION.md`: the machine part of a phase's test-coverage record, written by `msd_run validate --write`.
 
 The file is the phase's `<id>-VALIDATION.md`. Its machine part is the frontmatter (`phase`,
-`status: passed | gaps_found`, `covered`, `gaps`, `validated`) and the lines between
+`status: passed | gaps_found`, `covered`, `gaps`; no time stamp: the same answer writes the
+same bytes, and an unchanged file is not written again) and the lines between
 `<!-- msd:validation:start -->` and `<!-- msd:validation:end -->` (a table of every item and
 a list of the gaps, each naming the item, its plan and why). Everything else a person or an
 agent wrote after the end marker is kept as it is; a file without the markers keeps its old
@@ -13,7 +14,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 START = "<!-- msd:validation:start -->"
@@ -30,7 +30,7 @@ def render(report: dict) -> str:
     c = report["counts"]
     status = "passed" if report["ok"] else "gaps_found"
     lines = ["---", f"phase: {phase['dir']}", f"status: {status}", f"covered: {c['covered']}", f"gaps: {c['gaps']}",
-             f"validated: {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}", "---",
+             "---",
              f"# Phase {phase['phase']}: validation", "", START,
              "| item | kind | status | tests |", "|---|---|---|---|"]
     for it in report["items"]:
@@ -55,9 +55,9 @@ def path_of(root: Path, report: dict) -> Path:
     return Path(root) / folder / f"{report['phase']['phase']}-VALIDATION.md"
 
 
-def write(root: Path, report: dict) -> str:
-    """Write the machine part; returns the file's path from the root. OperationFailed when the
-    phase has no folder or the file cannot be written."""
+def write(root: Path, report: dict) -> tuple[str, bool]:
+    """Write the machine part; (the file's path from the root, whether it changed). OperationFailed
+    when the phase has no folder or the file cannot be written."""
     from msd_core.errors import OperationFailed, from_os_error
     from msd_core.files.atomic import atomic_write_text
     from msd_core.files.safe_read import read_regular
@@ -76,8 +76,12 @@ def write(root: Path, report: dict) -> str:
         kept = old.split(END, 1)[1].lstrip("\n")
     elif old.strip():
         kept = "## Earlier text\n\n" + old
+    text = render(report) + ("\n" + kept if kept.strip() else "")
+    rel = Path(path).relative_to(root).as_posix()
+    if text == old:
+        return rel, False
     try:
-        atomic_write_text(path, render(report) + ("\n" + kept if kept.strip() else ""), anchor=Path(root))
+        atomic_write_text(path, text, anchor=Path(root))
     except OSError as exc:
         raise from_os_error(exc) from None
-    return Path(path).relative_to(root).as_posix()
+    return rel, True

@@ -31,7 +31,7 @@ def _text(report: dict) -> str:
     lines += [f"  {f['code']}: {f['message']}" for f in report["findings"]]
     lines += [f"  skipped  {s['file']}: {s['reason']}" for s in report["skipped"][:10]]
     if report.get("written"):
-        lines.append(f"  wrote {report['written']}")
+        lines.append(f"  {'wrote' if report['changed'] else 'unchanged'} {report['written']}")
     return "\n".join(lines)
 
 
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace):
     root = project.project_root(args.cwd)
     report = validate.validate(root, args.phase)
     if args.write:
-        report["written"] = validation_doc.write(root, report)
+        report["written"], report["changed"] = validation_doc.write(root, report)
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:

@@ -126,7 +126,7 @@ def test_the_planning_guard_reads_requirement_ids_through_the_same_reader():
     ("src/__tests__/a.js", True), ("src/a.py", False), ("tests/data.json", False), ("testing.py", False),
 ])
 def test_which_files_are_test_files(rel, expected):
-    assert test_files._is_test(tuple(rel.split("/"))) is expected
+    assert test_files.is_test_path(tuple(rel.split("/"))) is expected
 
 
 def test_blocks_of_each_language():
@@ -255,6 +255,9 @@ def test_a_failing_gate_is_a_finding_and_its_paths_limit_coverage(tmp_path):
     item = _items(report)["AUTH-01"]
     assert item["status"] == "gap" and item["outside_gate"] == ["tests/test_auth.py"]
     assert item["reason"] == "its tests are outside the paths the gate runs (tests/unit)"
+    gate.record(root, {**entry, "command": "sh tests/run.sh tests/test_auth.py", "status": "passed"})
+    (root / "tests/run.sh").write_text("pytest \"$@\"\n")
+    assert validate.gate_paths("sh tests/run.sh tests/test_auth.py -k x", root) == ["tests/test_auth.py"]  # a runner selects nothing
     gate.record(root, {**entry, "command": "pytest -q", "status": "passed"})
     assert validate.validate(root, "2")["ok"] is True
 
@@ -294,7 +297,10 @@ def test_write_keeps_the_text_after_the_machine_part(tmp_path):
     proc = _run(root, "2", "--write", "--json")
     assert proc.returncode == 1, proc.stderr
     doc = root / ".planning/phases/02-auth/02-VALIDATION.md"
-    assert json.loads(proc.stdout)["written"] == ".planning/phases/02-auth/02-VALIDATION.md"
+    out = json.loads(proc.stdout)
+    assert (out["written"], out["changed"]) == (".planning/phases/02-auth/02-VALIDATION.md", True)
+    same = _run(root, "2", "--write")
+    assert same.returncode == 1 and "unchanged .planning/phases/02-auth/02-VALIDATION.md" in same.stdout
     text = doc.read_text()
     assert "status: gaps_found" in text and "| 02-01#2 | truth | gap | — |" in text
     assert '02-01#2 (plan 02-01): "Sessions survive a restart"' in text
