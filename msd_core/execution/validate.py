@@ -284,12 +284,7 @@ def validate(root: Path, ref) -> dict:
         covering = [e for e in found if e["file"] not in outside]
         entry = {"kind": item.kind, "id": item.id, "text": item.text, "status": "covered" if covering else "gap",
                  "tests": covering}
-        if item.plan:
-            entry["plan"] = item.plan
-        if item.related:
-            entry["related"] = item.related
-        if outside:
-            entry["outside_gate"] = outside
+        entry.update((k, v) for k, v in (("plan", item.plan), ("related", item.related), ("outside_gate", outside)) if v)
         if not covering:
             entry["reason"] = ("its tests are outside the paths the gate runs (" + ", ".join(paths) + ")" if outside
                                else "no test names it" if item.kind != "truth" else "no test names it or holds its key terms")
