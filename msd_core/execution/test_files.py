@@ -55,10 +55,32 @@ _GO_IMPORT_RE = re.compile(r"""^[ \t]*(?:import[ \t]+)?(?:\w+[ \t]+)?"(?P<spec>[
 
 
 class TestBlock:
-    __slots__ = ("name", "text")
+    """One test (name None: the file's preamble); `low` and `words` are computed once, on first use."""
+
+    __slots__ = ("name", "text", "_low", "_words")
 
     def __init__(self, name: str | None, text: str):
         self.name, self.text = name, text
+        self._low = self._words = None
+
+    @property
+    def low(self) -> str:
+        if self._low is None:
+            self._low = ((self.name or "") + "\n" + self.text).lower()
+        return self._low
+
+    @property
+    def words(self) -> set[str]:
+        """The block's words, lower-cased, whole and split at `_`, a plural `s` dropped (validate's keyword rule)."""
+        if self._words is None:
+            found = set(re.findall(r"[a-z0-9_]+", self.low))
+            parts = {p for w in found if "_" in w for p in w.split("_") if p}
+            self._words = {plural_dropped(w) for w in found | parts}
+        return self._words
+
+
+def plural_dropped(word: str) -> str:
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
 
 
 class TestFile:

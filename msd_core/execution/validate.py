@@ -42,12 +42,12 @@ STOPWORDS = frozenset(
     "shows show uses using used".split())
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{3,}")
 _TICK_RE = re.compile(r"`([^`\n]{2,80})`")
-_TOKEN_RE = re.compile(r"[a-z0-9]+")
 
 
 def _norm(word: str) -> str:
-    word = word.lower()
-    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
+    from msd_core.execution.test_files import plural_dropped
+
+    return plural_dropped(word.lower())
 
 
 def key_terms(truth: str) -> list[str]:
@@ -64,17 +64,16 @@ def key_terms(truth: str) -> list[str]:
     return out
 
 
-def _tokens(text: str) -> set[str]:
-    low = text.lower()
-    return {_norm(t) for t in _TOKEN_RE.findall(low)} | {_norm(t) for t in re.findall(r"[a-z0-9_]+", low)}
-
-
-def keywords_match(truth_terms: list[str], block_text: str) -> bool:
+def keywords_match(truth_terms: list[str], block) -> bool:
+    """Whether a test block (execution.test_files.TestBlock, or a text) holds enough of the terms."""
     if not truth_terms:
         return False
-    tokens = _tokens(block_text)
-    low = block_text.lower()
-    hit = sum(1 for t in truth_terms if (t in low if not t.replace("_", "").isalnum() else t in tokens))
+    if isinstance(block, str):
+        from msd_core.execution.test_files import TestBlock
+
+        block = TestBlock(None, block)
+    words, low = block.words, block.low
+    hit = sum(1 for t in truth_terms if (t in low if not t.replace("_", "").isalnum() else t in words))
     need = max(min(MIN_KEYWORDS, len(truth_terms)), math.ceil(KEYWORD_SHARE * len(truth_terms)))
     return hit >= need
 
@@ -240,7 +239,7 @@ def _match(item: Item, tests) -> None:
             for b in t.blocks:
                 if rx.search(b.text):
                     item.add(t.rel, b.name, "ref")
-                elif b.name and keywords_match(terms, b.name + "\n" + b.text):
+                elif b.name and keywords_match(terms, b):
                     item.add(t.rel, b.name, "keywords")
     else:
         path = normalize_declared(item.text)

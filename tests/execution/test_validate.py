@@ -368,3 +368,11 @@ def validate_errors():
     from msd_core.errors import UsageError
 
     return UsageError
+
+
+def test_a_phase_on_the_roadmap_without_a_folder(tmp_path):
+    root = _project(tmp_path)
+    report = validate.validate(root, "3")
+    assert report["phase"]["folder"] is None and report["gaps"] == ["OTH-01", "TRC-02"]
+    proc = _run(root, "3", "--write")
+    assert proc.returncode == 1 and "has no folder yet" in proc.stderr and "Traceback" not in proc.stderr
