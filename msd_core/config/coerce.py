@@ -63,7 +63,7 @@ def _list(key: str, text: str) -> list[str]:
     """A JSON list of texts, or texts separated by commas (blanks dropped)."""
     if text.strip().startswith("["):
         try:
-            value = json.loads(text)
+            value = loads_json(text, f"the value of {key}")
         except (ValueError, RecursionError):
             raise _bad(key, text) from None
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -11,6 +11,12 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
   own SUMMARY. Anything else is refused (exit 1) unless `--deviation "<why>"` is given;
   the reason is recorded with the commit. Without `--plan` (planning documents, a
   debugger's fix) the named paths are committed as named, and nothing is recorded.
+- A package manifest or lock file (msd_core.execution.manifests: package.json, a lock file,
+  pyproject.toml, requirements*.txt, Cargo.toml, go.mod, ...) is refused (exit 1) unless the
+  plan's `files_modified` names that file itself, with or without `--plan`, unless
+  `--deviation "<the user's approval>"` is given: adding or upgrading a package is the user's
+  decision. The approval is recorded (`dependency_change` in the run record) and carried by the
+  commit itself (trailer `Msd-Deviation:`).
 - `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`);
   when nothing else is left the call commits nothing and says so (exit 0), in a project
   outside git too (the commit step of a flow runs whatever the setting). The config is
@@ -303,11 +309,25 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
 
     scope = None
     outside: list[str] = []
+    dependencies: list[str] = []
     if plan:
         plan_path = Path(plan).expanduser()
         plan_path = plan_path if plan_path.is_absolute() else cwd / plan_path
         scope = PlanScope(plan_path, top, main)
+        from msd_core.progress.evidence import mark_since
+
+        mark_since(main)  # msd executes this project: its SUMMARYs need their commits (progress.evidence)
         outside = [r for r in rels if not scope.covers(r)]
+    from msd_core.execution.manifests import undeclared
+
+    dependencies = undeclared(rels, scope.declared if scope is not None else None)
+    if dependencies and deviation is None:
+        whose = f"plan {scope.plan_id}'s files_modified does not name" if scope is not None else "no plan names"
+        raise OperationFailed(
+            f"{', '.join(dependencies)}: a package manifest or lock file {whose}; adding or upgrading a "
+            "package needs the user's approval (a proposed name may be typosquatted or not exist)",
+            hint='ask the user; with their approval pass --deviation "<who approved which package, and why>"')
+    if scope is not None:
         if outside and deviation is None:
             raise OperationFailed(
                 f"not in plan {scope.plan_id}'s files_modified: {', '.join(outside)}",
@@ -368,6 +388,8 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         branch = prior = None
         # a plan's commit says so itself (provenance: undo and wave merge check it against git, not the record)
         mark = ["--trailer", trailer(scope.phase_dir, scope.plan_id)] if scope is not None else []
+        if dependencies:  # the approval travels with the commit, with or without a run record
+            mark += ["--trailer", "Msd-Deviation: " + " ".join(deviation.split())[:300]]
         with git_start(["commit", "-q", "-m", message, *mark, "--", *rels], top, lock_wait=INDEX_LOCK_WAIT) as committing:
             if staged is not None:  # no hook can move HEAD or touch the record: read them meanwhile
                 branch = current_branch(top)
@@ -392,6 +414,8 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         if deviation is not None:
             entry["deviation"] = deviation.strip()
             entry["outside_plan"] = outside
+            if dependencies:
+                entry["dependency_change"] = dependencies
         record = None
         if scope is not None:
             record = run_record.append_commit(main, scope.phase_dir, scope.plan_id, scope.plan_rel, entry,
@@ -404,6 +428,8 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         out["record"] = str(record)
     if deviation is not None:
         out["deviation"] = entry["deviation"]
+    if dependencies:
+        out["dependency_change"] = dependencies
     return out
 
 

@@ -20,6 +20,13 @@ in its own process group (killed whole at the time bound), stdin closed, and rec
                                    execute-phase flow routes on it (exists(...)), so a
                                    failing suite can never reach "complete" on a report
 
+Each run that executed records `tests`: how many tests ran, passed, failed, skipped, read from the
+runner's own summary (msd_core.execution.test_counts: pytest, node --test, jest, vitest, cargo,
+go); None when the output holds no summary it knows (a project's own script: the exit code
+decides). A run is `failed` with a `reason`, whatever its exit code, when no test ran (0
+executed, pytest's exit 5, jest's "No tests found"); a command carrying a flag that lets a suite
+pass without tests (`--passWithNoTests`, ...) is not run and fails.
+
 status: passed | failed | timeout | skipped | unconfigured | unconfirmed. Standard library only.
 """
 
@@ -146,9 +153,21 @@ def run_gate(root: Path, command: str | None, label: str, timeout: float) -> dic
         entry = {"label": label, "command": text, "status": "unconfirmed", "exit_code": None,
                  "duration_s": 0.0, "at": at, "tail": ""}
     else:
-        status, code, duration, tail = _execute(text, root, timeout)
-        entry = {"label": label, "command": text, "status": status, "exit_code": code,
-                 "duration_s": round(duration, 3), "timeout_s": timeout, "at": at, "tail": tail}
+        from msd_core.execution import test_counts
+
+        flag = test_counts.no_tests_flag(text)
+        if flag is not None:  # a suite allowed to pass without tests proves nothing: not run
+            entry = {"label": label, "command": text, "status": "failed", "exit_code": None, "duration_s": 0.0,
+                     "at": at, "tail": "", "tests": None,
+                     "reason": f"the command passes when no test exists ({flag}): remove the flag and confirm it again"}
+        else:
+            status, code, duration, tail = _execute(text, root, timeout)
+            counts = test_counts.count(tail) if status != "timeout" else None
+            entry = {"label": label, "command": text, "status": status, "exit_code": code,
+                     "duration_s": round(duration, 3), "timeout_s": timeout, "at": at, "tests": counts, "tail": tail}
+            why = test_counts.verdict(code, counts)
+            if why is not None:
+                entry.update(status="failed", reason=why)
     record(root, entry)
     return entry
 

@@ -14,15 +14,12 @@ overwritten. Standard library only.
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 
 from msd_core.errors import OperationFailed
 from msd_core.files.bounded import loads_json
-
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
-MAX_RECORD_BYTES = 4 * 1024 * 1024
+from msd_core.progress.evidence import MAX_RECORD as MAX_RECORD_BYTES
 
 
 def runs_dir(main_root: Path) -> Path:
@@ -32,8 +29,9 @@ def runs_dir(main_root: Path) -> Path:
 
 
 def record_path(main_root: Path, phase_dir: str, plan_id: str) -> Path:
-    name = f"{_SAFE.sub('_', phase_dir)}__{_SAFE.sub('_', plan_id)}.json"
-    return runs_dir(main_root) / name
+    from msd_core.progress.evidence import record_name
+
+    return runs_dir(main_root) / record_name(phase_dir, plan_id)
 
 
 def lock_path(main_root: Path) -> Path:

@@ -2,7 +2,9 @@
 
 `phase_waves(phase_dir, cfg)` reads every `*-PLAN.md` of one phase folder and answers:
 
-- `plans`: id, path, wave, depends_on, files, complete (its SUMMARY exists), autonomous
+- `plans`: id, path, wave, depends_on, files, complete (its SUMMARY exists and, once msd executes
+  the project, its recorded commits prove it: msd_core.progress.evidence; else `unproven` says
+  what is missing and the plan runs again), autonomous
   (false when the frontmatter says so or when any task is a `checkpoint:*`: a plan that
   stops for a person never runs in a parallel, isolated batch, whatever its frontmatter says);
 - `contradictions`: plans whose frontmatter says `autonomous: true` (or nothing) while a task
@@ -85,8 +87,12 @@ def read_plans(phase_dir: Path) -> tuple[list[dict], list[str]]:
     from msd_core.planning.plan import normalize_declared, parse_plan
     from msd_core.planning.project import read_text_file
 
+    from msd_core.progress import evidence
+
     plans: list[dict] = []
     problems: list[str] = []
+    main = evidence.main_root(Path(phase_dir).parents[2]) if len(Path(phase_dir).parents) > 2 else Path(phase_dir)
+    since = evidence.since(main)
     for path in plan_files(phase_dir):
         pid = plan_id(path)
         try:
@@ -119,6 +125,9 @@ def read_plans(phase_dir: Path) -> tuple[list[dict], list[str]]:
             "complete": (path.parent / f"{pid}-SUMMARY.md").is_file(),
             "tasks": len(plan.tasks),
         })
+        lack = evidence.unproven(main, since, path.parent, pid, text) if plans[-1]["complete"] else None
+        if lack is not None:  # summarised without its recorded commits: it runs again (progress.evidence)
+            plans[-1].update(complete=False, unproven=lack["reason"])
     plans.sort(key=lambda p: (p["wave"], p["number"], p["id"]))
     ids = {p["id"] for p in plans}
     for p in plans:

@@ -17,6 +17,8 @@ import json
 import os
 import time
 
+from msd_core.files.bounded import loads_json
+
 FOLDER = ("guard",)
 LOCK = "guard.lock"
 MAX_SESSIONS = 16
@@ -32,7 +34,7 @@ def _read(path: str) -> dict:
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_RECORD_BYTES + 1)
-        doc = json.loads(raw) if len(raw) <= MAX_RECORD_BYTES else {}
+        doc = loads_json(raw, "the guard's allowance record", max_bytes=MAX_RECORD_BYTES) if len(raw) <= MAX_RECORD_BYTES else {}
     except (OSError, ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}

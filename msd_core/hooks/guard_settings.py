@@ -9,8 +9,9 @@ session (a person's override). os.path and json only: no pathlib, no config stor
 
 from __future__ import annotations
 
-import json
 import os
+
+from msd_core.files.bounded import loads_json
 
 MAX_CONFIG_BYTES = 1 << 20
 OFF_ENV = "MSD_GUARDS"
@@ -43,7 +44,7 @@ def _project_guards(root: str | None) -> dict:
             raw = fh.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:
             return {}
-        doc = json.loads((raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw).decode("utf-8"))
+        doc = loads_json(raw, ".planning/config.json", bom=True, max_bytes=MAX_CONFIG_BYTES)
     except (OSError, ValueError, RecursionError):
         return {}
     guards = doc.get("guards") if isinstance(doc, dict) else None

@@ -132,11 +132,11 @@ def _requirements_findings(planning: str, old: str, new: str) -> list[str]:
 
 
 def _guards_changed(old: str, new: str) -> bool:
-    import json
+    from msd_core.files.bounded import loads_json
 
     def guards(text):
         try:
-            doc = json.loads(text)
+            doc = loads_json(text, "config.json")
         except (ValueError, RecursionError):
             return None
         return doc.get("guards") if isinstance(doc, dict) else None

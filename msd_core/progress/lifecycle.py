@@ -13,9 +13,11 @@ Phase lifecycle (`phase_state`), from the files of the phase folder:
     uat-open  a UAT still `testing`               done      summarised and verified without gaps
                                                             (or the verifier is off)
 
-  Each step asks one question of the evidence: `planned`, `executed`, `verification`. Today
-  `executed` is "every PLAN has its SUMMARY"; later evidence (recorded commits, gate counts,
-  UAT rows) is added inside those functions without changing the states.
+  Each step asks one question of the evidence: `planned`, `executed`, `verification`.
+  `executed` is "every PLAN has its SUMMARY and, for a SUMMARY written since msd began executing
+  the project, its proof" (msd_core.progress.evidence: recorded commits of the plan touching its
+  files_modified, or a recorded deviation); a summarised plan without it is `unproven` and keeps
+  the phase in `execute` (a ticked phase too: `reopened`), the reason in `next`'s JSON.
   The VERIFICATION and the UAT are read separately: issues a user found in a UAT are open even
   when the automated VERIFICATION passed.
 
@@ -126,6 +128,7 @@ class PhaseInfo:
     newest_summary_mtime: float = 0.0
     newest_open_plan_mtime: float = 0.0  # the newest PLAN without its SUMMARY
     evidence: str = ""  # the state from the phase's own files, the roadmap's tick not counted
+    unproven: list = field(default_factory=list)  # summarised plans without their evidence (progress.evidence)
 
     def to_json(self, root: Path) -> dict:
         out = {"number": self.number, "name": self.name, "plans": len(self.plans), "summaries": self.summaries}
@@ -133,6 +136,8 @@ class PhaseInfo:
             out["folder"] = str(self.folder.relative_to(root))
         if self.unsummarised:
             out["unsummarised"] = self.unsummarised
+        if self.unproven:
+            out["unproven"] = self.unproven
         for check in (self.verification, self.uat):
             if check is not None:
                 out[check.kind] = str(check.path.relative_to(root))
@@ -204,7 +209,9 @@ def verifier_on(cwd: Path, notes: list[str]) -> bool:
         return True
 
 
-def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict | None = None) -> None:
+def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict | None = None,
+                proof: tuple | None = None) -> None:
+    """`proof`: (main checkout, since) when SUMMARYs written since then need their evidence (progress.evidence)."""
     from msd_core.planning.discovery import plan_id_of_name
 
     entries = files_of(info.folder)
@@ -221,6 +228,8 @@ def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict
             if pid not in summarised and not (e.name == "PLAN.md" and "SUMMARY.md" in names):
                 info.unsummarised.append(e.name)
                 info.newest_open_plan_mtime = max(info.newest_open_plan_mtime, e.stat(follow_symlinks=False).st_mtime)
+            elif proof is not None:
+                _prove(info, e, proof, skipped, root)
     info.has_context = any(e.name.endswith("CONTEXT.md") for e in entries)
     if summaries:
         info.newest_summary_mtime = max(e.stat(follow_symlinks=False).st_mtime for e in summaries)
@@ -236,6 +245,17 @@ def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict
         setattr(info, kind, check)
 
 
+def _prove(info: PhaseInfo, plan: os.DirEntry, proof: tuple, skipped: list[dict], root: Path) -> None:
+    """Add the summarised `plan` to `info.unproven` when its SUMMARY is one msd must see proven and is not."""
+    from msd_core.planning.discovery import plan_id
+    from msd_core.progress import evidence
+
+    main, since = proof
+    lack = evidence.unproven(main, since, info.folder, plan_id(Path(plan.path)), read_text(Path(plan.path), skipped, root))
+    if lack is not None:
+        info.unproven.append(lack)
+
+
 # ------------------------------------------------------------------ the phase lifecycle
 
 
@@ -245,8 +265,9 @@ def planned(info: PhaseInfo) -> bool:
 
 
 def executed(info: PhaseInfo) -> bool:
-    """Every plan of the phase ran: it has its SUMMARY."""
-    return bool(info.plans) and not info.unsummarised
+    """Every plan of the phase ran: it has its SUMMARY and, when msd executed it, its evidence
+    (recorded commits touching its files_modified: progress.evidence)."""
+    return bool(info.plans) and not info.unsummarised and not info.unproven
 
 
 def verification(info: PhaseInfo, verifier: bool) -> str:
@@ -284,6 +305,8 @@ def reopened(info: PhaseInfo) -> bool:
     is newer than every SUMMARY (a gap or fix plan; every plan, when no SUMMARY is left: undone)."""
     if any(c is not None and c.status in GAP_STATUSES for c in (info.verification, info.uat)):
         return True
+    if info.unproven:
+        return True  # a SUMMARY msd must see proven, without its commits
     return bool(info.unsummarised and (not info.summaries or info.newest_open_plan_mtime > info.newest_summary_mtime))
 
 
@@ -394,9 +417,14 @@ def where(root: Path, *, verifier: bool | None = None, listings: dict | None = N
         if info.folder is None:
             info.folder = pd.path
             info.name = info.name or pd.slug
+    from msd_core.progress import evidence
+
+    main = evidence.main_root(root)
+    since = evidence.since(main)
+    proof = (main, since) if since is not None else None
     for info in phases.values():
         if info.folder is not None:
-            _scan_phase(info, skipped, root, listings)
+            _scan_phase(info, skipped, root, listings, proof)
     ordered = sorted(phases.values(), key=lambda p: phase_sort_key(p.number))
     states = [(p, phase_state(p, verifier)) for p in ordered]
     last_active = max((i for i, p in enumerate(ordered) if p.summaries), default=-1)
@@ -480,7 +508,7 @@ def roadmap_marks(w: Where, roadmap_text: str) -> list[dict]:
             info = next((p for p in folders.values() if f"{box.key}-PLAN.md" in p.plans), None)
             if info is None:
                 continue
-            want = f"{box.key}-PLAN.md" not in info.unsummarised
+            want = f"{box.key}-PLAN.md" not in info.unsummarised and not any(u["plan"] == box.key for u in info.unproven)
         if want != box.ticked:
             out.append({"line": box.line, "what": f"{box.kind} {box.key}", "old": box.mark, "new": "x" if want else " "})
     return out

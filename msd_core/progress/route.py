@@ -200,6 +200,10 @@ def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None
         return _answer("plan-phase", f"/msd-plan-phase {n}", f"{label} has a CONTEXT.md but no PLAN files{after}", **extra)
     if state == "execute":
         left = len(info.unsummarised)
+        if not left and info.unproven:  # summarised, but msd saw no proof: execute the plan again
+            return _answer("execute-phase", f"/msd-execute-phase {n}",
+                           f"{label}: " + "; ".join(u["reason"] for u in info.unproven[:3])
+                           + ("; ..." if len(info.unproven) > 3 else ""), **extra)
         return _answer("execute-phase", f"/msd-execute-phase {n}",
                        f"{label}: {left} of {len(info.plans)} plans have no SUMMARY ({', '.join(info.unsummarised[:3])}"
                        + (", ..." if left > 3 else "") + ")", **extra)

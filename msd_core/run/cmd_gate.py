@@ -56,6 +56,12 @@ def run(args: argparse.Namespace):
         text = args.test_command.strip()
         if not text or "\n" in text or "\x00" in text:
             raise UsageError("--command is one non-empty line (or none)")
+        from msd_core.execution.test_counts import no_tests_flag
+
+        flag = no_tests_flag(text)
+        if flag is not None:
+            raise UsageError(f"--command {text!r} passes when no test exists ({flag}); the gate would fail it",
+                             hint="drop the flag: a suite that runs no test proves nothing")
         set_value("testing.command", text, cwd=root)
         if text.lower() == "none":
             return {"command": "none", "confirmed": True}
@@ -82,6 +88,7 @@ def run(args: argparse.Namespace):
                          "`msd_run gate detect`, confirm with the user, then `msd_run gate confirm --command "
                          "'<command>'` (or `none`)\n")
     else:
-        sys.stderr.write(f"msd_run gate run: the test suite {entry['status']} ({entry['command']}); output tail recorded in "
-                         ".planning/.msd/gate/last.json\n")
+        why = f": {entry['reason']}" if entry.get("reason") else ""
+        sys.stderr.write(f"msd_run gate run: the test suite {entry['status']} ({entry['command']}){why}; output tail "
+                         "recorded in .planning/.msd/gate/last.json\n")
     return 1

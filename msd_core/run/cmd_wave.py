@@ -107,6 +107,9 @@ def run(args: argparse.Namespace):
     else:
         result = phase_waves(phase, cfg, skipped=args.skip)
         from msd_core.git.runner import head
+        from msd_core.progress import evidence
+
+        evidence.mark_since(evidence.main_root(root))  # from now on a SUMMARY needs its commits
 
         result["base"] = head(root)
     sys.stdout.write(json.dumps(result, ensure_ascii=False, separators=(",", ":")) + "\n")

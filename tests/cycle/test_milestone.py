@@ -14,6 +14,7 @@ After every step: nothing uncommitted, STATE.md and ROADMAP.md agree with the fi
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from tests.kit import cyclewalk as walk
 from tests.kit.cyclekit import git, roadmap_marks
@@ -180,7 +181,8 @@ def test_two_milestones_end_to_end(cycle, compact, tmp_path):
 LEAN = {"mode": "interactive", "granularity": "coarse", "parallelization.enabled": "false", "workflow.research": "true",
         "workflow.plan_check": "false", "workflow.verifier": "false", "commit_docs": "false"}
 PLANS_LEAN = [walk.Plan("01-01", 1, ["src/habits.txt"], "habit list", requirements=["HABIT-01"]),
-              walk.Plan("01-02", 1, ["src/checkoff.txt"], "check-off", requirements=["HABIT-02"])]
+              # its first executor commits by hand and claims the plan done (issue 30: done means proven)
+              walk.Plan("01-02", 1, ["src/checkoff.txt"], "check-off", requirements=["HABIT-02"], hand_commits=1)]
 
 
 def test_a_lean_milestone_without_committed_docs(cycle, compact):
@@ -205,13 +207,20 @@ def test_a_lean_milestone_without_committed_docs(cycle, compact):
         assert walk.plan_phase(a, P1, PLANS_LEAN, walk.Checker()) == ["load-context", "research", "plan", "commit", "done"]
         cycle.check("/msd-execute-phase 1")
 
-    with cycle.step("execute phase 1 (one at a time, no verifier)"):
-        seen = walk.execute_phase(a, P1, PLANS_LEAN)
-        assert seen == ["discover-plans", "execute-wave", "gate", "update-state", "done"]
+    with cycle.step("execute phase 1 (one at a time, no verifier; a claim without commits runs again)"):
+        nexts: list = []
+        seen = walk.execute_phase(a, P1, [replace(p) for p in PLANS_LEAN], after_wave=nexts)  # a fresh hand_commits
+        assert seen == ["discover-plans", "execute-wave", "gate", "execute-wave", "gate", "update-state", "done"]
+        claimed = nexts[0]  # after the first wave: 01-02 has a SUMMARY and a hand-made commit only
+        assert (claimed["route"], claimed["command"]) == ("execute-phase", "/msd-execute-phase 1")
+        assert "01-02 has a SUMMARY but no commit recorded" in claimed["reason"]
+        assert [u["plan"] for u in claimed["phase"]["unproven"]] == ["01-02"]
+        assert nexts[1]["command"] == "/msd-audit-milestone"  # recorded commits now prove it
         cycle.check("/msd-audit-milestone")  # the verifier is off: summarised is done
         assert roadmap_marks(a.project) == {"Phase 1": "x", "01-01": "x", "01-02": "x"}
         code = [m for m in git(a.project, "log", "--format=%s").splitlines() if m.startswith("feat(")]
         assert len(code) == 4  # two tasks per plan, committed; no docs commit at all
+        assert "wip: 01-02 by hand" in git(a.project, "log", "--format=%s")
         assert git(a.project, "ls-files", ".planning").strip() == ""
 
     with cycle.step("verify phase 1 (UAT passes)"):

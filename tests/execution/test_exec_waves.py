@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 
 from tests.kit.gitkit import commits, git, make_project, run_msd, start_executor
@@ -133,6 +134,8 @@ def test_wave_plan_batches_sequential_stuck(tmp_path):
     # skipping 02-01 leaves 02-02, 02-03; after they complete, 02-04 waits on 02-01: stuck
     for pid in ("02-02", "02-03"):
         (phase / f"{pid}-SUMMARY.md").write_text("s\n")
+        old = time.time() - 3600  # summarised before msd executed the project: no recorded commits asked (evidence)
+        os.utime(phase / f"{pid}-SUMMARY.md", (old, old))
     out = json.loads(run_msd(["wave", "plan", "--phase-dir", "02-demo", "--skip", "02-01"], root).stdout)
     assert out["next_wave"] == 2 and out["runnable"] == [] and out["stuck"] is True
     assert out["blocked"] == [{"plan": "02-04", "waiting_on": ["02-01"]}]

@@ -549,3 +549,14 @@ def _is_json(text: str) -> bool:
     except ValueError:
         return False
 
+
+def git(cwd, *args) -> str:
+    """A git command in `cwd` (stdout; a failure raises)."""
+    return subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True, check=True, timeout=60).stdout
+
+
+def new_repo(path) -> None:
+    """A git repository on branch main with a test identity, in the project folder `path`."""
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.email", "host@example.com")
+    git(path, "config", "user.name", "host test")

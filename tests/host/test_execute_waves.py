@@ -16,21 +16,16 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import sys
 
 import hostkit
-from hostkit import bash
+from hostkit import bash, git
 from test_cycle import after, agent_marker, step_done
 
 ROOT = "~/.claude/msd-core"
 PH = ".planning/phases/01-core"
 PLANS = {"01-01": "src/alpha.py", "01-02": "src/beta.py"}
 ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(python3:*)"]
-
-
-def git(cwd, *args) -> str:
-    return subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True, check=True, timeout=60).stdout
 
 
 def _plan(pid: str, path: str) -> str:
@@ -41,9 +36,7 @@ def _plan(pid: str, path: str) -> str:
 
 def _project(host: hostkit.Host) -> str:
     p = host.project
-    git(p, "init", "-q", "-b", "main")
-    git(p, "config", "user.email", "host@example.com")
-    git(p, "config", "user.name", "host test")
+    hostkit.new_repo(p)
     (p / PH).mkdir(parents=True)
     for pid, path in PLANS.items():
         (p / PH / f"{pid}-PLAN.md").write_text(_plan(pid, path))
@@ -79,6 +72,18 @@ def _executor_turns(marker: str, pid: str, path: str, base: str) -> list[dict]:
     ]
 
 
+def opening(remaining: int, planned: str) -> list[dict]:
+    """The orchestrator's first turns of phase 1's execute-phase, up to the execute-wave's `wave plan`
+    (`planned`: a substring of discover-plans' `wave plan` answer)."""
+    return [
+        bash(f"msd_run next-step --workflow execute-phase --var phase=01 --root {ROOT}"),
+        bash(f"msd_run wave plan --phase-dir {PH}", '"step":"discover-plans"'),
+        step_done("execute-phase", "discover-plans", {"phase": "01", "phase_dir": "01-core", "plans_remaining": remaining},
+                  planned),
+        bash(f"msd_run wave plan --phase-dir {PH}", after("execute-wave")),
+    ]
+
+
 def test_two_plans_of_one_wave_run_isolated_and_merge_in_plan_order(host_global):
     host = host_global
     base = _project(host)
@@ -92,11 +97,7 @@ def test_two_plans_of_one_wave_run_isolated_and_merge_in_plan_order(host_global)
         "prompt": f"Execute plan {pid} of phase 1.\nPlan: {host.project / PH / (pid + '-PLAN.md')}\n"
                   f"Isolated: first run `msd_run wave sync --base {base}`."}} for pid in PLANS]
     main = [
-        bash(f"msd_run next-step --workflow execute-phase --var phase=01 --root {ROOT}"),
-        bash(f"msd_run wave plan --phase-dir {PH}", '"step":"discover-plans"'),
-        step_done("execute-phase", "discover-plans", {"phase": "01", "phase_dir": "01-core", "plans_remaining": 2},
-                  '"mode":"parallel"'),
-        bash(f"msd_run wave plan --phase-dir {PH}", after("execute-wave")),
+        *opening(2, '"mode":"parallel"'),
         {"when": '"batches":[{"plans":["01-01","01-02"],"isolation":"worktree"}]', "tool_use": agents},
         bash(f"msd_run wave merge --phase-dir {PH} --wave 1", "PLAN COMPLETE"),
         step_done("execute-phase", "execute-wave", {"wave": 1, "plans_remaining": 0, "stuck": False}, '"removed"'),

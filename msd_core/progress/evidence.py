@@ -1,0 +1,160 @@
+"""Whether a summarised plan is proven done: the evidence `lifecycle.executed` asks for (issue 30).
+
+A plan is complete when msd has seen all of:
+
+1. its SUMMARY (the phase folder's `<plan>-SUMMARY.md`: lifecycle reads that);
+2. at least one commit recorded for it by `msd_run commit --plan` (its run record,
+   `.planning/.msd/runs/<phase-dir>__<plan-id>.json`, msd_core.execution.run_record, in the
+   main checkout: a linked worktree's `.git` file leads there);
+3. recorded commits that together touch every path its frontmatter `files_modified` declares
+   (a declared folder `src/auth/` is touched by any file under it), or a recorded deviation
+   (a commit made with `--deviation "<why>"`) saying why a declared path was left.
+
+Which plans need it (`since`): only plans msd executed. `msd_run wave plan` (execute-phase's
+first call) and `msd_run commit --plan` write `.planning/.msd/evidence.json` (`{"since": <epoch
+seconds>}`) once; a SUMMARY written at or after that moment needs the evidence. A project msd
+never executed (no such file: every project made before msd, a fresh clone, whose git-ignored
+run records are gone too) and SUMMARYs older than it are taken on their SUMMARY, as before.
+
+The run record is the evidence read here (a JSON read per plan, no git call: `next` stays
+fast); undo and wave merge check each recorded commit against git itself (provenance).
+Nothing here writes except `mark_since`. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+from msd_core import paths
+
+SINCE_FILE = "evidence.json"
+MAX_RECORD = 4 * 1024 * 1024  # a run record's size cap (msd_core.execution.run_record reads it from here)
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_HASH = re.compile(r"[0-9a-f]{7,64}")
+
+
+def main_root(root: Path) -> Path:
+    """The main checkout of the working tree at `root` (its `.git` file names a linked worktree's
+    git dir, whose `commondir` leads to the main `.git`); `root` itself otherwise."""
+    dot = Path(root) / ".git"
+    try:
+        if dot.is_symlink() or not dot.is_file():
+            return Path(root)
+        line = dot.read_text(encoding="utf-8", errors="replace")[:4096].strip()
+        if not line.startswith("gitdir:"):
+            return Path(root)
+        gitdir = Path(line[len("gitdir:"):].strip())
+        gitdir = gitdir if gitdir.is_absolute() else (Path(root) / gitdir)
+        common = (gitdir / "commondir").read_text(encoding="utf-8", errors="replace")[:4096].strip()
+        common_dir = Path(common) if Path(common).is_absolute() else gitdir / common
+        main = common_dir.resolve().parent
+        return main if (main / ".planning").is_dir() else Path(root)
+    except OSError:
+        return Path(root)
+
+
+def since(main: Path) -> float | None:
+    """When msd began executing this project (None: never, or the file is unreadable or damaged)."""
+    from msd_core.files.bounded import loads_json
+    from msd_core.files.safe_read import read_regular
+
+    try:
+        data = loads_json(read_regular(paths.project_state_dir(main) / SINCE_FILE, 4096, follow_symlinks=False),
+                          "the evidence marker")
+    except (OSError, ValueError):
+        return None
+    value = data.get("since") if isinstance(data, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def mark_since(main: Path) -> None:
+    """Record, once, that msd executes this project from now on (best effort: a read-only project is left)."""
+    from msd_core.files.atomic import atomic_write_bytes
+    from msd_core.files.private_dir import ensure_private_dir
+
+    target = paths.project_state_dir(main) / SINCE_FILE
+    if os.path.lexists(target):
+        return
+    try:
+        folder = ensure_private_dir(main)
+        atomic_write_bytes(folder / SINCE_FILE, (json.dumps({"since": time.time()}) + "\n").encode("utf-8"))
+    except OSError:
+        pass
+
+
+def record_name(phase_dir: str, plan_id: str) -> str:
+    """The file name of a plan's run record in `.planning/.msd/runs/` (the one rule for writer and readers)."""
+    return f"{_SAFE.sub('_', phase_dir)}__{_SAFE.sub('_', plan_id)}.json"
+
+
+def _record(main: Path, phase_dir: str, plan_id: str) -> tuple[dict | None, str | None]:
+    """(the plan's run record or None, why it could not be read)."""
+    from msd_core.files.bounded import loads_json
+    from msd_core.files.safe_read import read_regular
+
+    name = record_name(phase_dir, plan_id)
+    path = paths.project_state_dir(main) / "runs" / name
+    try:
+        data = loads_json(read_regular(path, MAX_RECORD, follow_symlinks=False), f"run record {name}")
+    except FileNotFoundError:
+        return None, None
+    except (OSError, ValueError) as exc:
+        return None, f"its run record {name} cannot be read ({getattr(exc, 'strerror', None) or exc})"
+    if not isinstance(data, dict) or not isinstance(data.get("commits", []), list):
+        return None, f"its run record {name} is not a run record"
+    return data, None
+
+
+def declared(plan_text: str) -> list[str]:
+    """The plan's frontmatter `files_modified`, normalised (tasks' `<files>` are not counted)."""
+    from msd_core.planning.plan import normalize_declared, parse_plan, split_files
+
+    plan = parse_plan(plan_text, frozenset({"files-modified"}))
+    fm = plan.frontmatter
+    return [normalize_declared(f) for f in split_files(fm.get("files_modified") or fm.get("files-modified")) if f.strip()]
+
+
+def touched(path: str, files: set[str]) -> bool:
+    return path in files or (path.endswith("/") and any(f.startswith(path) for f in files))
+
+
+def missing(main: Path, phase_dir: str, plan_id: str, plan_text: str | None) -> dict | None:
+    """What the plan lacks to count as complete: {"plan", "reason", "step"} or None when proven.
+    `plan_text` None: the PLAN could not be read (its declared files are not checked)."""
+    record, unreadable = _record(main, phase_dir, plan_id)
+    if unreadable:
+        return {"plan": plan_id, "reason": f"plan {plan_id} has a SUMMARY but {unreadable}", "step": "execute"}
+    commits = [c for c in (record or {}).get("commits", [])
+               if isinstance(c, dict) and isinstance(c.get("hash"), str) and _HASH.fullmatch(c["hash"])]
+    if not commits:
+        return {"plan": plan_id, "step": "execute",
+                "reason": f"plan {plan_id} has a SUMMARY but no commit recorded by `msd_run commit --plan`"}
+    if plan_text is None:
+        return None
+    files = {f for c in commits for f in c.get("files", []) if isinstance(f, str)}
+    left = [d for d in declared(plan_text) if not touched(d, files)]
+    if left and not any(isinstance(c.get("deviation"), str) and c["deviation"].strip() for c in commits):
+        return {"plan": plan_id, "step": "execute", "untouched": left,
+                "reason": f"plan {plan_id}'s recorded commits do not touch {', '.join(left[:3])}"
+                          + (", ..." if len(left) > 3 else "") + " (declared in files_modified; no deviation recorded)"}
+    return None
+
+
+def unproven(main: Path, since: float | None, phase_folder: Path, plan_id: str, plan_text: str | None) -> dict | None:
+    """`missing` for a plan whose SUMMARY (`<plan_id>-SUMMARY.md`, or a bare `SUMMARY.md`) was written at or
+    after `since`; None when no evidence is asked of it (msd never executed the project, an older SUMMARY)."""
+    if since is None:
+        return None
+    for name in (f"{plan_id}-SUMMARY.md", "SUMMARY.md"):
+        try:
+            st = os.lstat(Path(phase_folder) / name)
+        except OSError:
+            continue
+        if st.st_mtime < since:
+            return None  # summarised before msd executed this project: taken on its SUMMARY
+        return missing(main, Path(phase_folder).name, plan_id, plan_text)
+    return None
