@@ -63,7 +63,11 @@ def test_wrong_password_refused():
 
 
 def _project(tmp_path: Path, tests: str = TESTS, plan: str = PLAN) -> Path:
-    root = tmp_path / "p"
+    return write_project(tmp_path / "p", tests, plan)
+
+
+def write_project(root: Path, tests: str = TESTS, plan: str = PLAN) -> Path:
+    """A phase 02-auth with one plan, its code and one test file (the host test uses it too)."""
     (root / ".planning/phases/02-auth").mkdir(parents=True)
     (root / "tests").mkdir()
     (root / "src").mkdir()

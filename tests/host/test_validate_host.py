@@ -8,21 +8,10 @@ import hostkit
 import pytest
 from hostkit import bash
 
-from tests.execution.test_validate import PLAN, REQS, ROADMAP, TESTS
+from tests.execution.test_validate import write_project
 
 NEW = ["msd-validate-phase", "msd-add-tests"]
 ARGS = ["--permission-mode", "acceptEdits"]
-
-
-def _project(root) -> None:
-    (root / ".planning/phases/02-auth").mkdir(parents=True)
-    (root / "tests").mkdir()
-    (root / "src").mkdir()
-    (root / ".planning/ROADMAP.md").write_text(ROADMAP)
-    (root / ".planning/REQUIREMENTS.md").write_text(REQS)
-    (root / ".planning/phases/02-auth/02-01-PLAN.md").write_text(PLAN)
-    (root / "src/auth.py").write_text("def login():\n    pass\n")
-    (root / "tests/test_auth.py").write_text(TESTS)
 
 
 def test_validate_phase_is_person_only_and_reports_the_gaps_when_typed(host_global):
@@ -31,7 +20,7 @@ def test_validate_phase_is_person_only_and_reports_the_gaps_when_typed(host_glob
     assert "msd-plan-phase" in text
     for name in NEW:
         assert name not in text, f"{name} is listed to the model despite disable-model-invocation"
-    _project(host.project)
+    write_project(host.project)
     run = host.run("/msd-validate-phase 2", [bash("msd_run validate 02 --write"),
                                               {"when": "gap      02-01#2", "text": "SHOWN"}], args=ARGS)
     assert run.returncode == 0, run.stderr
