@@ -33,18 +33,6 @@ MIN_BYTES = 1024
 MAX_READ = 8 << 20
 STATE_SECTIONS = (("Position", "Current Position"), ("Decisions",), ("Blockers", "Blockers/Concerns"),
                   ("Session", "Session Continuity"))
-_REQ_DEF_SOURCE = (r"^\s*(?:[-*]\s*(?:\[[ xX✓]\]\s*)?\*\*(?P<a>[A-Z][A-Z0-9]*-\d+)\*\*|\|\s*\**(?P<b>[A-Z][A-Z0-9]*-\d+)\**\s*\|)")
-
-
-_req_def_rx = None
-
-
-def _req_def():
-    """The requirement-definition pattern, compiled on first use (only REQUIREMENTS.md needs it)."""
-    global _req_def_rx
-    if _req_def_rx is None:
-        _req_def_rx = re.compile(_REQ_DEF_SOURCE)
-    return _req_def_rx
 
 
 def planning_dir_of(file_path: str) -> tuple[str, str] | None:
@@ -130,12 +118,9 @@ def _roadmap_findings(planning: str, old: str, new: str) -> tuple[list[str], boo
 
 
 def _requirement_ids(text: str) -> list[str]:
-    out = []
-    for line in text.splitlines():
-        m = _req_def().match(line)
-        if m:
-            out.append(m.group("a") or m.group("b"))
-    return list(dict.fromkeys(out))
+    from msd_core.planning.requirements import definition_ids  # compiled on first use: only REQUIREMENTS.md needs it
+
+    return definition_ids(text)
 
 
 def _requirements_findings(planning: str, old: str, new: str) -> list[str]:

@@ -81,6 +81,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recorded": ("msd_core.run.cmd_recorded", "the commits msd recorded for a plan or phase"),
     "debug": ("msd_core.run.cmd_debug", "debug sessions in .planning/debug/: start, list, resume, close"),
     "ship": ("msd_core.run.cmd_ship", "PR plan for a phase or milestone: branch, remote, gh, body file"),
+    "validate": ("msd_core.run.cmd_validate", "which tests exercise a phase's requirements and must-haves; the gaps"),
     "autonomous": ("msd_core.run.cmd_autonomous", "the next step of an autonomous run, or why it stops"),
     # reviews, exploration and material brought in (issue 33)
     "security": ("msd_core.run.cmd_security", "a phase's threat-model pass: its files and surfaces, findings recorded as gaps"),

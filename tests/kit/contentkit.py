@@ -20,6 +20,7 @@ COMMANDS = {"new-project", "discuss-phase", "plan-phase", "execute-phase", "veri
             "debug", "audit-milestone", "code-review", "ship", "autonomous", "undo"}  # k-lifecycle2
 COMMANDS |= {"secure-phase", "ui-phase", "ui-review", "spike", "explore", "import", "docs-update"}  # issue 33
 COMMANDS |= {"health", "forensics", "stats", "milestone-summary", "second-opinion"}  # issue 33 (fam33a)
+COMMANDS |= {"validate-phase", "add-tests"}  # issue 33.2
 TEMPLATES = {"project.md", "requirements.md", "roadmap.md", "state.md", "plan.md", "context.md",
              "summary-minimal.md", "summary-standard.md", "summary-complex.md", "config.json"}
 INCLUDE_RE = re.compile(r"^@(\S+)\s*$")

@@ -43,6 +43,7 @@ class Plan:
     breaks: bool = False  # its last task writes BROKEN: the suite fails
     closes: str = ""  # the gap it closes (U2)
     requirements: list[str] = field(default_factory=list)
+    adds: dict[str, str] = field(default_factory=dict)  # text its first task writes into a file (a test it adds)
     hand_commits: int = 0  # runs in which its executor commits with a bare `git commit` (no recorded commit)
 
     @property
@@ -352,7 +353,9 @@ class Executor:
                 p = cwd / rel
                 marker = " BROKEN" if plan.breaks and i == plan.tasks else ""
                 before = p.read_text(encoding="utf-8") if p.is_file() else ""
-                a.write(rel, before + f"{plan.pid} task {i}{marker}\n", root=cwd)
+                added = plan.adds.get(rel, "") if i == start else ""
+                a.write(rel, before + added + f"# {plan.pid} task {i}{marker}\n" if added or rel in plan.adds
+                        else before + f"{plan.pid} task {i}{marker}\n", root=cwd)
             a.commit_like(self.commit_line(), plan.files, f"feat({plan.pid}): step {i} of {plan.objective}", cwd=cwd,
                           **{"plan-path": rel_plan, "n": str(i), "plan-id": plan.pid})
         summary = f"{phase.dir}/{plan.pid}-SUMMARY.md"
