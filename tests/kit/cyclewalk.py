@@ -104,7 +104,7 @@ def plan_text(plan: Plan, phase: Phase, autonomous: bool, cut: bool = False) -> 
             f"depends_on: [{deps}]\nfiles_modified: [{', '.join(plan.files)}]\nautonomous: {'true' if autonomous else 'false'}\n"
             f"requirements: [{', '.join(plan.requirements or phase.requirements)}]\n"
             f"must_haves:\n  truths: [\"{plan.objective} works\"]\n  artifacts: [{plan.files[0]}]\n"
-            f"  key_links:\n    - {{from: {plan.files[0]}, to: src/core.txt, pattern: '^{plan.pid} task 1'}}\n---\n"
+            f"  key_links:\n    - {{from: {plan.files[0]}, to: src/core.txt, pattern: '^(# )?{plan.pid} task 1'}}\n---\n"
             f"<objective>{plan.objective}{closes}</objective>\n<tasks>\n" + "\n".join(tasks) + "\n</tasks>\n"
             "<verification>sh tests/run.sh</verification>\n<success_criteria>It works.</success_criteria>\n")
 
