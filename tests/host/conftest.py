@@ -7,7 +7,9 @@
 - `host_global` / `host_local`: the same after `msd install --global` / `--local`.
 
 Every test in this folder gets the `host` marker: `pytest -m host` runs them alone,
-`-m "not host"` leaves them out.
+`-m "not host"` leaves them out. They also share one xdist group, so under `-n` (pyproject's
+addopts, `--dist loadgroup`) one worker runs them one after the other: one real CLI at a time,
+while the other workers run the rest of the suite.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ import pytest
 HOST_DIR = Path(__file__).resolve().parent
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the xdist_group markers
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if HOST_DIR in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.host)
+            item.add_marker(pytest.mark.xdist_group("host"))
 
 
 _STATE: dict = {}
