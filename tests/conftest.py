@@ -6,14 +6,23 @@
   `workflow.compact_content` for the whole run, subprocesses included.
 - `corpus_dir` / `corpus_trees` give the real `.planning/` trees in ../shared/corpus/planning,
   skipping with a reason where ../shared is absent. The corpus is read-only: copy first.
+- The compact suite: `--compact-suite` collects only the test files listed in
+  tests/compact_suite.txt (CI's compact-on run, .ci/run step 2). Every session records which
+  tests read the schema default of `workflow.compact_content` (MSD_COMPACT_DEFAULT, in this
+  process and in every Python process a test starts: tests/kit/compact_site/sitecustomize.py)
+  and fails when one outside the list and outside the slow and host tests did, or started a
+  Python child the recorder cannot see into (`-I`/`-E`/`-S`, or PYTHONPATH replaced).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,12 +41,18 @@ def pytest_addoption(parser):
         default=None,
         help="flip the schema default of workflow.compact_content for this run (sets MSD_COMPACT_DEFAULT)",
     )
+    parser.addoption(
+        "--compact-suite",
+        action="store_true",
+        help="collect only the test files tests/compact_suite.txt lists: those whose tests read workflow.compact_content's default",
+    )
 
 
 def pytest_configure(config):
     choice = config.getoption("--compact")
     if choice is not None:
         os.environ["MSD_COMPACT_DEFAULT"] = "true" if choice == "on" else "false"
+    _compact_recorder_start(config)
 
 
 def compact_default() -> bool:
@@ -99,6 +114,15 @@ def copy_corpus_tree(corpus_dir, tmp_path):
     return _copy
 
 
+def repo_env(base: dict | None = None, **extra: str) -> dict:
+    """A child's environment (default: this process's) with this checkout first on PYTHONPATH,
+    the session's PYTHONPATH kept after it (the compact recorder is on it), and `extra` set."""
+    env = dict(os.environ if base is None else base)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env.update(extra)
+    return env
+
+
 def run_cli(module: str, args: list[str], cwd: Path | None = None, env: dict | None = None, input: str | None = None, timeout: float = 120):
     """Run `python -m <module> args` in a subprocess with the test's environment."""
     full_env = dict(os.environ)
@@ -148,6 +172,183 @@ def pytest_sessionfinish(session, exitstatus):
     if before is not None and _corpus_fingerprint() != before:
         sys.stderr.write(f"\nERROR: a test wrote into the read-only corpus {CORPUS}; copy it to a temp dir first\n")
         session.exitstatus = 1
+    problems = _compact_suite_problems(session.config)
+    if problems:
+        sys.stderr.write("\nERROR: " + "\n  ".join(problems) + "\n")
+        session.exitstatus = 1
+
+
+# ------------------------------------------------------------------ pytest-xdist work units
+
+HOST_TESTS = "tests/host/"
+WIDE_FIXTURE = re.compile(r"""scope\s*=\s*["'](?:module|class|package|session)["']""")
+
+
+def xdist_unit(nodeid: str, rootpath: Path) -> str:
+    """The work unit a test goes to a worker in: all host tests together (one real CLI at a
+    time; the unit starts first, being the longest), a module that defines a fixture wider
+    than one test (its tests may build on each other's state) whole, any other test alone."""
+    path = nodeid.split("::", 1)[0]
+    if path.startswith(HOST_TESTS):
+        return HOST_TESTS
+    if path not in _WIDE:
+        try:
+            _WIDE[path] = bool(WIDE_FIXTURE.search((rootpath / path).read_text(encoding="utf-8")))
+        except OSError:
+            _WIDE[path] = False
+    return path if _WIDE[path] else nodeid
+
+
+_WIDE: dict[str, bool] = {}
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`-n` with the default `--dist load`: xdist's scope scheduler over xdist_unit's units, the
+    host unit first. (xdist_group markers need a node id xdist can rename; pytest 9.2's cannot.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Units(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_unit(nodeid, config.rootpath)
+
+        def _assign_work_unit(self, node) -> None:
+            if HOST_TESTS in self.workqueue:
+                self.workqueue.move_to_end(HOST_TESTS, last=False)
+            super()._assign_work_unit(node)
+
+    config.option.loadscopereorder = False
+    return Units(config, log)
+
+
+# ------------------------------------------------------------------ the compact suite
+
+HERE = Path(__file__).resolve().parent
+COMPACT_SUITE = HERE / "compact_suite.txt"
+COMPACT_SITE = HERE / "kit" / "compact_site"
+NOT_IN_STEP_2 = ("slow", "host")  # .ci/run step 2 runs -m "not slow and not host"
+_COMPACT: dict = {}  # the controller's log and the node ids of its slow and host tests
+
+
+def compact_suite_entries(path: Path = COMPACT_SUITE) -> list[str]:
+    """The list's paths (relative to the rootdir), comments and blank lines left out."""
+    if not path.is_file():
+        return []
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return [line.rstrip("/") for line in lines if line]
+
+
+def _listed(rel: str, entries: list[str]) -> bool:
+    return any(rel == e or rel.startswith(e + "/") for e in entries)
+
+
+def _recorder():
+    """tests/kit/compact_site/sitecustomize.py as a module (the copy children import, when this process has it)."""
+    mod = sys.modules.get("sitecustomize")
+    if getattr(mod, "__file__", None) and Path(mod.__file__).resolve() == COMPACT_SITE / "sitecustomize.py":
+        return mod
+    spec = importlib.util.spec_from_file_location("msd_compact_site", COMPACT_SITE / "sitecustomize.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _compact_recorder_start(config) -> None:
+    if not (COMPACT_SITE / "sitecustomize.py").is_file():
+        return  # a copy of this conftest without the recorder (tests/test_corpus_guard.py)
+    rec = _recorder()
+    if not hasattr(config, "workerinput"):  # the controller (or the only process): a new log
+        fd, log = tempfile.mkstemp(prefix="msd-compact-reads-", suffix=".log")
+        os.close(fd)
+        config._msd_compact = _COMPACT
+        _COMPACT.update(log=log, skip=set())
+        os.environ[rec.LOG] = log
+        os.environ[rec.SESSION] = rec._Environ.get(os.environ, rec.VAR, rec.UNSET)  # unwatched: no read
+        paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+        if str(COMPACT_SITE) not in paths:
+            os.environ["PYTHONPATH"] = os.pathsep.join([str(COMPACT_SITE)] + [p for p in paths if p])
+    rec.install()
+    _watch_children(rec)
+
+
+def _watch_children(rec) -> None:
+    """Note a Python child the recorder cannot see into that still gets the session's value."""
+    if getattr(subprocess.Popen, "_msd_compact_watch", False):
+        return
+    init = subprocess.Popen.__init__
+
+    def __init__(self, args, *a, **kw):
+        env = kw.get("env")
+        env = dict(os.environ) if env is None else env  # a copy: looking the variable up here is no read
+        why = _blind(args, env, rec) if env.get(rec.LOG) else None
+        if why:
+            rec.note(f"{os.environ.get('PYTEST_CURRENT_TEST') or '?'}\tblind: {why}")
+        init(self, args, *a, **kw)
+
+    subprocess.Popen.__init__ = __init__
+    subprocess.Popen._msd_compact_watch = True
+
+
+def _blind(args, env, rec) -> str | None:
+    if isinstance(args, (str, bytes, os.PathLike)) or not args:
+        return None  # a shell line or one program: its Python children inherit env as it is
+    argv = [os.fsdecode(a) for a in args]
+    if not (os.path.basename(argv[0]).startswith("python") or os.path.realpath(argv[0]) == os.path.realpath(sys.executable)):
+        return None
+    if (env.get(rec.VAR) or rec.UNSET) != env.get(rec.SESSION, rec.UNSET):
+        return None  # the test sets the value for the child itself
+    for a in argv[1:]:
+        if not a.startswith("-") or a in ("-c", "-m") or a.startswith("--"):
+            break
+        if set(a[1:]) & set("IES"):
+            return f"{argv[0]} {a} ignores the recorder"
+    if str(COMPACT_SITE) not in env.get("PYTHONPATH", "").split(os.pathsep):
+        return f"{argv[0]} runs with a PYTHONPATH that leaves the recorder out"
+    return None
+
+
+def pytest_ignore_collect(collection_path, config):
+    if config.getoption("--compact-suite") and collection_path.is_file() and collection_path.name.startswith("test_"):
+        rel = collection_path.resolve().relative_to(config.rootpath.resolve()).as_posix()
+        if not _listed(rel, compact_suite_entries()):
+            return True
+    return None
+
+
+def pytest_runtest_logreport(report):
+    """The controller (or the only process) sees every test's report, markers included."""
+    if _COMPACT and any(m in report.keywords for m in NOT_IN_STEP_2):
+        _COMPACT["skip"].add(report.nodeid)
+
+
+def _compact_suite_problems(config) -> list[str]:
+    """Why this session fails the compact-suite check (nothing: it passes)."""
+    state = getattr(config, "_msd_compact", None)
+    if state is None:
+        return []
+    try:
+        lines = Path(state["log"]).read_text(encoding="utf-8").splitlines()
+        os.unlink(state["log"])
+    except OSError:
+        lines = []
+    entries = compact_suite_entries()
+    rel_root = COMPACT_SUITE.relative_to(config.rootpath) if COMPACT_SUITE.is_relative_to(config.rootpath) else COMPACT_SUITE
+    out, seen = [], {}
+    for line in lines:
+        nodeid, _, why = line.partition("\t")
+        nodeid = nodeid.rsplit(" (", 1)[0]
+        if nodeid in state["skip"]:
+            continue
+        rel = nodeid.split("::", 1)[0]
+        if nodeid == "?" or not _listed(rel, entries):
+            seen.setdefault(rel if nodeid != "?" else "outside any test", why or "reads MSD_COMPACT_DEFAULT")
+    for rel, why in sorted(seen.items()):
+        out.append(f"{rel}: {why}, but {rel_root} does not list it (CI's compact-on run would leave it out)")
+    for e in entries:
+        if not (config.rootpath / e).exists():
+            out.append(f"{rel_root} lists {e}, which does not exist")
+    return out
 
 
 @pytest.fixture

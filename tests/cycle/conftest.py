@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import repo_env
 from tests.kit.cyclekit import Agent, Content, Cycle
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _install(home: Path) -> Path:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = repo_env()
     proc = subprocess.run([sys.executable, "-m", "msd_core", "install", "--global"], cwd=str(home), env=env,
                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr

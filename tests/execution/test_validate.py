@@ -13,6 +13,7 @@ import pytest
 
 from msd_core.execution import test_files, validate, validation_doc
 from msd_core.planning import requirements
+from tests.conftest import repo_env
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -80,7 +81,7 @@ def write_project(root: Path, tests: str = TESTS, plan: str = PLAN) -> Path:
 
 
 def _run(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = repo_env()
     return subprocess.run([sys.executable, "-m", "msd_core.run", "validate", *args, "--cwd", str(root)], env=env,
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
 

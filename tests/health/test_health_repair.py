@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from msd_core.health import check, repair
+from tests.conftest import repo_env
 from tests.health.conftest import write
 from tests.health.test_health_checks import (BREAKS, _break_flow_malformed, _break_flow_orphaned, _break_gate_marker,
                                              _break_state_due, _break_state_stale, _break_temp, _break_txn)
-from tests.kit.gitkit import REPO, run_msd
+from tests.kit.gitkit import run_msd
 
 REPAIRABLE = ("temp-orphaned", "flow-run-malformed", "flow-run-orphaned", "gate-marker-stale", "state-stale",
               "change-interrupted")
@@ -166,7 +167,7 @@ def test_a_repair_killed_inside_the_transaction_is_rolled_back_by_the_next(healt
     _break_gate_marker(healthy)
     _break_temp(healthy)
     before = snapshot(healthy)
-    env = dict(os.environ, PYTHONPATH=str(REPO), MSD_TEST_SLOW_INSTALL="400")
+    env = repo_env(MSD_TEST_SLOW_INSTALL="400")
     proc = subprocess.Popen([sys.executable, "-m", "msd_core.run", "health", "--repair"], cwd=healthy, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 20

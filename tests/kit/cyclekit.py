@@ -40,6 +40,7 @@ from pathlib import Path
 
 from msd_core.checks.contract import invocations
 from msd_core.checks.textlines import code_segments
+from tests.conftest import repo_env
 from tests.kit.gitkit import git, new_repo  # noqa: F401 (the walks import them from here)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -186,9 +187,7 @@ class Agent:
         return proc.stdout
 
     def env(self) -> dict:
-        env = dict(self.base_env if self.base_env is not None else os.environ)
-        env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-        return env
+        return repo_env(self.base_env)
 
     def _exec(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
         home = self.env().get("HOME") or os.path.expanduser("~")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.conftest import repo_env
 
 REPO = Path(__file__).resolve().parents[2]
 SIM = Path(__file__).resolve().parent / "sim_executor.py"
@@ -33,9 +34,7 @@ def new_repo(root: Path) -> Path:
 
 def run_msd(args, cwd, timeout=120, env_extra=None) -> subprocess.CompletedProcess:
     """`msd_run ARGS` in a fresh interpreter (this checkout on PYTHONPATH), with env_extra set."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    env.update(env_extra or {})
+    env = repo_env(**(env_extra or {}))
     return subprocess.run([sys.executable, "-m", "msd_core.run", *args], cwd=str(cwd), capture_output=True,
                           text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
@@ -80,8 +79,7 @@ def make_project(root: Path, plans: dict[str, dict], *, config: dict | None = No
 def start_executor(cwd: Path, plan: Path, files: list[str], *, tasks: int = 2, start_at: float | None = None,
                    tag: str = "", summary: bool = True, delay: float = 0.0) -> subprocess.Popen:
     """A simulated msd-executor (a separate process) committing each task through `msd_run commit`."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env = repo_env()
     spec = json.dumps({"plan": str(plan), "files": files, "tasks": tasks, "start_at": start_at, "tag": tag,
                        "summary": summary, "delay": delay})
     return subprocess.Popen([sys.executable, str(SIM), spec], cwd=str(cwd), env=env, stdout=subprocess.PIPE,

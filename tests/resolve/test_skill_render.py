@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import compact_default
+from tests.conftest import compact_default, repo_env
 from tests.kit.installed import CONTRACT_SHELL_LINE, compact_project, make_install, make_project, part_text
 from tests.kit.skill_render import RenderError, render_file, render_skill
 
@@ -19,10 +18,7 @@ BASE_PATH = "/usr/bin:/bin"
 
 
 def host_env(shim_dir: Path | None) -> dict:
-    env = dict(os.environ)
-    env["PATH"] = (f"{shim_dir}:" if shim_dir else "") + BASE_PATH
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
+    return repo_env(PATH=(f"{shim_dir}:" if shim_dir else "") + BASE_PATH)
 
 
 

@@ -9,11 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import repo_env
+
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _python(code: str, tmp_path: Path, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = repo_env()
     return subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL,
                           capture_output=True, timeout=60, **kw)
 
@@ -60,7 +62,7 @@ def test_full_disk_behind_stdout_is_one_line_and_exit_1(tmp_path):
     with open("/dev/full", "w") as full:
         r = subprocess.run([sys.executable, "-m", "msd_core.run", "--help"], cwd=str(tmp_path), stdout=full,
                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60,
-                           env={**os.environ, "PYTHONPATH": str(REPO)})
+                           env=repo_env())
     lines = r.stderr.decode().splitlines()
     assert r.returncode == 1
     assert len(lines) == 1 and lines[0].startswith("msd_run: could not write the output"), lines
@@ -68,7 +70,7 @@ def test_full_disk_behind_stdout_is_one_line_and_exit_1(tmp_path):
     with open("/dev/full", "w") as full:
         r = subprocess.run([sys.executable, "-m", "msd_core.run", "config", "list", "--cwd", str(tmp_path)],
                            cwd=str(tmp_path), stdout=full, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                           timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
+                           timeout=60, env=repo_env())
     lines = r.stderr.decode().splitlines()
     assert r.returncode != 0 and len(lines) == 1 and ("disk full" in lines[0] or "No space" in lines[0]), lines
 
@@ -79,7 +81,7 @@ def test_reader_gone_is_no_traceback_and_keeps_the_code(tmp_path):
     try:
         r = subprocess.run([sys.executable, "-m", "msd_core.run", "--help"], cwd=str(tmp_path), stdout=write_end,
                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60,
-                           env={**os.environ, "PYTHONPATH": str(REPO)})
+                           env=repo_env())
     finally:
         os.close(write_end)
     assert r.returncode == 0
