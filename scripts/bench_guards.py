@@ -6,11 +6,14 @@ local stand-in model (it answers at once, so the host's own work and the hook pr
 the time there is: the worst case for a hook's share). One global `msd install`; each variant is
 that install's settings.json with some of msd's hook entries taken out:
 
-  no hooks     none of msd's hooks
-  no guards    msd's hooks without the guard rows (`msd_run hook pre-tool-use`)
-  guards       everything `msd install` registers
-  before       the rows of the release before issue 35 (PostToolUse `Bash|Agent`: a hook process
-               on every Bash call), no guards: what the Bash session cost before
+  no hooks        none of msd's hooks
+  no guards       msd's hooks without the guard rows (`hook pre-tool-use`)
+  guards          everything `msd install` registers (the guard started lean: python -I -S -c)
+  console script  the guard rows started through pip's `msd_run` script instead (site, re)
+  floor           the guard rows' program replaced by /bin/true: what the host itself spends
+                  starting a hook process, the least any command hook can cost
+  before          the rows of the release before issue 35 (PostToolUse `Bash|Agent`: a hook process
+                  on every Bash call), no guards: what the Bash session cost before
 
 Sessions (each a prompt, then the calls one per turn, then a reply):
 
@@ -46,7 +49,7 @@ sys.path.insert(0, str(REPO / "tests" / "host"))
 import hostkit  # noqa: E402
 
 GOAL = 1.15
-VARIANTS = ("no hooks", "no guards", "guards", "before")
+VARIANTS = ("no hooks", "no guards", "guards", "console script", "floor", "before")
 ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(echo *)", "Bash(ls *)", "Bash(pwd)", "Bash(true)", "Bash(date *)"]
 
 
@@ -77,8 +80,14 @@ def reset_project(project: Path) -> None:
         (project / "src" / f"m{i}.py").write_text(f"X = {i}\n")
 
 
-def variant_settings(installed: dict, variant: str) -> dict:
+def variant_settings(installed: dict, variant: str, runner: str) -> dict:
     obj = copy.deepcopy(installed)
+    if variant in ("console script", "floor"):
+        for group in obj["hooks"]["PreToolUse"]:
+            for h in group["hooks"]:
+                assert h["args"][:3] == ["-I", "-S", "-c"], h  # the install's lean start
+                h["command"], h["args"] = (runner, h["args"][4:]) if variant == "console script" else ("/bin/true", [])
+        return obj
     if variant == "no hooks":
         obj.pop("hooks", None)
         return obj
@@ -104,6 +113,7 @@ def measure(rounds: int, only: list[str]) -> dict:
         host.install("global")
         settings = host.config_dir / "settings.json"
         installed = json.loads(settings.read_text())
+        runner = installed["hooks"]["SessionStart"][0]["hooks"][0]["command"]  # msd_run, as the install names it
         # compiled bytecode, as a pip install leaves it (hooks would otherwise compile on every start)
         os.system(f"{sys.executable} -m compileall -q {REPO / 'msd_core'} > /dev/null")
         scripts = sessions(host.project)
@@ -115,7 +125,7 @@ def measure(rounds: int, only: list[str]) -> dict:
                     if variant == "before" and name != "bash5":
                         continue
                     reset_project(host.project)
-                    settings.write_text(json.dumps(variant_settings(installed, variant), indent=2) + "\n")
+                    settings.write_text(json.dumps(variant_settings(installed, variant, runner), indent=2) + "\n")
                     before = resource.getrusage(resource.RUSAGE_CHILDREN)
                     t0 = time.perf_counter()
                     run = host.run("GO", scripts[name], args=ARGS)
@@ -156,6 +166,11 @@ def markdown(r: dict) -> str:
             missed.append(f"{name} {g['wall_ratio']:.3f}x")
     lines += ["", f"Goal: guards at most {GOAL}x the time without for bash5 and write10: "
               + ("missed (" + ", ".join(missed) + ")." if missed else "met.")]
+    for name, row in r["sessions"].items():
+        if "floor" in row and "guards" in row:
+            lines.append(f"{name}: the host alone starting a hook per call (floor) {row['floor']['wall_ratio']:.3f}x; msd's guard "
+                         f"process on top of it +{row['guards']['wall_ratio'] - row['floor']['wall_ratio']:.3f}x (console script "
+                         f"+{row['console script']['wall_ratio'] - row['floor']['wall_ratio']:.3f}x).")
     return "\n".join(lines) + "\n"
 
 
