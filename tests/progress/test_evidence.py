@@ -293,10 +293,9 @@ def test_a_long_lived_process_reads_git_again_for_each_reading(tmp_path):
     _write(root, "src/a.txt", "a\n")
     _write(root, "src/b.txt", "b\n")
     _write(root, SUMMARY, "# done\n")
-    evidence.since(root)
-    assert evidence.git_commits(root, "01-core", "01-01") == []
+    reading = evidence.Reading(root)
+    assert reading.git_commits("01-core", "01-01") == []
     _commit(root, "src/a.txt", "src/b.txt")
-    assert evidence.git_commits(root, "01-core", "01-01") == []  # the same reading: the log read once
-    evidence.since(root)
-    (found,) = evidence.git_commits(root, "01-core", "01-01")
+    assert reading.git_commits("01-core", "01-01") == []  # the same reading: the log read once
+    (found,) = evidence.Reading(root).git_commits("01-core", "01-01")
     assert sorted(found["files"]) == ["src/a.txt", "src/b.txt"] and found["deviation"] is None
