@@ -6,11 +6,14 @@ local stand-in model (it answers at once, so the host's own work and the hook pr
 the time there is: the worst case for a hook's share). One global `msd install`; each variant is
 that install's settings.json with some of msd's hook entries taken out:
 
-  no hooks     none of msd's hooks
-  no guards    msd's hooks without the guard rows (`msd_run hook pre-tool-use`)
-  guards       everything `msd install` registers
-  before       the rows of the release before issue 35 (PostToolUse `Bash|Agent`: a hook process
-               on every Bash call), no guards: what the Bash session cost before
+  no hooks        none of msd's hooks
+  no guards       msd's hooks without the guard rows (`hook pre-tool-use`)
+  guards          everything `msd install` registers (the guard started lean: python -I -S -c)
+  console script  the guard rows started through pip's `msd_run` script instead (site, re)
+  floor           the guard rows' program replaced by /bin/true: what the host itself spends
+                  starting a hook process, the least any command hook can cost
+  before          the rows of the release before issue 35 (PostToolUse `Bash|Agent`: a hook process
+                  on every Bash call), no guards: what the Bash session cost before
 
 Sessions (each a prompt, then the calls one per turn, then a reply):
 
@@ -21,9 +24,11 @@ Sessions (each a prompt, then the calls one per turn, then a reply):
 
 Rounds interleave every variant of a session, so machine load hits them alike; the median wall
 time and the median CPU time (the host and every process it started) of each pair are printed,
-with the ratio to "no guards" (goal: at most 1.15x for bash5 and write10).
+with the ratio to "no guards" (goal: at most 1.15x for bash5 and write10). `--model-seconds S`
+makes the stand-in model take S seconds per turn (default 0: the worst case for a hook's share;
+a real model takes seconds, so this shows what a user's session feels).
 
-    .venv/bin/python scripts/bench_guards.py [--rounds 7] [--json] [--only bash5 --only write10]
+    .venv/bin/python scripts/bench_guards.py [--rounds 7] [--json] [--only bash5 --only write10] [--model-seconds 1]
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ sys.path.insert(0, str(REPO / "tests" / "host"))
 import hostkit  # noqa: E402
 
 GOAL = 1.15
-VARIANTS = ("no hooks", "no guards", "guards", "before")
+VARIANTS = ("no hooks", "no guards", "guards", "console script", "floor", "before")
 ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(echo *)", "Bash(ls *)", "Bash(pwd)", "Bash(true)", "Bash(date *)"]
 
 
@@ -77,8 +82,14 @@ def reset_project(project: Path) -> None:
         (project / "src" / f"m{i}.py").write_text(f"X = {i}\n")
 
 
-def variant_settings(installed: dict, variant: str) -> dict:
+def variant_settings(installed: dict, variant: str, runner: str) -> dict:
     obj = copy.deepcopy(installed)
+    if variant in ("console script", "floor"):
+        for group in obj["hooks"]["PreToolUse"]:
+            for h in group["hooks"]:
+                assert h["args"][:3] == ["-I", "-S", "-c"], h  # the install's lean start
+                h["command"], h["args"] = (runner, h["args"][4:]) if variant == "console script" else ("/bin/true", [])
+        return obj
     if variant == "no hooks":
         obj.pop("hooks", None)
         return obj
@@ -95,7 +106,7 @@ def variant_settings(installed: dict, variant: str) -> dict:
     return obj
 
 
-def measure(rounds: int, only: list[str]) -> dict:
+def measure(rounds: int, only: list[str], model_seconds: float = 0.0) -> dict:
     claude = hostkit.ensure_claude()
     version = hostkit.check_version(claude)
     work = Path(tempfile.mkdtemp(prefix="msd-bench-guards-"))
@@ -104,9 +115,11 @@ def measure(rounds: int, only: list[str]) -> dict:
         host.install("global")
         settings = host.config_dir / "settings.json"
         installed = json.loads(settings.read_text())
+        runner = installed["hooks"]["SessionStart"][0]["hooks"][0]["command"]  # msd_run, as the install names it
         # compiled bytecode, as a pip install leaves it (hooks would otherwise compile on every start)
         os.system(f"{sys.executable} -m compileall -q {REPO / 'msd_core'} > /dev/null")
-        scripts = sessions(host.project)
+        scripts = {name: [{**turn, "seconds": model_seconds} if model_seconds else turn for turn in turns]
+                   for name, turns in sessions(host.project).items()}
         names = [n for n in scripts if not only or n in only]
         times: dict = {}
         for _ in range(rounds):
@@ -115,7 +128,7 @@ def measure(rounds: int, only: list[str]) -> dict:
                     if variant == "before" and name != "bash5":
                         continue
                     reset_project(host.project)
-                    settings.write_text(json.dumps(variant_settings(installed, variant), indent=2) + "\n")
+                    settings.write_text(json.dumps(variant_settings(installed, variant, runner), indent=2) + "\n")
                     before = resource.getrusage(resource.RUSAGE_CHILDREN)
                     t0 = time.perf_counter()
                     run = host.run("GO", scripts[name], args=ARGS)
@@ -129,7 +142,7 @@ def measure(rounds: int, only: list[str]) -> dict:
                     times[name][variant]["cpu"].append(cpu)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report = {"host": f"Claude Code {version}", "rounds": rounds, "sessions": {}}
+    report = {"host": f"Claude Code {version}", "rounds": rounds, "model_seconds": model_seconds, "sessions": {}}
     for name, by_variant in times.items():
         base = by_variant["no guards"]
         row = {}
@@ -143,7 +156,8 @@ def measure(rounds: int, only: list[str]) -> dict:
 
 
 def markdown(r: dict) -> str:
-    lines = [f"Guard hooks in {r['host']}, {r['rounds']} interleaved rounds (median; ratio to \"no guards\"):", "",
+    model = f", the model answering in {r['model_seconds']:g} s per turn" if r.get("model_seconds") else ", the model answering at once"
+    lines = [f"Guard hooks in {r['host']}, {r['rounds']} interleaved rounds{model} (median; ratio to \"no guards\"):", "",
              "| session | variant | wall s | ratio | CPU s | ratio |", "|---|---|---:|---:|---:|---:|"]
     missed = []
     for name, row in r["sessions"].items():
@@ -156,6 +170,11 @@ def markdown(r: dict) -> str:
             missed.append(f"{name} {g['wall_ratio']:.3f}x")
     lines += ["", f"Goal: guards at most {GOAL}x the time without for bash5 and write10: "
               + ("missed (" + ", ".join(missed) + ")." if missed else "met.")]
+    for name, row in r["sessions"].items():
+        if "floor" in row and "guards" in row:
+            lines.append(f"{name}: the host alone starting a hook per call (floor) {row['floor']['wall_ratio']:.3f}x; msd's guard "
+                         f"process on top of it +{row['guards']['wall_ratio'] - row['floor']['wall_ratio']:.3f}x (console script "
+                         f"+{row['console script']['wall_ratio'] - row['floor']['wall_ratio']:.3f}x).")
     return "\n".join(lines) + "\n"
 
 
@@ -164,10 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default 7)")
     ap.add_argument("--only", action="append", default=[], help="a session to run (repeatable)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
+    ap.add_argument("--model-seconds", type=float, default=0.0, help="the stand-in model's time per turn (default 0)")
     a = ap.parse_args(argv)
     if not 1 <= a.rounds <= 100:
         ap.error("--rounds must be from 1 to 100")
-    report, failed = hostkit.bench_measure(measure, a.rounds, a.only)
+    if not 0 <= a.model_seconds <= 30:
+        ap.error("--model-seconds must be from 0 to 30")
+    report, failed = hostkit.bench_measure(measure, a.rounds, a.only, a.model_seconds)
     if failed is not None:
         return failed
     print(json.dumps(report, indent=2) if a.json else markdown(report), end="\n" if a.json else "")

@@ -7,8 +7,6 @@ in a file (None when it is fine); stored values are reported, never rewritten.
 
 from __future__ import annotations
 
-import json
-
 from msd_core.config import schema
 from msd_core.errors import UsageError
 from msd_core.files.bounded import loads_json
@@ -39,6 +37,8 @@ def _int(key: str, text: str, s: dict) -> int:
 
 
 def _object(key: str, text: str) -> dict:
+    import json
+
     try:
         value = loads_json(text, f"the value for {key}")
     except json.JSONDecodeError:
@@ -109,6 +109,8 @@ def coerce_unknown(text: str, current):
             return False
         raise UsageError(f"invalid value {text!r}: the file holds a bool here (allowed true or false)")
     if isinstance(current, (int, float, dict, list)) or current is None:
+        import json
+
         shown = text if len(text) <= 40 else f"{text[:37]}... ({len(text)} characters)"
         try:
             return loads_json(text, f"the value {shown!r}")  # too deep, too long a number: one line, exit 2
@@ -119,31 +121,37 @@ def coerce_unknown(text: str, current):
     return text
 
 
+def _shown(value) -> str:
+    import json  # only for a message: the guard hooks check values that are nearly always fine
+
+    return json.dumps(value)
+
+
 def problem(key: str, value) -> str | None:
     """What is wrong with a stored `value` for `key`, or None if it is valid."""
     s = schema.keys()[key]
     t = s["type"]
     if t == "bool":
-        return None if isinstance(value, bool) else f"expected true or false, found {json.dumps(value)}"
+        return None if isinstance(value, bool) else f"expected true or false, found {_shown(value)}"
     if t == "int":
         ok = isinstance(value, int) and not isinstance(value, bool)
         if ok and s.get("min") is not None and value < s["min"]:
             ok = False
         if ok and s.get("max") is not None and value > s["max"]:
             ok = False
-        return None if ok else f"expected {schema.allowed_text(key)}, found {json.dumps(value)}"
+        return None if ok else f"expected {schema.allowed_text(key)}, found {_shown(value)}"
     if t == "enum":
         if isinstance(value, str) and value in s["values"]:
             return None
-        return f"expected one of {schema.allowed_text(key)}, found {json.dumps(value)}"
+        return f"expected one of {schema.allowed_text(key)}, found {_shown(value)}"
     if t == "string":
         if isinstance(value, str) or (value is None and s.get("nullable")):
             return None
-        return f"expected {schema.allowed_text(key)}, found {json.dumps(value)}"
+        return f"expected {schema.allowed_text(key)}, found {_shown(value)}"
     if t == "list":
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return None
-        return f"expected {schema.allowed_text(key)}, found {json.dumps(value)}"
+        return f"expected {schema.allowed_text(key)}, found {_shown(value)}"
     if t == "bool_or_object":
         if isinstance(value, bool):
             return None
@@ -155,7 +163,7 @@ def problem(key: str, value) -> str | None:
                     if msg:
                         return f"{name}: {msg}"
             return None
-        return f"expected {schema.allowed_text(key)}, found {json.dumps(value)}"
+        return f"expected {schema.allowed_text(key)}, found {_shown(value)}"
     return None
 
 

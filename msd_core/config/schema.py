@@ -1,7 +1,7 @@
 """The config schema: which keys exist, their type, default, allowed values and meaning.
 
-The data lives in `schema.json` beside this module (loaded with json: no TOML/YAML on
-the hot path). Keys are dotted paths into the nested config object:
+The data lives in `schema.json` beside this module (read by msd_core.files.bounded, which needs no
+json module for a well-formed file: no TOML/YAML, no re on the hot path). Keys are dotted paths into the nested config object:
 `workflow.research` is `{"workflow": {"research": ...}}`.
 
 Types: `bool`, `int` (optional min/max), `string` (optional `nullable`), `enum`
@@ -19,8 +19,9 @@ config.json or the user defaults always win over it.
 
 from __future__ import annotations
 
-import json
 import os
+
+from msd_core.files.bounded import loads_json
 
 SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.json")  # no pathlib: the guard hooks read it
 COMPACT_KEY = "workflow.compact_content"
@@ -38,7 +39,7 @@ def keys() -> dict[str, dict]:
     global _cache
     if _cache is None:
         with open(SCHEMA_FILE, encoding="utf-8") as fh:
-            _cache = json.loads(fh.read())["keys"]
+            _cache = loads_json(fh.read(), SCHEMA_FILE)["keys"]
     return _cache
 
 
@@ -67,7 +68,16 @@ def default(key: str):
     s = keys()[key]
     value = s.get("default")
     if isinstance(value, (dict, list)):
-        return json.loads(json.dumps(value))
+        return _copied(value)
+    return value
+
+
+def _copied(value):
+    """A JSON value's own copy (a caller may change a default it was given)."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
     return value
 
 

@@ -398,8 +398,8 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
                 prior = run_record.load_for(main, scope.phase_dir, scope.plan_id) if scope is not None else None
         proc = committing.result()
         if proc.returncode != 0:
-            raise OperationFailed(f"git commit failed: {first_line(proc.stderr or proc.stdout)}",
-                                  hint="a hook failed: fix the cause, then commit again (never --no-verify)")
+            said = proc.stderr or proc.stdout
+            raise OperationFailed(f"git commit failed: {first_line(said)}", hint=_failed_commit_hint(said, hooks))
         commit = head(top) if staged is not None else None
         if commit is not None:  # no hook ran: the commit holds exactly the paths listed before it
             files = staged
@@ -447,3 +447,13 @@ def plan_record(*, cwd: Path, plan: str) -> dict:
         "plan": scope.plan_id, "phase_dir": scope.phase_dir, "plan_path": scope.plan_rel, "commits": []}
     return {**data, "tasks_done": run_record.tasks_done(data), "completed": len(run_record.tasks_done(data)),
             "branches": run_record.branches(data)}
+
+
+def _failed_commit_hint(said: str, hooks) -> str:
+    """What to do about a `git commit` that failed, from what git said."""
+    if any(words in said for words in ("identity unknown", "Please tell me who you are", "empty ident name", "no email was given")):
+        return ('git has no name and email here: git config user.name "<name>" and git config user.email "<email>" '
+                "(in this repository, or --global), then commit again")
+    if hooks:
+        return "a hook failed: fix the cause, then commit again (never --no-verify)"
+    return "fix what git says, then commit again (never --no-verify)"

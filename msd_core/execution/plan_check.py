@@ -1,7 +1,9 @@
 """The plan checker's mechanical part: `msd_run check plan <phase>` (docs/CONTRACTS.md, "Plan check").
 
-`check(files)` returns findings, each {code, severity, file, line, plan, message}; a `blocker`
-makes the check fail (exit 1), a `warning` is reported only. Codes:
+`check(files)` returns findings, each {code, severity, dimension, file, line, plan, message}; a
+`blocker` makes the check fail (exit 1), a `warning` is reported only. `dimension` is the plan
+checker's dimension the finding belongs to (msd-plan-checker reports it as that issue's; DIMENSIONS
+below, so the agent maps nothing itself). Codes:
 
   no-plans                 blocker  the phase folder holds no PLAN.md
   file-unreadable          blocker  a PLAN.md, CONTEXT.md or ROADMAP.md cannot be read (a symlink, over 2 MiB, ...)
@@ -41,8 +43,22 @@ SCOPE_CUT_RE = re.compile(
 _TAGS_RE = re.compile(r"<(files|verify|decisions)(?:\s[^>]*)?>.*?</\1\s*>", re.S | re.I)
 
 
+# code -> the msd-plan-checker dimension its issue is reported under (agents/msd-plan-checker.md, step 2)
+DIMENSIONS = {
+    "no-plans": "task_completeness", "file-unreadable": "task_completeness", "plan-unreadable": "task_completeness",
+    "requirement-unmapped": "requirement_coverage", "requirement-unknown": "requirement_coverage",
+    "decision-not-cited": "context_compliance", "decision-unknown": "context_compliance",
+    "decision-duplicate": "context_compliance", "decisions-unnumbered": "context_compliance", "scope-cut": "context_compliance",
+    "must-haves-missing": "must_haves", "artifacts-missing": "must_haves", "key-links-missing": "must_haves",
+    "must-haves-malformed": "must_haves",
+    "checkpoint-autonomous": "dependencies", "wave-file-overlap": "dependencies", "dependency-cycle": "dependencies",
+    "dependency-later-wave": "dependencies", "dependency-unknown": "dependencies", "wave-missing": "dependencies",
+}
+
+
 def _finding(code, severity, file, line, message, plan=None) -> dict:
-    return {"code": code, "severity": severity, "file": file, "line": line, "plan": plan, "message": message}
+    return {"code": code, "severity": severity, "dimension": DIMENSIONS[code], "file": file, "line": line, "plan": plan,
+            "message": message}
 
 
 def scope_cut_words(task_text: str) -> list[str]:

@@ -86,8 +86,7 @@ def read_plans(phase_dir: Path) -> tuple[list[dict], list[str]]:
 
     plans: list[dict] = []
     problems: list[str] = []
-    main = evidence.main_root(Path(phase_dir).parents[2]) if len(Path(phase_dir).parents) > 2 else Path(phase_dir)
-    since = evidence.since(main)
+    reading = evidence.Reading(evidence.main_root(Path(phase_dir).parents[2]) if len(Path(phase_dir).parents) > 2 else Path(phase_dir))
     for path in plan_files(phase_dir):
         pid = plan_id(path)
         try:
@@ -120,7 +119,7 @@ def read_plans(phase_dir: Path) -> tuple[list[dict], list[str]]:
             "complete": (path.parent / f"{pid}-SUMMARY.md").is_file(),
             "tasks": len(plan.tasks),
         })
-        lack = evidence.unproven(main, since, path.parent, pid, text) if plans[-1]["complete"] else None
+        lack = reading.unproven(path.parent, pid, text) if plans[-1]["complete"] else None
         if lack is not None:  # summarised without its recorded commits: it runs again (progress.evidence)
             plans[-1].update(complete=False, unproven=lack["reason"])
     plans.sort(key=lambda p: (p["wave"], p["number"], p["id"]))

@@ -152,6 +152,48 @@ def _depth_over(value, limit: int) -> bool:
     return False
 
 
+class _Decoding:
+    """What the C scanner reads from the json module's decoder: json.loads' own settings."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
+
+
+_scan: list = []  # the C scanner, made on first use ([None]: this interpreter has none)
+_SPACE = " \t\n\r"  # what json.loads skips around the value
+
+
+def _json_loads(text: str):
+    """json.loads(text), without importing the json module when the text is well formed.
+
+    `import json` also imports re and compiles six patterns: a third of a guard hook's start
+    (msd_core/hooks/, one process per guarded tool call). The json module's own C scanner
+    (`_json.make_scanner`, the one json.loads runs) parses the value; anything it does not take
+    whole (malformed JSON, a BOM, an interpreter without `_json`) is handed to json.loads, which
+    raises exactly what it always raised."""
+    if not _scan:
+        try:
+            import _json
+
+            _scan.append(_json.make_scanner(_Decoding()))
+        except (ImportError, AttributeError, TypeError):  # pragma: no cover - CPython has it
+            _scan.append(None)
+    scan = _scan[0]
+    if scan is not None and isinstance(text, str):
+        start = len(text) - len(text.lstrip(_SPACE))
+        try:
+            value, end = scan(text, start)
+        except (StopIteration, ValueError, SystemError):  # malformed: json.loads says how, as it always did
+            end = -1  # (SystemError: CPython 3.11's scanner cannot build its JSONDecodeError before json is imported)
+        if end >= 0 and not text[end:].strip(_SPACE):
+            return value
+    import json
+
+    return json.loads(text)
+
+
 def loads_json(data, what: str, *, bom: bool = False, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH):
     """json.loads within the bounds. `data` is str or UTF-8 bytes (UnicodeDecodeError when not);
     `bom=True` drops a leading byte-order mark first. json.JSONDecodeError for malformed JSON.
@@ -166,9 +208,7 @@ def loads_json(data, what: str, *, bom: bool = False, max_bytes: int = MAX_BYTES
         data = (data[3:] if bom and data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
     elif bom and data[:1] == "\ufeff":
         data = data[1:]
-    import json
-
-    value = parse(json.loads, data, "json", what, max_bytes=max_bytes, max_depth=None)
+    value = parse(_json_loads, data, "json", what, max_bytes=max_bytes, max_depth=None)
     if isinstance(value, (dict, list)) and _depth_over(value, max_depth):
         raise _too_deep(what, max_depth)
     return value

@@ -9,6 +9,10 @@ is never edited. `.planning/.msd/` needs no line: it ignores itself (msd_core.fi
 Best effort, and silent: no repository, a layout the files do not settle (msd_core.git.repo_files
 raises Unsure), an unreadable or unwritable exclude file leave everything as it is; the line is
 written once (a file that already names the path is not touched). Standard library only.
+
+`exclude_file` (where the clone's exclude file is, and its top), `exclude_line` and `appended`
+are also what a local install uses to keep its per-machine settings file out of git
+(msd_core/install/git_exclude.py, which records the bytes so uninstall can take them out).
 """
 
 from __future__ import annotations
@@ -30,22 +34,37 @@ def exclude_line(top: str, project_root: Path, rel: str) -> str | None:
     return "/" + path.replace(os.sep, "/")
 
 
+def exclude_file(start: Path) -> tuple[Path, str] | None:
+    """(`<common git dir>/info/exclude`, the work tree's top) of the repository holding `start`;
+    None: no repository, or a layout its files do not settle (msd_core.git.repo_files)."""
+    from msd_core.git.repo_files import Unsure, layout
+
+    try:
+        lay = layout(start)
+    except (Unsure, OSError):
+        return None
+    if lay is None:
+        return None
+    return Path(lay.common) / "info" / "exclude", lay.top
+
+
+def appended(data: bytes, block: bytes) -> bytes:
+    """The bytes to add after `data` so that `block` starts on a line of its own."""
+    return (b"" if not data or data.endswith(b"\n") else b"\n") + block
+
+
 def ensure_excluded(project_root: Path, rel: str) -> bool:
     """True when this call added the line (False: already there, or nothing could be done)."""
     from msd_core.files.atomic import atomic_write_bytes
     from msd_core.files.safe_read import read_regular
-    from msd_core.git.repo_files import Unsure, layout
 
-    try:
-        lay = layout(project_root)
-    except (Unsure, OSError):
+    found = exclude_file(project_root)
+    if found is None:
         return False
-    if lay is None:
-        return False
-    line = exclude_line(lay.top, project_root, rel)
+    target, top = found
+    line = exclude_line(top, project_root, rel)
     if line is None:
         return False
-    target = Path(lay.common) / "info" / "exclude"
     try:
         data = read_regular(target, MAX_EXCLUDE, follow_symlinks=False)
     except FileNotFoundError:
@@ -54,10 +73,9 @@ def ensure_excluded(project_root: Path, rel: str) -> bool:
         return False
     if line.encode() in data.splitlines():
         return False
-    text = data + (b"" if not data or data.endswith(b"\n") else b"\n")
-    text += b"# msd's working file (msd_core/git/exclude.py)\n" + line.encode() + b"\n"
+    text = data + appended(data, b"# msd's working file (msd_core/git/exclude.py)\n" + line.encode() + b"\n")
     try:
-        atomic_write_bytes(target, text, anchor=Path(lay.common))
+        atomic_write_bytes(target, text, anchor=target.parent.parent)
     except OSError:
         return False
     return True

@@ -13,7 +13,6 @@ be written leaves the guard without memory for that write (never a failure of th
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -67,6 +66,8 @@ class _Held:
 
     def write(self, name: str, doc: dict) -> None:
         from msd_core.files.atomic import atomic_write_bytes
+
+        import json
 
         data = (json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
         atomic_write_bytes(self.folder / name, data, anchor=self.root)

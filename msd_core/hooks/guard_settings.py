@@ -53,9 +53,11 @@ def _project_guards(root: str | None) -> dict:
 
 def load(root: str | None) -> dict:
     """{dotted key: value} for every guard key (`guards.planning_write`, ...)."""
-    from msd_core.config import coerce, schema
+    from msd_core.config import schema
 
     found = _project_guards(root)
+    if found:
+        from msd_core.config import coerce  # only to check values a project set
     out = {}
     for name in KEYS:
         key = f"guards.{name}"

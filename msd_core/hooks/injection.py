@@ -15,8 +15,6 @@ and where, and the write is refused with that note. Standard library only.
 
 from __future__ import annotations
 
-import re
-
 # (name, what it is, pattern): matched case-insensitively, one line at a time
 PATTERNS = (
     ("override", "an order to drop the agent's instructions",
@@ -68,6 +66,8 @@ _compiled: dict = {}
 def _pattern(name: str, rx: str):
     got = _compiled.get(name)
     if got is None:
+        import re  # only for a line past its gate: most writes never import it
+
         got = _compiled[name] = re.compile(rx, re.I | re.M)
     return got
 
@@ -131,6 +131,7 @@ def quarantine(planning: str, rel: str, text: str, findings: list, session: str 
     """Keep the refused text for the user: `.planning/.msd/quarantine/<UTC time>-<path>.md`, a
     note on top. Returns its path relative to the project, or None when it cannot be written."""
     import os
+    import re
     import time
 
     from msd_core.files.atomic import atomic_write_bytes, ensure_dir

@@ -27,7 +27,6 @@ Refused (each finding is one sentence; findings() returns them all):
 from __future__ import annotations
 
 import os
-import re
 
 MIN_BYTES = 1024
 MAX_READ = 8 << 20
@@ -74,7 +73,10 @@ def _has_frontmatter(text: str) -> bool:
     text = text.lstrip("\ufeff")
     if not (text.startswith("---\n") or text.startswith("---\r\n")):
         return False
-    return re.search(r"^(?:---|\.\.\.)[ \t]*\r?$", text[4:], re.M) is not None
+    for line in text[4:].split("\n"):  # a closing `---` or `...` line (spaces, tabs and one CR after it allowed)
+        if (line[:-1] if line.endswith("\r") else line).rstrip(" \t") in ("---", "..."):
+            return True
+    return False
 
 
 def _state_findings(old: str, new: str) -> list[str]:
@@ -124,6 +126,8 @@ def _requirement_ids(text: str) -> list[str]:
 
 
 def _requirements_findings(planning: str, old: str, new: str) -> list[str]:
+    import re
+
     roadmap = read_text(os.path.join(planning, "ROADMAP.md")) or ""
     lost = [i for i in _requirement_ids(old) if i not in new and re.search(rf"\b{re.escape(i)}\b", roadmap)]
     if not lost:

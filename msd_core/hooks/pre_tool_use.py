@@ -17,13 +17,14 @@ settings (`msd config set`), or `MSD_GUARDS=off` in the environment claude start
 
 from __future__ import annotations
 
-import json
 import os
 
 PREFIX = "msd guard: "
 
 
 def deny(reason: str) -> str:
+    import json  # a refusal only: an allowed call never imports it
+
     return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                               "permissionDecisionReason": PREFIX + reason}}, ensure_ascii=False)
 

@@ -9,7 +9,8 @@ the project) is one the user lets the agent read. Names ending in EXEMPT (templa
 
 Read: the path as given and, when it is a symlink, the file it leads to.
 Bash: the host starts this check only for a command that names a secret-looking file (the `if`
-rules of msd_core/install/host_hooks.py); the command is split into simple commands and one
+rules of msd_core/install/host_hooks.py: SECRET_WORDS, lower case, so a name in capitals or one
+matching only a project's own pattern is not seen there; every Read is checked); the command is split into simple commands and one
 that runs a program which prints what it reads (READERS; `git show/diff/log/blame/grep`), or
 feeds it a file with `<`, is refused when a file argument (shell globs expanded) matches.
 Not seen: files reached through variables, scripts, `python -c`, a directory searched as a

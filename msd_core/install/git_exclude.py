@@ -34,20 +34,21 @@ def plan(path: Path) -> tuple[dict | None, str | None]:
     """What keeping `path` out of git in this clone takes: (the record of the bytes to add to
     `info/exclude`, or None when git ignores it already or this is no work tree; a one-line
     warning, or None). Nothing is written."""
+    from msd_core.git.exclude import appended, exclude_file, exclude_line
+
     if ignored_by_git(path) is not False:
         return None, None
-    exclude = _git(path, "rev-parse", "--git-path", "info/exclude")
-    prefix = _git(path, "rev-parse", "--show-prefix")
-    if not exclude or exclude.returncode or not prefix or prefix.returncode:
+    found = exclude_file(path.parent)
+    line = exclude_line(found[1], path.parent, path.name) if found else None
+    if line is None:
         return None, _problem(path)
-    target = Path(exclude.stdout.strip())
-    target = target if target.is_absolute() else path.parent / target
+    target = found[0]
     try:
         existed = target.exists()
         old = target.read_bytes() if existed else b""
     except OSError:
         return None, _problem(path)
-    added = (b"" if not old or old.endswith(b"\n") else b"\n") + f"/{prefix.stdout.strip()}{path.name}\n".encode("utf-8")
+    added = appended(old, f"{line}\n".encode("utf-8"))
     return {"path": str(target), "added": added.decode("utf-8"), "created_file": not existed}, None
 
 
@@ -59,12 +60,12 @@ def apply(record: dict, path: Path) -> str | None:
     """Append the planned bytes (re-read: the end of the file decides the leading newline again);
     None when git now ignores `path`, else a one-line warning."""
     from msd_core.files.atomic import atomic_write_bytes
+    from msd_core.git.exclude import appended
 
     target = Path(record["path"])
     try:
         old = target.read_bytes() if target.exists() else b""
-        line = record["added"].encode("utf-8").lstrip(b"\n")
-        added = (b"" if not old or old.endswith(b"\n") else b"\n") + line
+        added = appended(old, record["added"].encode("utf-8").lstrip(b"\n"))
         atomic_write_bytes(target, old + added)
     except OSError:
         return _problem(path)

@@ -17,6 +17,16 @@ quoting and no shell has to exist). One group per event, appended to the user's 
     PostToolUse Agent, and  msd_run hook post-tool-use   a budget crossed: told once
       Bash (if: msd_run step-done / commit)
 
+The guard hook (`pre-tool-use`, the one the host may start on every guarded tool call) is started
+without the console script: `{"command": <this msd's python>, "args": ["-I", "-S", "-c", <start>,
+"hook", "pre-tool-use", "--root", R]}`, where <start> puts the folder holding msd_core on sys.path
+and calls msd_run's own entry point (msd_core/run/entry.py). No site (-S), no environment (-I)
+and not the script pip generates (it imports re): with the guards' lazy imports the process
+imports neither site, re nor json on an allowed call (`scripts/bench_guards.py`, variant "console
+script", measures what that saves in the host). Should that folder be gone (the venv rebuilt on a
+newer Python), <start> falls back to site's search; a start that fails exits 1, which the host
+reads as "no verdict" (a missing script file would exit 2, which refuses every call: hence -c).
+
 The `if` rules (Claude Code's permission-rule syntax, `*` the only wildcard, one rule per entry;
 seen in 2.1.332: the host evaluates them before spawning anything) keep every other call free of
 hook processes: no hook runs on an ordinary Bash call or a Write outside `.planning/`.
@@ -46,6 +56,7 @@ from __future__ import annotations
 import copy
 import os
 import shlex
+import sys
 from pathlib import Path
 
 from msd_core.install import runner_path
@@ -112,8 +123,37 @@ def install_root(target) -> str:
     return str(paths.install_root(Path(target.config)))
 
 
+LEAN_EVENTS = ("pre-tool-use",)  # started by the interpreter itself (see the module docstring)
+LEAN_FLAGS = ["-I", "-S", "-c"]
+LEAN_MARK = "from msd_core.run.entry import main"
+
+
+def interpreter() -> Path:
+    """The python this msd runs on (own_runner's msd_run is its console script)."""
+    return Path(sys.executable)
+
+
+def lean_start() -> str:
+    """The `-c` program of a lean hook: msd_run's entry point, found without site."""
+    import msd_core
+
+    home = os.path.dirname(os.path.dirname(os.path.abspath(msd_core.__file__)))
+    return (f"import sys\nsys.path.append({home!r})\ntry:\n    {LEAN_MARK}\n"
+            f"except ImportError:\n    import site\n    site.main()\n    {LEAN_MARK}\nmain()\n")
+
+
+def launch(hook: dict) -> list[str]:
+    """What starts an msd hook entry, without its `hook <event> ...` arguments."""
+    args = hook.get("args") if isinstance(hook.get("args"), list) else []
+    return [hook["command"], *args[:args.index("hook")]] if "hook" in args else [hook["command"]]
+
+
 def hook_entry(exe: Path, arg: str, root: str, rule: str | None = None) -> dict:
-    entry = {"type": "command", "command": str(exe), "args": ["hook", arg, "--root", root], "timeout": TIMEOUT}
+    if arg in LEAN_EVENTS:
+        entry = {"type": "command", "command": str(interpreter()), "args": [*LEAN_FLAGS, lean_start(), "hook", arg, "--root", root],
+                 "timeout": TIMEOUT}
+    else:
+        entry = {"type": "command", "command": str(exe), "args": ["hook", arg, "--root", root], "timeout": TIMEOUT}
     if rule:
         entry["if"] = rule
     return entry
@@ -134,13 +174,18 @@ def _is_runner(command) -> bool:
 
 
 def is_ours(hook) -> bool:
-    """An msd hook: `msd_run hook ...` (exec form), or an older install's shell PATH hook."""
+    """An msd hook: `msd_run hook ...` (exec form), a lean one (`python -I -S -c <start> hook ...`),
+    or an older install's shell PATH hook."""
     if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
         return False
     if LEGACY_MARKER in hook["command"]:
         return True
     args = hook.get("args")
-    return _is_runner(hook["command"]) and isinstance(args, list) and args[:1] == ["hook"]
+    if not isinstance(args, list):
+        return False
+    if args[:3] == LEAN_FLAGS and len(args) > 4 and isinstance(args[3], str) and LEAN_MARK in args[3]:
+        return args[4] == "hook"
+    return _is_runner(hook["command"]) and args[:1] == ["hook"]
 
 
 def is_our_status_line(value) -> bool:
@@ -343,16 +388,18 @@ def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes 
 # ------------------------------------------------------------------ status (never writes)
 
 
-def _can_start(exe: Path) -> str | None:
-    """Why the host could not start `exe` (None: `msd_run hook probe` answered)."""
+def _can_start(start: list[str]) -> str | None:
+    """Why the host could not start a hook started by `start` (None: `<start> hook probe` answered)."""
     import subprocess
 
+    exe = Path(start[0])
     if not exe.is_file():
-        return f"{exe} does not exist (msd_run moved or was uninstalled)"
+        moved = "msd_run" if len(start) == 1 else "the python msd runs on"
+        return f"{exe} does not exist ({moved} moved or was uninstalled)"
     if not os.access(exe, os.X_OK):
         return f"{exe} is not executable"
     try:
-        proc = subprocess.run([str(exe), "hook", "probe"], capture_output=True, text=True, timeout=20,
+        proc = subprocess.run([*start, "hook", "probe"], capture_output=True, text=True, timeout=20,
                               stdin=subprocess.DEVNULL)
     except OSError as exc:
         return f"{exe} cannot start: {exc.strerror}"
@@ -390,11 +437,11 @@ def status_of(target) -> dict:
     if any(LEGACY_MARKER in h.get("command", "") for hs in found.values() for h in hs):
         out["problem"] = f"{path} holds an older install's shell hook; {fix}"
         return out
-    programs = sorted({h["command"] for hs in found.values() for h in hs})
-    out["runner"] = programs[0]
-    out["runner_dir"] = str(Path(programs[0]).parent)
-    for program in programs:
-        why = _can_start(Path(program))
+    starts = sorted({tuple(launch(h)) for hs in found.values() for h in hs}, key=lambda s: (len(s) > 1, s))
+    out["runner"] = starts[0][0]  # msd_run (the lean guard hook's python sorts after it)
+    out["runner_dir"] = str(Path(starts[0][0]).parent)
+    for start in starts:
+        why = _can_start(list(start))
         if why:
             out["problem"] = f"the host cannot start msd's hooks: {why}; {fix}"
             return out

@@ -40,7 +40,6 @@ SINCE_FILE = "evidence.json"
 MAX_RECORD = 4 * 1024 * 1024  # a run record's size cap (msd_core.execution.run_record reads it from here)
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _HASH = re.compile(r"[0-9a-f]{7,64}")
-_logged: dict[str, dict[str, list[dict]]] = {}  # checkout -> {"<phase-dir>/<plan-id>": commits}: git_commits
 
 
 def main_root(root: Path) -> Path:
@@ -64,10 +63,7 @@ def main_root(root: Path) -> Path:
 
 
 def since(main: Path) -> float | None:
-    """When msd began executing this project (None: never, or the file is unreadable or damaged).
-    Every reading of plans' evidence starts here (lifecycle.where, waves): it also forgets the git
-    log read for an earlier one, so a long-lived process never judges by old commits."""
-    _logged.pop(str(main), None)
+    """When msd began executing this project (None: never, or the file is unreadable or damaged)."""
     from msd_core.files.bounded import loads_json
     from msd_core.files.safe_read import read_regular
 
@@ -148,32 +144,66 @@ def _verdict(plan_id: str, commits: list[dict], plan_text: str | None) -> dict |
 
 
 
-def git_commits(main: Path, phase_dir: str, plan_id: str) -> list[dict]:
-    """The commits reachable from HEAD that `msd_run commit --plan` made for the plan, as run-record
-    entries (one `git log` per process and checkout, for every plan; [] outside git)."""
+def _git_commits(main: Path) -> dict[str, list[dict]]:
+    """{"<phase-dir>/<plan-id>": the commits reachable from HEAD that `msd_run commit --plan` made for
+    it, as run-record entries}: one `git log` for every plan ({} outside git)."""
     from msd_core.git.trailers import DEVIATION_KEY, PLAN_KEY, log
 
-    key = str(main)
-    if key not in _logged:
-        by_plan: dict[str, list[dict]] = {}
-        for c in log(main, ["HEAD", "--no-merges", f"--grep=^{PLAN_KEY}: "], (PLAN_KEY, DEVIATION_KEY)) or []:
-            entry = {"hash": c.hash, "files": c.files, "deviation": "; ".join(c.trailers[DEVIATION_KEY]) or None}
-            for named in c.trailers[PLAN_KEY]:
-                by_plan.setdefault(named, []).append(entry)
-        _logged[key] = by_plan
-    return _logged[key].get(f"{phase_dir}/{plan_id}", [])
+    by_plan: dict[str, list[dict]] = {}
+    for c in log(main, ["HEAD", "--no-merges", f"--grep=^{PLAN_KEY}: "], (PLAN_KEY, DEVIATION_KEY)) or []:
+        entry = {"hash": c.hash, "files": c.files, "deviation": "; ".join(c.trailers[DEVIATION_KEY]) or None}
+        for named in c.trailers[PLAN_KEY]:
+            by_plan.setdefault(named, []).append(entry)
+    return by_plan
 
 
-def missing(main: Path, phase_dir: str, plan_id: str, plan_text: str | None) -> dict | None:
+class Reading:
+    """One reading of the plans' evidence (lifecycle.where, `wave plan`): the project's main checkout,
+    when msd began executing it (`since`), and git's log, read once for this reading and never for
+    another (a long-lived process judges each reading by the commits there are then)."""
+
+    __slots__ = ("main", "since", "_commits")
+
+    def __init__(self, main: Path):
+        self.main = Path(main)
+        self.since = since(self.main)
+        self._commits: dict[str, list[dict]] | None = None
+
+    def git_commits(self, phase_dir: str, plan_id: str) -> list[dict]:
+        if self._commits is None:
+            self._commits = _git_commits(self.main)
+        return self._commits.get(f"{phase_dir}/{plan_id}", [])
+
+    def missing(self, phase_dir: str, plan_id: str, plan_text: str | None) -> dict | None:
+        return missing(self, phase_dir, plan_id, plan_text)
+
+    def unproven(self, phase_folder: Path, plan_id: str, plan_text: str | None) -> dict | None:
+        """`missing` for a plan whose SUMMARY (`<plan_id>-SUMMARY.md`, or a bare `SUMMARY.md`) was written at
+        or after `since`; None when no evidence is asked of it (msd never executed the project, an older SUMMARY)."""
+        if self.since is None:
+            return None
+        for name in (f"{plan_id}-SUMMARY.md", "SUMMARY.md"):
+            try:
+                st = os.lstat(Path(phase_folder) / name)
+            except OSError:
+                continue
+            if st.st_mtime < self.since:
+                return None  # summarised before msd executed this project: taken on its SUMMARY
+            return self.missing(Path(phase_folder).name, plan_id, plan_text)
+        return None
+
+
+def missing(reading: Reading, phase_dir: str, plan_id: str, plan_text: str | None) -> dict | None:
     """What the plan lacks to count as complete: {"plan", "reason", "step"} or None when proven.
     `plan_text` None: the PLAN could not be read (its declared files are not checked)."""
+    main = reading.main
     record, unreadable = _record(main, phase_dir, plan_id)
     commits = [c for c in (record or {}).get("commits", [])
                if isinstance(c, dict) and isinstance(c.get("hash"), str) and _HASH.fullmatch(c["hash"])]
     lacking = _verdict(plan_id, commits, plan_text)
     if lacking is None:
         return None
-    from_git = git_commits(main, phase_dir, plan_id)
+    from_git = reading.git_commits(phase_dir, plan_id)
     if from_git:  # a teammate's clone made them, or the record was lost: git says so itself
         known = {c["hash"] for c in commits}
         return _verdict(plan_id, commits + [c for c in from_git if c["hash"] not in known], plan_text)
@@ -181,18 +211,3 @@ def missing(main: Path, phase_dir: str, plan_id: str, plan_text: str | None) -> 
         return {"plan": plan_id, "reason": f"plan {plan_id} has a SUMMARY but {unreadable}", "step": "execute"}
     return lacking
 
-
-def unproven(main: Path, since: float | None, phase_folder: Path, plan_id: str, plan_text: str | None) -> dict | None:
-    """`missing` for a plan whose SUMMARY (`<plan_id>-SUMMARY.md`, or a bare `SUMMARY.md`) was written at or
-    after `since`; None when no evidence is asked of it (msd never executed the project, an older SUMMARY)."""
-    if since is None:
-        return None
-    for name in (f"{plan_id}-SUMMARY.md", "SUMMARY.md"):
-        try:
-            st = os.lstat(Path(phase_folder) / name)
-        except OSError:
-            continue
-        if st.st_mtime < since:
-            return None  # summarised before msd executed this project: taken on its SUMMARY
-        return missing(main, Path(phase_folder).name, plan_id, plan_text)
-    return None

@@ -225,8 +225,8 @@ def verifier_on(cwd: Path, notes: list[str]) -> bool:
 
 
 def _scan_phase(info: PhaseInfo, skipped: list[dict], root: Path, listings: dict | None = None,
-                proof: tuple | None = None) -> None:
-    """`proof`: (main checkout, since) when SUMMARYs written since then need their evidence (progress.evidence)."""
+                proof=None) -> None:
+    """`proof`: the evidence reading (progress.evidence.Reading) when SUMMARYs written since msd began executing need it."""
     from msd_core.planning.discovery import plan_id_of_name
 
     entries = files_of(info.folder)
@@ -275,13 +275,11 @@ def evidence_status(kind: str, text: str | None, written: str | None) -> str | N
     return check_status.verification_status(text, written)
 
 
-def _prove(info: PhaseInfo, plan: os.DirEntry, proof: tuple, skipped: list[dict], root: Path) -> None:
+def _prove(info: PhaseInfo, plan: os.DirEntry, proof, skipped: list[dict], root: Path) -> None:
     """Add the summarised `plan` to `info.unproven` when its SUMMARY is one msd must see proven and is not."""
     from msd_core.planning.discovery import plan_id
-    from msd_core.progress import evidence
 
-    main, since = proof
-    lack = evidence.unproven(main, since, info.folder, plan_id(Path(plan.path)), read_text(Path(plan.path), skipped, root))
+    lack = proof.unproven(info.folder, plan_id(Path(plan.path)), read_text(Path(plan.path), skipped, root))
     if lack is not None:
         info.unproven.append(lack)
 
@@ -453,9 +451,8 @@ def where(root: Path, *, verifier: bool | None = None, listings: dict | None = N
             info.name = info.name or pd.slug
     from msd_core.progress import evidence
 
-    main = evidence.main_root(root)
-    since = evidence.since(main)
-    proof = (main, since) if since is not None else None
+    reading = evidence.Reading(evidence.main_root(root))
+    proof = reading if reading.since is not None else None
     for info in phases.values():
         if info.folder is not None:
             _scan_phase(info, skipped, root, listings, proof)

@@ -167,6 +167,12 @@ def _roadmap_after_marks(w) -> str:
     return roadmap_text_marks(text, marks) if marks else text
 
 
+def _plans_done(info) -> int:
+    """The phase's plans that ran: summarised, and proven where msd must see their evidence
+    (a SUMMARY without its commits is still to do: lifecycle's `unproven`)."""
+    return len(info.plans) - len(info.unsummarised) - len(info.unproven)
+
+
 def derive(root: Path, w=None, listings: dict | None = None) -> dict[str, str | None]:
     """{field: value} for every derived line (None: nothing to derive it from), from the
     project's position (msd_core.progress.lifecycle.where, computed here unless given; what was
@@ -189,7 +195,7 @@ def derive(root: Path, w=None, listings: dict | None = None) -> dict[str, str | 
                         "Progress": progress_bar(0)})
         return out
     all_plans = sum(len(p.plans) for p in ordered)
-    summarised_all = sum(len(p.plans) - len(p.unsummarised) for p, _s in states)
+    summarised_all = sum(_plans_done(p) for p, _s in states)
     out.update({"progress.total_phases": str(total), "progress.completed_phases": str(done),
                 "progress.total_plans": str(all_plans), "progress.completed_plans": str(summarised_all)})
     running = _flows_running(root)
@@ -204,7 +210,7 @@ def derive(root: Path, w=None, listings: dict | None = None) -> dict[str, str | 
     position = next(i for i, p in enumerate(ordered) if p is info) + 1
     name = f" ({info.name})" if info.name else ""
     plans = len(info.plans)
-    summarised = plans - len(info.unsummarised)
+    summarised = _plans_done(info)
     status = lifecycle.status(w, running)
     share = summarised / plans if plans else 0.0
     percent = int(100 * (done + share) / total) if total else 0
@@ -212,7 +218,7 @@ def derive(root: Path, w=None, listings: dict | None = None) -> dict[str, str | 
     out.update({
         "Current focus": f"Phase {info.number}{name}",
         "Phase": f"{position} of {total}{name}" if info.number == str(position) else f"{info.number} ({position} of {total}){name}",
-        "Plan": f"{min(summarised + 1, plans) if info.unsummarised else plans} of {plans} in current phase" if plans
+        "Plan": f"{min(summarised + 1, plans) if summarised < plans else plans} of {plans} in current phase" if plans
         else "Not planned yet",
         "Status": status,
         "Progress": progress_bar(percent),

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.kit.gitkit import commits, git, make_project, new_repo, run_msd, start_executor
 
 PLANS = {"02-01": {"wave": 1, "files": ["src/alpha.py", "tests/test_alpha.py"], "tasks": 3},
@@ -341,3 +343,22 @@ def test_outside_git_commit_docs_false_commits_nothing_and_says_so(tmp_path):
     (root / ".planning/config.json").write_text('{"commit_docs": true}\n')
     r = run_msd(["commit", "-m", "docs: init", "--files", ".planning/PROJECT.md"], root)
     assert r.returncode == 1 and "not inside a git repository" in r.stderr
+
+
+@pytest.mark.parametrize("empty", [False, True], ids=["unset", "set-empty"])
+def test_a_commit_git_refuses_for_want_of_an_identity_says_so(tmp_path, monkeypatch, empty):
+    """Not "a hook failed": git names no identity (a fresh machine, a CI runner), and the hint says how to set one."""
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    root = tmp_path / "p"
+    make_project(root, PLANS)
+    git(root, "config", "--unset", "user.name")
+    git(root, "config", "--unset", "user.email")
+    (root / "notes.txt").write_text("n\n")
+    no_identity = {"HOME": str(tmp_path), "GIT_CONFIG_GLOBAL": str(tmp_path / "none"), "GIT_CONFIG_NOSYSTEM": "1",
+                   "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.useConfigOnly", "GIT_CONFIG_VALUE_0": "true",
+                   **({"GIT_AUTHOR_NAME": "", "GIT_COMMITTER_NAME": ""} if empty else {})}
+    r = run_msd(["commit", "-m", "docs: notes", "--files", "notes.txt"], root, env_extra=no_identity)
+    assert r.returncode == 1, r.stderr
+    assert "git commit failed" in r.stderr and "git config user.name" in r.stderr and "hook" not in r.stderr
+    assert "notes.txt" in git(root, "status", "--porcelain")  # nothing lost: the file is still there to commit

@@ -254,3 +254,20 @@ def test_an_older_context_and_prose_citations(msd_run, tmp_path):
     (root / ".planning/phases/01-core/01-01-PLAN.md").write_text(plan(tasks=tasks[:1]))
     out = check(msd_run, root)[1]
     assert codes(out) == ["decision-not-cited"] and "(names up to 40)" in out["findings"][0]["message"]
+
+
+def test_every_code_has_one_of_the_plan_checkers_dimensions(msd_run, tmp_path):
+    """Each finding says its dimension (the agent maps nothing): every code in the module's table has
+    one, and each is a dimension msd-plan-checker's own table names."""
+    import re as _re
+
+    from msd_core.execution import plan_check
+
+    documented = set(_re.findall(r"^  ([a-z][a-z-]+)\s+(?:blocker|warning)\s", plan_check.__doc__, _re.M))
+    assert documented and documented == set(plan_check.DIMENSIONS)
+    agent = (Path(plan_check.__file__).parents[1] / "content" / "agents" / "msd-plan-checker.md").read_text()
+    named = set(_re.findall(r"^\| `([a-z_]+)` \|", agent, _re.M))
+    assert len(named) == 6 and set(plan_check.DIMENSIONS.values()) <= named
+    root = project(tmp_path, {"01-01": plan(tasks=[("auto", "Task 1: store habits", "D-01", "Write it.")])})
+    _code, out = check(msd_run, root)
+    assert [(f["code"], f["dimension"]) for f in out["findings"]] == [("decision-not-cited", "context_compliance")]

@@ -263,3 +263,55 @@ def test_status_reports_a_deep_claude_json_and_still_answers(tmp_path, msd):
     r = msd(["status"], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert ".claude.json is nested more than 100 levels deep" in r.stdout
+
+
+# ------------------------------------------------------------------ JSON without the json module
+
+LEAN_CASES = ['{}', ' [1, 2.5, "x", null, true, false] \n', '{"a": NaN, "b": -Infinity, "c": 1e400}', '"\\u00e9\\ud83d\\ude00"',
+              '12345678901234567890', '-0', '{"a": {"b": [[], {}]}}', '{"a":1}{', '', ' \t', '\ufeff{}', '[1,]', '{"a" 1}',
+              '{not json', '"\x01"', '"abc', '[', '{"a":', 'nul', '{"a": 1,}', '"\\x"', '1' * 5000]
+
+LEAN_PROBE = r"""
+import json as _j, sys
+del sys.modules["json"]
+for name in [m for m in sys.modules if m.startswith("json.")]:
+    del sys.modules[name]
+sys.path.append(sys.argv[1])
+from msd_core.files.bounded import _json_loads
+cases = _j.loads(sys.argv[2])
+
+
+def outcome(fn, text):
+    try:
+        return ["ok", repr(fn(text))]
+    except Exception as exc:
+        return ["error", type(exc).__name__, str(exc)]
+
+
+out = []
+for text in cases:
+    for name in [m for m in sys.modules if m == "json" or m.startswith("json.")]:
+        del sys.modules[name]  # each case starts where a hook starts: no json module imported
+    lean = outcome(_json_loads, text)
+    imported = "json" in sys.modules
+    import json
+    out.append([lean, outcome(json.loads, text), imported])
+print(_j.dumps(out))
+"""
+
+
+def test_json_is_read_as_json_loads_reads_it_without_importing_json_when_well_formed():
+    """bounded's reader parses with the json module's C scanner (no `import json`, no re) and hands
+    anything it does not take whole to json.loads: same value, same error, in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    repo = str(Path(bounded.__file__).resolve().parents[2])
+    r = subprocess.run([sys.executable, "-I", "-S", "-c", LEAN_PROBE, repo, json.dumps(LEAN_CASES)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    results = json.loads(r.stdout)
+    for text, (lean, plain, imported) in zip(LEAN_CASES, results):
+        assert lean == plain, text
+        assert imported is (plain[0] == "error"), text  # the json module only for a malformed text
+    assert sum(plain[0] == "ok" for _l, plain, _i in results) == 7 and any("digits" in p[-1] for _l, p, _i in results)

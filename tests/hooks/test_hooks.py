@@ -278,3 +278,85 @@ def test_the_guard_hook_takes_the_fast_path(project, tmp_path, payload, refused)
     modules = json.loads(out.read_text())
     assert denied(modules, set()) == []
     assert not {"argparse", "pathlib", "msd_core.run.dispatch", "msd_core.config.store"} & set(modules)
+
+
+# --- the lean start: the guard hook as the install registers it ------------------------------------
+
+GUARD_CALLS = [
+    ({"tool_name": "Read", "tool_input": {"file_path": "src/app.py"}}, False),
+    ({"tool_name": "Read", "tool_input": {"file_path": ".env"}}, True),
+    ({"tool_name": "Bash", "tool_input": {"command": "cat .env.local"}}, True),
+    ({"tool_name": "Write", "tool_input": {"file_path": ".planning/phases/01-auth/01-CONTEXT.md", "content": "# Context\n\nmore\n"}}, False),
+    ({"tool_name": "Edit", "tool_input": {"file_path": ".planning/PROJECT.md", "old_string": "# Project", "new_string": "# Project X"}}, False),
+]
+GUARD_IDS = ["read", "read-secret", "bash-secret", "write-planning", "edit-planning"]
+NOT_ON_AN_ALLOWED_CALL = {"site", "re", "json", "enum"}  # a third of a hook's start (scripts/bench_guards.py)
+
+
+def guard_entry() -> dict:
+    from msd_core.install import host_hooks
+
+    return host_hooks.hook_entry(Path("/nowhere/bin/msd_run"), "pre-tool-use", ".claude/msd-core", "Read")
+
+
+def run_started(start: list[str], project: Path, payload: dict) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """`start` plus `-X importtime` (after the program): the answer, and every module the process imported."""
+    r = subprocess.run([start[0], "-X", "importtime", *start[1:]], input=json.dumps({"cwd": str(project), "session_id": "S", **payload}),
+                       cwd=str(project), env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)}, capture_output=True, text=True, timeout=60)
+    lines = r.stderr.splitlines()
+    imported = {line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")}
+    r.stderr = "\n".join(line for line in lines if not line.startswith("import time:"))
+    return r, imported
+
+
+@pytest.mark.parametrize("payload,refused", GUARD_CALLS, ids=GUARD_IDS)
+def test_the_guard_hook_as_installed_answers_without_site_re_or_json(project, payload, refused):
+    entry = guard_entry()
+    r, imported = run_started([entry["command"], *entry["args"]], project, payload)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    assert ('"permissionDecision": "deny"' in r.stdout) is refused, r.stdout
+    assert "msd_core.hooks.pre_tool_use" in imported
+    if not refused:  # a refusal builds its JSON with the json module: rare, and then the cost is no matter
+        assert sorted(imported & NOT_ON_AN_ALLOWED_CALL) == []
+
+
+def test_the_console_script_start_imports_what_the_lean_start_avoids(project):
+    """The fixture that proves the check above can fail: the same allowed Read through pip's msd_run script."""
+    runner = Path(sys.executable).parent / "msd_run"
+    if not runner.is_file():
+        pytest.skip(f"no msd_run console script beside {sys.executable} (not a pip install of msd-core)")
+    r, imported = run_started([sys.executable, str(runner), "hook", "pre-tool-use", "--root", ".claude/msd-core"], project,
+                              GUARD_CALLS[0][0])
+    assert (r.returncode, r.stdout) == (0, "")
+    assert {"site", "re"} <= imported
+
+
+def test_a_lean_start_whose_folder_is_gone_finds_msd_through_site(project):
+    """The venv rebuilt on a newer Python: the folder the start names is gone; site's search finds msd."""
+    import msd_core
+
+    entry = guard_entry()
+    home = os.path.dirname(os.path.dirname(os.path.abspath(msd_core.__file__)))
+    code = entry["args"][3].replace(repr(home), repr(str(project / "gone")))
+    assert code != entry["args"][3]
+    args = [*entry["args"][:3], code, *entry["args"][4:]]
+    r, imported = run_started([entry["command"], *args], project, GUARD_CALLS[1][0])
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    assert '"permissionDecision": "deny"' in r.stdout and "site" in imported
+
+
+def test_a_lean_start_that_finds_no_msd_exits_1_never_2(project, tmp_path):
+    """A python without msd (a venv rebuilt without it): exit 1, which the host reads as no verdict;
+    exit 2 would refuse every Read and every planning write."""
+    import venv
+
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(tmp_path / "bare")
+    entry = guard_entry()
+    import msd_core
+
+    home = os.path.dirname(os.path.dirname(os.path.abspath(msd_core.__file__)))
+    code = entry["args"][3].replace(repr(home), repr(str(tmp_path / "gone")))
+    r = subprocess.run([str(tmp_path / "bare" / "bin" / "python"), *entry["args"][:3], code, *entry["args"][4:]],
+                       input=json.dumps({"cwd": str(project), **GUARD_CALLS[1][0]}), cwd=str(project),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "ModuleNotFoundError: No module named 'msd_core'" in r.stderr and r.stdout == ""

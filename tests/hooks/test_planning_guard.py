@@ -291,3 +291,17 @@ def test_the_machine_part_of_a_verification_is_kept(planning_project, decide):
     assert "it changes or drops the machine part" in decide(planning_project, "Write", write(planning_project, rel, dropped))
     assert "it changes or drops the machine part" in decide(
         planning_project, "Edit", edit(planning_project, rel, "result: failed", "result: passed"))
+
+
+@pytest.mark.parametrize("text", ["---\na: 1\n---\nbody", "---\r\na: 1\r\n---\r\nbody", "---\na: 1\n--- \t\nx", "---\na: 1\n...\n",
+                                  "---\na: 1\n", "---\na: 1\n ---\n", "---\na: 1\n---x\n", "---\na: 1\n---\r\r\n", "---\na: 1\n---\r x\n",
+                                  "---\n---", "\ufeff---\na\n---\n", "--- \na\n---\n", "# no\n---\n", ""])
+def test_frontmatter_is_recognised_as_a_yaml_block_with_its_closing_line(text):
+    """The guard's line scan (no regex: the hook skips re) against the YAML rule written as one."""
+    import re
+
+    from msd_core.hooks.planning_guard import _has_frontmatter
+
+    body = text.lstrip("\ufeff")
+    expected = body.startswith(("---\n", "---\r\n")) and re.search(r"^(?:---|\.\.\.)[ \t]*\r?$", body[4:], re.M) is not None
+    assert _has_frontmatter(text) is expected

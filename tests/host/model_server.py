@@ -23,6 +23,7 @@ message when the request does not ask to stream. A turn:
     {"when_system": "substring", ...}   # only when the system prompt contains it
                                    # (e.g. a subagent's own prompt)
     {"repeat": true, ...}          # never used up (a standing reply)
+    {"seconds": 1.5, ...}          # answer after that long (a model's think time; at most 30 s)
     {"usage": {"input_tokens": 1200, "cache_read_input_tokens": 300,
                "cache_creation_input_tokens": 40, "output_tokens": 7}, ...}
                                    # the usage the response reports: input and cache figures
@@ -205,6 +206,9 @@ def make_handler(script: Script, record_path: str):
             self._record(text, parsed, turn["index"])
             blocks = blocks_for(turn, script)
             figures = usage_of(turn)
+            wait = turn.get("seconds")
+            if isinstance(wait, (int, float)) and not isinstance(wait, bool) and 0 < wait <= 30:
+                time.sleep(wait)
             if not body.get("stream"):
                 return self.send_json(whole_message(blocks, model, figures))
             self.send_response(200)

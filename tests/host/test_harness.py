@@ -94,6 +94,20 @@ def test_server_matches_system_prompt_and_standing_replies(tmp_path):
     assert texts == ["sub", "main", "sub", "SCRIPT-EXHAUSTED"]
 
 
+def test_a_turn_with_seconds_answers_after_that_long(tmp_path):
+    """A model's think time (bench_guards --model-seconds): the turn waits, a turn without it does not."""
+    import time
+
+    with hostkit.ModelServer([{"text": "slow", "seconds": 0.6}, {"text": "fast"}], tmp_path) as server:
+        took = []
+        for _ in range(2):
+            t0 = time.monotonic()
+            _, _, data = _post(server, "/v1/messages", _req([{"role": "user", "content": "go"}], stream=False))
+            took.append((json.loads(data)["content"][0]["text"], time.monotonic() - t0))
+    assert took[0][0] == "slow" and took[0][1] >= 0.6
+    assert took[1][0] == "fast" and took[1][1] < 0.6
+
+
 def test_server_refuses_a_script_that_is_not_a_list(tmp_path):
     server = hostkit.ModelServer({"text": "x"}, tmp_path)  # type: ignore[arg-type]
     with pytest.raises(RuntimeError, match="must be a JSON list"):

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,13 +54,19 @@ def test_every_hook_is_msd_run_with_arguments_and_no_shell(tmp_path, runner, con
     assert sorted(found) == sorted(host_hooks.EVENTS)
     expected: dict = {}
     for event, matcher, rule, arg in host_hooks.HOOKS:
-        entry = {"type": "command", "command": str(runner), "args": ["hook", arg, "--root", str(t.config / "msd-core")],
+        # the guard hook is started by the interpreter (its start program is tried below); the others by msd_run
+        start = [sys.executable, "-I", "-S", "-c", "<start>"] if arg == "pre-tool-use" else [str(runner)]
+        entry = {"type": "command", "command": start[0], "args": [*start[1:], "hook", arg, "--root", str(t.config / "msd-core")],
                  "timeout": host_hooks.TIMEOUT, **({"if": rule} if rule else {})}
         expected.setdefault(event, {}).setdefault(matcher, []).append(entry)
+
+    def shown(h):
+        return {**h, "args": [*h["args"][:3], "<start>", *h["args"][4:]]} if h["command"] == sys.executable else h
+
     for event, by_matcher in expected.items():
         # one group per event and matcher, its entries in HOOKS order
-        assert [(g.get("matcher"), g["hooks"]) for g in obj["hooks"][event]] == list(by_matcher.items())
-        assert found[event] == [e for entries in by_matcher.values() for e in entries]
+        assert [(g.get("matcher"), [shown(h) for h in g["hooks"]]) for g in obj["hooks"][event]] == list(by_matcher.items())
+        assert [shown(h) for h in found[event]] == [e for entries in by_matcher.values() for e in entries]
     # the rows the guard work relies on: no hook on an ordinary Bash call, guards only where they apply
     assert {(g.get("matcher"), tuple(h.get("if") for h in g["hooks"])) for g in obj["hooks"]["PostToolUse"]} == {
         ("Agent", (None,)), ("Bash", ("Bash(msd_run step-done *)", "Bash(msd_run commit *)"))}
@@ -205,7 +212,7 @@ def test_a_hook_the_host_cannot_start_is_reported_and_reinstall_points_it_at_the
     new = make_runner(tmp_path / "new-venv" / "bin")
     monkeypatch.setattr(runner_path, "own_runner", lambda: new)
     assert install(t, source=content).data["hooks"]["action"] == "updated"
-    assert {h["command"] for hs in ours(t.config / "settings.json").values() for h in hs} == {str(new)}
+    assert {h["command"] for hs in ours(t.config / "settings.json").values() for h in hs} == {str(new), sys.executable}
     assert status(cwd=tmp_path, config_dir=t.config).data["installs"][0]["hooks"]["ok"] is True
 
 

@@ -62,3 +62,19 @@ def test_wheel_installs_and_msd_install_local_works(tmp_path, isolated_home):
     for rel in manifest["files"]:
         assert b"~/.claude/" not in (cfg / rel).read_bytes(), rel
     assert (venv / "bin" / "msd_run").exists()
+
+    # the hooks as the install registered them start from the venv: the guard's lean start (msd's python,
+    # -I -S, msd_core's folder in the venv) refuses a read of .env; msd_run's probe answers
+    hooks = json.loads((cfg / "settings.local.json").read_text())["hooks"]
+    (guard,) = {json.dumps(h) for g in hooks["PreToolUse"] if g.get("matcher") == "Read" for h in g["hooks"]}
+    guard = json.loads(guard)
+    assert guard["command"] == str(venv / "bin" / "python") and guard["args"][:3] == ["-I", "-S", "-c"]
+    assert "site-packages" in guard["args"][3] and str(venv) in guard["args"][3]  # msd_core's folder: the venv's site-packages
+    (project / ".env").write_text("TOKEN=x\n")
+    payload = {"hook_event_name": "PreToolUse", "cwd": str(project), "tool_name": "Read",
+               "tool_input": {"file_path": str(project / ".env")}}
+    r = subprocess.run([guard["command"], *guard["args"]], input=json.dumps(payload), capture_output=True, text=True,
+                       cwd=project, env={**env, "CLAUDE_PROJECT_DIR": str(project)}, timeout=60)
+    assert r.returncode == 0 and '"permissionDecision": "deny"' in r.stdout, (r.stdout, r.stderr)
+    probe = _run([hooks["SessionStart"][0]["hooks"][0]["command"], "hook", "probe"], cwd=project, env=env)
+    assert probe.stdout.strip() == "ok", probe.stderr

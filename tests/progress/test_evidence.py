@@ -31,7 +31,8 @@ Plans: 1 plans
 - [ ] 01-01-PLAN.md — build the core
 """
 
-STATE = "# Demo\n\n## Position\nPhase: 1 of 2 (Core)\nStatus: Ready to execute\n"
+STATE = ("---\nprogress:\n  total_plans: 1\n  completed_plans: 0\n---\n"
+         "# Demo\n\n## Position\nPhase: 1 of 2 (Core)\nPlan: 1 of 1 in current phase\nStatus: Ready to execute\n")
 PHASE = ".planning/phases/01-core"
 PLAN = f"{PHASE}/01-01-PLAN.md"
 SUMMARY = f"{PHASE}/01-01-SUMMARY.md"
@@ -97,6 +98,9 @@ def test_a_summary_without_a_recorded_commit_routes_back_to_execute(tmp_path):
     _msd(root, "state", "sync")
     assert _msd(root, "state", "get", "Status")["value"] == "In progress"
     assert "- [ ] 01-01-PLAN.md" in (root / ".planning/ROADMAP.md").read_text()
+    # STATE.md counts it as still to do: plan 1 of 1, none completed
+    assert _msd(root, "state", "get", "Plan")["value"] == "1 of 1 in current phase"
+    assert "  completed_plans: 0\n" in (root / ".planning/STATE.md").read_text()
 
     # the work committed through msd, one declared file at a time
     _write(root, "src/a.txt", "a2\n")
@@ -111,6 +115,7 @@ def test_a_summary_without_a_recorded_commit_routes_back_to_execute(tmp_path):
     assert _start_execution(root)["plans_remaining"] == 0
     _msd(root, "state", "sync")
     assert "- [x] 01-01-PLAN.md" in (root / ".planning/ROADMAP.md").read_text()
+    assert "  completed_plans: 1\n" in (root / ".planning/STATE.md").read_text()
 
 
 def test_a_recorded_deviation_excuses_a_declared_file_left_untouched(tmp_path):
@@ -288,10 +293,9 @@ def test_a_long_lived_process_reads_git_again_for_each_reading(tmp_path):
     _write(root, "src/a.txt", "a\n")
     _write(root, "src/b.txt", "b\n")
     _write(root, SUMMARY, "# done\n")
-    evidence.since(root)
-    assert evidence.git_commits(root, "01-core", "01-01") == []
+    reading = evidence.Reading(root)
+    assert reading.git_commits("01-core", "01-01") == []
     _commit(root, "src/a.txt", "src/b.txt")
-    assert evidence.git_commits(root, "01-core", "01-01") == []  # the same reading: the log read once
-    evidence.since(root)
-    (found,) = evidence.git_commits(root, "01-core", "01-01")
+    assert reading.git_commits("01-core", "01-01") == []  # the same reading: the log read once
+    (found,) = evidence.Reading(root).git_commits("01-core", "01-01")
     assert sorted(found["files"]) == ["src/a.txt", "src/b.txt"] and found["deviation"] is None
