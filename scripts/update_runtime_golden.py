@@ -32,6 +32,9 @@ def installed_tree(runtime: str, scope: str) -> dict[str, bytes]:
     from msd_core.install.runner_path import own_runner
     from msd_core.paths import resolve_target
 
+    import msd_core
+
+    msd_home = os.path.dirname(os.path.dirname(os.path.abspath(msd_core.__file__)))  # after <RUNNER_DIR>: a venv may lie inside it
     saved = {k: os.environ.get(k) for k in ENV_KEYS}
     with tempfile.TemporaryDirectory(prefix="msd-rt-golden-") as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")
@@ -51,6 +54,7 @@ def installed_tree(runtime: str, scope: str) -> dict[str, bytes]:
                         continue
                     data = Path(dirpath, n).read_bytes()
                     data = data.replace(str(own_runner().parent).encode(), b"<RUNNER_DIR>")  # the PATH hook (runner_hook.py)
+                    data = data.replace(msd_home.encode(), b"<MSD_HOME>")  # the lean guard hook's start (host_hooks.lean_start)
                     data = data.replace(str(project).encode(), b"<PROJECT>").replace(str(home).encode(), b"<HOME>")
                     out[rel] = data
             return out
