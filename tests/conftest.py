@@ -202,6 +202,7 @@ def xdist_unit(nodeid: str, rootpath: Path) -> str:
 _WIDE: dict[str, bool] = {}
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: known only where it is installed
 def pytest_xdist_make_scheduler(config, log):
     """`-n` with the default `--dist load`: xdist's scope scheduler over xdist_unit's units, the
     host unit first. (xdist_group markers need a node id xdist can rename; pytest 9.2's cannot.)"""
@@ -310,8 +311,8 @@ def _blind(args, env, rec) -> str | None:
 
 def pytest_ignore_collect(collection_path, config):
     if config.getoption("--compact-suite") and collection_path.is_file() and collection_path.name.startswith("test_"):
-        rel = collection_path.resolve().relative_to(config.rootpath.resolve()).as_posix()
-        if not _listed(rel, compact_suite_entries()):
+        path, root = collection_path.resolve(), config.rootpath.resolve()
+        if not (path.is_relative_to(root) and _listed(path.relative_to(root).as_posix(), compact_suite_entries())):
             return True
     return None
 
