@@ -175,7 +175,21 @@ class Reading:
         return self._commits.get(f"{phase_dir}/{plan_id}", [])
 
     def missing(self, phase_dir: str, plan_id: str, plan_text: str | None) -> dict | None:
-        return missing(self, phase_dir, plan_id, plan_text)
+        """What the plan lacks to count as complete: {"plan", "reason", "step"} or None when proven.
+        `plan_text` None: the PLAN could not be read (its declared files are not checked)."""
+        record, unreadable = _record(self.main, phase_dir, plan_id)
+        commits = [c for c in (record or {}).get("commits", [])
+                   if isinstance(c, dict) and isinstance(c.get("hash"), str) and _HASH.fullmatch(c["hash"])]
+        lacking = _verdict(plan_id, commits, plan_text)
+        if lacking is None:
+            return None
+        from_git = self.git_commits(phase_dir, plan_id)
+        if from_git:  # a teammate's clone made them, or the record was lost: git says so itself
+            known = {c["hash"] for c in commits}
+            return _verdict(plan_id, commits + [c for c in from_git if c["hash"] not in known], plan_text)
+        if unreadable:
+            return {"plan": plan_id, "reason": f"plan {plan_id} has a SUMMARY but {unreadable}", "step": "execute"}
+        return lacking
 
     def unproven(self, phase_folder: Path, plan_id: str, plan_text: str | None) -> dict | None:
         """`missing` for a plan whose SUMMARY (`<plan_id>-SUMMARY.md`, or a bare `SUMMARY.md`) was written at
@@ -191,23 +205,3 @@ class Reading:
                 return None  # summarised before msd executed this project: taken on its SUMMARY
             return self.missing(Path(phase_folder).name, plan_id, plan_text)
         return None
-
-
-def missing(reading: Reading, phase_dir: str, plan_id: str, plan_text: str | None) -> dict | None:
-    """What the plan lacks to count as complete: {"plan", "reason", "step"} or None when proven.
-    `plan_text` None: the PLAN could not be read (its declared files are not checked)."""
-    main = reading.main
-    record, unreadable = _record(main, phase_dir, plan_id)
-    commits = [c for c in (record or {}).get("commits", [])
-               if isinstance(c, dict) and isinstance(c.get("hash"), str) and _HASH.fullmatch(c["hash"])]
-    lacking = _verdict(plan_id, commits, plan_text)
-    if lacking is None:
-        return None
-    from_git = reading.git_commits(phase_dir, plan_id)
-    if from_git:  # a teammate's clone made them, or the record was lost: git says so itself
-        known = {c["hash"] for c in commits}
-        return _verdict(plan_id, commits + [c for c in from_git if c["hash"] not in known], plan_text)
-    if unreadable:
-        return {"plan": plan_id, "reason": f"plan {plan_id} has a SUMMARY but {unreadable}", "step": "execute"}
-    return lacking
-
