@@ -12,6 +12,10 @@ that install's settings.json with some of msd's hook entries taken out:
   console script  the guard rows started through pip's `msd_run` script instead (site, re)
   floor           the guard rows' program replaced by /bin/true: what the host itself spends
                   starting a hook process, the least any command hook can cost
+  python start    the guard rows' program replaced by `<msd's python> -I -S -c pass`: the least a
+                  hook written in Python can cost (the interpreter's own start, no msd code)
+  http floor      the guard rows replaced by `http` hooks POSTing to a server in this script that
+                  answers 200 with an empty body at once: the least a guard with no process can cost
   before          the rows of the release before issue 35 (PostToolUse `Bash|Agent`: a hook process
                   on every Bash call), no guards: what the Bash session cost before
 
@@ -51,7 +55,7 @@ sys.path.insert(0, str(REPO / "tests" / "host"))
 import hostkit  # noqa: E402
 
 GOAL = 1.15
-VARIANTS = ("no hooks", "no guards", "guards", "console script", "floor", "before")
+VARIANTS = ("no hooks", "no guards", "guards", "console script", "floor", "python start", "http floor", "before")
 ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(echo *)", "Bash(ls *)", "Bash(pwd)", "Bash(true)", "Bash(date *)"]
 
 
@@ -82,8 +86,19 @@ def reset_project(project: Path) -> None:
         (project / "src" / f"m{i}.py").write_text(f"X = {i}\n")
 
 
-def variant_settings(installed: dict, variant: str, runner: str) -> dict:
+def variant_settings(installed: dict, variant: str, runner: str, http_url: str = "") -> dict:
     obj = copy.deepcopy(installed)
+    if variant == "http floor":
+        for group in obj["hooks"]["PreToolUse"]:
+            group["hooks"] = [{k: v for k, v in {"type": "http", "url": http_url, "timeout": h.get("timeout"),
+                                                 "if": h.get("if")}.items() if v is not None} for h in group["hooks"]]
+        return obj
+    if variant == "python start":
+        for group in obj["hooks"]["PreToolUse"]:
+            for h in group["hooks"]:
+                assert h["args"][:3] == ["-I", "-S", "-c"], h
+                h["args"] = ["-I", "-S", "-c", "pass"]
+        return obj
     if variant in ("console script", "floor"):
         for group in obj["hooks"]["PreToolUse"]:
             for h in group["hooks"]:
@@ -106,10 +121,35 @@ def variant_settings(installed: dict, variant: str, runner: str) -> dict:
     return obj
 
 
+def _empty_answer_server():
+    """A local HTTP server on a free port answering every POST with 200 and an empty body (the host's
+    "no verdict"), in a thread of this process: the `http floor` variant's endpoint."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the http.server hook name
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            server.calls += 1
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *_args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    server.calls = 0
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 def measure(rounds: int, only: list[str], model_seconds: float = 0.0) -> dict:
     claude = hostkit.ensure_claude()
     version = hostkit.check_version(claude)
     work = Path(tempfile.mkdtemp(prefix="msd-bench-guards-"))
+    server = _empty_answer_server()
+    http_url = f"http://127.0.0.1:{server.server_address[1]}/guard"
     try:
         host = hostkit.Host(claude, work / "h")
         host.install("global")
@@ -128,19 +168,22 @@ def measure(rounds: int, only: list[str], model_seconds: float = 0.0) -> dict:
                     if variant == "before" and name != "bash5":
                         continue
                     reset_project(host.project)
-                    settings.write_text(json.dumps(variant_settings(installed, variant, runner), indent=2) + "\n")
-                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    settings.write_text(json.dumps(variant_settings(installed, variant, runner, http_url), indent=2) + "\n")
+                    before, calls = resource.getrusage(resource.RUSAGE_CHILDREN), server.calls
                     t0 = time.perf_counter()
                     run = host.run("GO", scripts[name], args=ARGS)
                     wall = time.perf_counter() - t0
                     after = resource.getrusage(resource.RUSAGE_CHILDREN)
                     if run.returncode != 0 or any(err for _n, _i, _t, err in run.tool_results):
                         raise SystemExit(f"bench: {name}/{variant} failed: {run.stderr[-400:]} {run.tool_results[:3]}")
+                    if variant == "http floor" and name != "bash5" and server.calls == calls:
+                        raise SystemExit(f"bench: {name}/{variant}: the host never POSTed to the http hook")
                     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
                     times.setdefault(name, {}).setdefault(variant, {"wall": [], "cpu": []})
                     times[name][variant]["wall"].append(wall)
                     times[name][variant]["cpu"].append(cpu)
     finally:
+        server.shutdown()
         shutil.rmtree(work, ignore_errors=True)
     report = {"host": f"Claude Code {version}", "rounds": rounds, "model_seconds": model_seconds, "sessions": {}}
     for name, by_variant in times.items():
@@ -171,10 +214,12 @@ def markdown(r: dict) -> str:
     lines += ["", f"Goal: guards at most {GOAL}x the time without for bash5 and write10: "
               + ("missed (" + ", ".join(missed) + ")." if missed else "met.")]
     for name, row in r["sessions"].items():
-        if "floor" in row and "guards" in row:
-            lines.append(f"{name}: the host alone starting a hook per call (floor) {row['floor']['wall_ratio']:.3f}x; msd's guard "
-                         f"process on top of it +{row['guards']['wall_ratio'] - row['floor']['wall_ratio']:.3f}x (console script "
-                         f"+{row['console script']['wall_ratio'] - row['floor']['wall_ratio']:.3f}x).")
+        if all(v in row for v in ("floor", "python start", "guards", "console script")):
+            lines.append(f"{name}: the host alone starting a hook per call (floor) {row['floor']['wall_ratio']:.3f}x; Python's own "
+                         f"start on top of it +{row['python start']['wall_ratio'] - row['floor']['wall_ratio']:.3f}x; msd's guard on "
+                         f"top of that +{row['guards']['wall_ratio'] - row['python start']['wall_ratio']:.3f}x (console script "
+                         f"+{row['console script']['wall_ratio'] - row['python start']['wall_ratio']:.3f}x)"
+                         + (f"; a guard with no process (http floor) {row['http floor']['wall_ratio']:.3f}x." if "http floor" in row else "."))
     return "\n".join(lines) + "\n"
 
 
