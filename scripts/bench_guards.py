@@ -93,17 +93,14 @@ def variant_settings(installed: dict, variant: str, runner: str, http_url: str =
             group["hooks"] = [{k: v for k, v in {"type": "http", "url": http_url, "timeout": h.get("timeout"),
                                                  "if": h.get("if")}.items() if v is not None} for h in group["hooks"]]
         return obj
-    if variant == "python start":
-        for group in obj["hooks"]["PreToolUse"]:
-            for h in group["hooks"]:
-                assert h["args"][:3] == ["-I", "-S", "-c"], h
-                h["args"] = ["-I", "-S", "-c", "pass"]
-        return obj
-    if variant in ("console script", "floor"):
+    if variant in ("console script", "floor", "python start"):
         for group in obj["hooks"]["PreToolUse"]:
             for h in group["hooks"]:
                 assert h["args"][:3] == ["-I", "-S", "-c"], h  # the install's lean start
-                h["command"], h["args"] = (runner, h["args"][4:]) if variant == "console script" else ("/bin/true", [])
+                if variant == "python start":
+                    h["args"] = ["-I", "-S", "-c", "pass"]
+                else:
+                    h["command"], h["args"] = (runner, h["args"][4:]) if variant == "console script" else ("/bin/true", [])
         return obj
     if variant == "no hooks":
         obj.pop("hooks", None)
