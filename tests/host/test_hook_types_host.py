@@ -1,7 +1,7 @@
-"""What Claude Code 2.1.332 does with an `http` hook whose server is not there (why msd's guard
-is a command hook: docs/PERFORMANCE.md, "Guard hooks in the real host"): by default the call goes
-ahead as if no guard were set; with `"onFailure": "block"` it is refused with the connection's
-error. The write guard's rows of a real `msd install` are swapped for such hooks; the file on disk
+"""What Claude Code 2.1.332 does with an `http` hook whose server is not there (one reason msd's
+guard is not an `http` hook; scripts/bench_guards.py, variant "http floor", measures what one would
+cost): by default the call goes ahead as if no guard were set; with `"onFailure": "block"` it is
+refused with the connection's error. The write guard's rows of a real `msd install` are swapped for such hooks; the file on disk
 shows which way each session went."""
 
 from __future__ import annotations
