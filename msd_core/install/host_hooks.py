@@ -60,6 +60,7 @@ import sys
 from pathlib import Path
 
 from msd_core.install import runner_path
+from msd_core.install.lean_start import LEAN_FLAGS, LEAN_MARK, interpreter, lean_start  # noqa: F401 - re-exported
 
 LEGACY_MARKER = "msd-core:runner-path"
 GLOBAL_FILE = "settings.json"
@@ -124,32 +125,27 @@ def install_root(target) -> str:
 
 
 LEAN_EVENTS = ("pre-tool-use",)  # started by the interpreter itself (see the module docstring)
-LEAN_FLAGS = ["-I", "-S", "-c"]
-LEAN_MARK = "from msd_core.run.entry import main"
-
-
-def interpreter() -> Path:
-    """The python this msd runs on (own_runner's msd_run is its console script)."""
-    return Path(sys.executable)
-
-
-def lean_start() -> str:
-    """The `-c` program of a lean hook: msd_run's entry point, found without site."""
-    import msd_core
-
-    home = os.path.dirname(os.path.dirname(os.path.abspath(msd_core.__file__)))
-    return (f"import sys\nsys.path.append({home!r})\ntry:\n    {LEAN_MARK}\n"
-            f"except ImportError:\n    import site\n    site.main()\n    {LEAN_MARK}\nmain()\n")
-
-
 def launch(hook: dict) -> list[str]:
     """What starts an msd hook entry, without its `hook <event> ...` arguments."""
     args = hook.get("args") if isinstance(hook.get("args"), list) else []
     return [hook["command"], *args[:args.index("hook")]] if "hook" in args else [hook["command"]]
 
 
-def hook_entry(exe: Path, arg: str, root: str, rule: str | None = None) -> dict:
-    if arg in LEAN_EVENTS:
+GUARD_EVENT = "pre-tool-use"
+# what an mcp_tool guard row hands the server's tool: the host fills each ${field} from the hook's
+# input (the tool input as JSON text; "" for a field the call has not)
+GUARD_INPUT = {"tool_name": "${tool_name}", "tool_input": "${tool_input}", "cwd": "${cwd}",
+               "session_id": "${session_id}", "agent_id": "${agent_id}"}
+TRANSPORTS = ("command", "mcp")  # how the guard rows reach msd: a process per call, or the session's server
+DENY = ("permissions", "deny")
+
+
+def hook_entry(exe: Path, arg: str, root: str, rule: str | None = None, transport: str = "command") -> dict:
+    from msd_core.paths import GUARD_SERVER as NAME, GUARD_TOOL as TOOL
+
+    if arg == GUARD_EVENT and transport == "mcp":
+        entry = {"type": "mcp_tool", "server": NAME, "tool": TOOL, "input": dict(GUARD_INPUT), "timeout": TIMEOUT}
+    elif arg in LEAN_EVENTS:
         entry = {"type": "command", "command": str(interpreter()), "args": [*LEAN_FLAGS, lean_start(), "hook", arg, "--root", root],
                  "timeout": TIMEOUT}
     else:
@@ -159,9 +155,9 @@ def hook_entry(exe: Path, arg: str, root: str, rule: str | None = None) -> dict:
     return entry
 
 
-def group_for(exe: Path, matcher: str | None, rows: list[tuple[str | None, str]], root: str) -> dict:
+def group_for(exe: Path, matcher: str | None, rows: list[tuple[str | None, str]], root: str, transport: str = "command") -> dict:
     group: dict = {"matcher": matcher} if matcher else {}
-    group["hooks"] = [hook_entry(exe, arg, root, rule) for rule, arg in rows]
+    group["hooks"] = [hook_entry(exe, arg, root, rule, transport) for rule, arg in rows]
     return group
 
 
@@ -175,7 +171,11 @@ def _is_runner(command) -> bool:
 
 def is_ours(hook) -> bool:
     """An msd hook: `msd_run hook ...` (exec form), a lean one (`python -I -S -c <start> hook ...`),
-    or an older install's shell PATH hook."""
+    a guard row calling msd's guard server (mcp_tool), or an older install's shell PATH hook."""
+    if isinstance(hook, dict) and hook.get("type") == "mcp_tool":
+        from msd_core.paths import GUARD_SERVER as NAME, GUARD_TOOL as TOOL
+
+        return hook.get("server") == NAME and hook.get("tool") == TOOL
     if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
         return False
     if LEGACY_MARKER in hook["command"]:
@@ -212,11 +212,31 @@ def ours_in(obj: dict) -> dict[str, list[dict]]:
     return found
 
 
-def _wanted(exe: Path, root: str) -> dict[str, list[dict]]:
+def _wanted(exe: Path, root: str, transport: str = "command") -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for event, _matcher, rows in groups():
-        out.setdefault(event, []).extend(hook_entry(exe, arg, root, rule) for rule, arg in rows)
+        out.setdefault(event, []).extend(hook_entry(exe, arg, root, rule, transport) for rule, arg in rows)
     return out
+
+
+def _denied(obj: dict) -> bool:
+    """Whether settings hold msd's rule that keeps the guard server's tool from the model."""
+    from msd_core.install.guard_server_setup import PERMISSION
+
+    perms = obj.get("permissions")
+    deny = perms.get("deny") if isinstance(perms, dict) else None
+    return isinstance(deny, list) and PERMISSION in deny
+
+
+def _drop_deny(obj: dict, created) -> bool:
+    from msd_core.files.jsonedit import prune
+    from msd_core.install.guard_server_setup import PERMISSION
+
+    if not _denied(obj):
+        return False
+    obj["permissions"]["deny"].remove(PERMISSION)
+    prune(obj, DENY, created)
+    return True
 
 
 def _drop_ours(obj: dict) -> list[str]:
@@ -235,16 +255,20 @@ def _drop_ours(obj: dict) -> list[str]:
     return touched
 
 
-def add_ours(obj: dict, exe: Path, root: str, want_status_line: bool) -> tuple[str | None, list[str], bool]:
-    """msd's hooks (and status line) into `obj`, replacing older ones of msd's. Returns (note or
-    None when already as wanted, the containers it made, whether the status line is msd's).
-    OperationFailed naming a key that holds something else."""
+def add_ours(obj: dict, exe: Path, root: str, want_status_line: bool, transport: str = "command",
+             created_before: list[str] | tuple = ()) -> tuple[str | None, list[str], bool]:
+    """msd's hooks (and status line) into `obj`, replacing older ones of msd's; with transport
+    "mcp" the guard rows call the guard server and `permissions.deny` gets its tool's rule (with
+    "command", a rule an earlier install added goes, with the containers in `created_before`).
+    Returns (note or None when already as wanted, the containers it made, whether the status
+    line is msd's). OperationFailed naming a key that holds something else."""
     from msd_core.errors import OperationFailed
     from msd_core.files.jsonedit import NotAContainer, reach
 
     status_ours = is_our_status_line(obj.get("statusLine"))
     line_wanted = status_line_for(exe, root) if (want_status_line and ("statusLine" not in obj or status_ours)) else None
-    if ours_in(obj) == _wanted(exe, root) and (line_wanted is None or obj.get("statusLine") == line_wanted):
+    if ours_in(obj) == _wanted(exe, root, transport) and (line_wanted is None or obj.get("statusLine") == line_wanted) \
+            and _denied(obj) == (transport == "mcp"):
         return None, [], status_ours
     note = "updated" if ours_in(obj) else "added"
     hooks = obj.get("hooks", {})
@@ -261,24 +285,38 @@ def add_ours(obj: dict, exe: Path, root: str, want_status_line: bool) -> tuple[s
         except NotAContainer as exc:  # pragma: no cover - checked above
             raise OperationFailed(f"{exc}; left untouched") from None
         created.extend(made)
-        listed.append(group_for(exe, matcher, rows, root))
+        listed.append(group_for(exe, matcher, rows, root, transport))
+    if transport == "mcp" and not _denied(obj):
+        from msd_core.install.guard_server_setup import PERMISSION
+
+        try:
+            deny, made = reach(obj, DENY, list)
+        except NotAContainer as exc:
+            raise OperationFailed(f"{exc}; left untouched") from None
+        created.extend(made)
+        deny.append(PERMISSION)
+    elif transport != "mcp":
+        _drop_deny(obj, created_before)
     if line_wanted is not None:
         obj["statusLine"] = line_wanted
     return note, created, line_wanted is not None
 
 
-def remove_ours(obj: dict, record: dict | None) -> str | None:
-    """msd's hooks (and its status line) out of `obj`, with the containers msd made that are left
-    empty. No record of what msd made (an older install): emptied lists and `hooks` go."""
+def remove_ours(obj: dict, record: dict | None, inherited: list[str] | tuple = ()) -> str | None:
+    """msd's hooks (and its status line, and the guard server's deny rule) out of `obj`, with the
+    containers msd made that are left empty (`inherited`: those another of msd's entries in the
+    same file made, such as the `permissions` of settings.json's allow rule). No record of what
+    msd made (an older install): emptied lists and `hooks` go."""
     from msd_core.files.jsonedit import prune
 
     touched = _drop_ours(obj)
     line = is_our_status_line(obj.get("statusLine"))
     if line:
         del obj["statusLine"]
-    if not touched and not line:
-        return None
     created = (record or {}).get("created")
+    denied = bool((record or {}).get("deny")) and _drop_deny(obj, [*(created if isinstance(created, list) else []), *inherited])
+    if not touched and not line and not denied:
+        return None
     for event in dict.fromkeys(touched):
         names = created if isinstance(created, list) else ["hooks", f"hooks.{event}"]
         prune(obj, ("hooks", event), names)
@@ -317,7 +355,8 @@ def old_record(manifest) -> dict | None:
     return rec if isinstance(rec, dict) else None
 
 
-def plan_add(target, base: bytes | None, previous: dict | None, existed: bool | None = None) -> tuple[bytes | None, dict, dict | None, list[str]]:
+def plan_add(target, base: bytes | None, previous: dict | None, existed: bool | None = None,
+             transport: str = "command") -> tuple[bytes | None, dict, dict | None, list[str]]:
     """msd's hooks added to `base`, the bytes the hook file has (or will have after this install's
     settings.json change; None: absent). Returns (new bytes or None: nothing to write, the
     result entry, the manifest record, warnings). Nothing here writes."""
@@ -336,7 +375,8 @@ def plan_add(target, base: bytes | None, previous: dict | None, existed: bool | 
     result: dict = {}
 
     def change(obj: dict):
-        note, created, line = add_ours(obj, exe, install_root(target), want_status_line=theirs is None)
+        note, created, line = add_ours(obj, exe, install_root(target), want_status_line=theirs is None, transport=transport,
+                                       created_before=(previous or {}).get("created") or [])
         result.update(created=created, line=line)
         return note
 
@@ -350,14 +390,17 @@ def plan_add(target, base: bytes | None, previous: dict | None, existed: bool | 
               "created_file": not existed or bool(prev.get("created_file")),
               "created": list(dict.fromkeys([*(prev.get("created") or []), *result.get("created", [])])),
               "status_line": bool(result.get("line")) if "line" in result else bool(prev.get("status_line"))}
+    if transport == "mcp":
+        record["deny"] = True  # permissions.deny holds the guard server's rule: uninstall takes it out
     if isinstance(prev.get("git_exclude"), dict):
         record["git_exclude"] = prev["git_exclude"]
     out["action"] = note or "present"
+    out["guards"] = "guard server (mcp_tool)" if transport == "mcp" else "a process per call (command)"
     out["status_line"] = "msd's" if record["status_line"] else (f"yours kept ({theirs})" if theirs else "none")
     return new, out, record, []
 
 
-def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes | None, bool, dict, list[str]]:
+def plan_remove(target, base: bytes | None, record: dict | None, inherited: list[str] | tuple = ()) -> tuple[bytes | None, bool, dict, list[str]]:
     """msd's hooks removed from `base` (the hook file's bytes, or what uninstall's settings.json
     change leaves). Returns (new bytes or None, delete the file?, the result entry, warnings).
     The file is deleted only when msd created it and nothing else is left in it."""
@@ -372,7 +415,7 @@ def plan_remove(target, base: bytes | None, record: dict | None) -> tuple[bytes 
         out["action"] = "absent"
         return None, False, out, []
     try:
-        new, note, after = edited_bytes(path, base, lambda obj: remove_ours(obj, record))
+        new, note, after = edited_bytes(path, base, lambda obj: remove_ours(obj, record, inherited))
     except MsdError as exc:
         out["action"] = "skipped"
         return None, False, out, [f"{exc.message}; remove the hooks whose command is msd_run by hand"]
@@ -437,13 +480,28 @@ def status_of(target) -> dict:
     if any(LEGACY_MARKER in h.get("command", "") for hs in found.values() for h in hs):
         out["problem"] = f"{path} holds an older install's shell hook; {fix}"
         return out
-    starts = sorted({tuple(launch(h)) for hs in found.values() for h in hs}, key=lambda s: (len(s) > 1, s))
+    served = [h for hs in found.values() for h in hs if h.get("type") == "mcp_tool"]
+    starts = sorted({tuple(launch(h)) for hs in found.values() for h in hs if h.get("type") != "mcp_tool"},
+                    key=lambda s: (len(s) > 1, s))
     out["runner"] = starts[0][0]  # msd_run (the lean guard hook's python sorts after it)
     out["runner_dir"] = str(Path(starts[0][0]).parent)
     for start in starts:
         why = _can_start(list(start))
         if why:
             out["problem"] = f"the host cannot start msd's hooks: {why}; {fix}"
+            return out
+    if served:
+        from msd_core.install import guard_server_setup as gs
+
+        server = gs.registered(target)
+        out["guards"] = "guard server (mcp_tool)"
+        why = (f"the {gs.SERVER} MCP server they call is not registered in {gs.servers_file(target)}" if server is None
+               else _can_start([server["command"], *server["args"][:4]]))
+        if why:
+            out["problem"] = f"msd's guards are off: {why}; {fix}"
+            return out
+        if not _denied(obj):
+            out["problem"] = f"{gs.PERMISSION} is not in {path}'s permissions.deny, so the model is offered the guard's own tool; {fix}"
             return out
     if missing:
         out["problem"] = f"msd's {', '.join(missing)} hook{'s are' if len(missing) > 1 else ' is'} missing from {path}; {fix}"

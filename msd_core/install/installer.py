@@ -19,6 +19,7 @@ manifest is rebuilt from its bookkeeping copy (msd_core/ownership/record.py) whe
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -29,7 +30,7 @@ from msd_core.errors import UsageError
 from msd_core.files import txn
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import git_exclude, host_hooks, merge_drivers
+from msd_core.install import git_exclude, guard_server_setup, host_hooks, merge_drivers
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import Plan, plan_install
 from msd_core.install.source import ContentSource
@@ -62,7 +63,8 @@ def _timestamp(config: Path) -> str:
     return stamp
 
 
-def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_change, warnings: list[str]) -> tuple[tuple[str, bytes, dict | None] | None, dict]:
+def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_change, warnings: list[str],
+              transport: str = "command") -> tuple[tuple[str, bytes, dict | None] | None, dict]:
     """msd's hooks and status line (host_hooks.py), planned on top of this install's settings.json
     change when they live in the same file. Returns ((relpath, bytes, manifest record) or None,
     the result entry)."""
@@ -79,12 +81,26 @@ def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_chang
         warnings.append(f"{exc.message}; msd's hooks (msd_run on the host's PATH, the compaction checkpoint) were not added")
         return None, {"path": str(target.config / rel), "action": "skipped"}
     base = settings_change.new_bytes if same and settings_change.new_bytes is not None else disk
-    new, entry, record, warns = host_hooks.plan_add(target, base, host_hooks.old_record(old), existed=disk is not None)
+    new, entry, record, warns = host_hooks.plan_add(target, base, host_hooks.old_record(old), existed=disk is not None,
+                                                    transport=transport)
     warnings.extend(warns)
     if new is not None and same and isinstance(settings_change.record, dict) \
             and settings_change.record.get("written_sha256") == sha256_bytes(base or b""):
         settings_change.record = {**settings_change.record, "written_sha256": sha256_bytes(new)}  # still msd's own write
     return ((rel, new, record) if new is not None else ("", b"", record)), entry
+
+
+def _register_guard_server(target: Target, serve: bool, dry_run: bool) -> dict:
+    """The guard server's entry (guard_server_setup.py), written before the transaction that
+    writes the rows calling it; {"action": "not used"} where the guards are command hooks."""
+    if not serve:
+        return {"action": "not used"}
+    out = {"path": str(guard_server_setup.servers_file(target)), "name": guard_server_setup.SERVER}
+    if dry_run:
+        out["action"] = "would add or keep"
+        return out
+    out["action"] = guard_server_setup.register(target, host_hooks.install_root(target))
+    return out
 
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str,
@@ -264,7 +280,10 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
     settings_mod = permission_config(target)
     settings_change = settings_mod.plan_add(target.config, old_settings, old.settings_permission if old else None)
     warnings.extend(settings_change.warnings)
-    hook_put, hook = plan_hook(target, old, settings_mod, settings_change, warnings)
+    transport, why = guard_server_setup.transport(target, host_hooks.install_root(target))
+    warnings.extend([why] if why else [])
+    hook_put, hook = plan_hook(target, old, settings_mod, settings_change, warnings, transport)
+    serve = transport == "mcp" and hook_put is not None and not str(hook.get("action", "")).startswith("skipped")
     exclude = None
     if target.scope == "local" and hook.get("runner_dir") and hook.get("action") != "skipped" and hook_put and hook_put[2] is not None:
         exclude, problem = git_exclude.plan(host_hooks.hook_file(target))
@@ -282,6 +301,7 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
     current = read_installed(target.config, MANIFEST_REL) if target.config.is_dir() else None
     if current == changes.puts[MANIFEST_REL] and len(changes.puts) == 1 and not changes.deletes and not changes.rmdirs:
         changes = txn.Changes()  # nothing to do: a no-op reinstall writes nothing
+    server = _register_guard_server(target, serve, dry_run)
     if not dry_run and not changes.empty():
         total = changes.count()
         done = [0]
@@ -291,13 +311,20 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
             if progress:
                 progress("write", done[0], total)
 
-        txn.apply(target.config, changes, tick)
+        try:
+            txn.apply(target.config, changes, tick)
+        except BaseException:
+            if server.get("action") == "added":  # nothing of this install stays: the server it added goes too
+                with contextlib.suppress(Exception):
+                    guard_server_setup.unregister(target)
+            raise
     if not dry_run:
         merge_drivers.apply(git_drivers, warnings)
     if not dry_run and exclude is not None:
         problem = git_exclude.apply(exclude, host_hooks.hook_file(target))
         warnings.extend([problem] if problem else [])
-    changed = not changes.empty() or exclude is not None  # the exclude line is written after the transaction
+    # the exclude line is written after the transaction, the guard server's entry before it
+    changed = not changes.empty() or exclude is not None or server.get("action") in ("added", "updated")
     result.data = {
         "scope": target.scope,
         "target": str(target.config),
@@ -316,6 +343,7 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
         "settings": {"path": str(target.config / settings_mod.SETTINGS_REL) if settings_mod.SETTINGS_REL else None, "permission": settings_mod.PERMISSION, "action": settings_change.note},
         "skipped": skipped,
         "hooks": hook,
+        "guard_server": server,
         "merge_drivers": git_drivers.entry,
     }
     if plan.conflicts:

@@ -24,7 +24,7 @@ from msd_core.files import txn
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import git_exclude, host_hooks, merge_drivers
+from msd_core.install import git_exclude, guard_server_setup, host_hooks, merge_drivers
 from msd_core.install.installer import check_runtime
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import NEW_SUFFIX
@@ -55,6 +55,7 @@ def _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeo
     if dry_run:
         out = _run(target, force, remove_backups, True, result)
         out.data["mcp"] = _unregister_mcp(target, dry_run=True)
+        out.data["guard_server"] = {"action": "would remove" if guard_server_setup.registered(target) else "absent"}
         return out
     with install_lock(target.config, lock_timeout):
         note = txn.recover(target.config)
@@ -62,13 +63,36 @@ def _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeo
             result.warnings.append(note)
         mcp = _unregister_mcp(target)  # first: settings.json then matches what install wrote
         result.warnings.extend([mcp["warning"]] if "warning" in mcp else [])
-        out = _run(target, force, remove_backups, False, result)
+        server = _unregister_guard_server(target, result.warnings)
+        try:
+            out = _run(target, force, remove_backups, False, result)
+        except BaseException:
+            if server.get("action") == "removed":  # the rows that call it are still there: give it back
+                with contextlib.suppress(Exception):
+                    guard_server_setup.register(target, host_hooks.install_root(target))
+            raise
         out.data["mcp"] = mcp
+        out.data["guard_server"] = server
     created = record.created_dirs_on_disk(target, out.data.pop("_created_config_dirs", []))
     for d in created:  # after the lock file is gone
         with contextlib.suppress(OSError):
             os.rmdir(d)
     return out
+
+
+def _unregister_guard_server(target: Target, warnings: list[str]) -> dict:
+    """msd's guard server out of ~/.claude.json (install/guard_server_setup.py), before the
+    transaction that removes the rows calling it; a file msd cannot edit is one warning."""
+    from msd_core.errors import MsdError
+
+    if not guard_server_setup.applies(target):
+        return {"action": "not applicable"}
+    path = str(guard_server_setup.servers_file(target))
+    try:
+        return {"path": path, "action": guard_server_setup.unregister(target)}
+    except MsdError as exc:
+        warnings.append(f"{exc.message}; remove mcpServers.{guard_server_setup.SERVER} from {path} by hand")
+        return {"path": path, "action": "skipped"}
 
 
 def _unregister_mcp(target: Target, dry_run: bool = False) -> dict:
@@ -195,7 +219,9 @@ def _plan_hook_removal(target: Target, manifest: Manifest, settings_mod, sc, cha
         except MsdError as exc:
             warnings.append(f"{exc.message}; remove the hooks whose command is msd_run by hand")
             return {"path": str(target.config / rel), "action": "skipped"}
-    new, delete, entry, warns = host_hooks.plan_remove(target, base, host_hooks.old_record(manifest))
+    settings_rec = manifest.extra.get("settings") if rel == settings_mod.SETTINGS_REL else None
+    inherited = settings_rec.get("created_keys") or [] if isinstance(settings_rec, dict) else []
+    new, delete, entry, warns = host_hooks.plan_remove(target, base, host_hooks.old_record(manifest), inherited)
     warnings.extend(warns)
     if rel == settings_mod.SETTINGS_REL and sc.note == "restored" and entry["action"] == "absent":
         entry["action"] = "removed"  # the restored bytes are the ones before msd's write

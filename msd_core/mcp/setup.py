@@ -97,28 +97,35 @@ def _reach(obj: dict, where: tuple[str, ...], leaf: type, made: list[str], hint:
     return node
 
 
-def _add_server(entry: dict, made: list[str] | None = None):
+def add_server(entry: dict, made: list[str] | None = None, name: str = SERVER_NAME, ours=None):
+    """The change that puts `entry` at mcpServers.<name> (an entry there that `ours` does not own
+    is refused, left untouched); `made` collects the containers it creates."""
+    ours = ours or is_ours
+
     def change(obj: dict):
         servers = _reach(obj, SERVERS, dict, made if made is not None else [])
-        old = servers.get(SERVER_NAME)
-        if old is not None and not is_ours(old):
-            raise OperationFailed(f"an MCP server named {SERVER_NAME!r} is already registered and is not msd-core's; left untouched",
-                                  hint=f"remove it first (claude mcp remove {SERVER_NAME})")
+        old = servers.get(name)
+        if old is not None and not ours(old):
+            raise OperationFailed(f"an MCP server named {name!r} is already registered and is not msd-core's; left untouched",
+                                  hint=f"remove it first (claude mcp remove {name})")
         if old == entry:
             return None
-        servers[SERVER_NAME] = entry
+        servers[name] = entry
         return "updated" if old else "added"
     return change
 
 
-def _remove_server(created=("mcpServers",)):
+def remove_server(created=("mcpServers",), name: str = SERVER_NAME, ours=None):
+    """The change that takes msd's mcpServers.<name> out (with the containers in `created` it empties)."""
     from msd_core.files.jsonedit import prune
+
+    ours = ours or is_ours
 
     def change(obj: dict):
         servers = obj.get("mcpServers")
-        if not isinstance(servers, dict) or not is_ours(servers.get(SERVER_NAME)):
+        if not isinstance(servers, dict) or not ours(servers.get(name)):
             return None
-        del servers[SERVER_NAME]
+        del servers[name]
         prune(obj, SERVERS, created)
         return "removed"
     return change
@@ -158,10 +165,10 @@ def install(scope: str, config_dir: str | None = None, project_dir: str | None =
 
     servers, settings = host_files(scope, config_dir, project_dir)
     entry = server_entry(scope)
-    precheck(servers, _add_server(entry))
+    precheck(servers, add_server(entry))
     precheck(settings, _add_permission)
     notes = {}
-    for key, path, edit in (("server", servers, lambda made: _add_server(entry, made)),
+    for key, path, edit in (("server", servers, lambda made: add_server(entry, made)),
                             ("permission", settings, lambda made: lambda obj: _add_permission(obj, made))):
         made: list[str] = []
         existed = os.path.lexists(path)
@@ -187,7 +194,7 @@ def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None
 
     notes = {"server": "absent", "permission": "absent"}
     problems = []
-    for key, path, change in (("server", servers, _remove_server), ("permission", settings, _remove_permission)):
+    for key, path, change in (("server", servers, remove_server), ("permission", settings, _remove_permission)):
         if not os.path.lexists(path):
             continue
         made = edit_record.recall(path, f"mcp-{key}")

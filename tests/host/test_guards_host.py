@@ -3,13 +3,19 @@ wipes a planning file, its Read of `.env`, its `cat .env` and its research note 
 injected instruction are refused, and the next request the model receives carries the refusal's
 reason as that tool's error result; the normal calls beside them run. The same session with
 msd's hooks removed (drop_hooks) runs every one of those calls: the fixture proving the refusals
-come from the hooks. `--include-hook-events` shows which calls started a hook process."""
+come from the hooks. `--include-hook-events` shows which calls started a hook process.
+
+A global install's guard rows call msd's guard server (`mcp_tool` hooks, one server per session);
+a local one's start a process per call (command hooks): both are walked. The server's own tool
+never reaches the model's tool list (`mcp__msd-guard` in permissions.deny); the fixture with that
+rule taken out shows the list would hold it."""
 
 from __future__ import annotations
 
 import json
 
 import hostkit
+import pytest
 
 ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(cat *)", "Bash(echo *)", "--include-hook-events"]
 ROADMAP = "# Roadmap\n\n## Phases\n\n- [ ] Phase 1: Auth — people log in\n\n### Phase 1: Auth\nGoal: people log in\n" + \
@@ -52,9 +58,23 @@ def hook_starts(run: hostkit.HostRun) -> dict[str, int]:
     return out
 
 
-def test_the_model_receives_each_refusal_and_the_normal_calls_run(host_global):
-    host = host_global
+def offered(run: hostkit.HostRun) -> bool:
+    """Whether any request names the guard server's tool (in its tool list, or among the deferred
+    tools the host lists for ToolSearch, where 2.1.332 puts MCP tools)."""
+    return "mcp__msd-guard" in json.dumps(run.model_requests)
+
+
+def guard_rows(host, scope: str) -> list[dict]:
+    f = host.config_dir / "settings.json" if scope == "global" else host.project / ".claude" / "settings.local.json"
+    return [h for g in json.loads(f.read_text())["hooks"]["PreToolUse"] for h in g["hooks"]]
+
+
+@pytest.mark.parametrize("scope", ["global", "local"])
+def test_the_model_receives_each_refusal_and_the_normal_calls_run(host, scope):
+    host.install(scope)
     prepare(host)
+    kinds = {h["type"] for h in guard_rows(host, scope)}
+    assert kinds == ({"mcp_tool"} if scope == "global" else {"command"}), kinds
     run = host.run("GO", script(host), args=ARGS)
     assert run.returncode == 0, run.stderr[-2000:]
     got = results(run)
@@ -77,6 +97,20 @@ def test_the_model_receives_each_refusal_and_the_normal_calls_run(host_global):
     assert len(list((host.project / ".planning" / ".msd" / "quarantine").iterdir())) == 1
     # one hook process per guarded call; none for the ordinary Bash call, none after any call
     assert hook_starts(run) == {"PreToolUse:Write": 2, "PreToolUse:Edit": 1, "PreToolUse:Read": 2, "PreToolUse:Bash": 1}
+    assert not offered(run)
+
+
+def test_the_guard_servers_tool_would_reach_the_model_without_the_deny_rule(host_global):
+    host = host_global
+    prepare(host)
+    settings = host.config_dir / "settings.json"
+    obj = json.loads(settings.read_text())
+    obj["permissions"]["deny"].remove("mcp__msd-guard")
+    settings.write_text(json.dumps(obj, indent=2) + "\n")
+    run = host.run("GO", script(host)[:1] + [{"text": "done"}], args=ARGS)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert offered(run)
+    assert results(run)[0][2] is True  # the guard still refuses the wipe
 
 
 def test_without_msd_hooks_the_same_calls_all_run(host_global):
