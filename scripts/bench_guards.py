@@ -6,14 +6,18 @@ local stand-in model (it answers at once, so the host's own work and the hook pr
 the time there is: the worst case for a hook's share). One global `msd install`; each variant is
 that install's settings.json with some of msd's hook entries taken out:
 
-  no hooks        none of msd's hooks
-  no guards       msd's hooks without the guard rows (`hook pre-tool-use`)
-  guards          everything `msd install` registers (the guard started lean: python -I -S -c)
-  console script  the guard rows started through pip's `msd_run` script instead (site, re)
-  floor           the guard rows' program replaced by /bin/true: what the host itself spends
+  no hooks        none of msd's hooks (and no guard server)
+  no guards       msd's hooks without the guard rows (`hook pre-tool-use`) and without the guard
+                  server (the baseline every ratio is taken against)
+  guards          everything `msd install --global` registers: the guard rows are mcp_tool hooks
+                  calling msd's guard server, which the host starts once per session
+  command hook    the guard rows as a local install writes them: a process per guarded call
+                  (msd's python -I -S -c <start> hook pre-tool-use), no server
+  console script  the command rows started through pip's `msd_run` script instead (site, re)
+  floor           the command rows' program replaced by /bin/true: what the host itself spends
                   starting a hook process, the least any command hook can cost
-  python start    the guard rows' program replaced by `<msd's python> -I -S -c pass`: the least a
-                  hook written in Python can cost (the interpreter's own start, no msd code)
+  python start    the command rows' program replaced by `<msd's python> -I -S -c pass`: the least
+                  a hook written in Python can cost (the interpreter's own start, no msd code)
   http floor      the guard rows replaced by `http` hooks POSTing to a server in this script that
                   answers 200 with an empty body at once: the least a guard with no process can cost
   before          the rows of the release before issue 35 (PostToolUse `Bash|Agent`: a hook process
@@ -21,7 +25,8 @@ that install's settings.json with some of msd's hook entries taken out:
 
 Sessions (each a prompt, then the calls one per turn, then a reply):
 
-  bash5        five ordinary Bash calls (no hook may run: the issue's five-Bash-call session)
+  bash5        five ordinary Bash calls (no guard row matches them; with the guard server, the session
+               still starts it once)
   write10      ten Writes of new `.planning/` documents (each one passes the write guard)
   edit10       ten Edits of an existing `.planning/` document (each one passes the write guard)
   read10       ten Reads of project files (each one passes the secret guard)
@@ -55,7 +60,8 @@ sys.path.insert(0, str(REPO / "tests" / "host"))
 import hostkit  # noqa: E402
 
 GOAL = 1.15
-VARIANTS = ("no hooks", "no guards", "guards", "console script", "floor", "python start", "http floor", "before")
+VARIANTS = ("no hooks", "no guards", "guards", "command hook", "console script", "floor", "python start", "http floor", "before")
+SERVED = ("guards",)  # the variants whose session has msd's guard server registered
 ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(echo *)", "Bash(ls *)", "Bash(pwd)", "Bash(true)", "Bash(date *)"]
 
 
@@ -86,8 +92,31 @@ def reset_project(project: Path) -> None:
         (project / "src" / f"m{i}.py").write_text(f"X = {i}\n")
 
 
+def command_rows(obj: dict, runner: str) -> None:
+    """The mcp_tool guard rows of a global install turned into the command rows a local one writes."""
+    from msd_core.install import host_hooks
+
+    root = installed_root(obj)
+    for group in obj["hooks"]["PreToolUse"]:
+        group["hooks"] = [host_hooks.hook_entry(Path(runner), host_hooks.GUARD_EVENT, root, h.get("if"), "command")
+                          if h.get("type") == "mcp_tool" else h for h in group["hooks"]]
+
+
+def installed_root(obj: dict) -> str:
+    args = obj["hooks"]["SessionStart"][0]["hooks"][0]["args"]
+    return args[args.index("--root") + 1]
+
+
 def variant_settings(installed: dict, variant: str, runner: str, http_url: str = "") -> dict:
     obj = copy.deepcopy(installed)
+    if variant not in SERVED:
+        from msd_core.install.guard_server_setup import PERMISSION
+
+        deny = obj.get("permissions", {}).get("deny", [])
+        if PERMISSION in deny:
+            deny.remove(PERMISSION)
+    if variant in ("command hook", "console script", "floor", "python start"):
+        command_rows(obj, runner)
     if variant == "http floor":
         for group in obj["hooks"]["PreToolUse"]:
             group["hooks"] = [{k: v for k, v in {"type": "http", "url": http_url, "timeout": h.get("timeout"),
@@ -116,6 +145,21 @@ def variant_settings(installed: dict, variant: str, runner: str, http_url: str =
     if variant == "no guards":
         obj.get("hooks", {}).pop("PreToolUse", None)
     return obj
+
+
+def host_file_for(host, installed_servers: dict, variant: str) -> None:
+    """~/.claude.json as the variant has it: msd's guard server registered only where its rows call it
+    (the host writes the file too, so only that one entry is put in or taken out)."""
+    from msd_core.install.guard_server_setup import SERVER
+
+    path = host.home / ".claude.json"  # the host's HOME: the install's default config folder
+    obj = json.loads(path.read_text()) if path.is_file() else {}
+    servers = obj.setdefault("mcpServers", {})
+    if variant in SERVED:
+        servers[SERVER] = installed_servers[SERVER]
+    else:
+        servers.pop(SERVER, None)
+    path.write_text(json.dumps(obj, indent=2) + "\n")
 
 
 def _empty_answer_server():
@@ -153,6 +197,9 @@ def measure(rounds: int, only: list[str], model_seconds: float = 0.0) -> dict:
         settings = host.config_dir / "settings.json"
         installed = json.loads(settings.read_text())
         runner = installed["hooks"]["SessionStart"][0]["hooks"][0]["command"]  # msd_run, as the install names it
+        installed_servers = json.loads((host.home / ".claude.json").read_text())["mcpServers"]
+        if {h.get("type") for g in installed["hooks"]["PreToolUse"] for h in g["hooks"]} != {"mcp_tool"}:
+            raise SystemExit("bench: the global install's guard rows are not mcp_tool hooks calling the guard server")
         # compiled bytecode, as a pip install leaves it (hooks would otherwise compile on every start)
         os.system(f"{sys.executable} -m compileall -q {REPO / 'msd_core'} > /dev/null")
         scripts = {name: [{**turn, "seconds": model_seconds} if model_seconds else turn for turn in turns]
@@ -166,6 +213,7 @@ def measure(rounds: int, only: list[str], model_seconds: float = 0.0) -> dict:
                         continue
                     reset_project(host.project)
                     settings.write_text(json.dumps(variant_settings(installed, variant, runner, http_url), indent=2) + "\n")
+                    host_file_for(host, installed_servers, variant)
                     before, calls = resource.getrusage(resource.RUSAGE_CHILDREN), server.calls
                     t0 = time.perf_counter()
                     run = host.run("GO", scripts[name], args=ARGS)
@@ -211,12 +259,13 @@ def markdown(r: dict) -> str:
     lines += ["", f"Goal: guards at most {GOAL}x the time without for bash5 and write10: "
               + ("missed (" + ", ".join(missed) + ")." if missed else "met.")]
     for name, row in r["sessions"].items():
-        if all(v in row for v in ("floor", "python start", "guards", "console script")):
+        if all(v in row for v in ("floor", "python start", "command hook", "console script")):
             lines.append(f"{name}: the host alone starting a hook per call (floor) {row['floor']['wall_ratio']:.3f}x; Python's own "
-                         f"start on top of it +{row['python start']['wall_ratio'] - row['floor']['wall_ratio']:.3f}x; msd's guard on "
-                         f"top of that +{row['guards']['wall_ratio'] - row['python start']['wall_ratio']:.3f}x (console script "
-                         f"+{row['console script']['wall_ratio'] - row['python start']['wall_ratio']:.3f}x)"
-                         + (f"; a guard with no process (http floor) {row['http floor']['wall_ratio']:.3f}x." if "http floor" in row else "."))
+                         f"start on top of it +{row['python start']['wall_ratio'] - row['floor']['wall_ratio']:.3f}x; msd's command "
+                         f"guard on top of that +{row['command hook']['wall_ratio'] - row['python start']['wall_ratio']:.3f}x (console "
+                         f"script +{row['console script']['wall_ratio'] - row['python start']['wall_ratio']:.3f}x)"
+                         + (f"; a guard with no process (http floor) {row['http floor']['wall_ratio']:.3f}x" if "http floor" in row else "")
+                         + (f"; msd's guard server (guards) {row['guards']['wall_ratio']:.3f}x." if "guards" in row else "."))
     return "\n".join(lines) + "\n"
 
 

@@ -28,6 +28,7 @@ import os
 import sys
 
 PROTOCOL = "2025-06-18"
+SERVER_INFO_NAME = "msd-core guards"  # what the server calls itself; the host knows it by its key (paths.GUARD_SERVER)
 MAX_LINE = 8 * 1024 * 1024  # bytes; a Write's whole content arrives in one line
 INPUT_FIELDS = ("tool_name", "tool_input", "cwd", "session_id", "agent_id")
 TOOL_SPEC = {
@@ -68,11 +69,10 @@ def _error(msg_id, code: int, message: str) -> dict:
 
 def _initialize(params: dict) -> dict:
     from msd_core import __version__
-    from msd_core.paths import GUARD_SERVER
 
     asked = params.get("protocolVersion") if isinstance(params, dict) else None
     return {"protocolVersion": asked if isinstance(asked, str) and asked else PROTOCOL,
-            "capabilities": {"tools": {}}, "serverInfo": {"name": GUARD_SERVER, "version": __version__}}
+            "capabilities": {"tools": {}}, "serverInfo": {"name": SERVER_INFO_NAME, "version": __version__}}
 
 
 def payload_of(arguments) -> dict:

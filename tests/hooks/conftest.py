@@ -30,14 +30,32 @@ def decision(out: str | None) -> str | None:
     return spec["permissionDecisionReason"]
 
 
-@pytest.fixture
-def decide():
-    """decide(project, tool, tool_input, session="S1") -> the refusal reason or None."""
+def ask_server(payload: dict) -> str | None:
+    """What the guard server's tool answers for `payload`, handed over as a global install's
+    mcp_tool row does (each field as text, the tool input as JSON text, "" for a missing field)."""
+    from msd_core.hooks.guard_server import answer
+    from msd_core.install.host_hooks import GUARD_INPUT
+
+    arguments = {k: (json.dumps(payload[k]) if k == "tool_input" else payload[k]) if k in payload else "" for k in GUARD_INPUT}
+    reply = answer({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "check", "arguments": arguments}}, None)
+    assert reply["id"] == 7 and "isError" not in reply["result"], reply
+    content = reply["result"]["content"]
+    assert len(content) <= 1 and all(c["type"] == "text" for c in content), content
+    return content[0]["text"] if content else None
+
+
+@pytest.fixture(params=["command", "server"])
+def decide(request):
+    """decide(project, tool, tool_input, session="S1") -> the refusal reason or None, through the
+    command hook (`msd_run hook pre-tool-use`, a local install's rows) and through the guard
+    server's tool (a global install's mcp_tool rows): every guard test holds for both."""
 
     def _decide(project: Path, tool: str, tool_input: dict, session: str | None = "S1", **extra) -> str | None:
         payload = {"hook_event_name": "PreToolUse", "cwd": str(project), "tool_name": tool, "tool_input": tool_input, **extra}
         if session:
             payload["session_id"] = session
+        if request.param == "server":
+            return decision(ask_server(payload))
         out, code = run_hook(payload)
         assert code == 0
         return decision(out)

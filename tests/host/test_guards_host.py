@@ -125,3 +125,16 @@ def test_without_msd_hooks_the_same_calls_all_run(host_global):
     sent = "\n".join(hostkit.request_text(b) for b in run.model_requests)
     assert "sk-live-do-not-leak" in sent and "msd guard:" not in sent
     assert (host.project / ".planning" / "ROADMAP.md").read_text() == "# Roadmap\n"
+
+
+@pytest.mark.parametrize("scope", ["global", "local"])
+def test_msd_guards_off_in_claudes_environment_reaches_the_guards(host, scope):
+    """The documented switch: `MSD_GUARDS=off` in the environment claude starts with turns the guards
+    off, through the guard server (which the host starts with its own environment) as through the
+    command rows."""
+    host.install(scope)
+    prepare(host)
+    run = host.run("GO", script(host)[:1] + [{"text": "done"}], args=ARGS, env={"MSD_GUARDS": "off"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert results(run)[0][2] is False
+    assert (host.project / ".planning" / "ROADMAP.md").read_text() == "# Roadmap\n"

@@ -22,19 +22,24 @@ def bench():
 
 
 def installed() -> dict:
+    """A global install's settings: the guard rows call the guard server (mcp_tool), its tool denied."""
     from msd_core.install import host_hooks
 
     runner = Path("/opt/msd/bin/msd_run")
-    return {"hooks": {
+    return {"permissions": {"allow": ["Bash(msd_run *)"], "deny": ["mcp__msd-guard"]}, "hooks": {
         "SessionStart": [{"hooks": [host_hooks.hook_entry(runner, "session-start", "/r")]}],
-        "PreToolUse": [host_hooks.group_for(runner, "Write|Edit", [("Write(**/.planning/**)", "pre-tool-use")], "/r")],
+        "PreToolUse": [host_hooks.group_for(runner, "Write|Edit", [("Write(**/.planning/**)", "pre-tool-use")], "/r", "mcp")],
     }}
 
 
 def test_every_variant_but_guards_and_no_hooks_changes_only_the_guard_rows(bench):
+    from msd_core.install.lean_start import LEAN_FLAGS, interpreter
+
     base = installed()
     for variant in bench.VARIANTS:
         got = bench.variant_settings(base, variant, "/opt/msd/bin/msd_run", "http://127.0.0.1:1/guard")
+        # only "guards" keeps the server (and the rule hiding its tool): the others run without it
+        assert ("mcp__msd-guard" in got["permissions"]["deny"]) == (variant in bench.SERVED)
         if variant == "no hooks":
             assert "hooks" not in got
             continue
@@ -44,9 +49,12 @@ def test_every_variant_but_guards_and_no_hooks_changes_only_the_guard_rows(bench
             assert rows == []
         elif variant == "guards":
             assert got == base
+            assert [(h["type"], h["server"], h["tool"]) for h in rows] == [("mcp_tool", "msd-guard", "check")]
+        elif variant == "command hook":
+            assert [(h["type"], h["command"], h["args"][:3], h["args"][4:6], h["if"]) for h in rows] == [
+                ("command", str(interpreter()), LEAN_FLAGS, ["hook", "pre-tool-use"], "Write(**/.planning/**)")]
         elif variant == "python start":
-            assert [(h["command"], h["args"]) for h in rows] == [(base["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
-                                                                   ["-I", "-S", "-c", "pass"])]
+            assert [(h["command"], h["args"]) for h in rows] == [(str(interpreter()), ["-I", "-S", "-c", "pass"])]
         elif variant == "floor":
             assert [(h["command"], h["args"]) for h in rows] == [("/bin/true", [])]
         elif variant == "console script":
@@ -57,6 +65,19 @@ def test_every_variant_but_guards_and_no_hooks_changes_only_the_guard_rows(bench
         else:  # pragma: no cover - a new variant needs its own case here
             raise AssertionError(variant)
     assert base == installed()  # the install's own settings are never changed in place
+
+
+def test_the_server_is_registered_only_for_the_variants_that_call_it(bench, tmp_path):
+    class FakeHost:
+        home = tmp_path
+
+    entry = {"type": "stdio", "command": "/py", "args": ["-I"], "env": {}}
+    (tmp_path / ".claude.json").write_text(json.dumps({"numStartups": 3, "mcpServers": {"other": {"command": "x"}}}))
+    for variant in bench.VARIANTS:
+        bench.host_file_for(FakeHost, {"msd-guard": entry}, variant)
+        got = json.loads((tmp_path / ".claude.json").read_text())
+        assert got["numStartups"] == 3 and got["mcpServers"]["other"] == {"command": "x"}  # the host's own keys stay
+        assert ("msd-guard" in got["mcpServers"]) == (variant in bench.SERVED), variant
 
 
 def test_the_http_floor_server_answers_no_verdict_and_counts_each_post(bench):
