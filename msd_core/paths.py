@@ -24,8 +24,6 @@ SOURCE_HOME_TOKEN = "~/.claude/"  # how shipped content spells the install targe
 TXN_DIRNAME = ".msd-core.txn"  # <folder>/.msd-core.txn/: an all-or-nothing change under way (msd_core.files.txn)
 STATE_DUE_NAME = "state-due"  # <project>/.planning/.msd/state-due: STATE.md is due to be re-derived (phase surgery)
 RUNNER_EXE = "msd_run.exe" if os.name == "nt" else "msd_run"  # the runtime's program, beside msd
-GUARD_SERVER = "msd-guard"  # mcpServers.<name> in ~/.claude.json: the guards' MCP server (hooks/guard_server.py)
-GUARD_TOOL = "check"  # its one tool, which the guard rows (mcp_tool hooks) call
 
 
 # Per agent runtime: (local folder name under the project, env var naming the global folder,

@@ -11,6 +11,9 @@ that install's settings.json with some of msd's hook entries taken out:
                   server (the baseline every ratio is taken against)
   guards          everything `msd install --global` registers: the guard rows are mcp_tool hooks
                   calling msd's guard server, which the host starts once per session
+  server floor    the same rows calling, under the same name, a server of a dozen lines (this script's
+                  FLOOR_SERVER, Python with -I -S) that answers every call with no verdict: the least
+                  a guard served over MCP can cost, next to what msd's own server adds
   command hook    the guard rows as a local install writes them: a process per guarded call
                   (msd's python -I -S -c <start> hook pre-tool-use), no server
   console script  the command rows started through pip's `msd_run` script instead (site, re)
@@ -60,8 +63,26 @@ sys.path.insert(0, str(REPO / "tests" / "host"))
 import hostkit  # noqa: E402
 
 GOAL = 1.15
-VARIANTS = ("no hooks", "no guards", "guards", "command hook", "console script", "floor", "python start", "http floor", "before")
-SERVED = ("guards",)  # the variants whose session has msd's guard server registered
+VARIANTS = ("no hooks", "no guards", "guards", "server floor", "command hook", "console script", "floor", "python start", "http floor", "before")
+SERVED = ("guards", "server floor")  # the variants whose session has a server registered as msd-guard
+FLOOR_SERVER = """import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    method, out = m.get("method"), {"jsonrpc": "2.0", "id": m["id"]}
+    if method == "initialize":
+        out["result"] = {"protocolVersion": m.get("params", {}).get("protocolVersion", "2025-06-18"),
+                         "capabilities": {"tools": {}}, "serverInfo": {"name": "floor", "version": "0"}}
+    elif method == "tools/list":
+        out["result"] = {"tools": [{"name": "check", "inputSchema": {"type": "object"}}]}
+    elif method in ("tools/call", "ping"):
+        out["result"] = {"content": []} if method == "tools/call" else {}
+    else:
+        out["error"] = {"code": -32601, "message": "method not found"}
+    sys.stdout.write(json.dumps(out) + "\\n")
+    sys.stdout.flush()
+"""
 ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(echo *)", "Bash(ls *)", "Bash(pwd)", "Bash(true)", "Bash(date *)"]
 
 
@@ -155,7 +176,9 @@ def host_file_for(host, installed_servers: dict, variant: str) -> None:
     path = host.home / ".claude.json"  # the host's HOME: the install's default config folder
     obj = json.loads(path.read_text()) if path.is_file() else {}
     servers = obj.setdefault("mcpServers", {})
-    if variant in SERVED:
+    if variant == "server floor":
+        servers[SERVER] = {**installed_servers[SERVER], "args": ["-I", "-S", "-c", FLOOR_SERVER]}
+    elif variant in SERVED:
         servers[SERVER] = installed_servers[SERVER]
     else:
         servers.pop(SERVER, None)

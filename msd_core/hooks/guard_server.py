@@ -28,7 +28,7 @@ import os
 import sys
 
 PROTOCOL = "2025-06-18"
-SERVER_INFO_NAME = "msd-core guards"  # what the server calls itself; the host knows it by its key (paths.GUARD_SERVER)
+SERVER_INFO_NAME = "msd-core guards"  # what the server calls itself; the host knows it by its key (lean/guard_names.py)
 MAX_LINE = 8 * 1024 * 1024  # bytes; a Write's whole content arrives in one line
 INPUT_FIELDS = ("tool_name", "tool_input", "cwd", "session_id", "agent_id")
 TOOL_SPEC = {
@@ -102,7 +102,7 @@ def check(arguments, install_root: str | None) -> str | None:
 
 
 def _call(params, install_root: str | None) -> dict:
-    from msd_core.paths import GUARD_TOOL
+    from msd_core.lean.guard_names import GUARD_TOOL
 
     params = params if isinstance(params, dict) else {}
     if params.get("name") != GUARD_TOOL:
@@ -131,7 +131,7 @@ def answer(message, install_root: str | None) -> dict | None:
     elif method == "ping":
         result = {}
     elif method == "tools/list":
-        from msd_core.paths import GUARD_TOOL
+        from msd_core.lean.guard_names import GUARD_TOOL
 
         result = {"tools": [{"name": GUARD_TOOL, **TOOL_SPEC}]}
     elif method == "tools/call":

@@ -32,8 +32,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from msd_core.paths import GUARD_SERVER as SERVER
-from msd_core.paths import GUARD_TOOL as TOOL
+from msd_core.lean.guard_names import GUARD_SERVER as SERVER
+from msd_core.lean.guard_names import GUARD_TOOL as TOOL
 from msd_core.install.lean_start import LEAN_FLAGS, LEAN_MARK, interpreter, lean_start
 
 PERMISSION = f"mcp__{SERVER}"
@@ -86,17 +86,24 @@ def transport(target, root: str) -> tuple[str, str | None]:
 
 
 def register(target, root: str) -> str:
-    """Write (or update) the entry; returns the note ("added", "updated", "unchanged")."""
+    """Write (or update) the entry; returns the note ("added", "updated", "unchanged"). What msd
+    will make around it is recorded first (files/edit_record.py says why)."""
+    from msd_core.errors import MsdError
     from msd_core.files import edit_record
-    from msd_core.runtimes.claude_json import edit_json
+    from msd_core.runtimes.claude_json import edit_json, peek
 
     path = servers_file(target)
-    made: list[str] = []
+    if registered(target) == entry(root):
+        return "unchanged"
     existed = os.path.lexists(path)
-    note = edit_json(path, _change(root, made), new_mode=0o600)
-    if note != "unchanged":
-        edit_record.remember(path, RECORD, not existed, made)
-    return note
+    had = edit_record.recall(path, RECORD)
+    edit_record.remember(path, RECORD, not existed, [] if existed and isinstance(peek(path).get("mcpServers"), dict) else ["mcpServers"])
+    try:
+        return edit_json(path, _change(root), new_mode=0o600)
+    except MsdError:
+        if not had and registered(target) is None:
+            edit_record.forget(path, RECORD)  # nothing was written: no record of it either
+        raise
 
 
 def unregister(target) -> str:
@@ -106,7 +113,10 @@ def unregister(target) -> str:
     from msd_core.runtimes.claude_json import edit_json
 
     path = servers_file(target)
-    if not applies(target) or not os.path.lexists(path):
+    if not applies(target):
+        return "absent"
+    if not os.path.lexists(path):
+        edit_record.forget(path, RECORD)  # a run killed between the record and the edit
         return "absent"
     made = edit_record.recall(path, RECORD)
     created = made.get("created") if made else ("mcpServers",)

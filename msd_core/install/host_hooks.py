@@ -17,7 +17,14 @@ quoting and no shell has to exist). One group per event, appended to the user's 
     PostToolUse Agent, and  msd_run hook post-tool-use   a budget crossed: told once
       Bash (if: msd_run step-done / commit)
 
-The guard hook (`pre-tool-use`, the one the host may start on every guarded tool call) is started
+The guard rows of a global install are not processes: each is an `mcp_tool` hook,
+`{"type": "mcp_tool", "server": "msd-guard", "tool": "check", "input": GUARD_INPUT, "if": <rule>}`,
+calling the tool of msd's guard server (msd_core/hooks/guard_server.py), which the host starts
+once per session (registered by guard_server_setup.py; `mcp__msd-guard` in permissions.deny keeps
+the tool from the model). A local install (or a global one whose ~/.claude.json cannot take the
+server) keeps command rows, below.
+
+The command guard hook (`pre-tool-use`, the one the host may start on every guarded tool call) is started
 without the console script: `{"command": <this msd's python>, "args": ["-I", "-S", "-c", <start>,
 "hook", "pre-tool-use", "--root", R]}`, where <start> puts the folder holding msd_core on sys.path
 and calls msd_run's own entry point (msd_core/run/entry.py). No site (-S), no environment (-I)
@@ -141,7 +148,7 @@ DENY = ("permissions", "deny")
 
 
 def hook_entry(exe: Path, arg: str, root: str, rule: str | None = None, transport: str = "command") -> dict:
-    from msd_core.paths import GUARD_SERVER as NAME, GUARD_TOOL as TOOL
+    from msd_core.lean.guard_names import GUARD_SERVER as NAME, GUARD_TOOL as TOOL
 
     if arg == GUARD_EVENT and transport == "mcp":
         entry = {"type": "mcp_tool", "server": NAME, "tool": TOOL, "input": dict(GUARD_INPUT), "timeout": TIMEOUT}
@@ -173,7 +180,7 @@ def is_ours(hook) -> bool:
     """An msd hook: `msd_run hook ...` (exec form), a lean one (`python -I -S -c <start> hook ...`),
     a guard row calling msd's guard server (mcp_tool), or an older install's shell PATH hook."""
     if isinstance(hook, dict) and hook.get("type") == "mcp_tool":
-        from msd_core.paths import GUARD_SERVER as NAME, GUARD_TOOL as TOOL
+        from msd_core.lean.guard_names import GUARD_SERVER as NAME, GUARD_TOOL as TOOL
 
         return hook.get("server") == NAME and hook.get("tool") == TOOL
     if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):

@@ -16,7 +16,7 @@ import pytest
 
 from msd_core.hooks import guard_server
 from msd_core.install.lean_start import LEAN_FLAGS, lean_start
-from msd_core.paths import GUARD_TOOL
+from msd_core.lean.guard_names import GUARD_TOOL
 from tests.hooks.conftest import STATE, ask_server, run_hook
 
 
@@ -132,12 +132,12 @@ def test_the_handshake_imports_neither_json_nor_re():
     home = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(guard_server.__file__))))
     program = (f"import io, sys\nsys.path.append({home!r})\nfrom msd_core.hooks import guard_server as g\n"
                "out = io.BytesIO()\ng.serve(None, io.BytesIO(sys.stdin.buffer.read()), out)\n"
-               "print(sorted(m for m in ('json', 're', 'pathlib') if m in sys.modules), out.getvalue().count(b'protocolVersion'))\n")
+               "print(sorted(m for m in ('json', 're', 'pathlib') if m in sys.modules), out.getvalue().count(b'\"id\":'))\n")
     msgs = "".join(json.dumps(m) + "\n" for m in (req(1, "initialize", {"protocolVersion": "2025-06-18"}),
-                                                  {"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                                                  {"jsonrpc": "2.0", "method": "notifications/initialized"}, req(2, "tools/list")))
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", program], input=msgs, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[] 1", proc.stdout
+    assert proc.stdout.strip() == "[] 2", proc.stdout  # both answered, neither imported them
 
 
 def start_server(tmp_path) -> subprocess.Popen:

@@ -116,13 +116,17 @@ def npm_install(package: str, version: str, cache: Path = CACHE) -> Path:
     with _lock(cache / f".{name}.lock"):
         if done.is_file():
             return prefix
-        for stale in cache.glob(f".{name}-{version}.tmp-*"):  # left by a killed install; we hold the lock
+        for stale in [*cache.glob(f".{name}-{version}.tmp-*"), *cache.glob(f".{name}-{version}.xdg-*")]:  # left by a killed or failed install; we hold the lock
             shutil.rmtree(stale, ignore_errors=True)
         tmp = cache / f".{name}-{version}.tmp-{os.getpid()}"
         tmp.mkdir(parents=True)
         # npm's own settings (npm_config_*) pass through; lifecycle variables of an enclosing `npm run` do not
         env = {k: v for k, v in os.environ.items() if not k.lower().startswith("npm_") or k.lower().startswith("npm_config_")}
         env["HOME"] = str(REAL_HOME)  # npm's own cache and config, not a test's fake HOME
+        scratch = cache / f".{name}-{version}.xdg-{os.getpid()}"  # what a package's postinstall writes (opencode runs itself)
+        for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache"), ("XDG_DATA_HOME", "data"),
+                         ("XDG_STATE_HOME", "state")):
+            env[var] = str(scratch / sub)
         try:
             proc = subprocess.run(
                 [npm, "install", "--no-audit", "--no-fund", "--no-save", "--prefix", str(tmp), f"{package}@{version}"],
@@ -137,6 +141,7 @@ def npm_install(package: str, version: str, cache: Path = CACHE) -> Path:
             if any(s.lower() in proc.stderr.lower() for s in NETWORK_ERRORS):
                 raise HostUnavailable(f"npm cannot reach the registry for {package}@{version}: {tail}")
             raise RuntimeError(f"npm install {package}@{version} failed (exit {proc.returncode}): {tail}")
+        shutil.rmtree(scratch, ignore_errors=True)
         (tmp / ".msd-installed").write_text(f"{package}@{version}\n")
         if prefix.exists():
             shutil.rmtree(prefix)

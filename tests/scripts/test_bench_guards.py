@@ -47,7 +47,7 @@ def test_every_variant_but_guards_and_no_hooks_changes_only_the_guard_rows(bench
         rows = [h for g in got["hooks"].get("PreToolUse", []) for h in g["hooks"]]
         if variant in ("no guards", "before"):
             assert rows == []
-        elif variant == "guards":
+        elif variant in ("guards", "server floor"):
             assert got == base
             assert [(h["type"], h["server"], h["tool"]) for h in rows] == [("mcp_tool", "msd-guard", "check")]
         elif variant == "command hook":
@@ -78,6 +78,27 @@ def test_the_server_is_registered_only_for_the_variants_that_call_it(bench, tmp_
         got = json.loads((tmp_path / ".claude.json").read_text())
         assert got["numStartups"] == 3 and got["mcpServers"]["other"] == {"command": "x"}  # the host's own keys stay
         assert ("msd-guard" in got["mcpServers"]) == (variant in bench.SERVED), variant
+        if variant == "server floor":
+            assert got["mcpServers"]["msd-guard"]["args"] == ["-I", "-S", "-c", bench.FLOOR_SERVER]
+        elif variant == "guards":
+            assert got["mcpServers"]["msd-guard"] == entry
+
+
+def test_the_server_floor_answers_the_handshake_and_every_call_with_no_verdict(bench):
+    import subprocess
+    import sys
+
+    msgs = [{"jsonrpc": "2.0", "id": 0, "method": "server/discover"},
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "check", "arguments": {}}}]
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", bench.FLOOR_SERVER], input="".join(json.dumps(m) + "\n" for m in msgs),
+                          capture_output=True, text=True, timeout=60)
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [0, 1, 2, 3] and proc.returncode == 0
+    assert replies[0]["error"]["code"] == -32601  # as msd's server: the host's discovery probe is not a method here
+    assert replies[1]["result"]["protocolVersion"] == "2025-06-18"
+    assert replies[2]["result"]["tools"][0]["name"] == "check" and replies[3]["result"] == {"content": []}
 
 
 def test_the_http_floor_server_answers_no_verdict_and_counts_each_post(bench):
