@@ -349,27 +349,23 @@ class locked:
             return None
         import time
 
-        deadline = time.monotonic() + max(0.0, self.timeout)
-        while True:
-            fd = _open_lock_file(self.lock_path, self.anchor)
-            try:
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        if time.monotonic() >= deadline:
-                            raise LockTimeout(
-                                f"could not lock {self.what or self.lock_path} within {self.timeout:g}s",
-                                hint="another msd process holds it; retry when it finishes (MSD_LOCK_TIMEOUT sets the wait)",
-                            ) from None
-                        time.sleep(0.02)
-            except BaseException:
-                os.close(fd)
-                raise
-            if _still_named(fd, self.lock_path):
-                break
-            os.close(fd)  # its holder removed the lock file (edit_record does, once empty): lock the new one
+        fd = _open_lock_file(self.lock_path, self.anchor)
+        try:
+            deadline = time.monotonic() + max(0.0, self.timeout)
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise LockTimeout(
+                            f"could not lock {self.what or self.lock_path} within {self.timeout:g}s",
+                            hint="another msd process holds it; retry when it finishes (MSD_LOCK_TIMEOUT sets the wait)",
+                        ) from None
+                    time.sleep(0.02)
+        except BaseException:
+            os.close(fd)
+            raise
         self._fd = fd
         return None
 
@@ -381,16 +377,6 @@ class locked:
             other, self._other = self._other, None
             other.release()
         return False
-
-
-def _still_named(fd: int, lock_path: Path) -> bool:
-    """Whether `lock_path` still names the file `fd` locked (a holder may unlink it before releasing)."""
-    try:
-        now = os.stat(lock_path, follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    held = os.fstat(fd)
-    return (now.st_ino, now.st_dev) == (held.st_ino, held.st_dev)
 
 
 def _filelock(lock_path: Path, timeout: float, what: str | None):  # pragma: no cover - Windows

@@ -8,11 +8,7 @@ absolute path and the entry's name, written atomically under a lock beside it:
 
     {"version": 1, "files": {"/home/u/.claude.json": {"mcp-server": {"created_file": false, "created": ["mcpServers"]}}}}
 
-A record that cannot be read counts as empty (uninstall then removes just the entry). The record
-is written before the edit it describes (install/guard_server_setup.py): a run killed between
-the two leaves a record of an edit not made, which uninstall reads as nothing to take out; the
-reverse (an edit with no record) would leave the user a file msd made. A record with no entry
-left is removed, with its lock and the folders made for it.
+A record that cannot be read counts as empty (uninstall then removes just the entry).
 """
 
 from __future__ import annotations
@@ -49,29 +45,12 @@ def recall(path: Path, entry: str) -> dict:
     return rec if isinstance(rec, dict) else {}
 
 
-def _missing_dirs(folder: Path) -> list[str]:
-    """`folder` and those of its parents that do not exist yet, deepest first."""
-    out = []
-    while not folder.exists() and folder != folder.parent:
-        out.append(str(folder))
-        folder = folder.parent
-    return out
-
-
 def _update(path: Path, entry: str, value: dict | None) -> None:
-    """Change one entry under the record's lock. A record left with no entry is removed with its
-    lock file and the folders msd made for it (kept in the record as "made_dirs"), so an install
-    and its uninstall leave the user's home as they found it."""
-    import contextlib
-    import os
-
     from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
 
     where = paths.host_edits_path()
-    made = _missing_dirs(where.parent)
     where.parent.mkdir(parents=True, exist_ok=True)
-    lock = where.with_name(where.name + ".lock")
-    with locked(lock, lock_timeout_from_env(), what=str(where)):
+    with locked(where.with_name(where.name + ".lock"), lock_timeout_from_env(), what=str(where)):
         doc = _read(where)
         entries = doc["files"].setdefault(_key(path), {})
         if value is None:
@@ -80,18 +59,6 @@ def _update(path: Path, entry: str, value: dict | None) -> None:
             entries[entry] = value
         if not entries:
             del doc["files"][_key(path)]
-        dirs = list(dict.fromkeys([*(doc.get("made_dirs") if isinstance(doc.get("made_dirs"), list) else []), *made]))
-        if not doc["files"]:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(where)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(lock)  # held by us until the with ends; the next writer makes a new one
-            for d in sorted(dirs, key=len, reverse=True):
-                with contextlib.suppress(OSError):
-                    os.rmdir(d)  # only an empty one goes
-            return
-        if dirs:
-            doc["made_dirs"] = dirs
         atomic_write_bytes(where, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 

@@ -13,15 +13,16 @@ and its tool is kept out of the model's list by `mcp__msd-guard` in settings.jso
 permissions.deny (host_hooks.py adds it with the rows; the host still calls a denied tool for a
 hook: tests/host/test_guards_host.py).
 
-Order: `msd install` registers the server before its transaction writes the rows (a run killed
-in between leaves a server no hook calls, which the next install keeps and uninstall removes;
-never a row calling a server that is not there) and takes it out again if the transaction
-fails; `msd uninstall` takes it out before its transaction and puts it back if that fails.
-The file is edited under Claude Code's own lock with only the entry's bytes changing
-(claude_json.edit_json), and what msd made around it is kept in files/edit_record.py under
-RECORD, so uninstall gives the file back byte for byte. Where the entry cannot be written (a
-server of that name that is not msd's, a file that does not parse, a symlink), the install
-keeps command rows and says why in one warning.
+Order: `msd install` plans the entry before its transaction (what msd will make around it, the
+file itself or `mcpServers`, goes into the manifest's hooks record as RECORD) and writes it right
+after, once the manifest says so; `msd uninstall` takes it out, by that record, right before its
+transaction and puts it back if that fails. So a run killed in between leaves at worst rows that
+call a server not registered yet (the guards let calls through, `msd status` says so) and a
+manifest that knows what msd made; the next install or uninstall finishes the job. The file is
+edited under Claude Code's own lock with only the entry's bytes changing (claude_json.edit_json),
+so uninstall gives it back byte for byte, or removes the file msd created once nothing else is in
+it. Where the entry cannot be written (a server of that name that is not msd's, a file that does
+not parse, a symlink), the install keeps command rows and says why in one warning.
 
 A local install keeps command rows: a project's servers (`.mcp.json`) wait for the user's
 approval, and until then every guard would be off.
@@ -37,7 +38,7 @@ from msd_core.lean.guard_names import GUARD_TOOL as TOOL
 from msd_core.install.lean_start import LEAN_FLAGS, LEAN_MARK, interpreter, lean_start
 
 PERMISSION = f"mcp__{SERVER}"
-RECORD = "guard-server"
+RECORD = "guard_server"  # key in the manifest's hooks record: {"created_file": bool, "created": [...]}
 EVENT = "guard-server"
 
 
@@ -70,58 +71,52 @@ def _change(root: str, made: list[str] | None = None):
     return add_server(entry(root), made, name=SERVER, ours=is_ours)
 
 
-def transport(target, root: str) -> tuple[str, str | None]:
-    """("mcp", None) when the server can be registered for `target`, else ("command", why or None)."""
+def plan(target, root: str, previous: dict | None) -> tuple[str, str | None, dict | None]:
+    """(transport, warning or None, the record for the manifest) for `target`: "mcp" when the entry
+    can be written (the record says what msd will make around it, merged with an earlier
+    install's), else "command" with why. Nothing here writes."""
     from msd_core.errors import MsdError
-    from msd_core.runtimes.claude_json import precheck
+    from msd_core.runtimes.claude_json import peek, precheck
 
     if not applies(target):
-        return "command", None
+        return "command", None, None
     path = servers_file(target)
     try:
         precheck(path, _change(root))
     except MsdError as exc:
-        return "command", f"{exc.message}; msd's guards start a process per guarded call instead of the {SERVER} server"
-    return "mcp", None
+        return "command", f"{exc.message}; msd's guards start a process per guarded call instead of the {SERVER} server", None
+    before = previous if isinstance(previous, dict) else {}
+    existed = os.path.lexists(path)
+    made = [] if existed and isinstance(peek(path).get("mcpServers"), dict) else ["mcpServers"]
+    return "mcp", None, {"created_file": bool(before.get("created_file")) or not existed,
+                         "created": list(dict.fromkeys([*(before.get("created") or []), *made]))}
 
 
 def register(target, root: str) -> str:
-    """Write (or update) the entry; returns the note ("added", "updated", "unchanged"). What msd
-    will make around it is recorded first (files/edit_record.py says why)."""
-    from msd_core.errors import MsdError
-    from msd_core.files import edit_record
-    from msd_core.runtimes.claude_json import edit_json, peek
+    """Write (or update) the entry; returns the note ("added", "updated", "unchanged")."""
+    from msd_core.runtimes.claude_json import drop_leftovers, edit_json
 
     path = servers_file(target)
     if registered(target) == entry(root):
+        drop_leftovers(path)  # what a killed run left: the host would take its lock over, and so do we
         return "unchanged"
-    existed = os.path.lexists(path)
-    had = edit_record.recall(path, RECORD)
-    edit_record.remember(path, RECORD, not existed, [] if existed and isinstance(peek(path).get("mcpServers"), dict) else ["mcpServers"])
-    try:
-        return edit_json(path, _change(root), new_mode=0o600)
-    except MsdError:
-        if not had and registered(target) is None:
-            edit_record.forget(path, RECORD)  # nothing was written: no record of it either
-        raise
+    return edit_json(path, _change(root), new_mode=0o600)
 
 
-def unregister(target) -> str:
-    """Take msd's entry out (and what msd made around it); returns the note ("removed", "absent")."""
-    from msd_core.files import edit_record
+def unregister(target, record: dict | None) -> str:
+    """Take msd's entry out, with what `record` says msd made around it; returns "removed" or "absent"."""
     from msd_core.mcp.setup import remove_server
-    from msd_core.runtimes.claude_json import edit_json
+    from msd_core.runtimes.claude_json import drop_leftovers, edit_json
 
     path = servers_file(target)
     if not applies(target):
         return "absent"
-    if not os.path.lexists(path):
-        edit_record.forget(path, RECORD)  # a run killed between the record and the edit
+    if not os.path.lexists(path) or registered(target) is None:
+        drop_leftovers(path)  # a run killed after its edit left its lock (and its temp file)
         return "absent"
-    made = edit_record.recall(path, RECORD)
-    created = made.get("created") if made else ("mcpServers",)
-    note = edit_json(path, remove_server(created, name=SERVER, ours=is_ours), delete_when_empty=bool(made.get("created_file")))
-    edit_record.forget(path, RECORD)
+    rec = record if isinstance(record, dict) else {}
+    created = rec.get("created") if isinstance(rec.get("created"), list) else ["mcpServers"]
+    note = edit_json(path, remove_server(created, name=SERVER, ours=is_ours), delete_when_empty=bool(rec.get("created_file")))
     return "removed" if note not in ("unchanged", None) else "absent"
 
 
@@ -134,4 +129,4 @@ def registered(target) -> dict | None:
     return value if is_ours(value) else None
 
 
-__all__ = ["SERVER", "TOOL", "PERMISSION", "applies", "entry", "is_ours", "transport", "register", "unregister", "registered"]
+__all__ = ["SERVER", "TOOL", "PERMISSION", "RECORD", "applies", "entry", "is_ours", "plan", "register", "unregister", "registered"]

@@ -19,7 +19,6 @@ manifest is rebuilt from its bookkeeping copy (msd_core/ownership/record.py) whe
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from pathlib import Path
@@ -90,16 +89,27 @@ def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_chang
     return ((rel, new, record) if new is not None else ("", b"", record)), entry
 
 
-def _register_guard_server(target: Target, serve: bool, dry_run: bool) -> dict:
-    """The guard server's entry (guard_server_setup.py), written before the transaction that
-    writes the rows calling it; {"action": "not used"} where the guards are command hooks."""
+def _register_guard_server(target: Target, serve: bool, dry_run: bool, warnings: list[str]) -> dict:
+    """The guard server's entry (guard_server_setup.py), written after the transaction that wrote
+    the rows calling it and the manifest's record of it; {"action": "not used"} where the guards
+    are command hooks. An entry that cannot be written now (the host holds its lock) is a warning."""
+    from msd_core.errors import MsdError
+    from msd_core.ownership.hints import command_for
+
     if not serve:
         return {"action": "not used"}
     out = {"path": str(guard_server_setup.servers_file(target)), "name": guard_server_setup.SERVER}
     if dry_run:
-        out["action"] = "would add or keep"
+        now = guard_server_setup.registered(target)
+        out["action"] = ("unchanged" if now == guard_server_setup.entry(host_hooks.install_root(target))
+                         else "would update" if now else "would add")
         return out
-    out["action"] = guard_server_setup.register(target, host_hooks.install_root(target))
+    try:
+        out["action"] = guard_server_setup.register(target, host_hooks.install_root(target))
+    except MsdError as exc:
+        out["action"] = "failed"
+        warnings.append(f"{exc.message}; msd's guards are off until `{command_for('install', target.config, target.scope)}` "
+                        "registers their server")
     return out
 
 
@@ -280,10 +290,14 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
     settings_mod = permission_config(target)
     settings_change = settings_mod.plan_add(target.config, old_settings, old.settings_permission if old else None)
     warnings.extend(settings_change.warnings)
-    transport, why = guard_server_setup.transport(target, host_hooks.install_root(target))
+    previous_server = (host_hooks.old_record(old) or {}).get(guard_server_setup.RECORD)
+    transport, why, server_record = guard_server_setup.plan(target, host_hooks.install_root(target), previous_server)
     warnings.extend([why] if why else [])
     hook_put, hook = plan_hook(target, old, settings_mod, settings_change, warnings, transport)
-    serve = transport == "mcp" and hook_put is not None and not str(hook.get("action", "")).startswith("skipped")
+    serve = transport == "mcp" and hook_put is not None and hook_put[2] is not None and not str(hook.get("action", "")).startswith("skipped")
+    if hook_put is not None and hook_put[2] is not None and (server_record if serve else previous_server):
+        # in the manifest before the entry is written: uninstall takes out what msd made
+        hook_put[2][guard_server_setup.RECORD] = server_record if serve else previous_server
     exclude = None
     if target.scope == "local" and hook.get("runner_dir") and hook.get("action") != "skipped" and hook_put and hook_put[2] is not None:
         exclude, problem = git_exclude.plan(host_hooks.hook_file(target))
@@ -301,7 +315,6 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
     current = read_installed(target.config, MANIFEST_REL) if target.config.is_dir() else None
     if current == changes.puts[MANIFEST_REL] and len(changes.puts) == 1 and not changes.deletes and not changes.rmdirs:
         changes = txn.Changes()  # nothing to do: a no-op reinstall writes nothing
-    server = _register_guard_server(target, serve, dry_run)
     if not dry_run and not changes.empty():
         total = changes.count()
         done = [0]
@@ -311,20 +324,15 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
             if progress:
                 progress("write", done[0], total)
 
-        try:
-            txn.apply(target.config, changes, tick)
-        except BaseException:
-            if server.get("action") == "added":  # nothing of this install stays: the server it added goes too
-                with contextlib.suppress(Exception):
-                    guard_server_setup.unregister(target)
-            raise
+        txn.apply(target.config, changes, tick)
+    server = _register_guard_server(target, serve, dry_run, warnings)
     if not dry_run:
         merge_drivers.apply(git_drivers, warnings)
     if not dry_run and exclude is not None:
         problem = git_exclude.apply(exclude, host_hooks.hook_file(target))
         warnings.extend([problem] if problem else [])
-    # the exclude line is written after the transaction, the guard server's entry before it
-    changed = not changes.empty() or exclude is not None or server.get("action") in ("added", "updated")
+    # the exclude line and the guard server's entry are written after the transaction
+    changed = not changes.empty() or exclude is not None or server.get("action") in ("added", "updated", "would add", "would update")
     result.data = {
         "scope": target.scope,
         "target": str(target.config),

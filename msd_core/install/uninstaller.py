@@ -89,7 +89,12 @@ def _unregister_guard_server(target: Target, warnings: list[str]) -> dict:
         return {"action": "not applicable"}
     path = str(guard_server_setup.servers_file(target))
     try:
-        return {"path": path, "action": guard_server_setup.unregister(target)}
+        manifest = record.load_for_uninstall(target)
+    except (MsdError, OSError, ValueError):
+        manifest = None  # the uninstall itself says what is wrong with it
+    rec = (host_hooks.old_record(manifest) or {}).get(guard_server_setup.RECORD)
+    try:
+        return {"path": path, "action": guard_server_setup.unregister(target, rec)}
     except MsdError as exc:
         warnings.append(f"{exc.message}; remove mcpServers.{guard_server_setup.SERVER} from {path} by hand")
         return {"path": path, "action": "skipped"}

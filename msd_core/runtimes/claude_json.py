@@ -173,6 +173,28 @@ def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_em
     raise OperationFailed(f"{path} kept changing while msd edited it; nothing written", hint="run the command again")
 
 
+def drop_leftovers(path: Path) -> None:
+    """What a killed writer of `path` left beside it: the host's lock folder once it is stale by the
+    host's own rule (untouched for HOST_LOCK_STALE seconds; the next writer would take it over
+    anyway) and msd's temp files whose writer is gone. For a run that finds nothing to write but
+    must leave no residue; a write clears them itself."""
+    from msd_core.files.atomic import sweep_temps
+
+    lock = path.with_name(path.name + ".lock")
+    with contextlib.suppress(OSError):
+        st = os.lstat(lock)
+        if stat.S_ISDIR(st.st_mode) and time.time() - st.st_mtime > HOST_LOCK_STALE:
+            os.rmdir(lock)  # an empty folder only
+    try:
+        fd = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        sweep_temps(fd, path.name)
+    finally:
+        os.close(fd)
+
+
 def peek(path: Path) -> dict:
     """The JSON object in `path`, or {"_error": why} when it cannot be read (status never raises)."""
     try:

@@ -143,14 +143,41 @@ def test_a_failed_uninstall_puts_the_server_back(target, runner, fixture_content
     assert not servers_path(target).exists(), (out.data.get("guard_server"), servers_path(target).read_text())
 
 
-def test_a_run_killed_after_registering_is_finished_by_the_next(target, runner, fixture_content):
-    """Install registers the server before its transaction: a run killed in between leaves a server
-    no row calls, which the next install keeps and uninstall removes."""
-    gs.register(target, host_hooks.install_root(target))
+def test_a_run_killed_before_registering_is_finished_by_the_next(target, runner, fixture_content, monkeypatch):
+    """Install writes the entry after its transaction: a run killed in between leaves rows calling a
+    server not registered yet (status says the guards are off) and a manifest that knows msd will
+    make the file; the next install registers it, and uninstall then leaves nothing."""
+    with monkeypatch.context() as m:  # this test's own patch only: the HOME isolation stays
+        m.setattr(gs, "register", lambda *_a: (_ for _ in ()).throw(KeyboardInterrupt()))
+        with pytest.raises(KeyboardInterrupt):
+            install(target, source=fixture_content)
+    assert {h["type"] for h in guard_rows(target)} == {"mcp_tool"} and not servers_path(target).exists()
+    hooks = status(cwd=target.config, config_dir=target.config).data["installs"][0]["hooks"]
+    assert hooks["ok"] is False and "msd's guards are off" in hooks["problem"]
     res = install(target, source=fixture_content)
-    assert res.data["guard_server"]["action"] == "unchanged" and {h["type"] for h in guard_rows(target)} == {"mcp_tool"}
+    assert res.data["guard_server"]["action"] == "added" and res.data["changed"]
     uninstall(target)
     assert not servers_path(target).exists()
+
+
+def test_what_a_killed_writer_left_beside_the_file_goes_with_the_next_run(target, runner, fixture_content):
+    import os
+    import time
+
+    install(target, source=fixture_content)
+    lock = target.config / ".claude.json.lock"
+    lock.mkdir()
+    temp = target.config / "..claude.json.999999999-deadbeef.msd-tmp"  # a write of a pid that cannot be alive
+    temp.write_text("{half")
+    old = time.time() - 60
+    os.utime(lock, (old, old))
+    assert install(target, source=fixture_content).data["guard_server"]["action"] == "unchanged"
+    assert not lock.exists() and not temp.exists()
+    fresh = target.config / ".claude.json.lock"
+    fresh.mkdir()  # a live writer's lock (fresh) is the host's: left alone
+    install(target, source=fixture_content)
+    assert fresh.exists()
+    fresh.rmdir()
 
 
 def test_status_says_when_the_rows_call_a_server_that_is_gone(target, runner, fixture_content):

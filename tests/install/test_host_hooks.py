@@ -54,14 +54,18 @@ def test_every_hook_is_msd_run_with_arguments_and_no_shell(tmp_path, runner, con
     assert sorted(found) == sorted(host_hooks.EVENTS)
     expected: dict = {}
     for event, matcher, rule, arg in host_hooks.HOOKS:
-        # the guard hook is started by the interpreter (its start program is tried below); the others by msd_run
-        start = [sys.executable, "-I", "-S", "-c", "<start>"] if arg == "pre-tool-use" else [str(runner)]
-        entry = {"type": "command", "command": start[0], "args": [*start[1:], "hook", arg, "--root", str(t.config / "msd-core")],
-                 "timeout": host_hooks.TIMEOUT, **({"if": rule} if rule else {})}
+        # a global install's guard rows call the guard server (its start is tried in test_guard_server_install.py); the others are msd_run
+        if arg == "pre-tool-use":
+            entry = {"type": "mcp_tool", "server": "msd-guard", "tool": "check", "input": {
+                "tool_name": "${tool_name}", "tool_input": "${tool_input}", "cwd": "${cwd}", "session_id": "${session_id}",
+                "agent_id": "${agent_id}"}, "timeout": host_hooks.TIMEOUT, **({"if": rule} if rule else {})}
+        else:
+            entry = {"type": "command", "command": str(runner), "args": ["hook", arg, "--root", str(t.config / "msd-core")],
+                     "timeout": host_hooks.TIMEOUT, **({"if": rule} if rule else {})}
         expected.setdefault(event, {}).setdefault(matcher, []).append(entry)
 
     def shown(h):
-        return {**h, "args": [*h["args"][:3], "<start>", *h["args"][4:]]} if h["command"] == sys.executable else h
+        return h
 
     for event, by_matcher in expected.items():
         # one group per event and matcher, its entries in HOOKS order
@@ -106,8 +110,13 @@ def test_a_hook_never_fails_the_session(tmp_path, runner, content):
     install(t, source=content)
     found = ours(t.config / "settings.json")
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    server = json.loads((t.config / ".claude.json").read_text())["mcpServers"]["msd-guard"]
     for event, hooks in found.items():
-        r = run_as_host(hooks[0], {"hook_event_name": event}, env, tmp_path)  # no CLAUDE_ENV_FILE, no project
+        if hooks[0]["type"] == "mcp_tool":  # the guard rows' server, its input closed at once: no output, exit 0
+            r = subprocess.run([server["command"], *server["args"]], input="", env=env, cwd=str(tmp_path), capture_output=True,
+                               text=True, timeout=60)
+        else:
+            r = run_as_host(hooks[0], {"hook_event_name": event}, env, tmp_path)  # no CLAUDE_ENV_FILE, no project
         assert (r.returncode, r.stdout, r.stderr) == (0, "", ""), event
     bad = {**env, "CLAUDE_ENV_FILE": str(tmp_path / "no" / "such" / "dir" / "f.sh")}
     r = run_as_host(found["SessionStart"][0], {"source": "startup"}, bad, tmp_path)
@@ -212,7 +221,7 @@ def test_a_hook_the_host_cannot_start_is_reported_and_reinstall_points_it_at_the
     new = make_runner(tmp_path / "new-venv" / "bin")
     monkeypatch.setattr(runner_path, "own_runner", lambda: new)
     assert install(t, source=content).data["hooks"]["action"] == "updated"
-    assert {h["command"] for hs in ours(t.config / "settings.json").values() for h in hs} == {str(new), sys.executable}
+    assert {h.get("command") for hs in ours(t.config / "settings.json").values() for h in hs} == {str(new), None}  # None: mcp_tool rows
     assert status(cwd=tmp_path, config_dir=t.config).data["installs"][0]["hooks"]["ok"] is True
 
 
