@@ -41,6 +41,7 @@ makes the stand-in model take S seconds per turn (default 0: the worst case for 
 a real model takes seconds, so this shows what a user's session feels).
 
     .venv/bin/python scripts/bench_guards.py [--rounds 7] [--json] [--only bash5 --only write10] [--model-seconds 1]
+        [--variant guards --variant "command hook"]
 """
 
 from __future__ import annotations
@@ -208,7 +209,7 @@ def _empty_answer_server():
     return server
 
 
-def measure(rounds: int, only: list[str], model_seconds: float = 0.0) -> dict:
+def measure(rounds: int, only: list[str], model_seconds: float = 0.0, variants: list[str] = ()) -> dict:
     claude = hostkit.ensure_claude()
     version = hostkit.check_version(claude)
     work = Path(tempfile.mkdtemp(prefix="msd-bench-guards-"))
@@ -232,7 +233,7 @@ def measure(rounds: int, only: list[str], model_seconds: float = 0.0) -> dict:
         for _ in range(rounds):
             for name in names:
                 for variant in VARIANTS:
-                    if variant == "before" and name != "bash5":
+                    if (variant == "before" and name != "bash5") or (variants and variant not in variants and variant != "no guards"):
                         continue
                     reset_project(host.project)
                     settings.write_text(json.dumps(variant_settings(installed, variant, runner, http_url), indent=2) + "\n")
@@ -298,12 +299,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", default=[], help="a session to run (repeatable)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument("--model-seconds", type=float, default=0.0, help="the stand-in model's time per turn (default 0)")
+    ap.add_argument("--variant", action="append", default=[], choices=VARIANTS, metavar="NAME",
+                    help="a variant to run (repeatable; \"no guards\", the baseline, always runs; default: all)")
     a = ap.parse_args(argv)
     if not 1 <= a.rounds <= 100:
         ap.error("--rounds must be from 1 to 100")
     if not 0 <= a.model_seconds <= 30:
         ap.error("--model-seconds must be from 0 to 30")
-    report, failed = hostkit.bench_measure(measure, a.rounds, a.only, a.model_seconds)
+    report, failed = hostkit.bench_measure(measure, a.rounds, a.only, a.model_seconds, a.variant)
     if failed is not None:
         return failed
     print(json.dumps(report, indent=2) if a.json else markdown(report), end="\n" if a.json else "")

@@ -19,7 +19,8 @@ stops its servers with SIGINT).
 Started lean like the command guard (`python -I -S -c <start> hook guard-server --root R`): the
 handshake imports neither json nor re (`dumps` below uses the json module's C string encoder;
 requests are parsed by files/bounded.py's C scanner), so the host, which waits for its servers
-before the first request, waits for little more than Python's own start.
+before the first request, waits for little more than Python's own start. Once `tools/list` is
+answered the server imports what a guarded call needs (WARM), while the host talks to the model.
 """
 
 from __future__ import annotations
@@ -161,7 +162,21 @@ def _leave_on_signals() -> None:
             _signal.signal(getattr(_signal, name), leave)
 
 
-def serve(install_root: str | None, stdin=None, stdout=None) -> int:
+WARM = ("msd_core.hooks.pre_tool_use", "msd_core.hooks.guard_settings", "msd_core.hooks.planning_guard",
+        "msd_core.hooks.proposed", "msd_core.hooks.secret_files")
+
+
+def warm() -> None:
+    """Import what the first guarded call needs, once the handshake is answered: the host then
+    talks to the model, so the imports happen while it waits instead of on the first Write."""
+    for name in WARM:
+        try:
+            __import__(name)
+        except Exception:  # noqa: BLE001 - the call that needs it reports it
+            return
+
+
+def serve(install_root: str | None, stdin=None, stdout=None, warm_up=warm) -> int:
     """Answer messages from `stdin` (bytes, one per line) on `stdout` until end of input."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
@@ -185,6 +200,9 @@ def serve(install_root: str | None, stdin=None, stdout=None) -> int:
         if reply is not None:
             stdout.write(dumps(reply).encode("ascii") + b"\n")
             stdout.flush()
+            if warm_up is not None and reply.get("result", {}).get("tools") is not None:  # tools/list answered
+                warm_up()
+                warm_up = None
 
 
 def main(install_root: str | None) -> int:

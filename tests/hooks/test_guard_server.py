@@ -131,13 +131,26 @@ def test_the_handshake_imports_neither_json_nor_re():
     """The host waits for its servers' handshake before the session's first request."""
     home = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(guard_server.__file__))))
     program = (f"import io, sys\nsys.path.append({home!r})\nfrom msd_core.hooks import guard_server as g\n"
-               "out = io.BytesIO()\ng.serve(None, io.BytesIO(sys.stdin.buffer.read()), out)\n"
+               "out = io.BytesIO()\ng.serve(None, io.BytesIO(sys.stdin.buffer.read()), out, warm_up=None)\n"
                "print(sorted(m for m in ('json', 're', 'pathlib') if m in sys.modules), out.getvalue().count(b'\"id\":'))\n")
     msgs = "".join(json.dumps(m) + "\n" for m in (req(1, "initialize", {"protocolVersion": "2025-06-18"}),
                                                   {"jsonrpc": "2.0", "method": "notifications/initialized"}, req(2, "tools/list")))
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", program], input=msgs, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[] 2", proc.stdout  # both answered, neither imported them
+
+
+def test_the_guards_are_imported_once_the_handshake_is_answered():
+    """The first guarded call finds them loaded (tools/list answered first: the host is not kept waiting)."""
+    home = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(guard_server.__file__))))
+    program = (f"import io, sys\nsys.path.append({home!r})\nfrom msd_core.hooks import guard_server as g\n"
+               "seen = []\nout = io.BytesIO()\n"
+               "g.serve(None, io.BytesIO(sys.stdin.buffer.read()), out, warm_up=lambda: (seen.append(out.getvalue().count(b'tools')), g.warm()))\n"
+               "print(seen, all(m in sys.modules for m in g.WARM))\n")
+    msgs = "".join(json.dumps(m) + "\n" for m in (req(1, "initialize", {}), req(2, "tools/list"), req(3, "ping")))
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", program], input=msgs, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[2] True", proc.stdout  # once, after the tools/list reply was written ("tools" twice in it)
 
 
 def start_server(tmp_path) -> subprocess.Popen:
