@@ -76,18 +76,18 @@ def plan(target, root: str, previous: dict | None) -> tuple[str, str | None, dic
     can be written (the record says what msd will make around it, merged with an earlier
     install's), else "command" with why. Nothing here writes."""
     from msd_core.errors import MsdError
-    from msd_core.runtimes.claude_json import peek, precheck
+    from msd_core.runtimes.claude_json import precheck
 
     if not applies(target):
         return "command", None, None
     path = servers_file(target)
+    existed = os.path.lexists(path)
+    made: list[str] = []  # the containers the entry's edit makes (precheck applies it to a copy)
     try:
-        precheck(path, _change(root))
+        precheck(path, _change(root, made))
     except MsdError as exc:
         return "command", f"{exc.message}; msd's guards start a process per guarded call instead of the {SERVER} server", None
     before = previous if isinstance(previous, dict) else {}
-    existed = os.path.lexists(path)
-    made = [] if existed and isinstance(peek(path).get("mcpServers"), dict) else ["mcpServers"]
     return "mcp", None, {"created_file": bool(before.get("created_file")) or not existed,
                          "created": list(dict.fromkeys([*(before.get("created") or []), *made]))}
 
@@ -97,10 +97,10 @@ def register(target, root: str) -> str:
     from msd_core.runtimes.claude_json import drop_leftovers, edit_json
 
     path = servers_file(target)
-    if registered(target) == entry(root):
+    note = edit_json(path, _change(root), new_mode=0o600)
+    if note == "unchanged":
         drop_leftovers(path)  # what a killed run left: the host would take its lock over, and so do we
-        return "unchanged"
-    return edit_json(path, _change(root), new_mode=0o600)
+    return note
 
 
 def unregister(target, record: dict | None) -> str:
@@ -111,7 +111,7 @@ def unregister(target, record: dict | None) -> str:
     path = servers_file(target)
     if not applies(target):
         return "absent"
-    if not os.path.lexists(path) or registered(target) is None:
+    if registered(target) is None:  # not there (or a file msd cannot read: nothing of msd's to take out)
         drop_leftovers(path)  # a run killed after its edit left its lock (and its temp file)
         return "absent"
     rec = record if isinstance(record, dict) else {}

@@ -143,7 +143,6 @@ GUARD_EVENT = "pre-tool-use"
 # input (the tool input as JSON text; "" for a field the call has not)
 GUARD_INPUT = {"tool_name": "${tool_name}", "tool_input": "${tool_input}", "cwd": "${cwd}",
                "session_id": "${session_id}", "agent_id": "${agent_id}"}
-TRANSPORTS = ("command", "mcp")  # how the guard rows reach msd: a process per call, or the session's server
 DENY = ("permissions", "deny")
 
 

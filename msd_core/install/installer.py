@@ -294,10 +294,11 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
     transport, why, server_record = guard_server_setup.plan(target, host_hooks.install_root(target), previous_server)
     warnings.extend([why] if why else [])
     hook_put, hook = plan_hook(target, old, settings_mod, settings_change, warnings, transport)
-    serve = transport == "mcp" and hook_put is not None and hook_put[2] is not None and not str(hook.get("action", "")).startswith("skipped")
-    if hook_put is not None and hook_put[2] is not None and (server_record if serve else previous_server):
-        # in the manifest before the entry is written: uninstall takes out what msd made
-        hook_put[2][guard_server_setup.RECORD] = server_record if serve else previous_server
+    hook_record = hook_put[2] if hook_put is not None else None
+    serve = transport == "mcp" and hook_record is not None and not str(hook.get("action", "")).startswith("skipped")
+    kept = server_record if serve else previous_server
+    if hook_record is not None and kept:
+        hook_record[guard_server_setup.RECORD] = kept  # in the manifest before the entry is written: uninstall takes out what msd made
     exclude = None
     if target.scope == "local" and hook.get("runner_dir") and hook.get("action") != "skipped" and hook_put and hook_put[2] is not None:
         exclude, problem = git_exclude.plan(host_hooks.hook_file(target))

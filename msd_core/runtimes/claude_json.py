@@ -60,9 +60,7 @@ def host_lock(path: Path, wait: float | None = None):
             if not stat.S_ISDIR(st.st_mode):
                 raise OperationFailed(f"{lock} is not a lock folder; nothing written", hint="remove it and run the command again")
             if time.time() - st.st_mtime > HOST_LOCK_STALE:
-                with contextlib.suppress(OSError):
-                    if time.time() - os.lstat(lock).st_mtime > HOST_LOCK_STALE:  # still stale: not retaken meanwhile
-                        os.rmdir(lock)  # stale by the host's own rule (an empty folder)
+                _drop_if_stale(lock)
                 continue
             if time.monotonic() > deadline:
                 raise LockTimeout(f"{lock} is held (Claude Code is writing {path.name}); nothing written",
@@ -173,6 +171,15 @@ def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_em
     raise OperationFailed(f"{path} kept changing while msd edited it; nothing written", hint="run the command again")
 
 
+def _drop_if_stale(lock: Path) -> None:
+    """Remove the lock folder `lock` if it is (still) stale by the host's own rule: untouched for
+    HOST_LOCK_STALE seconds, an empty folder (a holder that is alive keeps it fresh)."""
+    with contextlib.suppress(OSError):
+        st = os.lstat(lock)
+        if stat.S_ISDIR(st.st_mode) and time.time() - st.st_mtime > HOST_LOCK_STALE:
+            os.rmdir(lock)
+
+
 def drop_leftovers(path: Path) -> None:
     """What a killed writer of `path` left beside it: the host's lock folder once it is stale by the
     host's own rule (untouched for HOST_LOCK_STALE seconds; the next writer would take it over
@@ -180,11 +187,7 @@ def drop_leftovers(path: Path) -> None:
     must leave no residue; a write clears them itself."""
     from msd_core.files.atomic import sweep_temps
 
-    lock = path.with_name(path.name + ".lock")
-    with contextlib.suppress(OSError):
-        st = os.lstat(lock)
-        if stat.S_ISDIR(st.st_mode) and time.time() - st.st_mtime > HOST_LOCK_STALE:
-            os.rmdir(lock)  # an empty folder only
+    _drop_if_stale(path.with_name(path.name + ".lock"))
     try:
         fd = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
