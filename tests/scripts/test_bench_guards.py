@@ -112,3 +112,41 @@ def test_the_http_floor_server_answers_no_verdict_and_counts_each_post(bench):
             assert server.calls == n
     finally:
         server.shutdown()
+
+
+def test_host_env_takes_name_value_pairs_and_names_the_first_that_is_not_one(bench):
+    assert bench.host_env(["MCP_PROTOCOL_NEGOTIATION=legacy", "A_1=x=y", "EMPTY="]) == {
+        "MCP_PROTOCOL_NEGOTIATION": "legacy", "A_1": "x=y", "EMPTY": ""}
+    assert bench.host_env([]) == {}
+    for bad in ("NOVALUE", "=x", "1A=x", "A-B=x", "A B=x"):
+        with pytest.raises(ValueError, match="expected NAME=VALUE"):
+            bench.host_env(["OK=1", bad])
+
+
+def test_a_bad_host_env_is_a_usage_error_before_the_host_is_touched(bench, capsys, monkeypatch):
+    monkeypatch.setattr(bench.hostkit, "bench_measure", lambda *a: pytest.fail("the host was started"))
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--host-env", "NOT A PAIR"])
+    assert exc.value.code == 2
+    assert "--host-env 'NOT A PAIR': expected NAME=VALUE" in capsys.readouterr().err
+
+
+def test_the_report_names_the_host_env_it_ran_with(bench):
+    report = {"host": "Claude Code 9", "rounds": 1, "model_seconds": 0, "host_env": {"MCP_PROTOCOL_NEGOTIATION": "legacy"},
+              "sessions": {"bash5": {"no guards": {"wall_s": 1.0, "cpu_s": 1.0, "wall_ratio": 1.0, "cpu_ratio": 1.0}}}}
+    assert "MCP_PROTOCOL_NEGOTIATION=legacy" in bench.markdown(report).splitlines()[0]
+
+
+def test_the_goal_is_met_only_when_both_sessions_ran_the_guards_within_it(bench):
+    def row(ratio):
+        return {"no guards": {"wall_s": 1.0, "cpu_s": 1.0, "wall_ratio": 1.0, "cpu_ratio": 1.0},
+                "guards": {"wall_s": ratio, "cpu_s": ratio, "wall_ratio": ratio, "cpu_ratio": ratio}}
+
+    def goal(sessions):
+        text = bench.markdown({"host": "Claude Code 9", "rounds": 1, "model_seconds": 0, "sessions": sessions})
+        return next(line for line in text.splitlines() if line.startswith("Goal:"))
+
+    assert goal({"bash5": row(1.1), "write10": row(1.1)}).endswith(": met.")
+    assert goal({"bash5": row(1.1)}).endswith(": not shown (write10 not measured).")
+    assert goal({"bash5": row(1.2)}).endswith(": missed (bash5 1.200x) (write10 not measured).")
+    assert goal({"bash5": row(1.1), "write10": row(1.16)}).endswith(": missed (write10 1.160x).")
