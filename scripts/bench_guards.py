@@ -34,9 +34,14 @@ Sessions (each a prompt, then the calls one per turn, then a reply):
   edit10       ten Edits of an existing `.planning/` document (each one passes the write guard)
   read10       ten Reads of project files (each one passes the secret guard)
 
-Rounds interleave every variant of a session, so machine load hits them alike; the median wall
-time and the median CPU time (the host and every process it started) of each pair are printed,
-with the ratio to "no guards" (goal: at most 1.15x for bash5 and write10). `--model-seconds S`
+Each round runs every variant of every session once, in an order shuffled anew each round (--seed),
+so machine load and a session's leftovers hit them alike. What is timed is the `claude` process
+alone, start to exit (the stand-in model's own start and stop are left out): its wall time, its
+CPU time (the host and every process it started and waited for), and where the wall time went
+(start: to the first model request; calls: first to last request; end: last request to exit, where
+the host stops its MCP servers). Each variant's median is printed with its ratio to "no guards"
+and the 95 % interval of that ratio over resampled rounds; the goal (at most 1.15x for bash5 and
+write10) is met only when both intervals lie at or below it, missed when one lies above it. `--model-seconds S`
 makes the stand-in model take S seconds per turn (default 0: the worst case for a hook's share;
 a real model takes seconds, so this shows what a user's session feels). `--host-env NAME=VALUE`
 adds an environment variable to every session's `claude`, baseline included (an experiment on
@@ -52,12 +57,11 @@ import argparse
 import copy
 import json
 import os
-import resource
+import random
 import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -225,12 +229,13 @@ def host_env(pairs: list[str]) -> dict[str, str]:
 
 
 def measure(rounds: int, only: list[str], model_seconds: float = 0.0, variants: list[str] = (),
-            env: dict | None = None) -> dict:
+            env: dict | None = None, seed: int = 0) -> dict:
     claude = hostkit.ensure_claude()
     version = hostkit.check_version(claude)
     work = Path(tempfile.mkdtemp(prefix="msd-bench-guards-"))
     server = _empty_answer_server()
     http_url = f"http://127.0.0.1:{server.server_address[1]}/guard"
+    order = random.Random(seed)
     try:
         host = hostkit.Host(claude, work / "h")
         host.install("global")
@@ -247,61 +252,103 @@ def measure(rounds: int, only: list[str], model_seconds: float = 0.0, variants: 
         names = [n for n in scripts if not only or n in only]
         times: dict = {}
         for _ in range(rounds):
-            for name in names:
-                for variant in VARIANTS:
-                    if (variant == "before" and name != "bash5") or (variants and variant not in variants and variant != "no guards"):
-                        continue
-                    reset_project(host.project)
-                    settings.write_text(json.dumps(variant_settings(installed, variant, runner, http_url), indent=2) + "\n")
-                    host_file_for(host, installed_servers, variant)
-                    before, calls = resource.getrusage(resource.RUSAGE_CHILDREN), server.calls
-                    t0 = time.perf_counter()
-                    run = host.run("GO", scripts[name], args=ARGS, env=env)
-                    wall = time.perf_counter() - t0
-                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    if run.returncode != 0 or any(err for _n, _i, _t, err in run.tool_results):
-                        raise SystemExit(f"bench: {name}/{variant} failed: {run.stderr[-400:]} {run.tool_results[:3]}")
-                    if variant == "http floor" and name != "bash5" and server.calls == calls:
-                        raise SystemExit(f"bench: {name}/{variant}: the host never POSTed to the http hook")
-                    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-                    times.setdefault(name, {}).setdefault(variant, {"wall": [], "cpu": []})
-                    times[name][variant]["wall"].append(wall)
-                    times[name][variant]["cpu"].append(cpu)
+            for name, variant in round_runs(names, variants, order):
+                reset_project(host.project)
+                settings.write_text(json.dumps(variant_settings(installed, variant, runner, http_url), indent=2) + "\n")
+                host_file_for(host, installed_servers, variant)
+                calls = server.calls
+                run = host.run("GO", scripts[name], args=ARGS, env=env)
+                if run.returncode != 0 or any(err for _n, _i, _t, err in run.tool_results):
+                    raise SystemExit(f"bench: {name}/{variant} failed: {run.stderr[-400:]} {run.tool_results[:3]}")
+                if variant == "http floor" and name != "bash5" and server.calls == calls:
+                    raise SystemExit(f"bench: {name}/{variant}: the host never POSTed to the http hook")
+                t = times.setdefault(name, {}).setdefault(variant, {k: [] for k in SAMPLES})
+                model = run.model_times()
+                t["wall"].append(run.wall_s)
+                t["cpu"].append(run.cpu_s)
+                t["start"].append(model[0])
+                t["calls"].append(model[-1] - model[0])
+                t["end"].append(run.wall_s - model[-1])
     finally:
         server.shutdown()
         shutil.rmtree(work, ignore_errors=True)
-    report = {"host": f"Claude Code {version}", "rounds": rounds, "model_seconds": model_seconds,
-              "host_env": dict(env or {}), "sessions": {}}
+    return summarise(times, {"host": f"Claude Code {version}", "rounds": rounds, "model_seconds": model_seconds,
+                             "host_env": dict(env or {}), "seed": seed})
+
+
+def round_runs(names: list[str], variants, order: random.Random) -> list[tuple[str, str]]:
+    """One round: every chosen variant of every session once ("no guards" always; "before" on bash5
+    only), shuffled by `order` so that no variant is always first or always after the same one."""
+    runs = [(name, variant) for name in names for variant in VARIANTS
+            if not (variant == "before" and name != "bash5") and (not variants or variant in variants or variant == BASELINE)]
+    order.shuffle(runs)
+    return runs
+
+
+SAMPLES = ("wall", "cpu", "start", "calls", "end")
+BASELINE = "no guards"
+RESAMPLES = 2000  # bootstrap resamples of the rounds for each ratio's interval
+
+
+def interval(variant: list[float], base: list[float], seed: int = 0, resamples: int = RESAMPLES) -> tuple[float, float]:
+    """The 95 % interval of median(variant) / median(base), by resampling whole rounds (the i-th
+    value of both lists comes from the same round) with replacement."""
+    pick = random.Random(seed)
+    n = len(base)
+    ratios = []
+    for _ in range(resamples):
+        rows = [pick.randrange(n) for _ in range(n)]
+        ratios.append(statistics.median(variant[i] for i in rows) / statistics.median(base[i] for i in rows))
+    ratios.sort()
+    return ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
+
+
+def summarise(times: dict, report: dict) -> dict:
+    """Medians per variant, each ratio to the baseline with its interval, and where the time went."""
+    report["sessions"] = {}
     for name, by_variant in times.items():
-        base = by_variant["no guards"]
+        base = by_variant[BASELINE]
         row = {}
         for variant, t in by_variant.items():
-            wall, cpu = statistics.median(t["wall"]), statistics.median(t["cpu"])
-            row[variant] = {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
-                            "wall_ratio": round(wall / statistics.median(base["wall"]), 3),
-                            "cpu_ratio": round(cpu / statistics.median(base["cpu"]), 3)}
+            entry = {f"{k}_s": round(statistics.median(t[k]), 3) for k in SAMPLES}
+            for k in ("wall", "cpu"):
+                entry[f"{k}_ratio"] = round(statistics.median(t[k]) / statistics.median(base[k]), 3)
+                entry[f"{k}_interval"] = [round(x, 3) for x in interval(t[k], base[k])]
+            row[variant] = entry
         report["sessions"][name] = row
     return report
+
+
+def verdict(r: dict) -> str:
+    """met: every goal session's interval lies at or below GOAL; missed: one lies above it; else not shown."""
+    unmeasured = [n for n in GOAL_SESSIONS if "guards" not in r["sessions"].get(n, {})]
+    if unmeasured:
+        return f"not shown ({' and '.join(unmeasured)} not measured)"
+    got = {n: r["sessions"][n]["guards"] for n in GOAL_SESSIONS}
+    shown = ", ".join(f"{n} {g['wall_ratio']:.3f}x [{g['wall_interval'][0]:.3f}-{g['wall_interval'][1]:.3f}]" for n, g in got.items())
+    if any(g["wall_interval"][0] > GOAL for g in got.values()):
+        return f"missed ({shown})"
+    if all(g["wall_interval"][1] <= GOAL for g in got.values()):
+        return f"met ({shown})"
+    return f"not shown: an interval holds {GOAL}x ({shown})"
 
 
 def markdown(r: dict) -> str:
     model = f", the model answering in {r['model_seconds']:g} s per turn" if r.get("model_seconds") else ", the model answering at once"
     model += "".join(f", {k}={v}" for k, v in r.get("host_env", {}).items())
-    lines = [f"Guard hooks in {r['host']}, {r['rounds']} interleaved rounds{model} (median; ratio to \"no guards\"):", "",
-             "| session | variant | wall s | ratio | CPU s | ratio |", "|---|---|---:|---:|---:|---:|"]
-    missed = []
+    lines = [f"Guard hooks in {r['host']}, {r['rounds']} rounds in shuffled order{model}. Times are the CLI's own run "
+             f"(median); each ratio to \"{BASELINE}\" has the 95 % interval of resampled rounds; the wall time splits "
+             "into start (to the first model request), calls (first to last) and end (last request to exit):", "",
+             "| session | variant | wall s | ratio | interval | CPU s | ratio | start s | calls s | end s |",
+             "|---|---|---:|---:|---|---:|---:|---:|---:|---:|"]
     for name, row in r["sessions"].items():
         for variant in VARIANTS:
             if variant in row:
                 v = row[variant]
-                lines.append(f"| {name} | {variant} | {v['wall_s']:.3f} | {v['wall_ratio']:.3f}x | {v['cpu_s']:.3f} | {v['cpu_ratio']:.3f}x |")
-        g = row.get("guards")
-        if name in GOAL_SESSIONS and g and g["wall_ratio"] > GOAL:
-            missed.append(f"{name} {g['wall_ratio']:.3f}x")
-    unmeasured = [n for n in GOAL_SESSIONS if "guards" not in r["sessions"].get(n, {})]
-    verdict = ("missed (" + ", ".join(missed) + ")" if missed else "not shown" if unmeasured else "met")
-    lines += ["", f"Goal: guards at most {GOAL}x the time without for {' and '.join(GOAL_SESSIONS)}: {verdict}"
-              + (f" ({' and '.join(unmeasured)} not measured)." if unmeasured else ".")]
+                lo, hi = v["wall_interval"]
+                lines.append(f"| {name} | {variant} | {v['wall_s']:.3f} | {v['wall_ratio']:.3f}x | {lo:.3f}-{hi:.3f} | "
+                             f"{v['cpu_s']:.3f} | {v['cpu_ratio']:.3f}x | {v['start_s']:.3f} | {v['calls_s']:.3f} | {v['end_s']:.3f} |")
+    lines += ["", f"Goal: guards at most {GOAL}x the time without for {' and '.join(GOAL_SESSIONS)}: {verdict(r)}."]
     for name, row in r["sessions"].items():
         if all(v in row for v in ("floor", "python start", "command hook", "console script")):
             lines.append(f"{name}: the host alone starting a hook per call (floor) {row['floor']['wall_ratio']:.3f}x; Python's own "
@@ -324,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--host-env", action="append", default=[], metavar="NAME=VALUE",
                     help="an environment variable for every session's claude (repeatable), e.g. "
                          "MCP_PROTOCOL_NEGOTIATION=legacy")
+    ap.add_argument("--seed", type=int, default=0, help="the order of the runs in each round (default 0)")
     a = ap.parse_args(argv)
     try:
         env = host_env(a.host_env)
@@ -333,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--rounds must be from 1 to 100")
     if not 0 <= a.model_seconds <= 30:
         ap.error("--model-seconds must be from 0 to 30")
-    report, failed = hostkit.bench_measure(measure, a.rounds, a.only, a.model_seconds, a.variant, env)
+    report, failed = hostkit.bench_measure(measure, a.rounds, a.only, a.model_seconds, a.variant, env, a.seed)
     if failed is not None:
         return failed
     print(json.dumps(report, indent=2) if a.json else markdown(report), end="\n" if a.json else "")

@@ -79,6 +79,18 @@ def _pids(pids: Path) -> dict[str, int]:
     return {n: int((pids / f"{n}.pid").read_text()) for n in ("in-group", "escaped")}
 
 
+def _finish(proc: subprocess.Popen, found: dict[str, int], within: float) -> tuple[str, str]:
+    """The chain's output once it and every holder of its pipes are gone; past `within` seconds, a
+    failure that says who is still there (the chain itself, or a process of the step keeping its
+    pipes open)."""
+    try:
+        return proc.communicate(timeout=within)
+    except subprocess.TimeoutExpired:
+        alive = {name: pid for name, pid in found.items() if not _gone(pid, within=0.1)}
+        raise AssertionError(f"the chain did not finish in {within:g}s: chain exit code {proc.poll()}, the step's "
+                             f"processes still there {alive}") from None
+
+
 def _cleanup(found: dict[str, int]) -> None:
     for pid in found.values():
         try:
@@ -95,7 +107,7 @@ def test_a_signal_to_the_chain_ends_the_agent_and_everything_it_started(agent, s
         _wait_ready(agent[3])
         found = _pids(agent[3])
         proc.send_signal(sig)
-        _out, err = proc.communicate(timeout=60)
+        _out, err = _finish(proc, found, 60)
         assert _gone(found["in-group"]), "the agent's group survived"
         if LINUX:
             assert _gone(found["escaped"]), "a process that left the group (setsid, double fork) survived"
@@ -127,19 +139,29 @@ def test_a_process_that_left_the_group_does_not_survive_the_step(agent, how):
 
 
 def test_other_children_of_the_chain_process_are_left_alone(tmp_path):
-    """In-process: a child the caller had before the step (and its own children) is not the step's."""
-    from msd_core.chain.agent_process import run_agent, tracks_escapes
+    """In-process: a child the caller had before the step (and its own children) is not the step's;
+    the step's own escaped process is ended. Judged by this step's processes alone: the test process
+    may hold others (a subreaper since an earlier in-process step, it adopts other tests' orphans)."""
+    from msd_core.chain.agent_process import _below, _parents, run_agent, tracks_escapes
 
     mine = subprocess.Popen(["/bin/sh", "-c", "sleep 60 & wait"])
+    escaped = tmp_path / "escaped.pid"
+    agent = ("import os, sys, time\n"
+             "if os.fork() == 0:\n"
+             "    os.setsid(); open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60); os._exit(0)\n"
+             "for _ in range(500):\n"
+             "    if os.path.exists(sys.argv[1]) and open(sys.argv[1]).read(): break\n"
+             "    time.sleep(0.01)\n")
     try:
-        code, timed_out = run_agent([sys.executable, "-c", "import os; os.fork() == 0 and os.setsid(); import time; time.sleep(0.2)"],
-                                    stdin_text=None, cwd=str(tmp_path), env=dict(os.environ), timeout=30)
+        had = _below(os.getpid(), _parents()) if tracks_escapes() else set()
+        code, timed_out = run_agent([sys.executable, "-c", agent, str(escaped)], stdin_text=None, cwd=str(tmp_path),
+                                    env=dict(os.environ), timeout=30)
         assert (code, timed_out) == (0, False)
         assert mine.poll() is None, "a child the chain had before the step was ended"
         if tracks_escapes():
-            from msd_core.chain.agent_process import _below, _parents
-
-            assert _below(os.getpid(), _parents(), exclude={mine.pid}) == set()
+            assert _gone(int(escaped.read_text())), "the step's escaped process survived it"
+            new = _below(os.getpid(), _parents(), exclude={mine.pid}) - had
+            assert new == set(), "a process of the step is still below the chain"
     finally:
         mine.kill()
         mine.wait()

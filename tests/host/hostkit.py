@@ -21,9 +21,11 @@ import fcntl
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -266,8 +268,17 @@ class HostRun:
     returncode: int
     events: list[dict]
     stderr: str
-    requests: list[dict]          # every recorded HTTP request: {"method", "path", "body"}
+    requests: list[dict]          # every recorded HTTP request: {"method", "path", "at", "body"}
     stdout: str = ""
+    started_at: float = 0.0       # time.time() when the CLI was started (the requests' "at" is on that clock)
+    wall_s: float = 0.0           # the CLI's own run, start to exit (the stand-in model's start and stop left out)
+    cpu_s: float = 0.0            # CPU of the CLI and of every process it started and waited for
+
+    def model_times(self) -> list[float]:
+        """Seconds from the CLI's start to each Messages API call that carries tools, in order."""
+        return [r["at"] - self.started_at for r in self.requests
+                if r["method"] == "POST" and r["path"].split("?")[0].endswith("/v1/messages")
+                and isinstance(r.get("body"), dict) and r["body"].get("tools") and "at" in r]
 
     @property
     def model_requests(self) -> list[dict]:
@@ -471,6 +482,8 @@ class Host:
             full_env.update({"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-msd-host-test-dummy"})
             if env:
                 full_env.update(env)
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)  # the stand-in runs on: not counted until it is reaped
+            started_at, t0 = time.time(), time.perf_counter()
             try:
                 proc = subprocess.run(
                     [str(self.claude), "-p", prompt, "--output-format", "stream-json", "--verbose", *args],
@@ -479,6 +492,8 @@ class Host:
                 )
             except subprocess.TimeoutExpired as exc:
                 raise AssertionError(f"claude -p {prompt!r} did not finish in {timeout}s; requests: {len(server.requests())}") from exc
+            wall = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             requests = server.requests()
         events = []
         for line in proc.stdout.splitlines():
@@ -490,7 +505,8 @@ class Host:
                     pass
         (workdir / "stdout.jsonl").write_text(proc.stdout)
         (workdir / "stderr.txt").write_text(proc.stderr)
-        return HostRun(proc.returncode, events, proc.stderr, requests, proc.stdout)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return HostRun(proc.returncode, events, proc.stderr, requests, proc.stdout, started_at, wall, cpu)
 
     def live(self, prompts: list[str], script: list[dict], *, timeout: float = RUN_TIMEOUT, args: list[str] = (),
              env: dict | None = None, transcripts: bool = False) -> HostRun:

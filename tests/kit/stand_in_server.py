@@ -69,7 +69,7 @@ class RecordingHandler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def record(self, **fields) -> None:
-        entry = {"method": self.command, "path": self.path, **fields}
+        entry = {"method": self.command, "path": self.path, "at": time.time(), **fields}
         with self.record_lock, open(self.record_path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(entry) + "\n")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import statistics
 import urllib.request
 from pathlib import Path
 
@@ -131,22 +132,80 @@ def test_a_bad_host_env_is_a_usage_error_before_the_host_is_touched(bench, capsy
     assert "--host-env 'NOT A PAIR': expected NAME=VALUE" in capsys.readouterr().err
 
 
+def entry(ratio: float, interval=None) -> dict:
+    lo, hi = interval or (ratio, ratio)
+    return {"wall_s": ratio, "cpu_s": ratio, "start_s": 0.1, "calls_s": 0.1, "end_s": 0.1, "wall_ratio": ratio,
+            "cpu_ratio": ratio, "wall_interval": [lo, hi], "cpu_interval": [lo, hi]}
+
+
 def test_the_report_names_the_host_env_it_ran_with(bench):
     report = {"host": "Claude Code 9", "rounds": 1, "model_seconds": 0, "host_env": {"MCP_PROTOCOL_NEGOTIATION": "legacy"},
-              "sessions": {"bash5": {"no guards": {"wall_s": 1.0, "cpu_s": 1.0, "wall_ratio": 1.0, "cpu_ratio": 1.0}}}}
+              "sessions": {"bash5": {"no guards": entry(1.0)}}}
     assert "MCP_PROTOCOL_NEGOTIATION=legacy" in bench.markdown(report).splitlines()[0]
 
 
-def test_the_goal_is_met_only_when_both_sessions_ran_the_guards_within_it(bench):
-    def row(ratio):
-        return {"no guards": {"wall_s": 1.0, "cpu_s": 1.0, "wall_ratio": 1.0, "cpu_ratio": 1.0},
-                "guards": {"wall_s": ratio, "cpu_s": ratio, "wall_ratio": ratio, "cpu_ratio": ratio}}
+def test_the_goal_is_met_only_when_both_intervals_lie_within_it(bench):
+    def row(ratio, interval=None):
+        return {"no guards": entry(1.0), "guards": entry(ratio, interval)}
 
     def goal(sessions):
         text = bench.markdown({"host": "Claude Code 9", "rounds": 1, "model_seconds": 0, "sessions": sessions})
         return next(line for line in text.splitlines() if line.startswith("Goal:"))
 
-    assert goal({"bash5": row(1.1), "write10": row(1.1)}).endswith(": met.")
+    assert ": met (" in goal({"bash5": row(1.1), "write10": row(1.1, (1.05, 1.15))})
     assert goal({"bash5": row(1.1)}).endswith(": not shown (write10 not measured).")
-    assert goal({"bash5": row(1.2)}).endswith(": missed (bash5 1.200x) (write10 not measured).")
-    assert goal({"bash5": row(1.1), "write10": row(1.16)}).endswith(": missed (write10 1.160x).")
+    # a median within the goal whose interval reaches past it proves nothing either way
+    assert ": not shown: an interval holds 1.15x (" in goal({"bash5": row(1.1), "write10": row(1.12, (1.08, 1.16))})
+    # one interval wholly above the goal: missed, whatever the other says
+    assert ": missed (" in goal({"bash5": row(1.0), "write10": row(1.2, (1.16, 1.24))})
+    assert ": missed (" in goal({"bash5": row(1.2, (1.151, 1.3)), "write10": row(1.2, (1.08, 1.3))})
+
+
+def test_the_interval_brackets_the_ratio_of_medians_and_follows_the_rounds(bench):
+    base = [1.0, 1.1, 0.9, 1.05, 0.95, 1.2, 0.85]
+    assert bench.interval(base, base) == (1.0, 1.0)  # the same rounds: every resample gives 1
+    assert bench.interval([2 * b for b in base], base) == (2.0, 2.0)
+    noisy = [1.3, 1.0, 1.25, 1.1, 1.4, 1.05, 1.2]
+    lo, hi = bench.interval(noisy, base)
+    ratio = statistics.median(noisy) / statistics.median(base)
+    assert lo < ratio < hi and hi - lo > 0.05
+    assert bench.interval(noisy, base) == (lo, hi)  # the same seed, the same interval
+    more = bench.interval(noisy * 6, base * 6)  # the same spread over more rounds: a narrower interval
+    assert lo <= more[0] and more[1] <= hi and more[1] - more[0] < hi - lo
+
+
+def test_summarise_takes_each_ratio_against_the_baseline(bench):
+    times = {"write10": {"no guards": {k: [1.0, 2.0, 3.0] for k in bench.SAMPLES},
+                         "guards": {k: [1.5, 2.4, 3.3] for k in bench.SAMPLES}}}
+    got = bench.summarise(times, {"rounds": 3})["sessions"]["write10"]
+    assert got["no guards"]["wall_ratio"] == 1.0 and got["no guards"]["wall_interval"] == [1.0, 1.0]
+    assert got["guards"]["wall_s"] == 2.4 and got["guards"]["wall_ratio"] == 1.2 and got["guards"]["end_s"] == 2.4
+    assert got["guards"]["wall_interval"][0] <= 1.2 <= got["guards"]["wall_interval"][1]
+
+
+def test_each_round_runs_every_chosen_variant_once_in_a_shuffled_order(bench):
+    import random
+
+    order = random.Random(0)
+    rounds = [bench.round_runs(["bash5", "write10"], ["guards", "floor"], order) for _ in range(12)]
+    want = {(n, v) for n in ("bash5", "write10") for v in ("no guards", "guards", "floor")}
+    assert all(len(r) == len(want) and set(r) == want for r in rounds)
+    assert len({r[0] for r in rounds}) > 2  # the first run of a round changes from round to round
+    every = bench.round_runs(["bash5", "write10"], [], random.Random(1))
+    assert ("bash5", "before") in every and ("write10", "before") not in every  # 'before' is a Bash session's variant
+    assert len(every) == 2 * len(bench.VARIANTS) - 1
+
+
+def test_model_times_are_the_tool_carrying_calls_from_the_clis_start():
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests" / "host"))
+    import hostkit
+
+    msgs = "/v1/messages?beta=true"
+    run = hostkit.HostRun(0, [], "", [
+        {"method": "POST", "path": msgs, "at": 100.5, "body": {"tools": [{}]}},
+        {"method": "POST", "path": msgs, "at": 100.6, "body": {"model": "haiku"}},  # a side request: no tools
+        {"method": "POST", "path": "/v1/messages/count_tokens", "at": 100.7, "body": {"tools": [{}]}},
+        {"method": "POST", "path": msgs, "at": 101.25, "body": {"tools": [{}]}}], started_at=100.0)
+    assert run.model_times() == [0.5, 1.25]
