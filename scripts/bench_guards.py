@@ -21,6 +21,11 @@ that install's settings.json with some of msd's hook entries taken out:
                   starting a hook process, the least any command hook can cost
   python start    the command rows' program replaced by `<msd's python> -I -S -c pass`: the least
                   a hook written in Python can cost (the interpreter's own start, no msd code)
+  shell client    the command rows' program replaced by /bin/sh running SHELL_CLIENT: it takes a free
+                  slot of a folder of FIFOs (a noclobber lock file), writes the hook's input to the
+                  slot's request FIFO and prints what comes back on its reply FIFO, where a daemon in
+                  this script (threads, one per slot) answers every call with no verdict: the least
+                  a guard that starts no Python per call, and no server the host knows of, can cost
   http floor      the guard rows replaced by `http` hooks POSTing to a server in this script that
                   answers 200 with an empty body at once: the least a guard with no process can cost
   before          the rows of the release before issue 35 (PostToolUse `Bash|Agent`: a hook process
@@ -48,7 +53,7 @@ adds an environment variable to every session's `claude`, baseline included (an 
 the host's own switches, such as MCP_PROTOCOL_NEGOTIATION=legacy).
 
     .venv/bin/python scripts/bench_guards.py [--rounds 7] [--json] [--only bash5 --only write10] [--model-seconds 1]
-        [--variant guards --variant "command hook"] [--host-env NAME=VALUE]
+        [--variant guards --variant "command hook"] [--host-env NAME=VALUE] [--seed 0]
 """
 
 from __future__ import annotations
@@ -71,7 +76,8 @@ import hostkit  # noqa: E402
 
 GOAL = 1.15
 GOAL_SESSIONS = ("bash5", "write10")  # the sessions the goal is set for
-VARIANTS = ("no hooks", "no guards", "guards", "server floor", "command hook", "console script", "floor", "python start", "http floor", "before")
+VARIANTS = ("no hooks", "no guards", "guards", "server floor", "command hook", "console script", "floor", "python start",
+            "shell client", "http floor", "before")
 SERVED = ("guards", "server floor")  # the variants whose session has a server registered as msd-guard
 FLOOR_SERVER = """import sys, json
 for line in sys.stdin:
@@ -136,7 +142,64 @@ def installed_root(obj: dict) -> str:
     return args[args.index("--root") + 1]
 
 
-def variant_settings(installed: dict, variant: str, runner: str, http_url: str = "") -> dict:
+SHELL_CLIENT = """d=$1
+shift
+for i in "$@"; do
+  if (set -C; : > "$d/lock.$i") 2>/dev/null; then
+    cat > "$d/req.$i"
+    cat "$d/rep.$i"
+    exit 0
+  fi
+done
+exit 1"""
+
+
+class FifoDaemon:
+    """The `shell client` variant's daemon: `slots` pairs of FIFOs in a private folder, a thread per
+    slot reading a request to its end, answering with nothing (no verdict) and freeing the slot."""
+
+    def __init__(self, slots: int = 4):
+        self.slots = slots
+        self.folder = Path(tempfile.mkdtemp(prefix="msd-bench-fifo-"))  # 0700, as mkdtemp makes it
+        self.requests: list[bytes] = []
+        self.stopping = False
+        for i in range(slots):
+            os.mkfifo(self.folder / f"req.{i}", 0o600)
+            os.mkfifo(self.folder / f"rep.{i}", 0o600)
+        import threading
+
+        self.threads = [threading.Thread(target=self._serve, args=(i,), daemon=True) for i in range(slots)]
+        for t in self.threads:
+            t.start()
+
+    def _serve(self, i: int) -> None:
+        while True:
+            with open(self.folder / f"req.{i}", "rb") as fh:
+                body = fh.read()
+            if self.stopping:
+                return
+            with open(self.folder / f"rep.{i}", "wb"):
+                pass
+            self.requests.append(body)
+            (self.folder / f"lock.{i}").unlink(missing_ok=True)
+
+    def argv(self) -> list[str]:
+        return ["-c", SHELL_CLIENT, "shell-client", str(self.folder), *(str(i) for i in range(self.slots))]
+
+    def close(self) -> None:
+        """Each thread waiting for a request gets an empty one and leaves; then the folder goes."""
+        self.stopping = True
+        for i in range(self.slots):
+            try:
+                os.close(os.open(self.folder / f"req.{i}", os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # no reader there now (ENXIO)
+                pass
+        for t in self.threads:
+            t.join(timeout=2)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def variant_settings(installed: dict, variant: str, runner: str, http_url: str = "", fifo: FifoDaemon | None = None) -> dict:
     obj = copy.deepcopy(installed)
     if variant not in SERVED:
         from msd_core.install.guard_server_setup import PERMISSION
@@ -144,19 +207,21 @@ def variant_settings(installed: dict, variant: str, runner: str, http_url: str =
         deny = obj.get("permissions", {}).get("deny", [])
         if PERMISSION in deny:
             deny.remove(PERMISSION)
-    if variant in ("command hook", "console script", "floor", "python start"):
+    if variant in ("command hook", "console script", "floor", "python start", "shell client"):
         command_rows(obj, runner)
     if variant == "http floor":
         for group in obj["hooks"]["PreToolUse"]:
             group["hooks"] = [{k: v for k, v in {"type": "http", "url": http_url, "timeout": h.get("timeout"),
                                                  "if": h.get("if")}.items() if v is not None} for h in group["hooks"]]
         return obj
-    if variant in ("console script", "floor", "python start"):
+    if variant in ("console script", "floor", "python start", "shell client"):
         for group in obj["hooks"]["PreToolUse"]:
             for h in group["hooks"]:
                 assert h["args"][:3] == ["-I", "-S", "-c"], h  # the install's lean start
                 if variant == "python start":
                     h["args"] = ["-I", "-S", "-c", "pass"]
+                elif variant == "shell client":
+                    h["command"], h["args"] = "/bin/sh", (fifo.argv() if fifo else ["-c", SHELL_CLIENT])
                 else:
                     h["command"], h["args"] = (runner, h["args"][4:]) if variant == "console script" else ("/bin/true", [])
         return obj
@@ -235,6 +300,7 @@ def measure(rounds: int, only: list[str], model_seconds: float = 0.0, variants: 
     work = Path(tempfile.mkdtemp(prefix="msd-bench-guards-"))
     server = _empty_answer_server()
     http_url = f"http://127.0.0.1:{server.server_address[1]}/guard"
+    fifo = FifoDaemon()
     order = random.Random(seed)
     try:
         host = hostkit.Host(claude, work / "h")
@@ -254,14 +320,16 @@ def measure(rounds: int, only: list[str], model_seconds: float = 0.0, variants: 
         for _ in range(rounds):
             for name, variant in round_runs(names, variants, order):
                 reset_project(host.project)
-                settings.write_text(json.dumps(variant_settings(installed, variant, runner, http_url), indent=2) + "\n")
+                settings.write_text(json.dumps(variant_settings(installed, variant, runner, http_url, fifo), indent=2) + "\n")
                 host_file_for(host, installed_servers, variant)
-                calls = server.calls
+                calls, answered = server.calls, len(fifo.requests)
                 run = host.run("GO", scripts[name], args=ARGS, env=env)
                 if run.returncode != 0 or any(err for _n, _i, _t, err in run.tool_results):
                     raise SystemExit(f"bench: {name}/{variant} failed: {run.stderr[-400:]} {run.tool_results[:3]}")
                 if variant == "http floor" and name != "bash5" and server.calls == calls:
                     raise SystemExit(f"bench: {name}/{variant}: the host never POSTed to the http hook")
+                if variant == "shell client" and name != "bash5" and len(fifo.requests) == answered:
+                    raise SystemExit(f"bench: {name}/{variant}: no shell client reached the daemon")
                 t = times.setdefault(name, {}).setdefault(variant, {k: [] for k in SAMPLES})
                 model = run.model_times()
                 t["wall"].append(run.wall_s)
@@ -271,6 +339,7 @@ def measure(rounds: int, only: list[str], model_seconds: float = 0.0, variants: 
                 t["end"].append(run.wall_s - model[-1])
     finally:
         server.shutdown()
+        fifo.close()
         shutil.rmtree(work, ignore_errors=True)
     return summarise(times, {"host": f"Claude Code {version}", "rounds": rounds, "model_seconds": model_seconds,
                              "host_env": dict(env or {}), "seed": seed})

@@ -60,6 +60,9 @@ def test_every_variant_but_guards_and_no_hooks_changes_only_the_guard_rows(bench
             assert [(h["command"], h["args"]) for h in rows] == [("/bin/true", [])]
         elif variant == "console script":
             assert [(h["command"], h["args"][:2]) for h in rows] == [("/opt/msd/bin/msd_run", ["hook", "pre-tool-use"])]
+        elif variant == "shell client":
+            assert [(h["command"], h["args"], h["if"]) for h in rows] == [
+                ("/bin/sh", ["-c", bench.SHELL_CLIENT], "Write(**/.planning/**)")]
         elif variant == "http floor":
             assert rows == [{"type": "http", "url": "http://127.0.0.1:1/guard", "timeout": rows[0]["timeout"],
                              "if": "Write(**/.planning/**)"}]
@@ -209,3 +212,22 @@ def test_model_times_are_the_tool_carrying_calls_from_the_clis_start():
         {"method": "POST", "path": "/v1/messages/count_tokens", "at": 100.7, "body": {"tools": [{}]}},
         {"method": "POST", "path": msgs, "at": 101.25, "body": {"tools": [{}]}}], started_at=100.0)
     assert run.model_times() == [0.5, 1.25]
+
+
+def test_the_shell_client_hands_each_call_to_the_daemon_and_never_waits_for_a_busy_slot(bench):
+    import subprocess
+
+    daemon = bench.FifoDaemon(slots=2)
+    try:
+        for n in (1, 2, 3):  # a slot is freed after each answer: three calls through two slots
+            body = json.dumps({"tool_name": "Write", "n": n}).encode()
+            proc = subprocess.run(["/bin/sh", *daemon.argv()], input=body, capture_output=True, timeout=30)
+            assert (proc.returncode, proc.stdout) == (0, b""), proc.stderr
+            assert daemon.requests[-1] == body and len(daemon.requests) == n
+        for i in range(2):  # every slot taken: no verdict (exit 1) at once, nothing sent
+            (daemon.folder / f"lock.{i}").write_text("")
+        proc = subprocess.run(["/bin/sh", *daemon.argv()], input=b"{}", capture_output=True, timeout=30)
+        assert proc.returncode == 1 and len(daemon.requests) == 3
+    finally:
+        daemon.close()
+    assert not daemon.folder.exists() and not any(t.is_alive() for t in daemon.threads)
