@@ -76,6 +76,9 @@ import hostkit  # noqa: E402
 
 GOAL = 1.15
 GOAL_SESSIONS = ("bash5", "write10")  # the sessions the goal is set for
+BASELINE = "no guards"  # every ratio is taken against it
+SAMPLES = ("wall", "cpu", "start", "calls", "end")  # what each run records (seconds)
+RESAMPLES = 2000  # bootstrap resamples of the rounds for each ratio's interval
 VARIANTS = ("no hooks", "no guards", "guards", "server floor", "command hook", "console script", "floor", "python start",
             "shell client", "http floor", "before")
 SERVED = ("guards", "server floor")  # the variants whose session has a server registered as msd-guard
@@ -352,11 +355,6 @@ def round_runs(names: list[str], variants, order: random.Random) -> list[tuple[s
             if not (variant == "before" and name != "bash5") and (not variants or variant in variants or variant == BASELINE)]
     order.shuffle(runs)
     return runs
-
-
-SAMPLES = ("wall", "cpu", "start", "calls", "end")
-BASELINE = "no guards"
-RESAMPLES = 2000  # bootstrap resamples of the rounds for each ratio's interval
 
 
 def interval(variant: list[float], base: list[float], seed: int = 0, resamples: int = RESAMPLES) -> tuple[float, float]:
