@@ -261,29 +261,6 @@ def host_file_for(host, installed_servers: dict, variant: str) -> None:
     path.write_text(json.dumps(obj, indent=2) + "\n")
 
 
-def _empty_answer_server():
-    """A local HTTP server on a free port answering every POST with 200 and an empty body (the host's
-    "no verdict"), in a thread of this process: the `http floor` variant's endpoint."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Answer(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - the http.server hook name
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            server.calls += 1
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *_args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
-    server.calls = 0
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
 def host_env(pairs: list[str]) -> dict[str, str]:
     """`NAME=VALUE` pairs (--host-env) as the environment added to every session's `claude`;
     ValueError names the first pair that is not one."""
@@ -301,7 +278,7 @@ def measure(rounds: int, only: list[str], model_seconds: float = 0.0, variants: 
     claude = hostkit.ensure_claude()
     version = hostkit.check_version(claude)
     work = Path(tempfile.mkdtemp(prefix="msd-bench-guards-"))
-    server = _empty_answer_server()
+    server = hostkit.hook_listener()  # the `http floor` variant's endpoint: no verdict
     http_url = f"http://127.0.0.1:{server.server_address[1]}/guard"
     fifo = FifoDaemon()
     order = random.Random(seed)

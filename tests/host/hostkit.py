@@ -226,6 +226,43 @@ class ModelServer:
         self.stop()
 
 
+def hook_listener(answer: bytes = b""):
+    """A local HTTP server on a free port, in a thread of this process, answering every POST with 200
+    and `answer` (empty: the host's "no verdict"); `.bodies` holds each request's JSON (raw bytes when
+    it is none), `.calls` their number. An `http` hook's endpoint; stop it with `.shutdown()`."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Listener(ThreadingHTTPServer):
+        bodies: list
+
+        @property
+        def calls(self) -> int:
+            return len(self.bodies)
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the http.server hook name
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            try:
+                server.bodies.append(json.loads(body))
+            except ValueError:
+                server.bodies.append(body)
+            self.send_response(200)
+            if answer:
+                self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *_args):
+            pass
+
+    server = Listener(("127.0.0.1", 0), Answer)
+    server.bodies = []
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 def planning_project(project: Path, state: str | None = None) -> None:
     """A `.planning/` tree with one phase (01-auth, its CONTEXT.md) on the roadmap; STATE.md when given."""
     pl = project / ".planning"
@@ -274,18 +311,20 @@ class HostRun:
     wall_s: float = 0.0           # the CLI's own run, start to exit (the stand-in model's start and stop left out)
     cpu_s: float = 0.0            # CPU of the CLI and of every process it started and waited for
 
+    def _model_records(self) -> list[dict]:
+        """The recorded Messages API calls that carry tools (main conversation and subagents), in order."""
+        return [r for r in self.requests
+                if r["method"] == "POST" and r["path"].split("?")[0].endswith("/v1/messages")
+                and isinstance(r.get("body"), dict) and r["body"].get("tools")]
+
     def model_times(self) -> list[float]:
         """Seconds from the CLI's start to each Messages API call that carries tools, in order."""
-        return [r["at"] - self.started_at for r in self.requests
-                if r["method"] == "POST" and r["path"].split("?")[0].endswith("/v1/messages")
-                and isinstance(r.get("body"), dict) and r["body"].get("tools") and "at" in r]
+        return [r["at"] - self.started_at for r in self._model_records() if "at" in r]
 
     @property
     def model_requests(self) -> list[dict]:
         """Bodies of the Messages API calls that carry tools (main conversation and subagents)."""
-        return [r["body"] for r in self.requests
-                if r["method"] == "POST" and r["path"].split("?")[0].endswith("/v1/messages")
-                and isinstance(r["body"], dict) and r["body"].get("tools")]
+        return [r["body"] for r in self._model_records()]
 
     @property
     def first_request(self) -> dict:

@@ -106,7 +106,7 @@ def test_the_server_floor_answers_the_handshake_and_every_call_with_no_verdict(b
 
 
 def test_the_http_floor_server_answers_no_verdict_and_counts_each_post(bench):
-    server = bench._empty_answer_server()
+    server = bench.hostkit.hook_listener()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/guard"
         for n in (1, 2):
