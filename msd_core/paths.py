@@ -88,10 +88,6 @@ def manifest_path(config: Path) -> Path:
     return install_root(config) / MANIFEST_NAME
 
 
-def bookkeeping_dir(config: Path) -> Path:
-    return install_root(config) / BOOKKEEPING_DIRNAME
-
-
 def user_config_dir() -> Path:
     """msd's per-user config folder (holds defaults.json)."""
     env = os.environ.get("MSD_USER_CONFIG_DIR")

@@ -140,11 +140,3 @@ def read_whole(path, max_bytes: int | None = None, *, follow_symlinks: bool = Tr
             return data, after
         time.sleep(0.005 * (attempt + 1))
     raise FileChanging(errno.EAGAIN, "changing while read (rewritten in place); skipped this time", os.fspath(path))
-
-
-def is_regular(path, *, follow_symlinks: bool = True) -> bool:
-    """Whether `path` is a regular file right now (no exception)."""
-    try:
-        return stat.S_ISREG(os.stat(path, follow_symlinks=follow_symlinks).st_mode)
-    except (OSError, ValueError):
-        return False

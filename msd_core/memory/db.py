@@ -42,10 +42,6 @@ CREATE VIRTUAL TABLE facts_fts USING fts5(
 """
 
 
-class RebuiltNotice(str):
-    """Why the database was rebuilt (empty string when it was not)."""
-
-
 def failure(exc: Exception, path: Path) -> Exception:
     """The MsdError for an SQLite error: locked or busy is exit 4 (another process holds the
     database past the lock timeout), disk full / read-only / unopenable is exit 1, one line."""

@@ -188,14 +188,6 @@ def phase_dirs(planning: Path, skipped: list | None = None) -> list[PhaseDir]:
     return out
 
 
-def current_blockers(planning: Path) -> list[SkippedDir]:
-    """What keeps the current milestone's phase list from being read whole: `.planning/phases`
-    or a folder in it that is a symlink, or a folder holding plans whose name gives no phase."""
-    skipped: list = []
-    phase_dirs(planning, skipped)
-    return [s for s in skipped if s.milestone is None and s.blocks]
-
-
 def _files(folder: Path, suffix: str, bare: str) -> list[Path]:
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)

@@ -182,20 +182,6 @@ def build_command_parser(name: str, prog: str = "msd_run", parser_class=None) ->
     return parser
 
 
-def build_full_parser(prog: str = "msd_run") -> argparse.ArgumentParser:
-    """Every command's parser (imports every command module): for checks and docs, not the hot path."""
-    parser = OneLineParser(prog=prog, description=__doc__, epilog=EXIT_CODES_HELP)
-    _common(parser)
-    subs = parser.add_subparsers(dest="command", parser_class=OneLineParser)
-    for name, (module_name, help_text) in COMMANDS.items():
-        sub = subs.add_parser(name, help=help_text, description=help_text, epilog=EXIT_CODES_HELP)
-        _common(sub)
-        module = _load(module_name)
-        configure = getattr(module, f"configure_{name.replace('-', '_')}", None) or module.configure
-        configure(sub)
-    return parser
-
-
 def _top_help() -> str:
     width = max(len(n) for n in COMMANDS)
     lines = [

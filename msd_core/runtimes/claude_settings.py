@@ -136,7 +136,3 @@ def plan_remove(config: Path, record: dict | None, permission: str | None, befor
     if problem:
         return SettingsChange(note="skipped", warnings=[f"{problem}; remove \"{permission}\" from permissions.allow by hand"])
     return SettingsChange(new_bytes=new, note="entry removed")
-
-
-def settings_exists(config: Path) -> bool:
-    return os.path.lexists(Path(config) / SETTINGS_REL)
