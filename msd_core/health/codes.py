@@ -24,7 +24,7 @@ CODES: dict[str, tuple[str, str, str | None]] = {
     "phase-folder-unnamed": (WARNING, "a folder in phases/ whose name gives no phase number; no reader sees it", None),
     "phase-missing-from-roadmap": (WARNING, "a current phase folder whose number ROADMAP.md does not name", None),
     "phase-folder-of-archived-milestone": (INFO, "phase folders of an archived milestone still in phases/: readers count them in the current milestone", None),
-    "roadmap-phase-missing-folder": (WARNING, "a ROADMAP.md phase with no folder, though it is ticked or a later phase has one", None),
+    "roadmap-phase-missing-folder": (WARNING, "a ROADMAP.md phase ticked done that has no folder in phases/", None),
     "plan-summary-missing": (WARNING, "a plan without its SUMMARY in a phase the project has moved past", None),
     "summary-plan-missing": (INFO, "a SUMMARY whose PLAN file is not in the folder", None),
     "phase-file-outside-folder": (WARNING, "a plan or phase document directly in phases/, outside any phase folder", None),
@@ -52,6 +52,39 @@ CODES: dict[str, tuple[str, str, str | None]] = {
 }
 
 
+# code: the command that moves forward where --repair cannot (it changes what a person decides,
+# or it is another command's work). Shown as "next" beside the finding. A finding of severity
+# error or warning has a repair or a way here, unless NO_WAY says why it has neither
+# (tests/health/test_health_ways.py holds it so).
+WAYS: dict[str, str] = {
+    "planning-file-missing": "git checkout -- <file> if it was deleted by mistake; /msd-new-project to set a project up",
+    "config-unreadable": "msd config list (names the parse error), then fix .planning/config.json or delete it for the defaults",
+    "phase-number-shared": ("msd_run phase reconcile --dry-run, then msd_run phase reconcile (when ROADMAP.md lists both); "
+                            "a folder of an earlier milestone goes to .planning/milestones/<version>-phases/ (git mv)"),
+    "phase-folder-link": "replace the symlink with the folder it points at (mv), so every reader sees it",
+    "phase-folder-unnamed": "rename the folder to NN-name, or move its files into the phase folder they belong to",
+    "phase-missing-from-roadmap": "/msd-add-phase to list it in ROADMAP.md, or /msd-remove-phase N if it is not wanted",
+    "roadmap-phase-missing-folder": "msd_run phase remove N --dry-run if the phase is gone; /msd-discuss-phase N to start it again",
+    "plan-summary-missing": "/msd-execute-phase N (runs the plan and writes its SUMMARY)",
+    "phase-file-outside-folder": "move the file into its phase folder (git mv)",
+    "file-prefix-mismatch": "rename the file to its folder's phase number (git mv)",
+    "frontmatter-unreadable": "close the frontmatter with a --- line and make it key: value lines",
+    "handoff-stale": "/msd-resume-work (reads the handoff and clears it)",
+    "msd-new-stray": "merge the .msd-new file into its original, then delete the .msd-new",
+    "flow-state-unreadable": "fix or delete .planning/state.json (flows start again from their first step)",
+    "gate-record-unreadable": "msd_run gate run (records a new run)",
+    "run-record-unreadable": "/msd-forensics (reads what is left of the run)",
+    "run-record-orphaned": "/msd-forensics (which run it was and what it changed)",
+}
+NO_WAY: dict[str, str] = {
+    "state-unreadable": "STATE.md's bytes are not text: only the person who wrote them knows what they meant",
+}
+
+
+def way_of(code: str) -> str | None:
+    return WAYS.get(code)
+
+
 def severity(code: str) -> str:
     return CODES[code][0]
 
@@ -75,6 +108,9 @@ class Finding:
         fix = repair_of(self.code)
         if fix:
             out["repair"] = fix
+        way = way_of(self.code)
+        if way:
+            out["next"] = way
         return out
 
     def __repr__(self):

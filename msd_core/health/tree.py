@@ -150,7 +150,7 @@ def planning_files(t: Tree) -> list[Finding]:
 
 
 def phase_folders(t: Tree) -> list[Finding]:
-    from msd_core.planning.discovery import LINKED
+    from msd_core.planning.discovery import LINKED, shared_numbers
 
     out = []
     for s in t.skipped:
@@ -160,15 +160,10 @@ def phase_folders(t: Tree) -> list[Finding]:
             held = " and holds plans or summaries that no command reads" if s.blocks else ""
             out.append(Finding("phase-folder-unnamed", rel(t.root, s.path),
                                f"{s.path.name} does not start with a phase number (NN-name){held}"))
-    seen: dict[str, list] = {}
-    for d in t.current:
-        seen.setdefault(d.number, []).append(d)
-    for number, dirs in seen.items():
-        if len(dirs) > 1:
-            names = ", ".join(d.name for d in dirs)
-            out.append(Finding("phase-number-shared", rel(t.root, dirs[1].path),
-                               f"phase {number} has {len(dirs)} folders ({names}); only {dirs[0].name} is read",
-                               folders=[d.name for d in dirs]))
+    for number, names in shared_numbers(t.current).items():
+        out.append(Finding("phase-number-shared", f".planning/phases/{names[1]}",
+                           f"phase {number} has {len(names)} folders ({', '.join(names)}); only {names[0]} is read",
+                           folders=names))
     listed = {p.number for p in t.roadmap}
     if t.roadmap_text is not None:
         archived: dict[str, list[str]] = {}
@@ -187,17 +182,14 @@ def phase_folders(t: Tree) -> list[Finding]:
                                f"{len(names)} folder(s) of archived milestone {label} still in phases/ ({shown}); "
                                "readers count them in the current milestone", folders=names))
     ordered, _states, _current = t.position
-    folders_after = [i for i, p in enumerate(ordered) if p.folder is not None]
-    last_folder = max(folders_after, default=-1)
-    for i, p in enumerate(ordered):
+    for p in ordered:
         if p.folder is not None or p.number not in listed or p.number in t.archived_numbers:
             continue
         if p.number in t.in_details or t.archived_milestone_of(p.number):
             continue  # an archived milestone's phase, folded into ROADMAP.md
-        if p.roadmap_done or i < last_folder:
-            why = "it is ticked done" if p.roadmap_done else "a later phase has one"
+        if p.roadmap_done:  # an unticked phase without a folder is one not started yet (planning ahead makes them)
             out.append(Finding("roadmap-phase-missing-folder", ".planning/ROADMAP.md",
-                               f"phase {p.number} ({p.name or 'unnamed'}) has no folder in phases/, though {why}"))
+                               f"phase {p.number} ({p.name or 'unnamed'}) has no folder in phases/, though it is ticked done"))
     for e in _entries(t.planning / "phases"):
         if e.name.endswith(PHASE_DOCS) or e.name in ("PLAN.md", "SUMMARY.md"):
             out.append(Finding("phase-file-outside-folder", f".planning/phases/{e.name}",

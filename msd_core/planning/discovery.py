@@ -188,6 +188,16 @@ def phase_dirs(planning: Path, skipped: list | None = None) -> list[PhaseDir]:
     return out
 
 
+def shared_numbers(dirs: list[PhaseDir]) -> dict[str, list[str]]:
+    """{number: folder names} for each number two or more current phase folders share (two clones
+    that each added a phase, then merged); readers see only the first folder of each."""
+    seen: dict[str, list[str]] = {}
+    for d in dirs:
+        if d.milestone is None and d.number is not None:
+            seen.setdefault(d.number, []).append(d.name)
+    return {n: names for n, names in seen.items() if len(names) > 1}
+
+
 def _files(folder: Path, suffix: str, bare: str) -> list[Path]:
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)

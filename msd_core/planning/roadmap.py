@@ -71,6 +71,28 @@ def roadmap_phases(text: str) -> list[RoadmapPhase]:
     return sorted(found.values(), key=lambda p: phase_sort_key(p.number))
 
 
+def listed_twice(text: str) -> dict[str, list[str]]:
+    """{number: names} for each number the phase checklist gives two or more phases of different names: what a merge
+    of two clones that each added a phase leaves (roadmap_phases keeps one; `msd_run phase
+    reconcile` renumbers the later ones)."""
+    names: dict[str, list[str]] = {}
+    fenced = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or "Phase" not in line:
+            continue
+        m = _CHECK_RE.match(line)
+        num = normalize_phase(m.group("num")) if m else None
+        if num is not None:
+            name = _clean_name(m.group("name"))
+            known = names.setdefault(num, [])
+            if name.casefold() not in (k.casefold() for k in known):  # one phase listed twice is not two phases
+                known.append(name)
+    return {n: found for n, found in names.items() if len(found) > 1}
+
+
 def _clean_name(raw: str) -> str:
     name = re.split(r"\s+[-—–]\s+|\s+\(|\s+✅|\*\*", raw.strip(), maxsplit=1)[0]
     return name.strip(" *:.-—").strip()[:120]

@@ -179,6 +179,7 @@ class Where:
     skipped: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     roadmap_text: str | None = None  # ROADMAP.md, as the model read it
+    shared: dict = field(default_factory=dict)  # {number: names} of phases ROADMAP.md lists twice (a merge of two clones)
 
     @property
     def done_count(self) -> int:
@@ -418,7 +419,7 @@ def where(root: Path, *, verifier: bool | None = None, listings: dict | None = N
     """The project's position (see the module docstring). `listings`, when given, receives each scanned
     folder's files (sorted DirEntry objects, which keep the stat results already taken)."""
     from msd_core.planning.discovery import phase_dirs
-    from msd_core.planning.roadmap import phase_sort_key, roadmap_phases
+    from msd_core.planning.roadmap import listed_twice, phase_sort_key, roadmap_phases
 
     root = Path(root)
     planning = paths.planning_dir(root)
@@ -491,7 +492,7 @@ def where(root: Path, *, verifier: bool | None = None, listings: dict | None = N
         else:
             milestone, why = "complete", f"no phase is left to do ({tally})"
     return Where(root, ordered, states, passed_over, current, last_active, verifier, failed, target, milestone, why,
-                 state_text, skipped, notes, roadmap_text)
+                 state_text, skipped, notes, roadmap_text, listed_twice(roadmap_text or ""))
 
 
 def status(w: Where, flows_running: set[str] | frozenset = frozenset()) -> str:

@@ -224,6 +224,12 @@ def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None
                            "every phase left is claimed by someone else (" + "; ".join(describe(c) for c in claimed)
                            + "): coordinate with them, or `msd_run next --ignore-claims` to route anyway", **common)
 
+    if w.shared:
+        n, names = next(iter(w.shared.items()))
+        return _answer("reconcile-phases", "/msd-health",
+                       f"ROADMAP.md lists {len(names)} phases numbered {n} ({', '.join(names)}), as after two clones "
+                       "each added one: renumber with `msd_run phase reconcile --dry-run`, then `msd_run phase reconcile`",
+                       shared_numbers=w.shared, **common)
     if w.gate_target is not None:
         n = w.gate_target.number
         return _answer("fix-tests", f"/msd-execute-phase {n}",

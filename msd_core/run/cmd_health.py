@@ -1,7 +1,7 @@
 """`msd_run health [--repair [--dry-run]]`: what in `.planning/` is inconsistent, one code per finding.
 
 JSON {"project", "status", "counts", "codes", "repairable", "findings": [{"code", "severity", "file",
-"message"[, "repair"]}]}; with --repair also "repair": {"dry_run", "planned" | "repaired", "written",
+"message"[, "repair"][, "next"]}]}; with --repair also "repair": {"dry_run", "planned" | "repaired", "written",
 "deleted"[, "state"]}, and the findings are those left after the repair. The codes and what each
 repair does: msd_core.health.codes, msd_core.health.repair. `--text`: one line per finding.
 Exit 0 no error or warning (left), 1 an error or warning is (left), 2 bad usage, 4 lock timeout.
@@ -35,7 +35,8 @@ def run(args: argparse.Namespace):
     if args.text:
         lines = [f"{out['status']}: {out['counts']['error']} errors, {out['counts']['warning']} warnings, "
                  f"{out['counts']['info']} info ({out['repairable']} repairable)"]
-        lines += [f"{f['severity']:7} {f['code']:28} {f['file'] or '-'}: {f['message']}" for f in out["findings"]]
+        lines += [f"{f['severity']:7} {f['code']:28} {f['file'] or '-'}: {f['message']}"
+                  + (f" (next: {f['next']})" if f.get("next") else "") for f in out["findings"]]
         for item in out.get("repair", {}).get("planned", out.get("repair", {}).get("repaired", [])):
             lines.append(f"repair  {item['code']:28} {item['file'] or '-'}: {item['action']}")
         sys.stdout.write("\n".join(lines) + "\n")

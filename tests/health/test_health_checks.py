@@ -49,6 +49,8 @@ def _break_not_in_roadmap(root):
 def _break_roadmap_folder(root):
     (root / ".planning/phases/02-auth/.keep").unlink()
     (root / ".planning/phases/02-auth").rmdir()
+    roadmap = root / ".planning/ROADMAP.md"
+    roadmap.write_text(roadmap.read_text().replace("- [ ] **Phase 2", "- [x] **Phase 2"))
 
 
 def _break_plan_summary(root):

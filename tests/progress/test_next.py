@@ -15,7 +15,7 @@ from msd_core.progress.route import decide
 from tests.conftest import corpus_tree_names
 
 ROUTES = {"new-project", "resume-work", "discuss-phase", "plan-phase", "execute-phase", "verify-work",
-          "plan-gaps", "complete-milestone", "new-milestone", "audit-milestone"}
+          "plan-gaps", "complete-milestone", "new-milestone", "audit-milestone", "reconcile-phases"}
 
 ROADMAP = """# Roadmap
 
