@@ -124,12 +124,14 @@ class _Reader:
     def _maybe(self, path: str) -> bool:
         """Whether `path` could be a secret file: its name matches a pattern, or it is a symlink (or names
         a file a folder pattern such as `.kube/config` knows) whose target the full check resolves."""
+        full = path if os.path.isabs(path) or not self.cwd else os.path.join(self.cwd, path)
+        if (" " in path or "\n" in path) and not os.path.lexists(full):
+            return False  # a sentence (`--title "load .env"`), not a file
         if secret_files.secret_pattern(path, self.extra):
             return True
         name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
         if name in FOLDER_NAMES:
             return True
-        full = path if os.path.isabs(path) or not self.cwd else os.path.join(self.cwd, path)
         try:
             return os.path.islink(full)
         except (OSError, ValueError):
@@ -138,16 +140,34 @@ class _Reader:
     def expand(self, word: str) -> list[str]:
         if word.startswith("~"):
             word = os.path.expanduser(word)
+        words = _braces(word) if "{" in word and "," in word else [word]
         if any(c in word for c in "*?[") and self.cwd:
             import glob
 
-            base = word if os.path.isabs(word) else os.path.join(self.cwd, word)
-            return glob.glob(base)[:MAX_GLOB] or [word]
-        return [word]
+            found = []
+            for w in words:
+                base = w if os.path.isabs(w) else os.path.join(self.cwd, w)
+                found += glob.glob(base)[:MAX_GLOB] or [w]
+            return found
+        return words
 
     def aimed(self, pattern: str) -> Finding | None:
         hit = secret_files.aimed(pattern, self.project, self.extra, self.allow)
         return Finding(*hit) if hit else None
+
+
+def _braces(word: str, budget: int = 64) -> list[str]:
+    """`a{b,c}d` as the shell expands it (first brace pair first, at most `budget` words)."""
+    start = word.find("{")
+    end = word.find("}", start)
+    if start < 0 or end < 0 or "," not in word[start:end]:
+        return [word]
+    out = []
+    for alt in word[start + 1:end].split(","):
+        out += _braces(word[:start] + alt + word[end + 1:], budget)
+        if len(out) >= budget:
+            break
+    return out[:budget]
 
 
 def bash_finding(command, cwd: str | None, project: str | None, extra: tuple, allow: tuple) -> Finding | None:
@@ -196,7 +216,7 @@ def _value(word, values: dict, r: _Reader, depth: int) -> tuple[str, list[str]]:
         if isinstance(p, str):
             out.append(p)
         elif p[0] == "$":
-            out.append(values.get(p[1], "$" + p[1]))
+            out.append(values.get(p[1], p[2] if len(p) > 2 else "$" + p[1]))
         else:
             printed = _printed(p[1], values) if p[0] == "(" else None
             if printed is not None:
@@ -322,6 +342,15 @@ def _simple(words, cmd, r: _Reader, values: dict, depth: int, upstream) -> Findi
             hit = r.secret(_value(target, values, r, depth)[0])
             if hit:
                 return hit
+    for op, target in cmd.redirects:  # a here-string or here-document is a shell's script, xargs' names
+        if op in ("<<<", "<<") and prog in SHELLS and not any(t.startswith("-") and "c" in t[1:] for t, _n in args):
+            body = target if isinstance(target, str) else word_text(target, values)
+            hit = _commands(body, r, values, depth + 1, r.cwd)
+            if hit:
+                return hit
+        elif op in ("<<<", "<<") and prog == "xargs":
+            body = target if isinstance(target, str) else word_text(target, values)
+            upstream = upstream + [["echo", *body.split()]]
     if prog is None:
         return None
     if prog == "cd" and args and r.cwd:

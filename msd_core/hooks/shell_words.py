@@ -35,7 +35,8 @@ def text(word, values=None) -> str:
         if isinstance(p, str):
             out.append(p)
         elif p[0] == "$":
-            out.append(values.get(p[1], "$" + p[1]) if values else "$" + p[1])
+            unknown = p[2] if len(p) > 2 else "$" + p[1]
+            out.append(values.get(p[1], unknown) if values else unknown)
         else:
             out.append("$(...)")
     return "".join(out)
@@ -140,6 +141,11 @@ def _dollar(text: str, i: int, parts: list, subs: list) -> int:
         name = body[j:k] or body[j:j + 1]
         if k < len(body) and body[k] in ":-=+?" and "$(" in body:
             subs.append(body[body.index("$(") + 2:body.rindex(")")] if ")" in body else body)
+        rest = body[k:]
+        for op in (":-", "-", ":=", "="):  # `${F:-default}`: the default when F is not known
+            if rest.startswith(op) and j == 0:
+                parts.append(("$", name, rest[len(op):].strip("'\"")))
+                return end
         parts.append(("$", name))
         return end
     if nxt and nxt in SPECIAL_PARAMS:
@@ -196,7 +202,7 @@ def parse(text: str, deadline: float | None = None) -> tuple[list[Command], list
     started = quoted = False
     ticks = 0
     pending: str | None = None  # a redirection operator waiting for its target
-    heredocs: list[tuple[str, bool, bool]] = []  # (delimiter, quoted, strip tabs)
+    heredocs: list = []  # (delimiter, quoted, strip tabs, its command, the redirection's index)
     i, n = 0, len(text)
 
     def end_word():
@@ -206,7 +212,8 @@ def parse(text: str, deadline: float | None = None) -> tuple[list[Command], list
                 ("".join(parts) if all(isinstance(p, str) for p in parts) else tuple(parts))
             if pending is not None:
                 if pending in ("<<", "<<-"):
-                    heredocs.append(("".join(p for p in parts if isinstance(p, str)), quoted, pending == "<<-"))
+                    heredocs.append(("".join(p for p in parts if isinstance(p, str)), quoted, pending == "<<-", cmd,
+                                     len(cmd.redirects)))
                 cmd.redirects.append((pending, w))
                 pending = None
             else:
@@ -235,7 +242,7 @@ def parse(text: str, deadline: float | None = None) -> tuple[list[Command], list
         elif c == "\n":
             end_command("\n")
             i += 1
-            for delim, quoted, strip in heredocs:  # the bodies: data, up to their delimiter lines
+            for delim, quoted, strip, owner, at in heredocs:  # the bodies, up to their delimiter lines
                 start = i
                 while i < n:
                     eol = text.find("\n", i)
@@ -243,8 +250,10 @@ def parse(text: str, deadline: float | None = None) -> tuple[list[Command], list
                     i = n if eol < 0 else eol + 1
                     if (line.lstrip("\t") if strip else line) == delim:
                         break
+                body = text[start:i].rsplit(delim, 1)[0] if text[start:i].rstrip("\n").endswith(delim) else text[start:i]
+                owner.redirects[at] = ("<<", body)  # the body is the command's input
                 if not quoted:
-                    _heredoc_subs(text[start:i], subs)
+                    _heredoc_subs(body, subs)
             heredocs = []
         elif c == "#" and not started:
             eol = text.find("\n", i)

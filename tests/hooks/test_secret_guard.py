@@ -121,7 +121,7 @@ def test_a_huge_command_is_refused_and_a_padded_one_read_whole(project, decide):
     assert padded and "it would print .env" in padded
     huge = decide(project, "Bash", {"command": "cat notes.md " + "x" * (secret_bash.MAX_SCAN + 1) + " .env"})
     assert huge.startswith("msd guard: this command is refused: it is ") and "Run it as shorter commands" in huge
-    assert decide(project, "Bash", {"command": "cat 'unbalanced .env"})  # an open quote runs to the end: still caught
+    assert decide(project, "Bash", {"command": "cat .env 'unbalanced"})  # an open quote runs to the end: still read
     assert decide(project, "Bash", {"command": 7}) is None
 
 
