@@ -98,7 +98,9 @@ HOOKS = (
     ("PreToolUse", "Edit", "Edit(**/.planning/**)", "pre-tool-use"),
     ("PreToolUse", "Read", None, "pre-tool-use"),
     *(("PreToolUse", "Bash", f"Bash(*{word}*)", "pre-tool-use") for word in SECRET_WORDS),
-    ("PreToolUse", "Grep", None, "pre-tool-use"),  # its `if` would match the regex, not the path or glob
+    # every Grep: its `if` would match the regex, not the path or glob (2.1.332 offers no Grep tool;
+    # the row serves a host that does)
+    ("PreToolUse", "Grep", None, "pre-tool-use"),
     ("PostToolUse", "Agent", None, "post-tool-use"),
     ("PostToolUse", "Bash", "Bash(msd_run step-done *)", "post-tool-use"),
     ("PostToolUse", "Bash", "Bash(msd_run commit *)", "post-tool-use"),
