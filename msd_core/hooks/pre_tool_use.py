@@ -88,6 +88,8 @@ def _read(tool: str, tool_input: dict, cwd: str | None) -> str | None:
         doing = f"this command is refused: it would source {shown}, and its values could then be printed"
     elif how.startswith(("copy to", "move to")):
         doing = f"this command is refused: it would {how.split(' ', 1)[0]} {shown} to {how.split(' to ', 1)[1]}, where the guard no longer sees it"
+    elif how == "open":
+        doing = f"this command is refused: its code opens {shown}"
     else:
         doing = f"this command is refused: it would print {shown}"
     instead = ("Ask the user for the one value you need, or read a template such as `.env.example` for the names.")

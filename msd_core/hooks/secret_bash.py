@@ -78,6 +78,10 @@ WRAPPERS = {
     "torsocks": (set(), 0), "faketime": (set(), 1), "nsenter": ({"-t", "-S", "-G"}, 0), "unshare": (set(), 0),
     "runuser": ({"-u", "-g", "-G"}, 0), "sg": (set(), 1), "env": ({"-u", "--unset", "-C", "--chdir"}, 0),
 }
+# interpreters and the options whose value is code: a quoted secret name in that code is opened by it
+INTERPRETERS = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "nodejs": ("-e", "--eval", "-p", "--print"),
+                "deno": ("eval",), "bun": ("-e", "--eval", "-p", "--print"), "ruby": ("-e",), "perl": ("-e", "-E"),
+                "php": ("-r",), "lua": ("-e",), "Rscript": ("-e",), "osascript": ("-e",), "pwsh": ("-c", "-Command")}
 STRING_RUNNERS = {"su": "-c", "runuser": "-c", "script": "-c", "flock": "-c", "env": "-S", "ssh-agent": "-c"}
 
 
@@ -307,7 +311,8 @@ def _unwrap(words: list[tuple[str, list]]) -> tuple[list[tuple[str, list]], str 
         if prog in STRING_RUNNERS:
             flag = STRING_RUNNERS[prog]
             for j in range(i + 1, n):
-                if words[j][0] == flag and j + 1 < n:
+                t = words[j][0]
+                if (t == flag or (t[:1] == "-" and t[1:2] != "-" and t.endswith(flag[1]))) and j + 1 < n:  # `-qc`
                     return [], words[j + 1][0]
         if prog not in WRAPPERS:
             return words[i:], None
@@ -342,7 +347,12 @@ def _simple(words, cmd, r: _Reader, values: dict, depth: int, upstream) -> Findi
             hit = r.secret(_value(target, values, r, depth)[0])
             if hit:
                 return hit
+    language = _language(prog)
     for op, target in cmd.redirects:  # a here-string or here-document is a shell's script, xargs' names
+        if op in ("<<<", "<<") and language and (not args or args[0][0] == "-"):
+            hit = _code(target if isinstance(target, str) else word_text(target, values), r)
+            if hit:
+                return hit
         if op in ("<<<", "<<") and prog in SHELLS and not any(t.startswith("-") and "c" in t[1:] for t, _n in args):
             body = target if isinstance(target, str) else word_text(target, values)
             hit = _commands(body, r, values, depth + 1, r.cwd)
@@ -358,6 +368,13 @@ def _simple(words, cmd, r: _Reader, values: dict, depth: int, upstream) -> Findi
         return None
     if prog in SHELLS:
         return _shell(args, r, values, depth)
+    if language:
+        flags = INTERPRETERS[language]
+        for k, (t, _n) in enumerate(args[:-1]):
+            if t in flags or (t[:1] == "-" and t[1:2] != "-" and len(t) > 2 and "-" + t[-1] in flags):  # `-pe`, `-ne`
+                hit = _code(args[k + 1][0], r)
+                if hit:
+                    return hit
     if prog == "eval":
         return _commands(" ".join(t for t, _n in args), r, values, depth + 1, r.cwd)
     if prog in (".", "source"):
@@ -419,6 +436,36 @@ def _grep(args, r: _Reader) -> Finding | None:
             pattern_given = True
         i += 1
     return _arguments(files, r)
+
+
+def _language(prog: str | None) -> str | None:
+    """The INTERPRETERS key of `prog` (`python3.12` is python), or None."""
+    if not prog:
+        return None
+    if prog.startswith("python"):
+        return "python"
+    return prog if prog in INTERPRETERS else None
+
+
+def _code(code: str, r: _Reader) -> Finding | None:
+    """A secret file named by a quoted string in an interpreter's code (`open('.env')`)."""
+    i, n = 0, len(code)
+    while i < n:
+        q = code[i]
+        if q in "'\"`":
+            j = i + 1
+            while j < n and code[j] != q:
+                j += 2 if code[j] == "\\" else 1
+            literal = code[i + 1:j]
+            if literal and len(literal) < 512:
+                hit = r.secret(literal)
+                if hit:
+                    hit.how = "open"
+                    return hit
+            i = j + 1
+        else:
+            i += 1
+    return None
 
 
 def _arguments(args, r: _Reader) -> Finding | None:
