@@ -78,6 +78,7 @@ WRAPPERS = {
     "torsocks": (set(), 0), "faketime": (set(), 1), "nsenter": ({"-t", "-S", "-G"}, 0), "unshare": (set(), 0),
     "runuser": ({"-u", "-g", "-G"}, 0), "sg": (set(), 1), "env": ({"-u", "--unset", "-C", "--chdir"}, 0),
 }
+LEAVE_OUT = ("--exclude", "--ignore", "--exclude-dir", "--exclude-from", "--ignore-path", "--skip")
 # interpreters and the options whose value is code: a quoted secret name in that code is opened by it
 INTERPRETERS = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "nodejs": ("-e", "--eval", "-p", "--print"),
                 "deno": ("eval",), "bun": ("-e", "--eval", "-p", "--print"), "ruby": ("-e",), "perl": ("-e", "-E"),
@@ -469,8 +470,13 @@ def _code(code: str, r: _Reader) -> Finding | None:
 
 
 def _arguments(args, r: _Reader) -> Finding | None:
-    """Any program given a secret path (`FILE`, `--opt=FILE`, `@FILE`) reads it."""
+    """Any program given a secret path (`FILE`, `--opt=FILE`, `@FILE`) reads it; the value of an
+    option that leaves files out (`--exclude .env`, `--ignore=.env`) does not count."""
+    skip = False
     for text, names in args:
+        if skip or text.startswith(LEAVE_OUT):
+            skip = text in LEAVE_OUT
+            continue
         for name in names:
             hit = r.secret(name)
             if hit:
@@ -595,8 +601,14 @@ def _git(args, r: _Reader) -> Finding | None:
         return None
     if sub == "grep":
         return _grep(rest, r)
+    if sub in ("log", "whatchanged", "shortlog", "rev-list") and not any(
+            t in ("-p", "-u", "--patch", "--full-diff", "--word-diff", "--cc") or t.startswith(("-L", "--word-diff="))
+            for t, _n in rest):
+        return None  # commits and names only, no file content
     for text, _n in rest:
-        if text.startswith("-") and sub in GIT_READERS:
+        if text.startswith("-L") and ":" in text:  # `-L1,5:.env`: lines of that file
+            text = text.rsplit(":", 1)[1]
+        elif text.startswith("-") and sub in GIT_READERS:
             continue
         path = text.split(":", 1)[1] if ":" in text else text
         hit = r.secret(path) if path else None
