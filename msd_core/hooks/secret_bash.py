@@ -78,6 +78,7 @@ WRAPPERS = {
     "torsocks": (set(), 0), "faketime": (set(), 1), "nsenter": ({"-t", "-S", "-G"}, 0), "unshare": (set(), 0),
     "runuser": ({"-u", "-g", "-G"}, 0), "sg": (set(), 1), "env": ({"-u", "--unset", "-C", "--chdir"}, 0),
 }
+AWKS = frozenset(("awk", "gawk", "mawk", "nawk"))
 LEAVE_OUT = ("--exclude", "--ignore", "--exclude-dir", "--exclude-from", "--ignore-path", "--skip")
 # interpreters and the options whose value is code: a quoted secret name in that code is opened by it
 INTERPRETERS = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "nodejs": ("-e", "--eval", "-p", "--print"),
@@ -369,6 +370,13 @@ def _simple(words, cmd, r: _Reader, values: dict, depth: int, upstream) -> Findi
         return None
     if prog in SHELLS:
         return _shell(args, r, values, depth)
+    if prog in AWKS:  # the first plain word is the program: `getline < ".env"`
+        k = 0
+        while k < len(args) and args[k][0].startswith("-"):
+            k += 2 if args[k][0] in ("-F", "-v", "-f") else 1
+        hit = _code(args[k][0], r) if k < len(args) else None
+        if hit:
+            return hit
     if language:
         flags = INTERPRETERS[language]
         for k, (t, _n) in enumerate(args[:-1]):

@@ -142,7 +142,7 @@ def _dollar(text: str, i: int, parts: list, subs: list) -> int:
         if k < len(body) and body[k] in ":-=+?" and "$(" in body:
             subs.append(body[body.index("$(") + 2:body.rindex(")")] if ")" in body else body)
         rest = body[k:]
-        for op in (":-", "-", ":=", "="):  # `${F:-default}`: the default when F is not known
+        for op in (":-", "-", ":=", "=", ":+", "+"):  # `${F:-default}`, `${F:+alternate}`: the word, F unknown
             if rest.startswith(op) and j == 0:
                 parts.append(("$", name, rest[len(op):].strip("'\"")))
                 return end
