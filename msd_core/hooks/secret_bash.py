@@ -5,8 +5,9 @@ command substitutions and in the `-c` strings of shells (to MAX_DEPTH), is judge
 wrappers are taken off (`sudo -u root`, `nice -n 5`, `timeout 5`, `env A=1`, `xargs`, ...):
 
 - a secret file given to a program as an argument counts as read, unless the program only
-  touches its name or metadata (METADATA: ls, stat, rm, mv-like renames within secret names,
-  chmod, touch, test, echo, wc, checksums, ...) or writes it (tee, `sed -i`, `>`/`>>` targets);
+  touches its name or metadata (METADATA: ls, stat, rm, chmod, touch, test, echo, wc, checksums,
+  ssh's key use, ...) or writes it (tee, `sed -i`, `>`/`>>` targets); grep's pattern and the
+  value of `--exclude` are no files;
 - `< secret` feeds it to the program (only a count or a checksum of it is fine: COUNTERS);
 - `.`/`source` of it runs it in the shell, whose variables the agent can then print;
 - `dd if=`, `git show REV:path`, `git cat-file`, `git diff/log/blame/grep`;
@@ -15,11 +16,14 @@ wrappers are taken off (`sudo -u root`, `nice -n 5`, `timeout 5`, `env A=1`, `xa
 - `find ... -name <secret> -exec PROG {}`, `<names of secrets> | xargs PROG`, and a word that is
   a command substitution printing secret names (`$(echo .env)`, `$(find -name .env)`);
 - parameters assigned a literal earlier in the command (`F=.env; cat $F`, `for f in .env`,
-  `bash -c '...' _ .env`) are read with that value.
+  `bash -c '...' _ .env`, `${F:-.env}`) are read with that value;
+- a here-string or here-document is a shell's or an interpreter's script and xargs' names; a
+  quoted secret name in an interpreter's one-line code (`python -c "open('.env')"`, `node -e`,
+  awk's program) counts as opening it.
 
 A command longer than MAX_SCAN, or one that takes longer than TIME_LIMIT to read, is refused
-with its reason rather than waved through. Not seen: a program that opens the file itself
-(`python -c "open('.env')"`, a script), names built at run time (`cat $(printf '\\x2eenv')`
+with its reason rather than waved through. Not seen: a program that opens the file by a name it
+builds (`open('.e'+'nv')`) or from a script of its own, names built at run time (`cat $(printf '\\x2eenv')`
 with escapes printf decodes, `cat .e${X}nv`), a directory read as a whole (`grep -r KEY .`,
 `find . -exec cat {} +`). Standard library only.
 """
