@@ -16,7 +16,9 @@ is one line on stderr and exit 0.
                        content it would leave; guard_memory.py: sizes before this session's cuts,
                        a person's one-write allowances)
     injection.py       instructions aimed at the agent in text saved into .planning/; quarantine
-    secret_files.py    files holding credentials, for Read and for Bash commands that print them
+    secret_files.py    files holding credentials; whether a Read or a Grep would show one
+    secret_bash.py     whether a Bash command would show one (print, source, copy it away)
+    shell_words.py     a Bash command read as the shell reads it, at the word level
     guard_settings.py  the project's `guards.*` settings, read without pathlib or the config store
   statusline.py     the one-line status the host shows under the prompt
 

@@ -3,9 +3,9 @@
 - Write / Edit into a `.planning/` folder (the host starts the hook only for such paths: the
   `if` rules in msd_core/install/host_hooks.py): planning_guard.py (what the write would lose)
   and injection.py (instructions aimed at the agent in the text it adds; kept in quarantine);
-- Read: secret_files.py, the file holds credentials;
-- Bash (only commands naming a secret-looking file reach the hook): secret_files.py, the
-  command would print one.
+- Read, and Grep (its `path` or `glob`): secret_files.py, the file holds credentials;
+- Bash (only commands naming a secret-looking file reach the hook): secret_bash.py, the
+  command would show one (print it, source it, copy it where the guard does not see it).
 
 A refusal is the host's JSON deny, `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
 "permissionDecision": "deny", "permissionDecisionReason": <why, and what to do instead>}}` on
@@ -48,7 +48,7 @@ def handle(payload: dict, ctx) -> str | None:
     cwd = _cwd(payload)
     if tool in ("Write", "Edit"):
         return _write(tool, tool_input, cwd, payload)
-    if tool in ("Read", "Bash"):
+    if tool in ("Read", "Bash", "Grep"):
         return _read(tool, tool_input, cwd)
     return None
 
@@ -61,19 +61,44 @@ def _read(tool: str, tool_input: dict, cwd: str | None) -> str | None:
     if not settings["guards.secret_read"]:
         return None
     extra, allow = tuple(settings["guards.secret_files"]), tuple(settings["guards.secret_allow"])
+    how = "read"
     if tool == "Read":
         hit = secret_files.read_finding(tool_input.get("file_path"), cwd, project, extra, allow)
+    elif tool == "Grep":
+        hit = secret_files.grep_finding(tool_input, cwd, project, extra, allow)
     else:
-        hit = secret_files.bash_finding(tool_input.get("command"), cwd, project, extra, allow)
+        from msd_core.hooks import secret_bash
+
+        try:
+            found = secret_bash.bash_finding(tool_input.get("command"), cwd, project, extra, allow)
+        except secret_bash.Refusal as why:
+            return deny(f"this command is refused: {why}, and it names what may be a secret file. Run it as shorter "
+                        "commands, or put long data in a file and pass the file's name.")
+        hit = (found.path, found.pattern, found.what) if found else None
+        how = found.how if found else how
     if hit is None:
         return None
     shown, pattern, what = hit
     name = os.path.basename(shown.rstrip("/")) or shown
-    doing = f"reading {shown} is refused" if tool == "Read" else f"this command is refused: it would print {shown}"
+    if tool == "Read":
+        doing = f"reading {shown} is refused"
+    elif tool == "Grep":
+        doing = f"this search is refused: it would show lines of {shown}"
+    elif how == "source":
+        doing = f"this command is refused: it would source {shown}, and its values could then be printed"
+    elif how.startswith(("copy to", "move to")):
+        doing = f"this command is refused: it would {how.split(' ', 1)[0]} {shown} to {how.split(' to ', 1)[1]}, where the guard no longer sees it"
+    elif how == "open":
+        doing = f"this command is refused: its code opens {shown}"
+    else:
+        doing = f"this command is refused: it would print {shown}"
+    instead = ("Ask the user for the one value you need, or read a template such as `.env.example` for the names.")
+    if how == "source":
+        instead = ("If a program needs these values, let it load the file itself (most frameworks read .env on their "
+                   "own) or ask the user to run the command; for the names, read a template such as `.env.example`.")
     return deny(f"{doing}; a file named like `{pattern}` holds {what}, and what you read stays in the conversation "
-                "and the session's transcript. Ask the user for the one value you need, or read a template such as "
-                "`.env.example` for the names. If the user wants you to read it, they can allow it for this project: "
-                f"`msd config set guards.secret_allow '[\"{name}\"]'`.")
+                f"and the session's transcript. {instead} If the user wants you to read it, they can allow it for this "
+                f"project: `msd config set guards.secret_allow '[\"{name}\"]'`.")
 
 
 def _write(tool: str, tool_input: dict, cwd: str | None, payload: dict) -> str | None:

@@ -1,4 +1,4 @@
-"""Which files hold credentials, and whether a Read or a Bash command would show one to the agent.
+"""Which files hold credentials, and whether a Read or a Grep would show one to the agent.
 
 A name is matched case-insensitively against each pattern (`*` any run of characters, `?` one,
 `[...]` a set); a pattern holding a `/` is matched against the end of the path
@@ -7,14 +7,10 @@ A name is matched case-insensitively against each pattern (`*` any run of charac
 the project) is one the user lets the agent read. Names ending in EXEMPT (templates such as
 `.env.example`, public keys) never count.
 
-Read: the path as given and, when it is a symlink, the file it leads to.
-Bash: the host starts this check only for a command that names a secret-looking file (the `if`
-rules of msd_core/install/host_hooks.py: SECRET_WORDS, lower case, so a name in capitals or one
-matching only a project's own pattern is not seen there; every Read is checked); the command is split into simple commands and one
-that runs a program which prints what it reads (READERS; `git show/diff/log/blame/grep`), or
-feeds it a file with `<`, is refused when a file argument (shell globs expanded) matches.
-Not seen: files reached through variables, scripts, `python -c`, a directory searched as a
-whole (`grep -r KEY .`), or a copy made first. Standard library only.
+Read: the path as given and, when it is a symlink, the file it leads to. Grep: its `path` when that
+names a secret file, and its `glob` when that picks secret files out (`.env*`, `*.pem`; not `*` or
+`*.json`, which search everything). Glob is not guarded: it lists names, as `ls` does. Bash:
+secret_bash.py. Standard library only.
 """
 
 from __future__ import annotations
@@ -40,18 +36,9 @@ BUILT_IN = (
 )
 EXEMPT = ("*.example", "*.sample", "*.template", "*.tmpl", "*.dist", "*.pub")
 
-# programs that print what they read (a file argument of theirs reaches the agent)
-READERS = frozenset((
-    "cat tac head tail less more most bat batcat nl od xxd hexdump hd strings base64 base32 "
-    "grep egrep fgrep zgrep rg ag ack sed awk gawk mawk nawk cut sort uniq paste column fold fmt "
-    "diff cmp comm sdiff jq yq openssl dotenv"
-).split())
-GIT_READERS = frozenset(("show", "diff", "log", "blame", "grep", "cat-file"))
-WRAPPERS = frozenset(("sudo", "env", "nohup", "time", "command", "exec", "nice", "stdbuf", "doas"))
-SHELLS = frozenset(("bash", "sh", "zsh", "dash", "ksh"))
-SEPARATORS = frozenset((";", "&&", "||", "|", "&", "(", ")", "{", "}", "|&", ";;", "!"))
-MAX_COMMAND = 64 << 10  # a longer command is not parsed (allowed as it is)
-MAX_DEPTH = 3  # `bash -c "..."` inside `bash -c` ...
+# names no secret pattern is meant to match: a name pattern matching one of these searches everything
+ORDINARY = ("readme.md", "main.py", "index.ts", "app.js", "data.json", "config.yaml", "notes.txt", "makefile",
+            "a.c", "style.css", "go.mod", "cargo.toml", "settings.py", "package.json")
 
 
 def _glob(name: str, pattern: str) -> bool:
@@ -96,7 +83,7 @@ def secret_pattern(path: str, extra: tuple = ()) -> tuple[str, str] | None:
     return None
 
 
-def _allowed(path: str, project: str | None, allow: tuple) -> bool:
+def allowed(path: str, project: str | None, allow: tuple) -> bool:
     if not allow:
         return False
     names = [path]
@@ -127,107 +114,58 @@ def read_finding(file_path: str, cwd: str | None, project: str | None, extra: tu
         candidates.append(real)
     for path in candidates:
         hit = secret_pattern(path, extra)
-        if hit and not _allowed(path, project, allow):
+        if hit and not allowed(path, project, allow):
             return file_path, hit[0], hit[1]
     return None
 
 
-# ------------------------------------------------------------------ Bash
 
 
-def _words(command: str) -> list[str]:
-    import shlex
-
-    text = command.replace("`", " ; ").replace("\n", " ; ")
-    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        return list(lexer)
-    except ValueError:  # an unbalanced quote: read it as plain words
-        return text.split()
-
-
-def _segments(words: list[str]):
-    current: list[str] = []
-    for w in words:
-        if w in SEPARATORS or w == "$":  # `$(` arrives as `$` and `(`
-            if current:
-                yield current
-            current = []
-        else:
-            current.append(w)
-    if current:
-        yield current
+def samples(extra: tuple = ()):
+    """(a name each pattern matches, (pattern, what it holds)): the names a name pattern is tried on."""
+    out = []
+    for pattern, what in BUILT_IN + tuple((p.strip().lower(), "secrets (guards.secret_files)") for p in extra
+                                           if isinstance(p, str) and p.strip()):
+        name = pattern.rsplit("/", 1)[-1]
+        for wild in "*?":
+            name = name.replace(wild, "x")
+        if "[" not in name:
+            out.append((name, (pattern, what)))
+    return out
 
 
-def _expand(word: str, cwd: str | None) -> list[str]:
-    if any(c in word for c in "*?[") and cwd:
-        import glob
+def aimed(pattern: str, project: str | None, extra: tuple, allow: tuple) -> tuple[str, str, str] | None:
+    """The finding when a name pattern (find -name, a Grep glob; case ignored) picks secret files out:
+    it matches one of them and no ordinary name (`*` and `*.json` search everything: not aiming)."""
+    import fnmatch
 
-        base = word if os.path.isabs(word) else os.path.join(cwd, word)
-        return glob.glob(base)[:200] or [word]  # as the shell expands it: `*` skips dot files
-    return [word]
-
-
-REDIRECTS = frozenset(("<", ">", ">>", "<<", "<<<", "0<", "1>", "2>", "&>", ">&", "<>"))
-
-
-def _redirections(seg: list[str]) -> tuple[list[str], list[str]]:
-    """(the words without redirections, the files fed in with `<`)."""
-    words, fed = [], []
-    i = 0
-    while i < len(seg):
-        w = seg[i]
-        if w in REDIRECTS:
-            if w in ("<", "0<", "<>") and i + 1 < len(seg):
-                fed.append(seg[i + 1])
-            i += 2
+    pattern = pattern.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or pattern
+    hit = secret_pattern(pattern, extra)
+    if hit and not any(c in pattern for c in "*?[{"):
+        return None if allowed(pattern, project, allow) else (pattern, hit[0], hit[1])
+    test = pattern.lower()
+    names = [test]
+    if "{" in test and "}" in test.split("{", 1)[1]:  # rg's `*.{env,pem}`
+        head, rest = test.split("{", 1)
+        body, tail = rest.split("}", 1)
+        names = [head + alt + tail for alt in body.split(",")]
+    for p in names:
+        if any(fnmatch.fnmatchcase(plain, p) for plain in ORDINARY):
             continue
-        words.append(w)
-        i += 1
-    return words, fed
+        for sample, (pat, what) in samples(extra):
+            if fnmatch.fnmatchcase(sample, p) and not allowed(sample, project, allow):
+                return pattern, pat, what
+    return None
 
 
-def _program(seg: list[str]) -> tuple[str | None, list[str]]:
-    i = 0
-    while i < len(seg):
-        w = seg[i]
-        if "=" in w and not w.startswith("-") and w.split("=", 1)[0].replace("_", "").isalnum():
-            i += 1  # VAR=value
-        elif os.path.basename(w) in WRAPPERS:
-            i += 1
-            while i < len(seg) and seg[i].startswith("-"):
-                i += 1
-        else:
-            return os.path.basename(w), seg[i + 1:]
-    return None, []
-
-
-def bash_finding(command: str, cwd: str | None, project: str | None, extra: tuple, allow: tuple,
-                 depth: int = 0) -> tuple[str, str, str] | None:
-    """(the file named, pattern, what it holds) when `command` would print a secret file."""
-    if not isinstance(command, str) or not command or len(command) > MAX_COMMAND or depth > MAX_DEPTH:
-        return None
-    for seg in _segments(_words(command)):
-        words, fed = _redirections(seg)
-        prog, args = _program(words)
-        files: list[str] = []
-        if prog in SHELLS or prog == "eval":
-            inner = args[args.index("-c") + 1] if "-c" in args and args.index("-c") + 1 < len(args) else (" ".join(args) if prog == "eval" else None)
-            if inner:
-                hit = bash_finding(inner, cwd, project, extra, allow, depth + 1)
-                if hit:
-                    return hit
-        elif prog == "git" and args:
-            sub = next((a for a in args if not a.startswith("-")), None)
-            if sub in GIT_READERS:
-                files += [a.split(":", 1)[-1] for a in args if not a.startswith("-") and a != sub]
-        elif prog in READERS and not (prog == "sed" and any(a.startswith("-i") or a == "--in-place" for a in args)):
-            files += fed + [a for a in args if not a.startswith("-")]
-        for f in files:
-            for path in _expand(f, cwd):
-                hit = read_finding(path, cwd, project, extra, allow)
-                if hit:
-                    return f, hit[1], hit[2]
+def grep_finding(tool_input: dict, cwd: str | None, project: str | None, extra: tuple, allow: tuple):
+    """(what it names, pattern, what it holds) when a Grep would search a secret file."""
+    path = tool_input.get("path")
+    if isinstance(path, str) and path:
+        hit = read_finding(path, cwd, project, extra, allow)
+        if hit:
+            return hit
+    glob = tool_input.get("glob")
+    if isinstance(glob, str) and glob.strip():
+        return aimed(glob.strip(), project, extra, allow)
     return None

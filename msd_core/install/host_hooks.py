@@ -14,6 +14,7 @@ quoting and no shell has to exist). One group per event, appended to the user's 
     PreToolUse Read         msd_run hook pre-tool-use    the secret-file guard
     PreToolUse Bash         msd_run hook pre-tool-use    the same, for a command naming a secret-
       (if: a SECRET_WORDS word)                          looking file (one rule per word)
+    PreToolUse Grep         msd_run hook pre-tool-use    the same, for a search of a secret file
     PostToolUse Agent, and  msd_run hook post-tool-use   a budget crossed: told once
       Bash (if: msd_run step-done / commit)
 
@@ -76,9 +77,13 @@ RECORD_KEY = "hooks"
 LEGACY_RECORD_KEY = "runner_hook"
 TIMEOUT = 30  # seconds; the handlers take milliseconds
 
-# Bash commands naming one of these reach the secret-file guard (msd_core/hooks/secret_files.py;
-# tests/hooks/test_secret_guard.py checks every built-in pattern has its word here)
-SECRET_WORDS = (".env", ".pem", ".key", ".p12", ".pfx", ".jks", ".ppk", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519",
+# Bash commands naming one of these reach the secret-file guard (msd_core/hooks/secret_bash.py;
+# tests/hooks/test_secret_guard.py checks every built-in pattern has its word here). The host
+# (2.1.332) matches a rule case-sensitively against each simple command's words after quote
+# removal, without its redirections and with globs unexpanded, and a command it cannot split
+# (a loop, `$(...)`, `$'...'`) against every rule: so `.ENV` and `.Env` have rows of their own,
+# while `tr a a < .env`, `cat .en?` and `.eNv` never reach the hook (README "Hooks").
+SECRET_WORDS = (".env", ".ENV", ".Env", ".pem", ".key", ".p12", ".pfx", ".jks", ".ppk", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519",
                 "netrc", ".pgpass", "credentials", ".npmrc", ".pypirc", ".htpasswd", "secret", "service-account",
                 ".tfvars", ".tfstate", ".docker/config", ".kube/config")
 
@@ -93,6 +98,9 @@ HOOKS = (
     ("PreToolUse", "Edit", "Edit(**/.planning/**)", "pre-tool-use"),
     ("PreToolUse", "Read", None, "pre-tool-use"),
     *(("PreToolUse", "Bash", f"Bash(*{word}*)", "pre-tool-use") for word in SECRET_WORDS),
+    # every Grep: its `if` would match the regex, not the path or glob (2.1.332 offers no Grep tool;
+    # the row serves a host that does)
+    ("PreToolUse", "Grep", None, "pre-tool-use"),
     ("PostToolUse", "Agent", None, "post-tool-use"),
     ("PostToolUse", "Bash", "Bash(msd_run step-done *)", "post-tool-use"),
     ("PostToolUse", "Bash", "Bash(msd_run commit *)", "post-tool-use"),

@@ -83,7 +83,7 @@ def test_user_defaults_do_not_set_guard_keys(project, monkeypatch, tmp_path):
 REFUSED = ["cat .env", "cat .env | head -3", "grep API_KEY .env.local", "head -n 2 config/master.key", "cat .env*",
            "cd config && cat master.key", "bash -c 'cat .env'", "sudo cat .env", "X=1 tail .env", "git show HEAD:.env",
            "echo $(cat .env)", "sort < .env", "git diff .env"]
-ALLOWED = ["cat .env.example", "cp .env.example .env", "source .env && npm test", "echo API_KEY=x >> .env", "ls -la .env",
+ALLOWED = ["cat .env.example", "cp .env.example .env", "echo API_KEY=x >> .env", "ls -la .env",
            "git add .env", "wc -l < .env", "sed -i s/A/B/ .env", "cat notes.md", "grep -rn TODO src", "node -e 'process.env.X'"]
 
 
@@ -112,10 +112,45 @@ def test_the_prefilter_check_can_fail():
     assert not any(word in "vault.kdbx" for word in host_hooks.SECRET_WORDS)
 
 
-def test_a_huge_or_unparsable_command_goes_ahead(project, decide):
-    assert decide(project, "Bash", {"command": "cat .env " + "x" * (secret_files.MAX_COMMAND + 1)}) is None
-    assert decide(project, "Bash", {"command": "cat 'unbalanced .env"})  # read as plain words: still caught
+def test_a_huge_command_is_refused_and_a_padded_one_read_whole(project, decide):
+    """Padding no longer hides a read: a command past 64 KiB is read to its end, and one past what
+    the guard reads (MAX_SCAN) is refused with the reason and what to do instead."""
+    from msd_core.hooks import secret_bash
+
+    padded = decide(project, "Bash", {"command": "true " + "x" * (70 << 10) + " ; cat .env"})
+    assert padded and "it would print .env" in padded
+    huge = decide(project, "Bash", {"command": "cat notes.md " + "x" * (secret_bash.MAX_SCAN + 1) + " .env"})
+    assert huge.startswith("msd guard: this command is refused: it is ") and "Run it as shorter commands" in huge
+    assert decide(project, "Bash", {"command": "cat .env 'unbalanced"})  # an open quote runs to the end: still read
     assert decide(project, "Bash", {"command": 7}) is None
+
+
+def test_sourcing_and_copying_are_refused_with_their_own_reason(project, decide):
+    sourced = decide(project, "Bash", {"command": "source .env && npm test"})
+    assert "it would source .env, and its values could then be printed" in sourced
+    assert "let it load the file itself" in sourced
+    copied = decide(project, "Bash", {"command": "cp .env notes.txt"})
+    assert "it would copy .env to notes.txt, where the guard no longer sees it" in copied
+    assert decide(project, "Bash", {"command": "cp .env .env.bak"}) is None  # the copy keeps a guarded name
+    os.mkdir(project / "backup")
+    assert decide(project, "Bash", {"command": "cp .env backup"}) is None  # backup/.env
+    assert "move .env to notes.txt" in decide(project, "Bash", {"command": "mv .env notes.txt"})
+
+
+def test_grep_is_guarded_on_its_path_and_glob(project, decide):
+    assert "this search is refused: it would show lines of" in decide(project, "Grep", {"pattern": "K", "path": ".env"})
+    assert decide(project, "Grep", {"pattern": "K", "glob": "**/.env.*"})
+    assert decide(project, "Grep", {"pattern": "K", "glob": "*.json"}) is None  # every json file: not aimed
+    assert decide(project, "Grep", {"pattern": "K", "path": ".env.example"}) is None
+    assert decide(project, "Glob", {"pattern": "**/.env*"}) is None  # names only, as ls
+
+
+def test_the_time_bound_refuses_rather_than_waves_through(project, decide, monkeypatch):
+    from msd_core.hooks import secret_bash
+
+    monkeypatch.setattr(secret_bash, "TIME_LIMIT", -1.0)
+    reason = decide(project, "Bash", {"command": "cat notes.md"})
+    assert reason and "too complex to check in time" in reason
 
 
 def test_the_readme_documents_every_built_in_pattern():

@@ -163,7 +163,7 @@ def test_the_guard_rows_sit_beside_the_users_tool_hooks_and_leave_with_uninstall
     obj = json.loads(settings.read_text())
     pre = obj["hooks"]["PreToolUse"]
     assert pre[0] == theirs  # theirs first and untouched, ours after it
-    assert [g["matcher"] for g in pre[1:]] == ["Write", "Edit", "Read", "Bash"]
+    assert [g["matcher"] for g in pre[1:]] == ["Write", "Edit", "Read", "Bash", "Grep"]
     assert len(pre[4]["hooks"]) == len(host_hooks.SECRET_WORDS)  # one entry per secret word, each with its `if`
     uninstall(t)
     assert settings.read_bytes() == before
