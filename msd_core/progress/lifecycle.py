@@ -495,16 +495,27 @@ def where(root: Path, *, verifier: bool | None = None, listings: dict | None = N
                  state_text, skipped, notes, roadmap_text, listed_twice(roadmap_text or ""))
 
 
-def status(w: Where, flows_running: set[str] | frozenset = frozenset()) -> str:
-    """STATE.md's Status line for this position (the flows running refine a phase's)."""
+def status(w: Where, flows_running: dict | set | frozenset = frozenset()) -> str:
+    """STATE.md's Status line for this position. A flow running for the current phase refines it;
+    one running for another phase (planning ahead) does not. `flows_running`: {workflow: its
+    phase or None} (a set of names: phase unknown, taken as the current one)."""
     if w.gate_target is not None:
         return TESTS_FAILING
     if w.current is None:
         return MILESTONE_STATUS[w.milestone]
     info, state = w.current
-    if state == "execute" and (len(info.plans) > len(info.unsummarised) or "execute-phase" in flows_running):
+
+    def runs(name: str) -> bool:
+        if name not in flows_running:
+            return False
+        from msd_core.planning.discovery import normalize_phase
+
+        phase = flows_running.get(name) if isinstance(flows_running, dict) else None
+        return phase is None or normalize_phase(phase) == info.number
+
+    if state == "execute" and (len(info.plans) > len(info.unsummarised) or runs("execute-phase")):
         return IN_PROGRESS
-    if state in ("discuss", "plan") and "plan-phase" in flows_running:
+    if state in ("discuss", "plan") and runs("plan-phase"):
         return PLANNING
     return PHASE_STATUS.get(state, state)
 

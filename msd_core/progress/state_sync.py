@@ -75,16 +75,21 @@ def progress_bar(percent: int) -> str:
     return "[" + "#" * full + "-" * (BAR_CELLS - full) + f"] {percent}%"
 
 
-def _flows_running(root: Path) -> set[str]:
+def _flows_running(root: Path) -> dict[str, str | None]:
+    """{workflow: the phase it runs for (its `phase` variable), or None} of the flows not done."""
     from msd_core.errors import MsdError
     from msd_core.planning import flow_state as state_file
 
     try:
         doc = state_file.read_state(state_file.default_state_path(root))
     except MsdError:
-        return set()
-    return {name for name, run in doc.get("workflows", {}).items()
-            if isinstance(run, dict) and run.get("status") != "done" and isinstance(run.get("current"), str)}
+        return {}
+    out: dict[str, str | None] = {}
+    for name, run in doc.get("workflows", {}).items():
+        if isinstance(run, dict) and run.get("status") != "done" and isinstance(run.get("current"), str):
+            phase = run.get("vars", {}).get("phase") if isinstance(run.get("vars"), dict) else None
+            out[name] = phase if isinstance(phase, str) else None
+    return out
 
 
 def _last_activity(root: Path, ordered, listings: dict | None = None) -> str | None:

@@ -270,3 +270,18 @@ def test_a_status_the_runtime_does_not_keep_is_replaced(tmp_path, msd_run):
     msd_run(["state", "patch", "--status", "Ready to plan", "--cwd", str(p.root)])
     _sync(msd_run, p.root)
     assert p.status(msd_run) == "Ready to discuss"
+
+
+def test_a_flow_running_for_a_later_phase_does_not_set_the_status():
+    """Planning ahead: a plan-phase flow for phase 2 while phase 1 waits to be planned. STATE.md's
+    Status is phase 1's (the walker, seed 1, found the status flip between the commit and the
+    flow's end that left STATE.md modified)."""
+    from types import SimpleNamespace
+
+    from msd_core.progress import lifecycle
+
+    info = SimpleNamespace(number="1", plans=[], unsummarised=[])
+    w = SimpleNamespace(gate_target=None, current=(info, "plan"), milestone="open")
+    assert lifecycle.status(w, {"plan-phase": "02"}) == lifecycle.PHASE_STATUS["plan"]
+    assert lifecycle.status(w, {"plan-phase": "01"}) == lifecycle.PLANNING
+    assert lifecycle.status(w, {"plan-phase": None}) == lifecycle.PLANNING

@@ -1,0 +1,55 @@
+"""The walker (tests/kit/walker.py): seeded random milestones, invariants checked after every move.
+
+CI runs the seeds in tests/cycle/walker_seeds.txt; `python scripts/walk.py --seeds N` runs more
+(it sets MSD_WALK_SEEDS for this file)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.kit.walker import Walk, seeds_file_seeds
+
+SEEDS_FILE = Path(__file__).with_name("walker_seeds.txt")
+
+
+def _seeds() -> list[int]:
+    chosen = os.environ.get("MSD_WALK_SEEDS", "").strip()
+    if chosen:
+        return [int(s) for s in chosen.split(",") if s.strip()]
+    return seeds_file_seeds(SEEDS_FILE.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("seed", _seeds())
+def test_a_seeded_walk_keeps_every_invariant(cycle, compact, seed):
+    w = Walk(cycle, seed, compact)
+    moves = w.run()
+    assert moves[0].startswith("new-project") and len(moves) > 3, moves
+    print(f"walk seed {seed} compact {compact}: {len(moves)} moves: {' -> '.join(moves)}")
+    print(cycle.report())
+
+
+def test_the_model_expects_what_contracts_say():
+    """The walker's own model, without a project: a phase goes discuss, plan, execute; gaps reopen it."""
+    from tests.kit import cyclewalk as walk
+    from tests.kit.walker import DONE, GAPS, NEW, PhaseModel
+
+    w = Walk.__new__(Walk)
+    w.audited = w.completed = False
+    p1 = PhaseModel(walk.Phase("1", "A", "a", "g", ["A-01"]), [])
+    p2 = PhaseModel(walk.Phase("2", "B", "b", "g", ["B-01"]), [])
+    w.phases = [p2, p1]
+    assert w.expected() == "/msd-discuss-phase 1"
+    p1.state = DONE
+    assert w.expected() == "/msd-discuss-phase 2"
+    p1.state = GAPS
+    assert w.expected() == "/msd-plan-phase 1 --gaps"
+    p1.state = p2.state = DONE
+    assert w.expected() == "/msd-audit-milestone"
+    w.audited = True
+    assert w.expected() == "/msd-complete-milestone"
+    p3 = PhaseModel(walk.Phase("1.1", "C", "c", "g", ["C-01"]), [])
+    w.phases.append(p3)
+    assert p3.state == NEW and w.expected() == "/msd-discuss-phase 1.1"

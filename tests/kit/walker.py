@@ -1,0 +1,311 @@
+"""A walker that explores milestones by itself: seeded random moves, invariants after every step.
+
+The hand-written scenarios (tests/cycle/test_milestone.py) cover the paths their authors thought
+of. A walk draws its project (how many phases, plans, waves, which plans break the suite, which
+settings) and, at every point, one move among those a user or agent can make there:
+
+  follow      do what `msd_run next` proposes (discuss, plan, execute, fix the tests, plan the
+              gaps, re-verify, audit, complete), as the installed content says to do it
+  plan-ahead  discuss and plan a later phase while the current one is not done
+  uat-pass    /msd-verify-work of a finished phase, every test passing
+  uat-issue   /msd-verify-work of a finished phase with one issue, diagnosed (reopens it)
+  insert      /msd-insert-phase after a finished phase (a decimal phase comes before the rest)
+
+Every command comes from the installed content (tests/kit/cyclewalk.py). The walker keeps its own
+model of where each phase is, written from docs/CONTRACTS.md, not read from the runtime, and
+after every move checks (`Walk.check`):
+
+  - nothing uncommitted (commit_docs is on in a walk);
+  - STATE.md and ROADMAP.md agree with the files (`msd_run state sync --check` changes nothing);
+  - `msd_run next` proposes what the model says comes next;
+  - nothing is ticked done without evidence: every ticked plan has a commit whose `Msd-Plan`
+    trailer names it;
+  - nothing the user wrote is lost: the user's own notes file is byte-identical.
+
+A failure names the seed, the compact setting and the moves so far: `python scripts/walk.py
+--seed N` replays it, and a seed that ever failed is kept in tests/cycle/walker_seeds.txt.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field
+
+from tests.kit import cyclewalk as walk
+from tests.kit.cyclekit import Cycle, dirty, git, roadmap_marks
+
+USER_NOTES = "notes/mine.md"
+USER_TEXT = "# My notes\n\nThings I keep by hand; no tool may change them.\n"
+WORDS = ["core", "streaks", "share", "export", "invite", "search", "sync", "themes"]
+DONE, NEW, DISCUSSED, PLANNED, FAILING, GAPS, GAPS_PLANNED, REVERIFY = (
+    "done", "new", "discussed", "planned", "failing", "gaps", "gaps-planned", "reverify")
+
+
+@dataclass
+class PhaseModel:
+    phase: walk.Phase
+    plans: list[walk.Plan]
+    state: str = NEW
+    gap_rounds: int = 0
+
+    @property
+    def number(self) -> str:
+        return self.phase.number
+
+
+@dataclass
+class Walk:
+    cycle: Cycle
+    seed: int
+    compact: str
+    max_moves: int = 24
+    rng: random.Random = field(init=False)
+    phases: list[PhaseModel] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
+    audited: bool = False
+    completed: bool = False
+    debug_slugs: list[str] = field(default_factory=list)
+    _inserted: int = 0
+
+    def __post_init__(self):
+        self.rng = random.Random(self.seed)
+
+    # ------------------------------------------------------------------ drawing the project
+
+    def _draw_plans(self, phase: walk.Phase, start: int = 1) -> list[walk.Plan]:
+        n = self.rng.randint(1, 3)
+        plans = []
+        for i in range(n):
+            pid = f"{phase.nn}-{start + i:02d}"
+            wave = 1 if i == 0 else self.rng.choice([1, 2])
+            deps = [plans[0].pid] if wave == 2 else []
+            plans.append(walk.Plan(pid, wave, [f"src/{phase.slug}-{start + i}.txt"], f"{phase.slug} part {start + i}",
+                                   depends_on=deps, breaks=self.rng.random() < 0.25))
+        return plans
+
+    def _phase(self, number: str, word: str) -> walk.Phase:
+        tag = word.upper()[:5]
+        return walk.Phase(number, word.capitalize(), word, f"{word} works for the user", [f"{tag}-01"])
+
+    def setup(self) -> None:
+        a = self.cycle.agent
+        words = self.rng.sample(WORDS, self.rng.randint(2, 3))
+        for i, word in enumerate(words, start=1):
+            phase = self._phase(str(i), word)
+            self.phases.append(PhaseModel(phase, self._draw_plans(phase)))
+        settings = {"mode": "yolo", "granularity": "coarse",
+                    "parallelization.enabled": self.rng.choice(["true", "false"]),
+                    "workflow.research": "false", "workflow.plan_check": "true",
+                    "workflow.verifier": "true", "commit_docs": "true",
+                    "workflow.compact_content": "true" if self.compact == "on" else "false"}
+        self.moves.append(f"new-project {len(words)} phases, parallel={settings['parallelization.enabled']}")
+        with self.cycle.step("new project"):
+            walk.seed_repository(a)
+            a.write(USER_NOTES, USER_TEXT)
+            git(a.project, "add", USER_NOTES)
+            git(a.project, "commit", "-q", "-m", "my notes")
+            walk.new_project(a, [p.phase for p in self.phases], settings)
+            self.check()
+
+    # ------------------------------------------------------------------ the model
+
+    def ordered(self) -> list[PhaseModel]:
+        def key(p: PhaseModel):
+            return tuple(int(x) for x in p.number.split("."))
+        return sorted(self.phases, key=key)
+
+    def current(self) -> PhaseModel | None:
+        return next((p for p in self.ordered() if p.state != DONE), None)
+
+    def expected(self) -> str:
+        cur = self.current()
+        if cur is None:
+            if self.completed:
+                return "/msd-new-milestone"
+            return "/msd-complete-milestone" if self.audited else "/msd-audit-milestone"
+        n = cur.number
+        if cur.state == NEW:
+            return f"/msd-discuss-phase {n}"
+        if cur.state == DISCUSSED:
+            return f"/msd-plan-phase {n}"
+        if cur.state in (PLANNED, FAILING, GAPS_PLANNED):
+            return f"/msd-execute-phase {n}"
+        if cur.state == GAPS:
+            return f"/msd-plan-phase {n} --gaps"
+        if cur.state == REVERIFY:
+            return f"/msd-verify-work {n}"
+        raise AssertionError(f"no expectation for {cur.state}")
+
+    # ------------------------------------------------------------------ the moves
+
+    def choices(self) -> list[tuple[str, float]]:
+        out = [("follow", 4.0)]
+        cur = self.current()
+        if cur is not None:
+            later = [p for p in self.ordered() if p.state == NEW and p is not cur]
+            if later and cur.state in (NEW, DISCUSSED, PLANNED):
+                out.append(("plan-ahead", 1.0))
+        finished = [p for p in self.ordered() if p.state == DONE]
+        if finished and not self.audited:
+            out.append(("uat-pass", 0.5))
+            if any(p.gap_rounds == 0 for p in finished):
+                out.append(("uat-issue", 1.0))
+            if self._inserted < 1:
+                out.append(("insert", 0.5))
+        return out
+
+    def pick(self) -> str:
+        names, weights = zip(*self.choices())
+        return self.rng.choices(names, weights=weights, k=1)[0]
+
+    def run(self) -> list[str]:
+        self.setup()
+        for _ in range(self.max_moves):
+            if self.completed:
+                break
+            move = self.pick()
+            getattr(self, "move_" + move.replace("-", "_"))()
+        return self.moves
+
+    def _step(self, name: str):
+        self.moves.append(name)
+        return self.cycle.step(name)
+
+    def move_follow(self) -> None:
+        a = self.cycle.agent
+        cur = self.current()
+        if cur is None:
+            if not self.audited:
+                with self._step("audit milestone"):
+                    walk.audit_milestone(a, "v1.0")
+                    self.audited = True
+                    self.check()
+            else:
+                with self._step("complete milestone"):
+                    walk.complete_milestone(a, "v1.0", "Walk", [p.phase for p in self.ordered()])
+                    self.completed = True
+                    self.check()
+            return
+        p, n = cur.phase, cur.number
+        if cur.state == NEW:
+            with self._step(f"discuss {n}"):
+                walk.discuss_phase(a, p)
+                cur.state = DISCUSSED
+                self.check()
+        elif cur.state == DISCUSSED:
+            with self._step(f"plan {n}"):
+                walk.plan_phase(a, p, cur.plans, walk.Checker([self.rng.choice([0, 0, 1])]))
+                cur.state = PLANNED
+                self.check()
+        elif cur.state in (PLANNED, FAILING, GAPS_PLANNED):
+            self._execute(cur)
+        elif cur.state == GAPS:
+            with self._step(f"plan gaps {n}"):
+                start = len(cur.plans) + 1
+                gap = [walk.Plan(f"{p.nn}-{start:02d}", 1, [f"src/{p.slug}-{start}.txt"], f"fix of {p.slug}",
+                                 closes="U2", requirements=p.requirements)]
+                walk.plan_phase(a, p, gap, walk.Checker([0]), gaps=True)
+                cur.plans += gap
+                cur.state = GAPS_PLANNED
+                self.check()
+        elif cur.state == REVERIFY:
+            with self._step(f"re-verify {n}"):
+                walk.verify_work(a, p)
+                for slug in self.debug_slugs:
+                    walk.close_debug(a, slug)
+                self.debug_slugs.clear()
+                cur.state = DONE
+                self.check()
+
+    def _execute(self, cur: PhaseModel) -> None:
+        a, n = self.cycle.agent, cur.number
+        todo = [pl for pl in cur.plans if not (a.project / cur.phase.dir / f"{pl.pid}-SUMMARY.md").exists()]
+        breaks = any(pl.breaks for pl in todo)
+        keeps_failing = cur.state != FAILING and breaks and self.rng.random() < 0.3
+        gate = walk.Gate([False, False]) if keeps_failing else walk.Gate([True])
+        with self._step(f"execute {n}" + (" (suite keeps failing)" if keeps_failing else "")):
+            walk.execute_phase(a, cur.phase, cur.plans, gate=gate)
+            if keeps_failing:
+                cur.state = FAILING
+            elif cur.state == GAPS_PLANNED:
+                cur.state = REVERIFY
+            else:
+                cur.state = DONE
+            self.check(route="fix-tests" if keeps_failing else None)
+
+    def move_plan_ahead(self) -> None:
+        cur = self.current()
+        later = next(p for p in self.ordered() if p.state == NEW and p is not cur)
+        a = self.cycle.agent
+        with self._step(f"plan ahead {later.number}"):
+            walk.discuss_phase(a, later.phase)
+            walk.plan_phase(a, later.phase, later.plans, walk.Checker([0]))
+            later.state = PLANNED
+            self.check()
+
+    def _finished(self, pred=lambda p: True) -> PhaseModel:
+        return self.rng.choice([p for p in self.ordered() if p.state == DONE and pred(p)])
+
+    def move_uat_pass(self) -> None:
+        target = self._finished()
+        with self._step(f"uat {target.number} passes"):
+            walk.verify_work(self.cycle.agent, target.phase)
+            self.check()
+
+    def move_uat_issue(self) -> None:
+        target = self._finished(lambda p: p.gap_rounds == 0)
+        with self._step(f"uat {target.number} finds an issue"):
+            slug = walk.verify_work(self.cycle.agent, target.phase, issue="the list is empty after reload")
+            if slug:
+                self.debug_slugs.append(slug)
+            target.gap_rounds += 1
+            target.state = GAPS
+            self.check()
+
+    def move_insert(self) -> None:
+        after = self._finished()
+        word = next(w for w in WORDS if w not in {p.phase.slug for p in self.phases})
+        number = f"{after.number}.1" if "." not in after.number else f"{after.number}1"
+        if any(p.number == number for p in self.phases):
+            return
+        phase = self._phase(number, word)
+        with self._step(f"insert {number} after {after.number}"):
+            out = walk.phase_change(self.cycle.agent, "insert", after.number, word.capitalize(), goal=phase.goal)
+            assert out["phase"]["number"] == number, out
+            self.phases.append(PhaseModel(phase, self._draw_plans(phase)))
+            self._inserted += 1
+            self.check()
+
+    # ------------------------------------------------------------------ the invariants
+
+    def where(self) -> str:
+        return f"seed {self.seed}, compact {self.compact}, moves: {' -> '.join(self.moves)}"
+
+    def check(self, route: str | None = None) -> dict:
+        a = self.cycle.agent
+        left = dirty(a.project)
+        assert left == [], f"uncommitted after the step: {left} ({self.where()})\n{git(a.project, 'diff')[:3000]}"
+        proc = a._exec(["msd_run", "state", "sync", "--check"], a.project)
+        assert proc.returncode == 0, f"STATE.md/ROADMAP.md disagree with the files: {proc.stdout} ({self.where()})"
+        nxt = a.msd("next")
+        want = self.expected()
+        assert nxt["command"] == want, f"next says {nxt['command']} ({nxt['reason']}), the model {want} ({self.where()})"
+        if route is not None:
+            assert nxt["route"] == route, f"{nxt} ({self.where()})"
+        trailers = git(a.project, "log", "--format=%(trailers:key=Msd-Plan,valueonly)")
+        proven = {line.strip().rsplit("/", 1)[-1] for line in trailers.splitlines() if line.strip()}
+        ticked = {k for k, mark in roadmap_marks(a.project).items() if mark == "x" and not k.startswith("Phase")}
+        assert ticked <= proven, f"ticked without a recorded commit: {sorted(ticked - proven)} ({self.where()})"
+        assert (a.project / USER_NOTES).read_text() == USER_TEXT, f"the user's notes changed ({self.where()})"
+        return nxt
+
+
+def seeds_file_seeds(text: str) -> list[int]:
+    """The seeds in tests/cycle/walker_seeds.txt (one a line, `#` comments)."""
+    return [int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\b", text, re.M)]
+
+
+def summary(w: Walk) -> str:
+    return json.dumps({"seed": w.seed, "compact": w.compact, "moves": w.moves})
