@@ -21,10 +21,11 @@ in its own process group (killed whole at the time bound), stdin closed, and rec
                                    failing suite can never reach "complete" on a report
 
 Each run that executed records `tests`: how many tests ran, passed, failed, skipped, read from the
-runner's own summary (msd_core.execution.test_counts: pytest, node --test, jest, vitest, cargo,
-go); None when the output holds no summary it knows (a project's own script: the exit code
-decides). A run is `failed` with a `reason`, whatever its exit code, when no test ran (0
-executed, pytest's exit 5, jest's "No tests found"); a command carrying a flag that lets a suite
+runner's own summary in the last MAX_SCAN bytes of the output (msd_core.execution.test_counts:
+pytest, unittest, node --test, jest, vitest, mocha, jasmine, ava, tap, cargo, go, rspec, minitest,
+phpunit, dotnet, gradle, maven); None when the output holds no summary it knows (a project's own
+script: the exit code decides). A run is `failed` with a `reason`, whatever its exit code, when no
+test ran (0 executed: mocha's `0 passing`, pytest's exit 5, jest's "No tests found"); a command carrying a flag that lets a suite
 pass without tests (`--passWithNoTests`, ...) is not run and fails.
 
 Each run that executed also records `tree`: {"commit": HEAD's sha or None, "clean": whether `git
@@ -45,6 +46,7 @@ from pathlib import Path
 from msd_core.files.bounded import loads_json
 
 MAX_TAIL = 4000
+MAX_SCAN = 1024 * 1024  # the end of the output the test counts are read from (go -v lists every test)
 MAX_RECORD = 1024 * 1024
 DEFAULT_TIMEOUT = 900
 PASSING = ("passed", "skipped")
@@ -63,6 +65,7 @@ def failed_marker(root: Path) -> Path:
 
 
 def _execute(command: str, root: Path, timeout: float) -> tuple[str, int | None, float, str]:
+    """(status, exit code, seconds, the output's last MAX_SCAN bytes as text)."""
     import signal
     import subprocess
     import tempfile
@@ -85,9 +88,9 @@ def _execute(command: str, root: Path, timeout: float) -> tuple[str, int | None,
         out.flush()
         out.seek(0, os.SEEK_END)
         size = out.tell()
-        out.seek(max(0, size - MAX_TAIL * 4))
-        tail = out.read().decode("utf-8", errors="replace")[-MAX_TAIL:]
-    return status, code, duration, tail
+        out.seek(max(0, size - MAX_SCAN))
+        scan = out.read().decode("utf-8", errors="replace")
+    return status, code, duration, scan
 
 
 def record(root: Path, entry: dict) -> None:
@@ -172,8 +175,9 @@ def run_gate(root: Path, command: str | None, label: str, timeout: float) -> dic
                      "reason": f"the command passes when no test exists ({flag}): remove the flag and confirm it again"}
         else:
             tree = tree_state(root)
-            status, code, duration, tail = _execute(text, root, timeout)
-            counts = test_counts.count(tail) if status != "timeout" else None
+            status, code, duration, scan = _execute(text, root, timeout)
+            counts = test_counts.count(scan) if status != "timeout" else None
+            tail = scan[-MAX_TAIL:]
             entry = {"label": label, "command": text, "status": status, "exit_code": code,
                      "duration_s": round(duration, 3), "timeout_s": timeout, "at": at, "tests": counts, "tree": tree,
                      "tail": tail}
