@@ -185,3 +185,15 @@ def test_none_passes_without_running_anything(tmp_path):
     code, out = _verify(root)
     check = _tests_check(out)
     assert code == 0 and check["result"] == "ok" and "no test suite" in check["detail"] and _runs(root) == []
+
+
+def test_no_tests_reads_the_other_checks_without_running_anything_and_never_writes(tmp_path):
+    root = _project(tmp_path)
+    r = run_msd(["verify", "1", "--json", "--no-write", "--no-tests"], root)
+    out = json.loads(r.stdout)
+    assert r.returncode == 0 and "gate" not in out and not [c for c in out["checks"] if c["check"] == "tests"]
+    assert _runs(root) == [] and not (root / PHASE / "01-VERIFICATION.md").exists()
+    for bad in (["--no-tests"], ["--no-write", "--no-tests", "--fresh"]):
+        r = run_msd(["verify", "1", *bad], root)
+        assert r.returncode == 2 and "--no-tests" in r.stderr and "Traceback" not in r.stderr
+    assert not (root / PHASE / "01-VERIFICATION.md").exists()
