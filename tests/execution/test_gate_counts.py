@@ -133,6 +133,13 @@ def test_a_run_that_exits_0_without_running_a_test_fails_the_gate(tmp_path, fixt
     assert entry["tests"]["ran"] == 0 and "0 tests executed" in entry["reason"] and "0 tests executed" in err
 
 
+def test_unittest_of_python_3_12_says_no_tests_ran():
+    # written from CPython 3.12's documented output (unittest exits 5 then); 3.11 is captured above
+    got = count("\n----------------------------------------------------------------------\nRan 0 tests in 0.000s\n\nNO TESTS RAN\n")
+    assert got == {"runner": "unittest", "ran": 0, "passed": 0, "failed": 0, "skipped": 0}
+    assert verdict(5, got) is not None
+
+
 def test_output_no_parser_knows_leaves_the_exit_code_to_decide():
     assert count("ok: all tests passed\n") is None
     assert count("") is None
