@@ -21,11 +21,17 @@ in its own process group (killed whole at the time bound), stdin closed, and rec
                                    failing suite can never reach "complete" on a report
 
 Each run that executed records `tests`: how many tests ran, passed, failed, skipped, read from the
-runner's own summary (msd_core.execution.test_counts: pytest, node --test, jest, vitest, cargo,
-go); None when the output holds no summary it knows (a project's own script: the exit code
-decides). A run is `failed` with a `reason`, whatever its exit code, when no test ran (0
-executed, pytest's exit 5, jest's "No tests found"); a command carrying a flag that lets a suite
+runner's own summary in the last MAX_SCAN bytes of the output (msd_core.execution.test_counts:
+pytest, unittest, node --test, jest, vitest, mocha, jasmine, ava, tap, cargo, go, rspec, minitest,
+phpunit, dotnet, gradle, maven); None when the output holds no summary it knows (a project's own
+script: the exit code decides). A run is `failed` with a `reason`, whatever its exit code, when no
+test ran (0 executed: mocha's `0 passing`, pytest's exit 5, jest's "No tests found"); a command carrying a flag that lets a suite
 pass without tests (`--passWithNoTests`, ...) is not run and fails.
+
+Each run that executed also records `tree`: {"commit": HEAD's sha or None, "clean": whether `git
+status` showed no change outside `.planning/`}, taken before the run (`tree_state`). `for_tree(root,
+command)` answers the latest run of `command` made on exactly the tree checked out now (same commit,
+clean then and now), or None: `msd_run verify` reuses such a run instead of running the suite again.
 
 status: passed | failed | timeout | skipped | unconfigured | unconfirmed. Standard library only.
 """
@@ -40,6 +46,7 @@ from pathlib import Path
 from msd_core.files.bounded import loads_json
 
 MAX_TAIL = 4000
+MAX_SCAN = 1024 * 1024  # the end of the output the test counts are read from (go -v lists every test)
 MAX_RECORD = 1024 * 1024
 DEFAULT_TIMEOUT = 900
 PASSING = ("passed", "skipped")
@@ -58,6 +65,7 @@ def failed_marker(root: Path) -> Path:
 
 
 def _execute(command: str, root: Path, timeout: float) -> tuple[str, int | None, float, str]:
+    """(status, exit code, seconds, the output's last MAX_SCAN bytes as text)."""
     import signal
     import subprocess
     import tempfile
@@ -80,9 +88,9 @@ def _execute(command: str, root: Path, timeout: float) -> tuple[str, int | None,
         out.flush()
         out.seek(0, os.SEEK_END)
         size = out.tell()
-        out.seek(max(0, size - MAX_TAIL * 4))
-        tail = out.read().decode("utf-8", errors="replace")[-MAX_TAIL:]
-    return status, code, duration, tail
+        out.seek(max(0, size - MAX_SCAN))
+        scan = out.read().decode("utf-8", errors="replace")
+    return status, code, duration, scan
 
 
 def record(root: Path, entry: dict) -> None:
@@ -126,6 +134,11 @@ def confirmed(root: Path) -> list[str]:
     return [x for x in items if isinstance(x, str)] if isinstance(items, list) else []
 
 
+def is_confirmed(root: Path, command: str) -> bool:
+    """Whether the user confirmed `command` on this machine (`confirm`)."""
+    return _digest(command) in confirmed(root)
+
+
 def confirm(root: Path, command: str) -> dict:
     """Record that the user confirmed `command` on this machine (caller sets testing.command)."""
     from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
@@ -149,7 +162,7 @@ def run_gate(root: Path, command: str | None, label: str, timeout: float) -> dic
     elif text.lower() == "none":
         entry = {"label": label, "command": "none", "status": "skipped", "exit_code": None,
                  "duration_s": 0.0, "at": at, "tail": ""}
-    elif _digest(text) not in confirmed(root):
+    elif not is_confirmed(root, text):
         entry = {"label": label, "command": text, "status": "unconfirmed", "exit_code": None,
                  "duration_s": 0.0, "at": at, "tail": ""}
     else:
@@ -161,15 +174,60 @@ def run_gate(root: Path, command: str | None, label: str, timeout: float) -> dic
                      "at": at, "tail": "", "tests": None,
                      "reason": f"the command passes when no test exists ({flag}): remove the flag and confirm it again"}
         else:
-            status, code, duration, tail = _execute(text, root, timeout)
-            counts = test_counts.count(tail) if status != "timeout" else None
+            tree = tree_state(root)
+            status, code, duration, scan = _execute(text, root, timeout)
+            counts = test_counts.count(scan) if status != "timeout" else None
+            tail = scan[-MAX_TAIL:]
             entry = {"label": label, "command": text, "status": status, "exit_code": code,
-                     "duration_s": round(duration, 3), "timeout_s": timeout, "at": at, "tests": counts, "tail": tail}
+                     "duration_s": round(duration, 3), "timeout_s": timeout, "at": at, "tests": counts, "tree": tree,
+                     "tail": tail}
             why = test_counts.verdict(code, counts)
             if why is not None:
                 entry.update(status="failed", reason=why)
     record(root, entry)
     return entry
+
+
+def tree_state(root: Path) -> dict:
+    """{"commit": HEAD's sha (None outside git or before the first commit), "clean": True when `git status`
+    shows no change (untracked files included, ignored ones not) outside the project's `.planning/`}."""
+    from msd_core.errors import OperationFailed
+    from msd_core.git.runner import git
+
+    root = Path(root)
+    try:
+        head = git(["rev-parse", "--show-toplevel", "--verify", "HEAD"], root, check=False)
+        lines = head.stdout.split()
+        if head.returncode != 0 or len(lines) != 2:
+            return {"commit": None, "clean": False}
+        top, commit = Path(lines[0]), lines[1]
+        status = git(["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all",
+                      "--no-renames", "--", "."], root, check=False)
+    except (OSError, OperationFailed):  # no git binary, or git cannot start here
+        return {"commit": None, "clean": False}
+    if status.returncode != 0:
+        return {"commit": commit, "clean": False}
+    try:
+        planning = (root.resolve() / ".planning").relative_to(top.resolve()).as_posix() + "/"
+    except ValueError:
+        planning = ".planning/"
+    changed = [e[3:] for e in status.stdout.split("\0") if len(e) > 3]
+    return {"commit": commit, "clean": not [p for p in changed if not p.startswith(planning)]}
+
+
+def for_tree(root: Path, command: str, tree: dict | None = None) -> dict | None:
+    """The latest recorded run of `command` (passed or failed) made on the tree checked out now: the same
+    commit, a clean work tree then and now (`tree_state`); None when there is none."""
+    run = last(root)
+    if not isinstance(run, dict) or run.get("command") != (command or "").strip():
+        return None
+    if run.get("status") not in ("passed", "failed") or run.get("exit_code") is None:
+        return None  # not run (a flag refused), or cut off by the time bound
+    then = run.get("tree")
+    now = tree if tree is not None else tree_state(root)
+    if not isinstance(then, dict) or not then.get("clean") or not now.get("clean") or not now.get("commit"):
+        return None
+    return run if then.get("commit") == now["commit"] else None
 
 
 def last(root: Path) -> dict | None:

@@ -8,7 +8,16 @@
              (STUB_RE: "not implemented", NotImplementedError, unimplemented!(), todo!(), a TODO/FIXME
              that says implement/stub/placeholder/later, "lorem ipsum", "placeholder for now");
   key link   `from` and `to` exist, and `pattern` (a regular expression) matches in `from`;
-  requirement every requirement ID of the phase (ROADMAP.md) is in some plan's `requirements`.
+  requirement every requirement ID of the phase (ROADMAP.md) is in some plan's `requirements`;
+  tests      the project's regression gate passes on the tree checked out now (`tests_check`, the
+             gate of msd_core.execution.gate, the one mechanism): the latest gate run of
+             `testing.command` made on exactly this tree (same HEAD commit, no change outside
+             `.planning/` then and now) is reused, else the suite runs now (recorded like any gate
+             run). It fails when the suite fails, times out, or runs no test (0 executed: the
+             runner's own summary, msd_core.execution.test_counts), and when no test command is
+             known (`testing.command` unset) or the one set was not confirmed on this machine:
+             nothing is run then. `testing.command = none` (the user said the project has no
+             suite) passes it without running anything.
 
 Each check is {check, subject, result: ok|failed, detail, plan}. `write(files, result)` puts the
 machine part into `<NN>-VERIFICATION.md` (msd_core.planning.check_status: a delimited block with
@@ -101,8 +110,65 @@ def check_link(root: Path, link, plan: str) -> dict:
     return _check("key-link", subject, True, f"line {text.count(chr(10), 0, m.start()) + 1}", plan)
 
 
-def verify(files) -> dict:
-    """The machine checks of the phase (msd_core.execution.phase_files.PhaseFiles)."""
+def _tally(tests: dict | None) -> str:
+    if not isinstance(tests, dict):
+        return "counts not recognised in the output (the exit code decided)"
+    if tests.get("passed") is None:
+        return f"{tests.get('runner')}: no per-test counts in the output"
+    return f"{tests['passed']} passed, {tests['failed']} failed, {tests['skipped']} skipped ({tests['runner']})"
+
+
+def tests_check(files, *, fresh: bool = False, timeout: float | None = None) -> tuple[dict, dict]:
+    """(the `tests` check, what the gate said) for the tree checked out now: see the module docstring.
+    `fresh` runs the suite even when a run made on this tree is recorded."""
+    from msd_core.config.store import get_value
+    from msd_core.execution import gate
+
+    root, n = files.root, files.phase.id
+    again = f"then `msd_run verify {n}`"
+    command = get_value("testing.command", cwd=root)
+    text = (command or "").strip() if isinstance(command, str) else ""
+    if not text:
+        detail = ("no test command is known (testing.command is unset), so nothing shows the tests pass: run "
+                  "`msd_run gate detect`, confirm the command with the user (`msd_run gate confirm --command "
+                  f"'<cmd>'`, or `none` for a project without tests), {again}")
+        return _check("tests", "testing.command", False, detail, None), {"status": "unconfigured", "command": None}
+    if text.lower() == "none":
+        detail = "testing.command is none: the user said the project has no test suite; nothing was run"
+        return _check("tests", "none", True, detail, None), {"status": "skipped", "command": "none"}
+    if not gate.is_confirmed(root, text):
+        detail = (f"testing.command {text!r} was not confirmed on this machine (it may come from the repository), "
+                  f"so it was not run: show it to the user; if they agree, `msd_run gate confirm --command "
+                  f"'<cmd>'`, {again}")
+        return _check("tests", text, False, detail, None), {"status": "unconfirmed", "command": text}
+    tree = gate.tree_state(root)
+    run = None if fresh else gate.for_tree(root, text, tree)
+    source = "reused" if run is not None else "ran"
+    if run is None:
+        if timeout is None:
+            timeout = float(get_value("testing.timeout_seconds", cwd=root) or gate.DEFAULT_TIMEOUT)
+        run = gate.run_gate(root, text, f"verify phase {n}", timeout)
+        tree = run.get("tree") or tree
+    tests = run.get("tests") if isinstance(run.get("tests"), dict) else None
+    commit = tree.get("commit")
+    where = (f"on {commit[:12]}" + ("" if tree.get("clean") else " with uncommitted changes")) if commit else \
+        "outside a git commit"
+    said = {"status": run["status"], "command": text, "source": source, "at": run.get("at"),
+            "exit_code": run.get("exit_code"), "reason": run.get("reason"), "commit": commit,
+            "clean": bool(tree.get("clean")), "tests": tests}
+    if run["status"] == "passed":
+        return _check("tests", text, True, f"{_tally(tests)} {where}", None), said
+    why = run.get("reason") or (f"timed out after {run.get('timeout_s')}s" if run["status"] == "timeout"
+                                else f"exit code {run.get('exit_code')}")
+    detail = (f"the regression gate {run['status']}: {why}; {_tally(tests)} {where}. Fix the code until "
+              f"`msd_run gate run` passes (`/msd-execute-phase {n}` runs the gate and its fix-up; "
+              f"`msd_run gate status` shows the output), {again}")
+    return _check("tests", text, False, detail, None), said
+
+
+def verify(files, *, gate: bool = True, fresh: bool = False) -> dict:
+    """The machine checks of the phase (msd_core.execution.phase_files.PhaseFiles); `gate` False leaves
+    the tests out (a caller that judged them itself)."""
     checks: list[dict] = []
     notes: list[str] = [f"{rel}: {reason}" for rel, reason in files.unreadable]
     claimed: set[str] = set()
@@ -122,9 +188,16 @@ def verify(files) -> dict:
         checks.append(_check("requirement", rid, covered, "covered by a plan" if covered else "in no plan's requirements", None))
     if not files.plans:
         checks.append(_check("plans", files.phase.dirname, False, "the phase has no PLAN.md", None))
+    said = None
+    if gate:
+        check, said = tests_check(files, fresh=fresh)
+        checks.append(check)
     failed = [c for c in checks if c["result"] == "failed"]
-    return {"phase": files.phase.id, "phase_dir": files.phase.dirname, "result": "failed" if failed else "passed",
-            "checked": len(checks), "failed": len(failed), "checks": checks, "notes": notes}
+    out = {"phase": files.phase.id, "phase_dir": files.phase.dirname, "result": "failed" if failed else "passed",
+           "checked": len(checks), "failed": len(failed), "checks": checks, "notes": notes}
+    if said is not None:
+        out["gate"] = said
+    return out
 
 
 def _block_body(result: dict) -> str:
@@ -134,12 +207,30 @@ def _block_body(result: dict) -> str:
         counts[c["check"]] = (ok + (c["result"] == "ok"), total + 1)
     tally = " · ".join(f"{kind}: {ok}/{total}" for kind, (ok, total) in counts.items()) or "nothing to check"
     lines = ["## Machine checks", "", "Written by `msd_run verify`, rewritten on every run; not edited by hand.", "",
-             f"result: {result['result']}", f"tally: {tally}", "",
+             f"result: {result['result']}", f"tally: {tally}", *_gate_lines(result.get("gate")), "",
              "| check | subject | result | detail |", "|---|---|---|---|"]
     for c in result["checks"]:
         detail = str(c["detail"]).replace("|", "\\|").replace("\n", " ")
         lines.append(f"| {c['check']} | {c['subject'].replace('|', chr(92) + '|')} | {c['result']} | {detail} |")
     return "\n".join(lines) + "\n"
+
+
+def _gate_lines(said: dict | None) -> list[str]:
+    """The gate's lines of the machine part: command, status, counts, commit (no time: a rerun on the same
+    tree writes the same lines)."""
+    if not isinstance(said, dict):
+        return []
+    lines = [f"tests_command: {said.get('command')}", f"tests_status: {said['status']}"]
+    tests = said.get("tests")
+    if isinstance(tests, dict) and tests.get("passed") is not None:
+        lines.append(f"tests_counts: passed {tests['passed']} · failed {tests['failed']} · skipped {tests['skipped']}"
+                     f" · runner {tests['runner']}")
+    elif said["status"] in ("passed", "failed", "timeout"):
+        lines.append("tests_counts: not recognised")
+    if said["status"] in ("passed", "failed", "timeout"):
+        commit = said.get("commit")
+        lines.append(f"tests_commit: {commit or 'none'}" + ("" if said.get("clean") else " (uncommitted changes)"))
+    return lines
 
 
 def write(files, result: dict) -> Path:

@@ -23,7 +23,9 @@ Phase lifecycle (`phase_state`), from the files of the phase folder:
   (`evidence_status`, msd_core.planning.check_status): a UAT's is derived from its test rows (a
   row with an issue, pending, skipped or blocked is never `complete`), a VERIFICATION whose
   machine part (`msd_run verify`) failed or was edited reads `gaps_found`, whatever the file's
-  own status word says.
+  own status word says. That part judges the tests too: `msd_run verify` runs the regression
+  gate on the tree checked out then (a failing or zero-test suite, or no known test command, fails
+  it), so a phase verified while its tests fail is never done.
   A review's file (`<NN>-SECURITY.md`, `<NN>-UI-REVIEW.md`, msd_core.review.findings) reports gaps
   the same way (`status: gaps_found` -> gaps; SUMMARYs written after it -> reverify, which
   `next` routes back to the review: REVIEW_COMMANDS). It counts once a VERIFICATION or UAT

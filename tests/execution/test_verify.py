@@ -22,6 +22,7 @@ def project(tmp_path: Path, code: dict[str, str], must: str = MUST, reqs=("HABIT
     phase = root / ".planning" / "phases" / "01-core"
     phase.mkdir(parents=True)
     (root / ".planning" / "ROADMAP.md").write_text(ROADMAP)
+    (root / ".planning" / "config.json").write_text('{"testing": {"command": "none"}}')  # the tests: test_verify_tests.py
     (phase / "01-01-PLAN.md").write_text(plan(must=must, reqs=reqs))
     for rel, text in code.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -42,7 +43,7 @@ def failed(out) -> list[tuple[str, str]]:
 def test_a_built_phase_passes_and_the_machine_part_is_written(msd_run, tmp_path):
     root = project(tmp_path, GOOD)
     code, out = verify(msd_run, root)
-    assert code == 0 and out["result"] == "passed" and out["checked"] == 5 and failed(out) == []
+    assert code == 0 and out["result"] == "passed" and out["checked"] == 6 and failed(out) == []
     text = (root / ".planning/phases/01-core/01-VERIFICATION.md").read_text()
     assert text.startswith("---\nphase: 01-core\nstatus: passed\n---\n<!-- msd:verify:start -->\n")
     assert "result: passed" in text and "| key-link | src/app.py -> src/habits.py | ok | line 1 |" in text
