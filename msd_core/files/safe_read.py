@@ -148,3 +148,34 @@ def is_regular(path, *, follow_symlinks: bool = True) -> bool:
         return stat.S_ISREG(os.stat(path, follow_symlinks=follow_symlinks).st_mode)
     except (OSError, ValueError):
         return False
+
+
+def read_text(path, max_bytes: int, *, errors: str = "replace", follow_symlinks: bool = True) -> str:
+    """The regular file at `path` decoded as UTF-8 (`errors` as bytes.decode's); refusals as
+    read_regular's, FileTooLarge past `max_bytes`."""
+    return read_regular(path, max_bytes, follow_symlinks=follow_symlinks).decode("utf-8", errors)
+
+
+def read_head(path, max_bytes: int, *, offset: int = 0, follow_symlinks: bool = True) -> bytes:
+    """At most `max_bytes` bytes of the regular file at `path` from byte `offset` (a larger file is
+    not an error: only its head is read). Refusals as read_regular's."""
+    fd = open_regular(path, follow_symlinks=follow_symlinks)
+    try:
+        if offset:
+            os.lseek(fd, offset, os.SEEK_SET)
+        chunks, total = [], 0
+        while total < max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def open_stream(path, *, follow_symlinks: bool = True):
+    """A binary file object reading the regular file at `path` (the caller closes it, `with` works):
+    for a reader that streams a large file in pieces. Refusals as read_regular's."""
+    return os.fdopen(open_regular(path, follow_symlinks=follow_symlinks), "rb")
