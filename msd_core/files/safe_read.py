@@ -20,6 +20,7 @@ import stat
 _BASE_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
                | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+MAX_DOC_BYTES = 16 << 20  # a planning document, a note, a record: far above any real one
 
 
 class NotRegularFile(OSError):

@@ -4,9 +4,9 @@
 like `os.walk(top, followlinks=False)` (top-down, names sorted), but with an explicit stack, so a
 folder nested thousands of levels deep never ends in RecursionError, and without going below
 `max_depth` levels: the folders deeper than that are listed in the walker's `deep` instead of
-being entered. `skip(name)` leaves a sub-folder out by its name. A symlink to a folder is neither
-entered nor listed; a symlink to anything else is listed with the files (the caller decides). A
-folder that cannot be listed is passed over.
+being entered. `skip(name)` leaves a sub-folder out by its name. As with os.walk(followlinks=False),
+a symlink to a folder is listed with the folders but never entered, and a symlink to anything else
+with the files (the caller decides). A folder that cannot be listed is passed over.
 
 Standard library only.
 """
@@ -35,12 +35,15 @@ class Walk:
             except OSError:
                 continue
             dirs, files = [], []
+            links = set()
             for e in entries:
                 try:
-                    if e.is_dir(follow_symlinks=False):
+                    if e.is_dir():
                         if self.skip is None or not self.skip(e.name):
                             dirs.append(e.name)
-                    elif not e.is_symlink() or not e.is_dir():
+                            if e.is_symlink():
+                                links.add(e.name)
+                    else:
                         files.append(e.name)
                 except OSError:
                     continue
@@ -48,6 +51,8 @@ class Walk:
             files.sort()
             yield folder, dirs, files  # the caller may prune `dirs` in place, as with os.walk
             for name in reversed(dirs):
+                if name in links:
+                    continue
                 path = os.path.join(folder, name)
                 if depth + 1 > self.max_depth:
                     self.deep.append(path)
