@@ -37,7 +37,7 @@ import sys
 PROTOCOL = "2025-06-18"
 SERVER_INFO_NAME = "msd-core guards"  # what the server calls itself; the host knows it by its key (lean/guard_names.py)
 MAX_LINE = 8 * 1024 * 1024  # bytes; a Write's whole content arrives in one line
-CALL_DEADLINE = 10.0  # seconds a guarded call may take; the host gives a hook 30
+CALL_DEADLINE = 10.0  # seconds a guarded call may take, here and in `msd_run hook pre-tool-use`; the host gives a hook 30
 INPUT_FIELDS = ("tool_name", "tool_input", "cwd", "session_id", "agent_id")
 TOOL_SPEC = {
     "description": "msd-core's guard for one tool call (called by msd's PreToolUse hooks, not by the model): "
@@ -118,11 +118,9 @@ def _call(params, install_root: str | None) -> dict:
                 "isError": True}
     done, verdict, failure = within(CALL_DEADLINE, check, params.get("arguments"), install_root)
     if not done:
-        from msd_core.hooks.pre_tool_use import deny
+        from msd_core.hooks.pre_tool_use import held_up
 
-        verdict = deny(f"the guard's check of this call did not finish within {CALL_DEADLINE:g} seconds, so it is "
-                       "refused rather than let through unchecked; try it again, and tell the user if this repeats "
-                       "(a file the guard reads may be on a stalled disk)")
+        verdict = held_up(CALL_DEADLINE)
     elif failure is not None:  # a broken guard is "no verdict", never a crash of the session's server
         if os.environ.get("MSD_DEBUG"):
             raise failure

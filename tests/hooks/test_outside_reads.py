@@ -194,3 +194,29 @@ def test_each_spelling_is_read_by_the_guards_as_the_write_check_reads_it(plannin
     read = guard_settings.load(str(planning_project))
     assert read["guards.planning_write"] is False  # what the user wrote there (a person may)
     assert guard_settings.guards_block(SPELLINGS[spelling]) == guard_settings._project_guards(str(planning_project))
+
+
+HELD_UP = """
+import sys, time
+from msd_core.hooks import guard_server, pre_tool_use
+guard_server.CALL_DEADLINE = 1
+pre_tool_use.handle = lambda payload, ctx: time.sleep(60)  # a check held up on something
+from msd_core.run.cmd_hook import answer
+sys.exit(answer("pre-tool-use", None))
+"""
+
+
+def test_the_command_hook_refuses_a_call_whose_check_is_held_up_past_the_deadline(planning_project):
+    """Without it the host's 30 s limit ends the hook and the call goes ahead unchecked."""
+    import subprocess
+    import sys
+
+    payload = {"hook_event_name": "PreToolUse", "cwd": str(planning_project), "tool_name": "Write",
+               "tool_input": _wipe(planning_project)}
+    started = time.monotonic()
+    r = subprocess.run([sys.executable, "-c", HELD_UP], input=json.dumps(payload), capture_output=True, text=True,
+                       timeout=30, cwd=str(Path(__file__).resolve().parents[2]))
+    assert time.monotonic() - started < 10
+    assert r.returncode == 0, r.stderr
+    spec = json.loads(r.stdout)["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "deny" and "did not finish within 1 seconds" in spec["permissionDecisionReason"]
