@@ -50,7 +50,8 @@ def _names(expr: ast.expr, assigned: dict) -> set:
     out, todo, seen = set(), [expr], set()
     while todo:
         for n in ast.walk(todo.pop()):
-            name = n.attr if isinstance(n, ast.Attribute) else n.id if isinstance(n, ast.Name) else n.value if isinstance(n, ast.Constant) else None
+            name = (n.attr if isinstance(n, ast.Attribute) else n.id if isinstance(n, ast.Name)
+                    else n.value if isinstance(n, ast.Constant) else None)
             if isinstance(name, str):
                 out.add(name)
                 if isinstance(n, ast.Name) and name in assigned and name not in seen:
