@@ -105,13 +105,14 @@ def tracks_escapes() -> bool:
 
 def _parents() -> dict[int, int]:
     """{pid: parent pid} of every process /proc shows (one that ends meanwhile is left out)."""
+    from msd_core.files.safe_read import read_head
+
     out = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
+            stat = read_head(f"/proc/{name}/stat", 64 * 1024)
         except OSError:
             continue
         fields = stat[stat.rfind(b")") + 2:].split()  # after the command name, which may hold spaces

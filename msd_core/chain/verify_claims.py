@@ -47,11 +47,12 @@ def _is_repo(root: Path) -> bool:
 
 def _digest(path: Path) -> str | None:
     from msd_core.files.atomic import sha256_bytes
+    from msd_core.files.safe_read import read_regular
 
     try:
         if not path.is_file():
             return None
-        return sha256_bytes(path.read_bytes())
+        return sha256_bytes(read_regular(path))  # never waits on a FIFO swapped in after the check
     except OSError:
         return None
 

@@ -10,7 +10,8 @@ import typer
 
 from msd_core.cli.common import console, errors_to_exit
 from msd_core.errors import UsageError
-from msd_core.files.bounded import loads_json
+from msd_core.files.bounded import read_json
+from msd_core.files.safe_read import MAX_DOC_BYTES
 
 bench_app = typer.Typer(help="Offline benchmarks (they report, never gate).", no_args_is_help=True)
 
@@ -115,7 +116,9 @@ def tokens(
         if not baseline.is_file():
             raise UsageError(f"no baseline at {baseline}", hint="run `msd bench tokens --json > bench/tokens-baseline.json`")
         try:
-            base = loads_json(baseline.read_bytes(), f"baseline {baseline}")
+            base = read_json(baseline, f"baseline {baseline}", MAX_DOC_BYTES)
+        except OSError as exc:
+            raise UsageError(f"cannot read baseline {baseline} ({exc.strerror or exc})") from None
         except json.JSONDecodeError as exc:
             raise UsageError(f"baseline {baseline} is not valid JSON (line {exc.lineno}, column {exc.colno})") from None
         comparison = compare_reports(report, base)

@@ -270,10 +270,11 @@ def _derived_with_state(top: Path, rels: list[str]) -> list[str]:
         shown = git(["show", f"HEAD:{road}"], top, check=False)
         if shown.returncode != 0:
             continue
+        from msd_core.files.safe_read import MAX_DOC_BYTES, read_text
         from msd_core.progress.state_sync import boxes_only
 
         try:
-            now = (top / road).read_text(encoding="utf-8")
+            now = read_text(top / road, MAX_DOC_BYTES, errors="strict")
         except (OSError, UnicodeDecodeError):
             continue
         if boxes_only(shown.stdout, now):

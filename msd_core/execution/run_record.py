@@ -63,7 +63,9 @@ def lock_path(main_root: Path) -> Path:
 def load(path: Path) -> dict | None:
     """The record at `path`, None when there is none; OperationFailed when it is damaged."""
     try:
-        raw = path.read_bytes()
+        from msd_core.files.safe_read import MAX_DOC_BYTES, read_regular
+
+        raw = read_regular(path, MAX_DOC_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:

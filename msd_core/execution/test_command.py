@@ -29,9 +29,9 @@ _MAKE_TEST = re.compile(r"^test\s*:", re.M)
 
 def _read(path: Path) -> str | None:
     try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_READ:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
+        from msd_core.files.safe_read import read_text
+
+        return read_text(path, MAX_READ, follow_symlinks=False)
     except OSError:
         return None
 

@@ -30,6 +30,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -73,7 +74,9 @@ def check_artifact(root: Path, art, plan: str) -> dict:
     if path is None:
         return _check("artifact", art.path, False, "outside the project (absolute, `..` or a symlink): not checked", plan)
     if art.path.endswith("/"):
-        ok = path.is_dir() and any(e.is_file() for e in path.rglob("*"))
+        from msd_core.files.walk import walk  # iterative, depth-capped
+
+        ok = path.is_dir() and any(os.path.isfile(os.path.join(d, f)) for d, _s, names in walk(path) for f in names)
         return _check("artifact", art.path, ok, "a folder holding files" if ok else "no such folder, or it is empty", plan)
     if not path.exists():
         return _check("artifact", art.path, False, "missing", plan)

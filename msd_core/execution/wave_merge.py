@@ -87,7 +87,9 @@ def _copy_planning_leftovers(main: Path, worktree: str | None) -> list[str]:
         from msd_core.files.atomic import atomic_write_bytes
 
         dst.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(dst, src.read_bytes())
+        from msd_core.files.safe_read import read_regular
+
+        atomic_write_bytes(dst, read_regular(src, follow_symlinks=False))
         copied.append(rel)
     return copied
 

@@ -10,6 +10,7 @@ MemoryError or ValueError. Every reader of such a file goes through this module 
   `loads_toml(text, what)`            tomllib.loads within bounds
   `parse(parser, text, syntax, what)` any other parser (jsonc, yaml, simple_yaml, simple_toml)
   `check(text, syntax, what)`         the bounds alone
+  `read_json(path, what, max_bytes)`  a JSON file read through safe_read (regular files only) and parsed as above
 
 Beyond the bounds (MAX_DEPTH levels of nesting, `max_bytes`), and wherever a parser still
 recurses too deep or runs out of memory, they raise BoundedInputError: one line naming the
@@ -219,3 +220,15 @@ def loads_toml(text: str, what: str, *, max_bytes: int = MAX_BYTES, max_depth: i
     from msd_core.files.tomlread import loads
 
     return parse(loads, text, "toml", what, max_bytes=max_bytes, max_depth=max_depth)
+
+
+def read_json(path, what: str, max_bytes: int, *, bom: bool = False, max_depth: int = MAX_DEPTH,
+              follow_symlinks: bool = True):
+    """The JSON value of the regular file at `path`, read through the never-blocking reader
+    (msd_core.files.safe_read) and parsed within the bounds: the one entry for a JSON file msd
+    does not own. OSError when it cannot be read (absent, a FIFO, socket, device or folder, larger
+    than `max_bytes`); ValueError when it is not UTF-8, not JSON, or beyond the bounds."""
+    from msd_core.files.safe_read import read_regular
+
+    raw = read_regular(path, max_bytes, follow_symlinks=follow_symlinks)
+    return loads_json(raw, what, bom=bom, max_bytes=max_bytes, max_depth=max_depth)

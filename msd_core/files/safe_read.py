@@ -20,6 +20,7 @@ import stat
 _BASE_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
                | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+MAX_DOC_BYTES = 16 << 20  # a planning document, a note, a record: far above any real one
 
 
 class NotRegularFile(OSError):
@@ -140,3 +141,34 @@ def read_whole(path, max_bytes: int | None = None, *, follow_symlinks: bool = Tr
             return data, after
         time.sleep(0.005 * (attempt + 1))
     raise FileChanging(errno.EAGAIN, "changing while read (rewritten in place); skipped this time", os.fspath(path))
+
+
+def read_text(path, max_bytes: int, *, errors: str = "replace", follow_symlinks: bool = True) -> str:
+    """The regular file at `path` decoded as UTF-8 (`errors` as bytes.decode's); refusals as
+    read_regular's, FileTooLarge past `max_bytes`."""
+    return read_regular(path, max_bytes, follow_symlinks=follow_symlinks).decode("utf-8", errors)
+
+
+def read_head(path, max_bytes: int, *, offset: int = 0, follow_symlinks: bool = True) -> bytes:
+    """At most `max_bytes` bytes of the regular file at `path` from byte `offset` (a larger file is
+    not an error: only its head is read). Refusals as read_regular's."""
+    fd = open_regular(path, follow_symlinks=follow_symlinks)
+    try:
+        if offset:
+            os.lseek(fd, offset, os.SEEK_SET)
+        chunks, total = [], 0
+        while total < max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def open_stream(path, *, follow_symlinks: bool = True):
+    """A binary file object reading the regular file at `path` (the caller closes it, `with` works):
+    for a reader that streams a large file in pieces. Refusals as read_regular's."""
+    return os.fdopen(open_regular(path, follow_symlinks=follow_symlinks), "rb")

@@ -38,7 +38,9 @@ def working_files(t: Tree) -> list[Finding]:
     out = []
     now = time.time()
     seen = 0
-    for dirpath, dirnames, filenames in os.walk(t.planning):
+    from msd_core.files.walk import walk  # iterative, depth-capped (no RecursionError)
+
+    for dirpath, dirnames, filenames in walk(t.planning):
         dirnames[:] = sorted(d for d in dirnames if not os.path.islink(os.path.join(dirpath, d)))
         for name in sorted(filenames):
             seen += 1

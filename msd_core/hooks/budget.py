@@ -6,12 +6,12 @@ and whether a session crossed one; each crossing is told once, recorded in
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
-from msd_core.files.bounded import loads_json
+from msd_core.files.bounded import loads_json, read_json
 
+MAX_WARNED_BYTES = 1 << 20
 TAIL_BYTES = 1 << 20  # the latest request of a session is near the end of its transcript
 
 
@@ -32,14 +32,16 @@ def settings(root: Path) -> tuple[int, int, int]:
 
 
 def latest_context(transcript: str) -> tuple[int, str | None] | None:
-    """(context tokens, model) of the last request recorded in a session transcript."""
-    try:
-        with open(transcript, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - TAIL_BYTES))
-            tail = fh.read()
-    except (OSError, TypeError):
+    """(context tokens, model) of the last request recorded in a session transcript (the hook
+    payload's `transcript_path`: anything but a path to a regular file gives None)."""
+    if not isinstance(transcript, str) or not transcript:
+        return None
+    from msd_core.files.numbers import count
+    from msd_core.files.safe_read import read_tail
+
+    try:  # the hook payload's path: a FIFO or device there is refused at once, never waited on
+        tail = read_tail(transcript, TAIL_BYTES)
+    except (OSError, TypeError, ValueError):
         return None
     for raw in reversed(tail.split(b"\n")):
         if b'"usage"' not in raw or b'"assistant"' not in raw:
@@ -51,8 +53,11 @@ def latest_context(transcript: str) -> tuple[int, str | None] | None:
         message = line.get("message") if isinstance(line, dict) else None
         usage = message.get("usage") if isinstance(message, dict) else None
         if line.get("type") == "assistant" and isinstance(usage, dict):
-            ctx = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
-            return ctx, message.get("model")
+            nums = [0 if usage.get(k) is None else count(usage[k])
+                    for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")]
+            if None in nums:  # NaN, an infinity, a negative: this request's context is unknown
+                continue
+            return sum(nums), message.get("model")
     return None
 
 
@@ -71,7 +76,7 @@ def first_time(root: Path, key: str) -> bool:
         path.parent.mkdir(parents=True, exist_ok=True)
         with locked(path.with_name("warned.lock"), 2.0, anchor=root):
             try:
-                doc = loads_json(path.read_bytes(), str(path))
+                doc = read_json(path, str(path), MAX_WARNED_BYTES)
             except (OSError, ValueError):
                 doc = {}
             if not isinstance(doc, dict):

@@ -7,7 +7,8 @@
 - `allowed.json` `{path: until}`: writes a person allowed with `msd guard allow <path>` (valid
   until the time given, used up by the first write the guard would have refused).
 
-Paths are relative to `.planning/`. A record that cannot be read counts as empty; one that cannot
+Paths are relative to `.planning/`. A record that cannot be read (a FIFO or device there is
+refused at once, never waited on) counts as empty; one that cannot
 be written leaves the guard without memory for that write (never a failure of the hook).
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 
-from msd_core.files.bounded import loads_json
+from msd_core.files.bounded import read_json
 
 FOLDER = ("guard",)
 LOCK = "guard.lock"
@@ -30,10 +31,8 @@ def _folder(planning: str) -> str:
 
 
 def _read(path: str) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_RECORD_BYTES + 1)
-        doc = loads_json(raw, "the guard's allowance record", max_bytes=MAX_RECORD_BYTES) if len(raw) <= MAX_RECORD_BYTES else {}
+    try:  # a FIFO or device there is refused at once, never waited on
+        doc = read_json(path, "the guard's record", MAX_RECORD_BYTES)
     except (OSError, ValueError, RecursionError):
         return {}
     return doc if isinstance(doc, dict) else {}

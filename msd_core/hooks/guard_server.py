@@ -16,6 +16,12 @@ gets -32700 and the server reads on; a line longer than MAX_LINE is skipped whol
 The server ends on end of input, and at once (exit 0) on SIGINT, SIGTERM or SIGHUP (the host
 stops its servers with SIGINT).
 
+Each guarded call is judged on a thread of its own and answered within CALL_DEADLINE seconds
+(below the host's 30 s hook limit): the guards read every file through msd_core.files.safe_read
+(a FIFO or device is refused at once and the guards' defaults apply, every guard on), and should a
+check still be held up, the call is refused with a reason to retry, never let through for want of
+a verdict, and the next call is judged on a fresh thread: nothing one call meets stalls the next.
+
 Started lean like the command guard (`python -I -S -c <start> hook guard-server --root R`): the
 handshake imports neither json nor re (`dumps` below uses the json module's C string encoder;
 requests are parsed by files/bounded.py's C scanner), so the host, which waits for its servers
@@ -31,6 +37,7 @@ import sys
 PROTOCOL = "2025-06-18"
 SERVER_INFO_NAME = "msd-core guards"  # what the server calls itself; the host knows it by its key (lean/guard_names.py)
 MAX_LINE = 8 * 1024 * 1024  # bytes; a Write's whole content arrives in one line
+CALL_DEADLINE = 10.0  # seconds a guarded call may take, here and in `msd_run hook pre-tool-use`; the host gives a hook 30
 INPUT_FIELDS = ("tool_name", "tool_input", "cwd", "session_id", "agent_id")
 TOOL_SPEC = {
     "description": "msd-core's guard for one tool call (called by msd's PreToolUse hooks, not by the model): "
@@ -109,13 +116,42 @@ def _call(params, install_root: str | None) -> dict:
     if params.get("name") != GUARD_TOOL:
         return {"content": [{"type": "text", "text": f"unknown tool {str(params.get('name'))[:60]!r} (this server has {GUARD_TOOL!r})"}],
                 "isError": True}
-    try:
-        verdict = check(params.get("arguments"), install_root)
-    except Exception as exc:  # noqa: BLE001 - a broken guard is "no verdict", never a crash of the session's server
+    done, verdict, failure = within(CALL_DEADLINE, check, params.get("arguments"), install_root)
+    if not done:
+        from msd_core.hooks.pre_tool_use import held_up
+
+        verdict = held_up(CALL_DEADLINE)
+    elif failure is not None:  # a broken guard is "no verdict", never a crash of the session's server
         if os.environ.get("MSD_DEBUG"):
-            raise
-        return {"content": [{"type": "text", "text": f"msd guard: {type(exc).__name__}: {str(exc)[:200]}"}], "isError": True}
+            raise failure
+        return {"content": [{"type": "text", "text": f"msd guard: {type(failure).__name__}: {str(failure)[:200]}"}],
+                "isError": True}
     return {"content": [{"type": "text", "text": verdict}] if verdict else []}
+
+
+def within(seconds: float, func, *args):
+    """(finished, result, exception) of `func(*args)` run on a thread of its own, waited for at most
+    `seconds`. A call still running then is left to finish alone (a daemon thread: it holds nothing
+    the next call needs) and reported as (False, None, None). `_thread`, not `threading`: the lean
+    start imports nothing for it."""
+    import _thread
+
+    finished = _thread.allocate_lock()
+    finished.acquire()
+    box: list = [None, None]
+
+    def run():
+        try:
+            box[0] = func(*args)
+        except Exception as exc:  # noqa: BLE001 - handed to the caller
+            box[1] = exc
+        finally:
+            finished.release()
+
+    _thread.start_new_thread(run, ())
+    if not finished.acquire(timeout=seconds):
+        return False, None, None
+    return True, box[0], box[1]
 
 
 def answer(message, install_root: str | None) -> dict | None:

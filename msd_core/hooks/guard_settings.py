@@ -2,7 +2,14 @@
 
 The keys are project settings (schema `"scope": "project"`): the project's `.planning/config.json`
 alone sets them, else the schema default applies. A value of the wrong type counts as unset
-(`msd config list` reports it); a config file that cannot be read or parsed gives the defaults.
+(`msd config list` reports it); a config file that cannot be read (a FIFO, a device, a folder,
+too large: refused at once by msd_core.files.safe_read, never waited on) or parsed gives the
+defaults, every guard on.
+
+`guards_block(text)` is the one reading of a config file's `guards` settings: the reader below
+uses it on the file's bytes, and the planning guard on the old and the new text of an agent's
+write of config.json (planning_guard.py), so a BOM, comments, duplicate keys or escaped key
+names (`\u0067uards`) give both the same answer.
 `MSD_GUARDS=off` in the environment the host was started with turns every guard off for that
 session (a person's override). os.path and json only: no pathlib, no config store.
 """
@@ -36,19 +43,31 @@ def switched_off() -> bool:
     return os.environ.get(OFF_ENV, "").strip().lower() in ("off", "0", "false", "no")
 
 
-def _project_guards(root: str | None) -> dict:
-    if not root:
+def guards_block(text: str | bytes | None) -> dict:
+    """The `guards` object a config file's text sets, as the guards read it: {} when the text is
+    absent, not UTF-8, not JSON (a comment makes it so) or beyond the bounds, is not an object, or
+    has no `guards` object. A leading BOM is dropped; a duplicated key counts by its last value and
+    an escaped key by what it spells (JSON's own rules)."""
+    if text is None:
         return {}
     try:
-        with open(os.path.join(root, ".planning", "config.json"), "rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
-        if len(raw) > MAX_CONFIG_BYTES:
-            return {}
-        doc = loads_json(raw, ".planning/config.json", bom=True, max_bytes=MAX_CONFIG_BYTES)
-    except (OSError, ValueError, RecursionError):
+        doc = loads_json(text, ".planning/config.json", bom=True, max_bytes=MAX_CONFIG_BYTES)
+    except (ValueError, RecursionError):  # UnicodeDecodeError and BoundedInputError are ValueErrors
         return {}
     guards = doc.get("guards") if isinstance(doc, dict) else None
     return guards if isinstance(guards, dict) else {}
+
+
+def _project_guards(root: str | None) -> dict:
+    if not root:
+        return {}
+    from msd_core.files.safe_read import read_regular
+
+    try:
+        raw = read_regular(os.path.join(root, ".planning", "config.json"), MAX_CONFIG_BYTES)
+    except OSError:  # absent, a FIFO or device, a folder, too large: the defaults
+        return {}
+    return guards_block(raw)
 
 
 def load(root: str | None) -> dict:

@@ -8,7 +8,8 @@ as much at risk. A new file loses nothing.
 
 Refused (each finding is one sentence; findings() returns them all):
 - any Write or Edit inside `.planning/.msd/` or of `.planning/state.json` (msd_run writes them);
-- `config.json`: a change to its `guards` settings (a person changes them: `msd config set`);
+- `config.json`: a change to its `guards` settings (a person changes them: `msd config set`), as
+  guard_settings.guards_block reads them (the reading the guards use), also when the file is new;
 - a `*.md` document whose frontmatter (a leading `---` block) would be dropped;
 - a `*.md` document left with less than `guards.shrink_percent` (default 40) of its size, measured
   against its size before this session first shrank it (guard_memory.py); documents under
@@ -45,15 +46,12 @@ def planning_dir_of(file_path: str) -> tuple[str, str] | None:
 
 
 def read_text(path: str) -> str | None:
-    """The file's text (None: absent, not a regular file, or too large to judge)."""
-    try:
-        import stat
+    """The file's text (None: absent, not a regular file, or too large to judge). Read through
+    msd_core.files.safe_read: a FIFO or device there is refused at once, never waited on."""
+    from msd_core.files.safe_read import read_text as read_regular_text
 
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_READ:
-            return None
-        with open(path, "rb") as fh:
-            return fh.read(MAX_READ).decode("utf-8", "replace")
+    try:
+        return read_regular_text(path, MAX_READ)
     except (OSError, ValueError):
         return None
 
@@ -152,17 +150,12 @@ def _verification_findings(old: str, new: str) -> list[str]:
             "marker): keep it as it is and write your judgement around it; rerun `msd_run verify <n>` after a fix"]
 
 
-def _guards_changed(old: str, new: str) -> bool:
-    from msd_core.files.bounded import loads_json
+def _guards_changed(old: str | None, new: str | None) -> bool:
+    """Whether the write changes the `guards` settings as the guards read them (guard_settings.guards_block,
+    the one reading: a file that cannot be read, or a text that does not parse, sets none)."""
+    from msd_core.hooks.guard_settings import guards_block
 
-    def guards(text):
-        try:
-            doc = loads_json(text, "config.json")
-        except (ValueError, RecursionError):
-            return None
-        return doc.get("guards") if isinstance(doc, dict) else None
-
-    return guards(old) != guards(new)
+    return guards_block(old) != guards_block(new)
 
 
 def findings(planning: str, rel: str, old: str | None, new: str | None, settings: dict, session: str | None) -> list[str]:
@@ -171,11 +164,11 @@ def findings(planning: str, rel: str, old: str | None, new: str | None, settings
         return ["`.planning/.msd/` holds msd's own records, which msd_run writes; an agent never writes there"]
     if rel == "state.json":
         return ["`.planning/state.json` is the flow state `msd_run next-step` and `msd_run step-done` keep; never write it"]
-    if old is None or new is None:
-        return []
-    if rel == "config.json":
-        if _guards_changed(old, new):
+    if rel == "config.json":  # a new or unreadable config.json too: its guards settings are the user's
+        if new is not None and _guards_changed(old, new):
             return ["it changes the `guards` settings, which are the user's to change (`msd config set guards.<key> ...` in their terminal)"]
+        return []
+    if old is None or new is None:
         return []
     if not rel.endswith(".md") or not settings.get("guards.planning_write", True):
         return []

@@ -29,6 +29,13 @@ def deny(reason: str) -> str:
                                               "permissionDecisionReason": PREFIX + reason}}, ensure_ascii=False)
 
 
+def held_up(seconds: float) -> str:
+    """The refusal of a call whose check did not finish within `seconds` (both transports)."""
+    return deny(f"the guard's check of this call did not finish within {seconds:g} seconds, so it is refused rather "
+                "than let through unchecked; try it again, and tell the user if this repeats (a file the guard reads "
+                "may be on a stalled disk)")
+
+
 def _cwd(payload: dict) -> str | None:
     for where in (payload.get("cwd"), os.environ.get("CLAUDE_PROJECT_DIR")):
         if isinstance(where, str) and where and os.path.isdir(where):

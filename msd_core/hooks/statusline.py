@@ -7,7 +7,7 @@ Input (stdin): the JSON the host passes a status line command (seen in Claude Co
     msd v1.2 · phase 02 · plan 02-01 · execute-phase: gate · ctx 12% · phase 45.2k tok
 
 milestone (STATE.md's `milestone:`), the phase and plan in progress, the flow step, the share of
-the context window used (the host's own figure) and this phase's tokens so far (the host's
+the context window used (the host's own figure, shown only when it is from 0 to 100) and this phase's tokens so far (the host's
 transcripts, read incrementally: msd_core.usage.cache). The window the host reports for the
 model is kept for `msd usage`. Outside an msd project: `msd` and the context share only.
 """
@@ -28,8 +28,10 @@ def _short(n: int) -> str:
 
 
 def _milestone(root: Path) -> str | None:
-    try:
-        head = (root / ".planning" / "STATE.md").read_text(encoding="utf-8", errors="replace")[:4096]
+    from msd_core.files.safe_read import read_head
+
+    try:  # a FIFO or device there is refused at once (OSError), never waited on
+        head = read_head(root / ".planning" / "STATE.md", 4096).decode("utf-8", "replace")
     except OSError:
         return None
     m = re.search(r"^milestone:\s*['\"]?([^'\"\n]+)", head, re.M)
@@ -38,6 +40,7 @@ def _milestone(root: Path) -> str | None:
 
 def line(payload: dict, install_root: str | None = None) -> str:
     from msd_core import paths
+    from msd_core.files.numbers import count, percent
 
     parts = ["msd"]
     cw = payload.get("context_window") if isinstance(payload.get("context_window"), dict) else {}
@@ -53,16 +56,18 @@ def line(payload: dict, install_root: str | None = None) -> str:
         if milestone:
             parts[0] = f"msd {milestone}"
         pos = position(root, install_root)
-        if isinstance(model, str) and isinstance(cw.get("context_window_size"), int):
+        window = count(cw.get("context_window_size"))
+        if isinstance(model, str) and window:
             from msd_core.usage.cache import learn_window
 
-            learn_window(root, model, cw["context_window_size"])
+            learn_window(root, model, window)
     if pos:
         parts += [f"phase {pos['phase']}"] if pos.get("phase") else []
         parts += [f"plan {pos['plan']}"] if pos.get("plan") else []
         parts.append(f"{pos['workflow']}: {pos['step']}")
-    if isinstance(cw.get("used_percentage"), (int, float)):
-        parts.append(f"ctx {cw['used_percentage']:.0f}%")
+    used = percent(cw.get("used_percentage"))  # NaN, an infinity or a share outside 0..100: not shown
+    if used is not None:
+        parts.append(f"ctx {used:.0f}%")
     if pos and pos.get("phase"):
         from msd_core.hooks.budget import phase_tokens
 

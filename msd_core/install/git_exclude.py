@@ -45,11 +45,18 @@ def plan(path: Path) -> tuple[dict | None, str | None]:
     target = found[0]
     try:
         existed = target.exists()
-        old = target.read_bytes() if existed else b""
+        old = _read(target) if existed else b""
     except OSError:
         return None, _problem(path)
     added = appended(old, f"{line}\n".encode("utf-8"))
     return {"path": str(target), "added": added.decode("utf-8"), "created_file": not existed}, None
+
+
+def _read(target: Path) -> bytes:
+    """git's `info/exclude`: a file of the user's repository, read through the never-blocking reader."""
+    from msd_core.files.safe_read import MAX_DOC_BYTES, read_regular
+
+    return read_regular(target, MAX_DOC_BYTES)
 
 
 def _problem(path: Path) -> str:
@@ -64,7 +71,7 @@ def apply(record: dict, path: Path) -> str | None:
 
     target = Path(record["path"])
     try:
-        old = target.read_bytes() if target.exists() else b""
+        old = _read(target) if target.exists() else b""
         added = appended(old, record["added"].encode("utf-8").lstrip(b"\n"))
         atomic_write_bytes(target, old + added)
     except OSError:
@@ -81,7 +88,7 @@ def give_back(record) -> str | None:
         return None
     target, added = Path(record["path"]), record["added"].encode("utf-8")
     try:
-        data = target.read_bytes()
+        data = _read(target)
     except FileNotFoundError:
         return None
     except OSError as exc:

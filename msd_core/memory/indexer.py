@@ -61,7 +61,9 @@ def candidate_files(project: Path) -> list[Path]:
     """Every indexable file under .planning/, skipping msd's own folder and symlinks."""
     planning = project / ".planning"
     out = []
-    for dirpath, dirnames, filenames in os.walk(planning, followlinks=False):
+    from msd_core.files.walk import walk  # iterative, depth-capped (no RecursionError)
+
+    for dirpath, dirnames, filenames in walk(planning):
         dirnames[:] = sorted(d for d in dirnames if d != ".msd" and not os.path.islink(os.path.join(dirpath, d)))
         for name in sorted(filenames):
             if kind_of(name):  # (a Path only for candidates: every query walks the tree)

@@ -52,7 +52,9 @@ def merge_commits(gitdir: Path, environ=None) -> tuple[str, str, str | None] | N
         return None
     done = gitdir / "rebase-merge" / "done"
     try:
-        lines = [x.split() for x in done.read_text(encoding="utf-8", errors="replace").splitlines() if x.strip()]
+        from msd_core.files.safe_read import MAX_DOC_BYTES, read_text
+
+        lines = [x.split() for x in read_text(done, MAX_DOC_BYTES).splitlines() if x.strip()]
     except OSError:
         return None
     if lines and len(lines[-1]) >= 2 and lines[-1][0] in APPLYING and _hexname(lines[-1][1]):
@@ -124,7 +126,9 @@ def _blobs(top: Path, oids: list[str]) -> dict[str, bytes] | None:
 def _mirror(src: Path, dest: Path) -> int:
     """Hard links (copies where a link is refused) of `src`'s regular files; returns the count."""
     count = 0
-    for dirpath, dirnames, filenames in os.walk(src):
+    from msd_core.files.walk import walk  # iterative, depth-capped (no RecursionError)
+
+    for dirpath, dirnames, filenames in walk(src):
         rel = os.path.relpath(dirpath, src)
         dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))
                        and not (rel == "." and d == ".msd")]

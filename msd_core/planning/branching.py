@@ -54,12 +54,13 @@ def _fill(template: str, key: str, **values: str) -> str:
 
 
 def _milestone(root: Path) -> tuple[str | None, str | None]:
+    from msd_core.files.safe_read import MAX_DOC_BYTES, read_text
     from msd_core.planning.frontmatter import split_frontmatter
     from msd_core.planning.state import state_get
 
     planning = root / ".planning"
     try:
-        text = (planning / "STATE.md").read_text(encoding="utf-8", errors="replace")
+        text = read_text(planning / "STATE.md", MAX_DOC_BYTES)
     except OSError:
         text = ""
     data, _body, _err = split_frontmatter(text) if text else (None, "", None)
@@ -72,7 +73,7 @@ def _milestone(root: Path) -> tuple[str | None, str | None]:
         version = got.get("value") if got and "value" in got else None
     if not version:
         try:
-            m = _VERSION_RE.search((planning / "ROADMAP.md").read_text(encoding="utf-8", errors="replace"))
+            m = _VERSION_RE.search(read_text(planning / "ROADMAP.md", MAX_DOC_BYTES))
             version = m.group(1) if m else None
         except OSError:
             pass

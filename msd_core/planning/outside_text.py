@@ -53,7 +53,9 @@ def save(root: Path, path: Path, text: str, *, screen=None) -> None:
     if screen is not None:
         old = None
         try:
-            old = path.read_text(encoding="utf-8", errors="replace") if path.is_file() and not path.is_symlink() else None
+            from msd_core.files.safe_read import MAX_DOC_BYTES, read_text
+
+            old = read_text(path, MAX_DOC_BYTES, follow_symlinks=False)
         except OSError:
             old = None
         refusal = screen(planning, rel, text, old)

@@ -119,7 +119,10 @@ class Model:
 
         base = self.planning / "phases" / folder
         out: dict[str, bytes] = {}
-        for dirpath, dirnames, filenames in os.walk(base):
+        from msd_core.files.walk import walk  # iterative, depth-capped (no RecursionError)
+
+        walker = walk(base)
+        for dirpath, dirnames, filenames in walker:
             for d in dirnames:
                 if os.path.islink(os.path.join(dirpath, d)):
                     raise OperationFailed(f"{os.path.join(dirpath, d)} is a symlink; move it out before renumbering")
@@ -132,6 +135,8 @@ class Model:
                     out[rel] = read_regular(full, MAX_FILE, follow_symlinks=False)
                 except OSError as exc:
                     raise OperationFailed(f"cannot move {full} ({exc.strerror or exc}); nothing was changed") from None
+        if walker.deep:
+            raise OperationFailed(f"{walker.deep[0]} is nested too deep to move safely; nothing was changed")
         self.files[folder] = out
         return out
 

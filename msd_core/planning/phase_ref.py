@@ -144,7 +144,9 @@ def resolve(planning: Path, ref, *, must_exist: bool = False, dirs: list[PhaseDi
 
 def _roadmap_name(planning: Path, number: str) -> str | None:
     try:
-        text = (planning / "ROADMAP.md").read_text(encoding="utf-8", errors="replace")
+        from msd_core.files.safe_read import MAX_DOC_BYTES, read_text
+
+        text = read_text(planning / "ROADMAP.md", MAX_DOC_BYTES)
     except OSError:
         return None
     from msd_core.planning.roadmap import roadmap_phases

@@ -45,16 +45,18 @@ _HASH = re.compile(r"[0-9a-f]{7,64}")
 def main_root(root: Path) -> Path:
     """The main checkout of the working tree at `root` (its `.git` file names a linked worktree's
     git dir, whose `commondir` leads to the main `.git`); `root` itself otherwise."""
+    from msd_core.files.safe_read import read_head
+
     dot = Path(root) / ".git"
     try:
         if dot.is_symlink() or not dot.is_file():
             return Path(root)
-        line = dot.read_text(encoding="utf-8", errors="replace")[:4096].strip()
+        line = read_head(dot, 4096, follow_symlinks=False).decode("utf-8", "replace").strip()
         if not line.startswith("gitdir:"):
             return Path(root)
         gitdir = Path(line[len("gitdir:"):].strip())
         gitdir = gitdir if gitdir.is_absolute() else (Path(root) / gitdir)
-        common = (gitdir / "commondir").read_text(encoding="utf-8", errors="replace")[:4096].strip()
+        common = read_head(gitdir / "commondir", 4096).decode("utf-8", "replace").strip()
         common_dir = Path(common) if Path(common).is_absolute() else gitdir / common
         main = common_dir.resolve().parent
         return main if (main / ".planning").is_dir() else Path(root)

@@ -361,7 +361,9 @@ def gate_failed(root: Path) -> str | None:
     try:
         if marker.is_symlink() or not marker.is_file():
             return None
-        return marker.read_text(encoding="utf-8", errors="replace")[:200].strip() or "failed"
+        from msd_core.files.safe_read import read_head
+
+        return read_head(marker, 800, follow_symlinks=False).decode("utf-8", "replace")[:200].strip() or "failed"
     except OSError:
         return None
 

@@ -32,7 +32,9 @@ def documents(root: Path) -> list[str]:
             out.append(e.name)
     docs = root / "docs"
     if docs.is_dir() and not docs.is_symlink():
-        for top, dirs, files in os.walk(docs, followlinks=False):
+        from msd_core.files.walk import walk  # iterative, depth-capped (no RecursionError)
+
+        for top, dirs, files in walk(docs):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(files):
                 if name.lower().endswith((".md", ".markdown", ".mdx")) and not (Path(top) / name).is_symlink():

@@ -108,6 +108,7 @@ def record(root: Path, topic: str, raw: bytes, slug: str | None = None, *, scree
 
 
 def list_notes(root: Path) -> dict:
+    from msd_core.files.safe_read import read_head
     from msd_core.planning.frontmatter import split_frontmatter
 
     folder = notes_dir(root)
@@ -116,7 +117,7 @@ def list_notes(root: Path) -> dict:
         if p.is_symlink():
             continue
         try:
-            data, _body, error = split_frontmatter(p.read_text(encoding="utf-8", errors="replace")[:64 * 1024])
+            data, _body, error = split_frontmatter(read_head(p, 64 * 1024, follow_symlinks=False).decode("utf-8", "replace"))
         except OSError:
             continue
         topic = data.get("topic") if isinstance(data, dict) and not error else None

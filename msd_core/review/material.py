@@ -23,7 +23,6 @@ is lost). Standard library only.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
@@ -62,10 +61,12 @@ def _documents(source: Path) -> tuple[dict[str, Path], list[dict]]:
         return {source.name: source}, skipped
     if not source.is_dir():
         raise UsageError(f"{source} does not exist")
+    from msd_core.files.walk import walk
+
     found: dict[str, Path] = {}
-    for top, dirs, files in os.walk(source, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
-        for name in sorted(files):
+    walker = walk(source, skip=lambda d: d.startswith(".") or d in SKIP_DIRS)
+    for top, _dirs, files in walker:
+        for name in files:
             path = Path(top) / name
             rel = path.relative_to(source).as_posix()
             if not name.lower().endswith(DOC_EXTENSIONS) or name.startswith("."):
@@ -77,6 +78,9 @@ def _documents(source: Path) -> tuple[dict[str, Path], list[dict]]:
                 skipped.append({"path": rel, "reason": f"more than {MAX_DOCS} documents"})
                 continue
             found[rel] = path
+    for deep in walker.deep[:10]:
+        skipped.append({"path": Path(deep).relative_to(source).as_posix(),
+                        "reason": f"a folder nested more than {walker.max_depth} levels deep, not entered"})
     return found, skipped
 
 

@@ -34,7 +34,9 @@ def listing(root: Path) -> tuple[list[str], bool]:
         paths = [p for p in paths if not any(part in DEPENDENCY_DIRS for part in p.split("/")[:-1])]
         return sorted(set(paths))[:MAX_FILES], len(paths) > MAX_FILES
     out: list[str] = []
-    for top, dirs, files in os.walk(root, followlinks=False):
+    from msd_core.files.walk import walk  # iterative, depth-capped (no RecursionError)
+
+    for top, dirs, files in walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in DEPENDENCY_DIRS)
         rel_top = os.path.relpath(top, root)
         for name in sorted(files):

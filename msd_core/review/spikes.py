@@ -63,9 +63,10 @@ def _clean_tree(top: Path, doing: str, root: Path) -> None:
 
 def _read_state(path: Path) -> dict:
     try:
-        from msd_core.files.bounded import loads_json
+        from msd_core.files.bounded import read_json
+        from msd_core.files.safe_read import MAX_DOC_BYTES
 
-        data = loads_json(path.read_bytes(), path.name)
+        data = read_json(path, path.name, MAX_DOC_BYTES)
     except (OSError, ValueError) as exc:
         raise OperationFailed(f"{path.name}: the spike's record cannot be read ({str(exc)[:80]})",
                               hint="move it aside; the branch itself is untouched") from None
@@ -174,6 +175,7 @@ def finish(root: Path, slug: str, finding: bytes, verdict: str, branch_choice: s
 
 
 def list_spikes(root: Path) -> dict:
+    from msd_core.files.safe_read import read_head
     from msd_core.planning.frontmatter import split_frontmatter
 
     state = Path(root) / ".planning" / ".msd" / "spikes"
@@ -189,7 +191,7 @@ def list_spikes(root: Path) -> dict:
     folder = notes_dir(root)
     for p in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         try:
-            data, _body, error = split_frontmatter(p.read_text(encoding="utf-8", errors="replace")[:64 * 1024])
+            data, _body, error = split_frontmatter(read_head(p, 64 * 1024, follow_symlinks=False).decode("utf-8", "replace"))
         except OSError:
             continue
         if isinstance(data, dict) and not error:

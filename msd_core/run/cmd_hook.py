@@ -27,10 +27,43 @@ def answer(event: str, root: str | None) -> int:
         return serve(root)
     from msd_core.hooks.events import run as run_hook
 
-    out, code = run_hook(event, root)
+    armed = event == "pre-tool-use" and _arm_deadline()
+    try:
+        out, code = run_hook(event, root)
+    finally:
+        if armed:
+            import _signal
+
+            _signal.alarm(0)
     if out:
         sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return code
+
+
+def _arm_deadline() -> bool:
+    """The guard's answer within guard_server.CALL_DEADLINE: should the check still run then (held
+    up on something), the call is refused with a reason to retry and the process ends, instead of
+    the host's 30 s limit letting the call through unchecked. POSIX only (SIGALRM); `_signal`, not
+    `signal`, which would import enum on the hot path."""
+    import _signal
+    import os
+    import sys
+
+    from msd_core.hooks.guard_server import CALL_DEADLINE
+
+    if not hasattr(_signal, "alarm"):
+        return False
+
+    def refuse(_signum, _frame):
+        from msd_core.hooks.pre_tool_use import held_up
+
+        sys.stdout.write(held_up(CALL_DEADLINE) + "\n")
+        sys.stdout.flush()
+        os._exit(0)
+
+    _signal.signal(_signal.SIGALRM, refuse)
+    _signal.alarm(max(1, int(CALL_DEADLINE)))
+    return True
 
 
 def run(args):

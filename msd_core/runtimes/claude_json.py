@@ -88,9 +88,12 @@ def read_file(path: Path) -> bytes | None:
         raise OperationFailed(f"{path} is not a regular file (left untouched)")
     if st.st_size > MAX_BYTES:
         raise OperationFailed(f"{path} is larger than {MAX_BYTES} bytes (left untouched)")
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(MAX_BYTES + 1)
+    from msd_core.files.safe_read import FileTooLarge, read_regular
+
+    try:  # a FIFO swapped in after the stat above is refused, never waited on
+        return read_regular(path, MAX_BYTES, follow_symlinks=False)
+    except FileTooLarge:
+        raise OperationFailed(f"{path} is larger than {MAX_BYTES} bytes (left untouched)") from None
     except OSError as exc:
         raise OperationFailed(f"cannot read {path}: {exc.strerror} (left untouched)") from None
 

@@ -21,6 +21,10 @@ What Claude Code 2.1.332 writes (seen in the real CLI; tests/host/test_usage_hos
   counted there only. The last such line is kept (`host_total`).
 
 Lines of an unknown `type` and lines that are not JSON are skipped and counted, never fatal.
+Token counts are checked before they are added (msd_core.files.numbers.count): a request whose
+usage holds a count that is not a whole number from 0 up (NaN, `Infinity`, `1e400`, a negative, a
+string) is not counted and its line counts as malformed; such a figure in a `cost-state` line
+counts as 0.
 Standard library only.
 """
 
@@ -30,6 +34,7 @@ import re
 import shlex
 
 from msd_core.files.bounded import loads_json
+from msd_core.files.numbers import count as valid_count
 
 KNOWN_TYPES = frozenset({
     "user", "assistant", "attachment", "system", "queue-operation", "api-request", "api-request-shape",
@@ -191,8 +196,7 @@ class Scanner:
         for figures in by_model.values():
             if isinstance(figures, dict):
                 for i, k in enumerate(("inputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "outputTokens")):
-                    n = figures.get(k)
-                    total[i] += n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+                    total[i] += valid_count(figures.get(k)) or 0
         self.s["host_total"] = total
 
     def _user(self, line: dict, message: dict) -> None:
@@ -227,14 +231,17 @@ class Scanner:
         if isinstance(skill, str) and skill.startswith("msd-") and skill[4:] != self.s["command"] and not self.s["inherit"]:
             self.s["command"] = skill[4:]
         if isinstance(usage, dict) and key and key not in self.s["recent"]:
+            self._count(usage, message.get("model"))  # ValueError (a malformed line) for an invalid count
             self.s["recent"] = (self.s["recent"] + [key])[-RECENT_IDS:]
-            self._count(usage, message.get("model"))
         for block in message.get("content") or []:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 self._tool(block)
 
     def _count(self, usage: dict, model) -> None:
-        nums = [int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")]
+        nums = [0 if usage.get(k) is None else valid_count(usage[k])
+                for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")]
+        if None in nums:
+            raise ValueError("a token count that is not a whole number from 0 up")
         context = nums[0] + nums[1] + nums[2]
         group = "|".join(str(self.s[k] or "") for k in ("command", "phase", "plan")) + "|" + self.s["agent"]
         g = self.s["groups"].setdefault(group, [0, 0, 0, 0, 0, 0, None])
@@ -264,6 +271,7 @@ class Scanner:
             phase, plan = _plan_in(str(args.get("prompt") or "") + " " + str(args.get("description") or ""))
             launches = self.s["launches"]
             if len(launches) < MAX_LAUNCHES:
-                launches[block["id"]] = {"agent": args.get("subagent_type") or "general-purpose",
+                kind = args.get("subagent_type")
+                launches[block["id"]] = {"agent": kind if isinstance(kind, str) and kind else "general-purpose",
                                          "command": self.s["command"], "phase": phase or self.s["phase"],
                                          "plan": plan or self.s["plan"]}

@@ -16,7 +16,9 @@ MAX_LINE_BYTES = 16 << 20  # a transcript line holding a large tool result is a 
 
 def lines(path, start: int = 0, max_line: int | None = None):
     max_line = MAX_LINE_BYTES if max_line is None else max_line
-    with open(path, "rb") as fh:
+    from msd_core.files.safe_read import open_stream
+
+    with open_stream(path) as fh:  # a FIFO or device at the path is refused (OSError), never waited on
         fh.seek(start)
         offset = start  # where `buf` begins in the file
         buf = b""

@@ -23,6 +23,7 @@ from msd_core.files.bounded import loads_json
 _NAME_LIMIT = 200
 _OTHER = re.compile(r"[^a-zA-Z0-9]")
 HEAD_BYTES = 64 * 1024  # where a transcript's first lines (and their cwd) are looked for
+MAX_META_BYTES = 64 * 1024  # a subagent's `agent-<id>.meta.json` (a few fields)
 
 
 def config_dir(override: str | os.PathLike | None = None) -> Path:
@@ -65,9 +66,10 @@ def folder_name(cwd: str) -> str:
 
 def first_cwd(path: Path) -> str | None:
     """The `cwd` the first lines of a transcript record (None when none of them does)."""
+    from msd_core.files.safe_read import read_head
+
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(HEAD_BYTES)
+        head = read_head(path, HEAD_BYTES)
     except OSError:
         return None
     for raw in head.split(b"\n"):
@@ -131,9 +133,10 @@ def subagent_files(main: Path) -> list[Path]:
 def subagent_meta(path: Path) -> dict:
     """The `agent-<id>.meta.json` beside a subagent transcript ({} when missing or unreadable)."""
     meta = path.with_name(path.name[: -len(".jsonl")] + ".meta.json")
+    from msd_core.files.bounded import read_json
+
     try:
-        with open(meta, "rb") as fh:
-            data = loads_json(fh.read(64 * 1024), str(meta))
-    except (OSError, ValueError):
+        data = read_json(meta, str(meta), MAX_META_BYTES)
+    except (OSError, ValueError):  # absent, a FIFO or device, too large, damaged
         return {}
     return data if isinstance(data, dict) else {}

@@ -90,3 +90,33 @@ HOSTILE = [
     "~",
     "~/.claude/msd-core",
 ]
+
+
+def finishes(func, *fifos: Path, seconds: float = 10.0):
+    """`func()`'s result, failing the test when it does not return within `seconds` (a read blocked
+    on a FIFO). On a timeout each of `fifos` is opened for writing, which lets the stuck reader go,
+    so the suite moves on instead of hanging."""
+    import threading
+
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = func()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    if t.is_alive():
+        for fifo in fifos:
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        t.join(5)
+        raise AssertionError(f"still running after {seconds} s: blocked on {', '.join(map(str, fifos)) or 'something'}")
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -181,3 +182,31 @@ def test_a_linked_doc_is_not_read(msd_run, built, tmp_path):
     os.symlink(tmp_path / "elsewhere.md", built / "docs" / "linked.md")
     _code, out = drift(msd_run, built)
     assert "docs/linked.md" not in {d["path"] for d in out["stale"]}
+
+
+def test_scan_of_a_folder_nested_1100_deep_lists_what_is_within_reach(msd_run, proj):
+    """Once a RecursionError (exit 1): the walk is iterative and stops MAX_DEPTH levels down."""
+    from msd_core.files.walk import MAX_DEPTH
+
+    root, material = proj
+    deep = str(material)
+    for _ in range(1100):  # os.makedirs and Path.mkdir(parents=True) recurse once per level themselves
+        deep = os.path.join(deep, "d")
+        os.mkdir(deep)
+    deep = Path(deep)
+    (deep / "bottom.md").write_text("# Bottom\n")
+    (material.joinpath(*["d"] * 3) / "near.md").write_text("# Near\n")
+    try:
+        r = msd_run(["import", "scan", str(material)], cwd=root)
+    finally:  # shutil.rmtree (pytest's clean-up) recurses once per level too: remove it bottom up
+        (deep / "bottom.md").unlink()
+        while deep != material / "d":
+            for name in os.listdir(deep):
+                os.unlink(deep / name)
+            os.rmdir(deep)
+            deep = deep.parent
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert {d["path"] for d in out["documents"]} == {"prd.md", "specs/api.md", "d/d/d/near.md"}
+    (left,) = out["skipped"]
+    assert left["path"] == "/".join(["d"] * (MAX_DEPTH + 1)) and "levels deep" in left["reason"]
