@@ -113,12 +113,15 @@ def edited_bytes(path: Path, data: bytes | None, change) -> tuple[bytes | None, 
                               hint="make the change by hand") from None
 
 
-def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_empty: bool = False) -> str:
+def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_empty: bool = False,
+              empty_bytes: bytes | None = None) -> str:
     """Apply `change(obj) -> note or None` (None: nothing to do) to the JSON object in `path`.
 
     Returns the note ("unchanged" when nothing changed). `delete_when_empty`: msd created the
-    file, so it goes when the change leaves it an empty object. Never leaves a half-written or
-    corrupt file: the old file stays until the new one is complete."""
+    file, so it goes when the change leaves it an empty object; `empty_bytes`: what the file held
+    before msd's entry when that was blank (0 bytes, white space), written back when the change
+    leaves it an empty object. Never leaves a half-written or corrupt file: the old file stays
+    until the new one is complete."""
     from msd_core.files.atomic import atomic_write_bytes
 
     if not precheck(path, change):
@@ -135,6 +138,8 @@ def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_em
             if delete_when_empty and not after:
                 path.unlink()
                 return note
+            if empty_bytes is not None and not after and not empty_bytes.strip():
+                new = empty_bytes
             try:
                 atomic_write_bytes(path, new, mode=None if data is not None else new_mode)
             except OSError as exc:

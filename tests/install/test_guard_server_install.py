@@ -232,3 +232,26 @@ def test_the_entry_is_recognised_only_by_its_start(target):
     for other in ({**entry, "args": entry["args"][:4] + ["hook", "pre-tool-use"]}, {**entry, "args": ["-m", "x"]},
                   {"command": "their-guard"}, None, "msd-guard"):
         assert not gs.is_ours(other)
+
+
+def test_an_empty_claude_json_in_home_stays_empty_through_install_and_uninstall(tmp_path, runner, fixture_content):
+    """~/.claude.json of 0 bytes: a local install and its uninstall never touch it; a global install
+    adds the guard server's entry and its uninstall gives the 0 bytes back, ~/.claude with it."""
+    import os
+    from pathlib import Path
+
+    home = Path(os.environ["HOME"])
+    claude_json = home / ".claude.json"
+    claude_json.write_bytes(b"")
+    project = tmp_path / "proj"
+    project.mkdir()
+    local = resolve_target("local", project_dir=project)
+    install(local, source=fixture_content)
+    uninstall(local)
+    assert claude_json.read_bytes() == b""
+    glob = resolve_target("global")
+    assert glob.config == home / ".claude" and not glob.config.exists()
+    install(glob, source=fixture_content)
+    assert gs.registered(glob) and gs.servers_file(glob) == claude_json
+    uninstall(glob)
+    assert claude_json.read_bytes() == b"" and not glob.config.exists()
