@@ -290,7 +290,7 @@ def _edit_outside(tdir: Path, journal: dict, op: dict, out: Outside) -> None:
         if not removing:
             _stage(tdir / "new" / n, new)
             os.chmod(tdir / "new" / n, mode)
-            os.link(tdir / "new" / n, tdir / "wrote" / n)
+            _stage(tdir / "wrote" / n, new)  # a copy, not a link: a writer editing the file in place must not edit it
         op.update({"had_old": data is not None, "before": _sha(data), "wrote": None if removing else _sha(new), "done": True})
         _write_journal(tdir, journal)
         if removing:
