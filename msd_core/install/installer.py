@@ -4,7 +4,8 @@ Order: check the target -> take the lock -> recover an interrupted run -> read t
 -> refuse a downgrade (unless --force) -> build the installed bytes from the content
 -> plan verdicts -> plan settings.json and msd's hooks (host_hooks.py) -> plan the git merge
 drivers of the project's repository (merge_drivers.py) -> stage + journal + swap (manifest
-last) -> a local install's settings.local.json kept out of git (git_exclude.py) -> the merge
+last; a global install's guard server entry in ~/.claude.json is a step of the same transaction,
+right before it: guard_server_setup.py) -> a local install's settings.local.json kept out of git (git_exclude.py) -> the merge
 drivers written into the repository.
 `dry_run` stops after planning and writes nothing.
 

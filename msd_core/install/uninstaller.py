@@ -10,9 +10,13 @@
   msd made for them; a local install's line in the clone's info/exclude (git_exclude.py) taken out
 - the git merge drivers install registered (merge_drivers.py): msd's blocks removed from each
   recorded repository's config and .gitattributes (a block that was there before: kept), first
+- the guard server's entry in ~/.claude.json (guard_server_setup.py): taken out as a step of the
+  same transaction (a file msd created goes, a blank one gets its bytes back)
 - every folder msd created that is now empty: removed (the config folder too, if msd created it,
   also when it was created by a first install that was killed: msd_core/ownership/record.py)
-All in one transaction, like install.
+All in one transaction, like install. msd's marker in a config folder msd created is kept through
+it and removed after it, right before the folders it names: an uninstall killed in between leaves
+the marker, and the next uninstall removes what is left.
 """
 
 from __future__ import annotations

@@ -255,3 +255,39 @@ def test_an_empty_claude_json_in_home_stays_empty_through_install_and_uninstall(
     assert gs.registered(glob) and gs.servers_file(glob) == claude_json
     uninstall(glob)
     assert claude_json.read_bytes() == b"" and not glob.config.exists()
+
+
+def test_an_uninstall_stopped_after_its_transaction_is_finished_by_the_next(tmp_path, runner, fixture_content, monkeypatch):
+    """Stopped after its transaction (here: as it lets go of its lock), an uninstall of a ~/.claude
+    msd created leaves msd's marker in it, so the next uninstall removes the folder: no empty
+    ~/.claude is left behind, and ~/.claude.json is as it was before the install."""
+    import os
+    from pathlib import Path
+
+    from msd_core.install.lock import LOCK_NAME
+
+    home = Path(os.environ["HOME"])
+    (home / ".claude.json").write_bytes(USER_SERVERS)
+    glob = resolve_target("global")
+    install(glob, source=fixture_content)
+    real_unlink, real_close, released = os.unlink, os.close, []
+
+    def unlink(path, *a, **k):
+        real_unlink(path, *a, **k)
+        if str(path).endswith(LOCK_NAME):
+            released.append(path)
+
+    def close(fd):
+        real_close(fd)
+        if released:  # the lock's file descriptor: the lock is let go, then the run stops
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:  # this test's own patch only: the HOME isolation stays
+        m.setattr(os, "unlink", unlink)
+        m.setattr(os, "close", close)
+        with pytest.raises(KeyboardInterrupt):
+            uninstall(glob)
+    assert (home / ".claude.json").read_bytes() == USER_SERVERS
+    assert glob.config.is_dir() and not (glob.config / "msd-core").exists()
+    uninstall(glob)
+    assert not glob.config.exists()
