@@ -8,6 +8,8 @@ absolute path and the entry's name, written atomically under a lock beside it:
 
     {"version": 1, "files": {"/home/u/.claude.json": {"mcp-server": {"created_file": false, "created": ["mcpServers"]}}}}
 
+("blank": "" when the file was empty before msd's entry: uninstall gives those bytes back.)
+
 A record that cannot be read counts as empty (uninstall then removes just the entry).
 """
 
@@ -62,11 +64,16 @@ def _update(path: Path, entry: str, value: dict | None) -> None:
         atomic_write_bytes(where, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
-def remember(path: Path, entry: str, created_file: bool, created: list[str]) -> None:
-    """Record (merged with what an earlier install recorded) what msd made for `entry` in `path`."""
+def remember(path: Path, entry: str, created_file: bool, created: list[str], blank: str | None = None) -> None:
+    """Record (merged with what an earlier install recorded) what msd made for `entry` in `path`;
+    `blank`: the file was blank before (0 bytes or white space: these), to be given back so."""
     old = recall(path, entry)
     names = list(dict.fromkeys([*(old.get("created") or []), *created]))
-    _update(path, entry, {"created_file": bool(old.get("created_file")) or created_file, "created": names})
+    value = {"created_file": bool(old.get("created_file")) or created_file, "created": names}
+    was = old.get("blank") if isinstance(old.get("blank"), str) else blank
+    if isinstance(was, str) and not was.strip() and not value["created_file"]:
+        value["blank"] = was
+    _update(path, entry, value)
 
 
 def forget(path: Path, entry: str) -> None:

@@ -389,3 +389,71 @@ def prune(obj: dict, path: tuple[str, ...], created) -> None:
         if not isinstance(parent, dict) or ".".join(path[:depth]) not in created or parent.get(key) not in ({}, []):
             return
         del parent[key]
+
+
+# ------------------------------------------------------------------ taking one writer's edit back out
+
+
+_ABSENT = object()
+
+
+def revert(before, written, current):
+    """`current` with the edit that turned `before` into `written` taken back out, where the file's
+    other writer left that edit as it was: a member msd added and still there unchanged goes (an
+    object msd added keeps what another writer put in it), a value msd changed and still msd's gets
+    its old value, a member msd removed and still absent returns. Everything else in `current`
+    (what the other writer did since) stays. Objects only; any other value is compared whole."""
+    if not (isinstance(written, dict) and isinstance(current, dict)):
+        return before if current == written and before is not _ABSENT else current
+    old = before if isinstance(before, dict) else {}
+    out = dict(current)
+    for key in [*written, *(k for k in old if k not in written)]:
+        mine, was = written.get(key, _ABSENT), old.get(key, _ABSENT)
+        if mine is not _ABSENT and was is not _ABSENT and _same(mine, was):
+            continue  # not msd's edit
+        if mine is _ABSENT:  # msd removed it
+            if key not in out:
+                out[key] = was
+            continue
+        if key not in out:
+            continue  # the other writer removed it since: theirs to keep removed
+        if _same(out[key], mine):
+            if was is _ABSENT:
+                del out[key]
+            else:
+                out[key] = was
+        elif isinstance(out[key], dict) and isinstance(mine, dict):
+            inner = revert(was, mine, out[key])
+            if inner == {} and was is _ABSENT:
+                del out[key]  # an object msd made, empty again
+            else:
+                out[key] = inner
+    return out
+
+
+def revert_bytes(before: bytes | None, written: bytes | None, current: bytes) -> bytes | None:
+    """`current` (a JSON object file) edited so that the change from `before` to `written` is taken
+    back out (`revert`), every other byte kept; None when nothing is to change or it cannot be
+    done (a file that does not parse: left as it is)."""
+    try:
+        b = _load_obj(before)
+        w = _load_obj(written)
+        c = _load_obj(current)
+        if c is None:
+            return None
+        after = revert(b if b is not None else _ABSENT, w if w is not None else {}, c)
+        if after == c:
+            return None
+        return edit_bytes(current, c, after)
+    except ValueError:
+        return None
+
+
+def _load_obj(data: bytes | None):
+    if data is None or not data.strip(b" \t\r\n" + BOM):
+        return None if data is None else {}
+    text, _bom = decode(data)
+    obj = loads(text)
+    if not isinstance(obj, dict):
+        raise ValueError("not a JSON object")
+    return obj

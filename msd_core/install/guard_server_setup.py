@@ -14,15 +14,16 @@ permissions.deny (host_hooks.py adds it with the rows; the host still calls a de
 hook: tests/host/test_guards_host.py).
 
 Order: `msd install` plans the entry before its transaction (what msd will make around it, the
-file itself or `mcpServers`, goes into the manifest's hooks record as RECORD) and writes it right
-after, once the manifest says so; `msd uninstall` takes it out, by that record, right before its
-transaction and puts it back if that fails. So a run killed in between leaves at worst rows that
-call a server not registered yet (the guards let calls through, `msd status` says so) and a
-manifest that knows what msd made; the next install or uninstall finishes the job. The file is
-edited under Claude Code's own lock with only the entry's bytes changing (claude_json.edit_json),
-so uninstall gives it back byte for byte, or removes the file msd created once nothing else is in
-it. Where the entry cannot be written (a server of that name that is not msd's, a file that does
-not parse, a symlink), the install keeps command rows and says why in one warning.
+file itself or `mcpServers`, goes into the manifest's hooks record as RECORD) and writes it as one
+step of that transaction (files/txn.py `Outside`: under Claude Code's own lock, with the file's
+byte-exact before-image kept), right before the manifest; `msd uninstall` takes it out, by that
+record, in its own transaction. A run killed at any instant is rolled back by the next run's
+recovery, the entry with the rest: the rows, the manifest and the entry always agree. Only the
+entry's bytes change (claude_json.edited_bytes), so uninstall gives the file back byte for byte,
+removes the file msd created once nothing else is in it, and gives a file that was empty (or only
+blank) back exactly as it was (RECORD's "blank"). Where the entry cannot be written (a server of
+that name that is not msd's, a file that does not parse, a symlink), the install keeps command
+rows and says why in one warning.
 
 A local install keeps command rows: a project's servers (`.mcp.json`) wait for the user's
 approval, and until then every guard would be off.
@@ -38,7 +39,7 @@ from msd_core.lean.guard_names import GUARD_TOOL as TOOL
 from msd_core.install.lean_start import LEAN_FLAGS, LEAN_MARK, interpreter, lean_start
 
 PERMISSION = f"mcp__{SERVER}"
-RECORD = "guard_server"  # key in the manifest's hooks record: {"created_file": bool, "created": [...]}
+RECORD = "guard_server"  # key in the manifest's hooks record: {"created_file": bool, "created": [...], "blank"?: str}
 EVENT = "guard-server"
 
 
@@ -76,48 +77,77 @@ def plan(target, root: str, previous: dict | None) -> tuple[str, str | None, dic
     can be written (the record says what msd will make around it, merged with an earlier
     install's), else "command" with why. Nothing here writes."""
     from msd_core.errors import MsdError
-    from msd_core.runtimes.claude_json import precheck
+    from msd_core.runtimes.claude_json import precheck, read_file
 
     if not applies(target):
         return "command", None, None
     path = servers_file(target)
-    existed = os.path.lexists(path)
     made: list[str] = []  # the containers the entry's edit makes (precheck applies it to a copy)
     try:
+        data = read_file(path)
         precheck(path, _change(root, made))
     except MsdError as exc:
         return "command", f"{exc.message}; msd's guards start a process per guarded call instead of the {SERVER} server", None
     before = previous if isinstance(previous, dict) else {}
-    return "mcp", None, {"created_file": bool(before.get("created_file")) or not existed,
-                         "created": list(dict.fromkeys([*(before.get("created") or []), *made]))}
+    rec = {"created_file": bool(before.get("created_file")) or data is None,
+           "created": list(dict.fromkeys([*(before.get("created") or []), *made]))}
+    blank = before.get("blank")
+    if isinstance(blank, str) and not blank.strip():
+        rec["blank"] = blank
+    elif data is not None and not data.strip() and not rec["created_file"]:
+        try:
+            rec["blank"] = data.decode("ascii")  # 0 bytes or only white space: given back exactly so
+        except UnicodeDecodeError:
+            pass
+    return "mcp", None, rec
 
 
-def register(target, root: str) -> str:
-    """Write (or update) the entry; returns the note ("added", "updated", "unchanged")."""
-    from msd_core.runtimes.claude_json import drop_leftovers, edit_json
+def add_step(target, root: str):
+    """The transaction step (files/txn.py Outside) that writes (or updates) the entry; None when it
+    is there already as this install would write it."""
+    from msd_core.files.txn import Outside
+    from msd_core.runtimes.claude_json import edited_bytes
 
+    if registered(target) == entry(root):
+        return None
     path = servers_file(target)
-    note = edit_json(path, _change(root), new_mode=0o600)
-    if note == "unchanged":
-        drop_leftovers(path)  # what a killed run left: the host would take its lock over, and so do we
-    return note
+    return Outside(path, lambda data: edited_bytes(path, data, _change(root))[0], mode=0o600)
 
 
-def unregister(target, record: dict | None) -> str:
-    """Take msd's entry out, with what `record` says msd made around it; returns "removed" or "absent"."""
+def remove_step(target, record: dict | None):
+    """The transaction step that takes msd's entry out with what `record` says msd made around it:
+    the file msd created goes once nothing else is in it, a file that was blank gets its bytes back.
+    None when msd's entry is not there. OperationFailed (before anything is written) when the
+    file cannot be edited."""
+    from msd_core.files.txn import REMOVE, Outside
     from msd_core.mcp.setup import remove_server
-    from msd_core.runtimes.claude_json import drop_leftovers, edit_json
+    from msd_core.runtimes.claude_json import edited_bytes, precheck
 
-    path = servers_file(target)
-    if not applies(target):
-        return "absent"
-    if registered(target) is None:  # not there (or a file msd cannot read: nothing of msd's to take out)
-        drop_leftovers(path)  # a run killed after its edit left its lock (and its temp file)
-        return "absent"
+    if not applies(target) or registered(target) is None:
+        return None
     rec = record if isinstance(record, dict) else {}
     created = rec.get("created") if isinstance(rec.get("created"), list) else ["mcpServers"]
-    note = edit_json(path, remove_server(created, name=SERVER, ours=is_ours), delete_when_empty=bool(rec.get("created_file")))
-    return "removed" if note not in ("unchanged", None) else "absent"
+    path = servers_file(target)
+    change = remove_server(created, name=SERVER, ours=is_ours)
+    precheck(path, change)
+    blank = rec.get("blank")
+
+    def edit(data: bytes | None):
+        new, _note, after = edited_bytes(path, data, change)
+        if new is None or after:
+            return new
+        if rec.get("created_file"):
+            return REMOVE
+        return blank.encode("ascii") if isinstance(blank, str) and not blank.strip() else new
+    return Outside(path, edit)
+
+
+def leftovers(target) -> None:
+    """What a writer of the file killed outside any transaction left (a stale lock, a dead temp)."""
+    from msd_core.runtimes.claude_json import drop_leftovers
+
+    if applies(target):
+        drop_leftovers(servers_file(target))
 
 
 def registered(target) -> dict | None:
@@ -129,4 +159,5 @@ def registered(target) -> dict | None:
     return value if is_ours(value) else None
 
 
-__all__ = ["SERVER", "TOOL", "PERMISSION", "RECORD", "applies", "entry", "is_ours", "plan", "register", "unregister", "registered"]
+__all__ = ["SERVER", "TOOL", "PERMISSION", "RECORD", "add_step", "applies", "entry", "is_ours", "leftovers", "plan", "registered",
+           "remove_step"]

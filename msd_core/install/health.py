@@ -165,13 +165,17 @@ def _status(cwd, config_dir, verify=False) -> OperationResult:
     if package_check is not None:
         result.data["package_verify"] = package_check.to_json()
         bad = [i for i in installs if i.get("verify") and not i["verify"].get("ok") and not i["verify"].get("unverifiable")]
-        if bad or package_check.failed:
+        broken = [i for i in installs if i.get("installed") and i.get("error")]  # a manifest msd cannot read: nothing verifiable
+        if bad or package_check.failed or broken:
             from msd_core.errors import EXIT_INTEGRITY
 
             result.exit_code = EXIT_INTEGRITY
+        if bad or package_check.failed:
             result.errors.append("files differ from the wheel they came from: " + "; ".join(
                 [*(f"{i['path']}: {verify_mod.not_matching(i['verify'])}" for i in bad),
                  *([f"package content: {len(package_check.failed)}"] if package_check.failed else [])]))
+        for i in broken:
+            result.errors.append(f"{i['error']}: its files cannot be verified ({i['fix']})")
     from msd_core.mcp.setup import status as mcp_status  # MCP server registration (msd mcp install)
 
     result.data["mcp"] = mcp_status(project_dir=str(base), config_dir=config_dir)

@@ -4,7 +4,8 @@ Order: check the target -> take the lock -> recover an interrupted run -> read t
 -> refuse a downgrade (unless --force) -> build the installed bytes from the content
 -> plan verdicts -> plan settings.json and msd's hooks (host_hooks.py) -> plan the git merge
 drivers of the project's repository (merge_drivers.py) -> stage + journal + swap (manifest
-last) -> a local install's settings.local.json kept out of git (git_exclude.py) -> the merge
+last; a global install's guard server entry in ~/.claude.json is a step of the same transaction,
+right before it: guard_server_setup.py) -> a local install's settings.local.json kept out of git (git_exclude.py) -> the merge
 drivers written into the repository.
 `dry_run` stops after planning and writes nothing.
 
@@ -89,28 +90,22 @@ def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_chang
     return ((rel, new, record) if new is not None else ("", b"", record)), entry
 
 
-def _register_guard_server(target: Target, serve: bool, dry_run: bool, warnings: list[str]) -> dict:
-    """The guard server's entry (guard_server_setup.py), written after the transaction that wrote
-    the rows calling it and the manifest's record of it; {"action": "not used"} where the guards
-    are command hooks. An entry that cannot be written now (the host holds its lock) is a warning."""
-    from msd_core.errors import MsdError
-    from msd_core.ownership.hints import command_for
-
+def _guard_server_step(target: Target, serve: bool, dry_run: bool):
+    """(the transaction step writing the guard server's entry or None, the result entry):
+    {"action": "not used"} where the guards are command hooks (guard_server_setup.py)."""
     if not serve:
-        return {"action": "not used"}
+        return None, {"action": "not used"}
+    root = host_hooks.install_root(target)
     out = {"path": str(guard_server_setup.servers_file(target)), "name": guard_server_setup.SERVER}
-    if dry_run:
-        now = guard_server_setup.registered(target)
-        out["action"] = ("unchanged" if now == guard_server_setup.entry(host_hooks.install_root(target))
-                         else "would update" if now else "would add")
-        return out
-    try:
-        out["action"] = guard_server_setup.register(target, host_hooks.install_root(target))
-    except MsdError as exc:
-        out["action"] = "failed"
-        warnings.append(f"{exc.message}; msd's guards are off until `{command_for('install', target.config, target.scope)}` "
-                        "registers their server")
-    return out
+    now = guard_server_setup.registered(target)
+    if now == guard_server_setup.entry(root):
+        out["action"] = "unchanged"
+        if not dry_run:
+            guard_server_setup.leftovers(target)  # what a writer killed outside msd's transaction left
+        return None, out
+    out["action"] = {(True, True): "would update", (True, False): "would add", (False, True): "updated",
+                     (False, False): "added"}[(dry_run, now is not None)]
+    return (None if dry_run else guard_server_setup.add_step(target, root)), out
 
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str,
@@ -316,6 +311,9 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
     current = read_installed(target.config, MANIFEST_REL) if target.config.is_dir() else None
     if current == changes.puts[MANIFEST_REL] and len(changes.puts) == 1 and not changes.deletes and not changes.rmdirs:
         changes = txn.Changes()  # nothing to do: a no-op reinstall writes nothing
+    step, server = _guard_server_step(target, serve, dry_run)
+    if step is not None:
+        changes.outside.append(step)  # one step of the transaction, right before the manifest
     if not dry_run and not changes.empty():
         total = changes.count()
         done = [0]
@@ -326,13 +324,12 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
                 progress("write", done[0], total)
 
         txn.apply(target.config, changes, tick)
-    server = _register_guard_server(target, serve, dry_run, warnings)
     if not dry_run:
         merge_drivers.apply(git_drivers, warnings)
     if not dry_run and exclude is not None:
         problem = git_exclude.apply(exclude, host_hooks.hook_file(target))
         warnings.extend([problem] if problem else [])
-    # the exclude line and the guard server's entry are written after the transaction
+    # the exclude line is written after the transaction
     changed = not changes.empty() or exclude is not None or server.get("action") in ("added", "updated", "would add", "would update")
     result.data = {
         "scope": target.scope,

@@ -10,9 +10,13 @@
   msd made for them; a local install's line in the clone's info/exclude (git_exclude.py) taken out
 - the git merge drivers install registered (merge_drivers.py): msd's blocks removed from each
   recorded repository's config and .gitattributes (a block that was there before: kept), first
+- the guard server's entry in ~/.claude.json (guard_server_setup.py): taken out as a step of the
+  same transaction (a file msd created goes, a blank one gets its bytes back)
 - every folder msd created that is now empty: removed (the config folder too, if msd created it,
   also when it was created by a first install that was killed: msd_core/ownership/record.py)
-All in one transaction, like install.
+All in one transaction, like install. msd's marker in a config folder msd created is kept through
+it and removed after it, right before the folders it names: an uninstall killed in between leaves
+the marker, and the next uninstall removes what is left.
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ def _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeo
     if dry_run:
         out = _run(target, force, remove_backups, True, result)
         out.data["mcp"] = _unregister_mcp(target, dry_run=True)
-        out.data["guard_server"] = {"action": "would remove" if guard_server_setup.registered(target) else "absent"}
+        out.data.setdefault("guard_server", {"action": "would remove" if guard_server_setup.registered(target) else "absent"})
         return out
     with install_lock(target.config, lock_timeout):
         note = txn.recover(target.config)
@@ -63,41 +67,38 @@ def _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeo
             result.warnings.append(note)
         mcp = _unregister_mcp(target)  # first: settings.json then matches what install wrote
         result.warnings.extend([mcp["warning"]] if "warning" in mcp else [])
-        server = _unregister_guard_server(target, result.warnings)
-        try:
-            out = _run(target, force, remove_backups, False, result)
-        except BaseException:
-            if server.get("action") == "removed":  # the rows that call it are still there: give it back
-                with contextlib.suppress(Exception):
-                    guard_server_setup.register(target, host_hooks.install_root(target))
-            raise
+        out = _run(target, force, remove_backups, False, result)
         out.data["mcp"] = mcp
-        out.data["guard_server"] = server
     created = record.created_dirs_on_disk(target, out.data.pop("_created_config_dirs", []))
+    if out.data.pop("_drop_marker", False):  # the marker goes last: a run killed before this point
+        with contextlib.suppress(OSError):   # leaves it, and the next uninstall finishes the job
+            os.unlink(target.config / record.MARKER)
     for d in created:  # after the lock file is gone
         with contextlib.suppress(OSError):
             os.rmdir(d)
     return out
 
 
-def _unregister_guard_server(target: Target, warnings: list[str]) -> dict:
-    """msd's guard server out of ~/.claude.json (install/guard_server_setup.py), before the
-    transaction that removes the rows calling it; a file msd cannot edit is one warning."""
+def _guard_server_step(target: Target, manifest: Manifest, dry_run: bool, warnings: list[str]):
+    """(the transaction step taking msd's guard server out of ~/.claude.json, or None; the result
+    entry) (install/guard_server_setup.py): removed in the same transaction as the rows calling
+    it; a file msd cannot edit is one warning."""
     from msd_core.errors import MsdError
 
     if not guard_server_setup.applies(target):
-        return {"action": "not applicable"}
+        return None, {"action": "not applicable"}
     path = str(guard_server_setup.servers_file(target))
-    try:
-        manifest = record.load_for_uninstall(target)
-    except (MsdError, OSError, ValueError):
-        manifest = None  # the uninstall itself says what is wrong with it
     rec = (host_hooks.old_record(manifest) or {}).get(guard_server_setup.RECORD)
     try:
-        return {"path": path, "action": guard_server_setup.unregister(target, rec)}
+        step = guard_server_setup.remove_step(target, rec)
     except MsdError as exc:
         warnings.append(f"{exc.message}; remove mcpServers.{guard_server_setup.SERVER} from {path} by hand")
-        return {"path": path, "action": "skipped"}
+        return None, {"path": path, "action": "skipped"}
+    if step is None:
+        if not dry_run:
+            guard_server_setup.leftovers(target)  # a writer killed outside msd's transaction left its lock or temp
+        return None, {"path": path, "action": "absent"}
+    return step, {"path": path, "action": "would remove" if dry_run else "removed"}
 
 
 def _unregister_mcp(target: Target, dry_run: bool = False) -> dict:
@@ -145,7 +146,7 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     # Something of msd's stays (your edits, backups): the folders msd created stay marked as
     # msd's, so the uninstall that finally empties them (--remove-backups) removes them too.
     keep_marker = bool(created_config) and bool(kept or (backups and not remove_backups))
-    if os.path.lexists(config / record.MARKER) and not keep_marker:
+    if os.path.lexists(config / record.MARKER) and not created_config:
         bookkeeping.append(record.MARKER)
     settings_mod = permission_config(target)
     before = read_installed(config, settings_mod.BEFORE_REL)
@@ -159,7 +160,10 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
     if sc.delete:
         changes.deletes.append(settings_mod.SETTINGS_REL)
     hook = _plan_hook_removal(target, manifest, settings_mod, sc, changes, result.warnings)
-    if keep_marker:
+    step, server = _guard_server_step(target, manifest, dry_run, result.warnings)
+    if step is not None:
+        changes.outside.append(step)
+    if created_config:  # kept through the transaction; dropped after it, right before the folders it names
         changes.puts[record.MARKER] = record.marker_bytes(created_config)
     gone = set(changes.deletes)
     # Folders to remove when empty: those msd created, plus bookkeeping's own folders.
@@ -193,9 +197,11 @@ def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, resul
         "runtime": target.runtime,
         "settings": {"path": _settings_path(target), "action": sc.note},
         "hooks": hook,
+        "guard_server": server,
         "merge_drivers": git_drivers,
         "folders_left": left if not dry_run else [],
-        "_created_config_dirs": created_config if not dry_run else [],
+        "_created_config_dirs": created_config if not dry_run and not keep_marker else [],
+        "_drop_marker": bool(created_config) and not keep_marker and not dry_run,
     }
     edited = [e["path"] for e in entries if e["verdict"] == "kept" and not e["path"].endswith(NEW_SUFFIX)]
     if edited:
@@ -270,7 +276,7 @@ def _leftovers(target: Target, remove_backups: bool, dry_run: bool, result: Oper
                     f"`{command_for('uninstall', config, target.scope, REMOVE_BACKUPS_FLAG)}` deletes them")
         return _nothing_installed(target, result, hint)
     created = record.read_marker(config) if marker else []
-    deletes = [record.MARKER] if marker else []
+    deletes: list[str] = []  # the marker goes after the lock, right before the folders it names
     dirs: set[str] = set()
     for b in backups:
         deletes.extend(files_under(config / b, b))
@@ -281,13 +287,14 @@ def _leftovers(target: Target, remove_backups: bool, dry_run: bool, result: Oper
             dirs.add(os.path.relpath(dirpath, config).replace(os.sep, "/"))
     rmdirs = [d for d in sorted(dirs, key=lambda d: (-d.count("/"), d))
               if all(f in deletes for f in files_under(config / d, d))]
-    if not dry_run:
+    if not dry_run and (deletes or rmdirs):
         txn.apply(config, txn.Changes(deletes=deletes, rmdirs=rmdirs))
     result.data = {
         "scope": target.scope, "target": str(config), "version": None, "dry_run": dry_run,
         "counts": {"removed": 0, "kept": 0, "missing": 0}, "files": [], "kept": [],
-        "bookkeeping_removed": len(deletes), **_backups_report(config, backups, True),
+        "bookkeeping_removed": len(deletes) + int(marker), **_backups_report(config, backups, True),
         "settings": {"path": _settings_path(target), "action": "unchanged"},
         "folders_left": [], "_created_config_dirs": created if not dry_run else [],
+        "_drop_marker": marker and not dry_run,
     }
     return result

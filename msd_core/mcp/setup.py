@@ -18,8 +18,10 @@ atomically (temp file + os.replace, mode kept) while holding the lock Claude Cod
 settings files (`<file>.lock`, see claude_json.host_lock); when nothing needs to change,
 nothing is touched. If the file changed on disk while msd worked, the edit starts over from the
 new content. What msd made around its entry (`mcpServers`, `permissions.allow`, the file
-itself) is recorded (msd_core/files/edit_record.py), so uninstall takes out exactly that and
-gives the file back byte for byte, or removes the file msd created once nothing else is in it.
+itself, whether the file was blank) is recorded (msd_core/files/edit_record.py), so uninstall
+takes out exactly that and gives the file back byte for byte (an empty file stays empty), or
+removes the file msd created once nothing else is in it. A permission msd's record does not say
+msd added (the user wrote `mcp__msd` themselves) stays.
 A file that does not parse, is not a JSON object, is a symlink or not a regular file is left
 untouched with a one-line error. Only an entry msd-core wrote is ever changed or removed.
 """
@@ -33,7 +35,7 @@ from pathlib import Path
 
 from msd_core import paths
 from msd_core.errors import MsdError, OperationFailed, UsageError
-from msd_core.runtimes.claude_json import edit_json, peek, precheck
+from msd_core.runtimes.claude_json import edit_json, peek, precheck, read_file
 
 SERVER_NAME = "msd"
 PERMISSION = f"mcp__{SERVER_NAME}"
@@ -171,10 +173,11 @@ def install(scope: str, config_dir: str | None = None, project_dir: str | None =
     for key, path, edit in (("server", servers, lambda made: add_server(entry, made)),
                             ("permission", settings, lambda made: lambda obj: _add_permission(obj, made))):
         made: list[str] = []
-        existed = os.path.lexists(path)
+        data = read_file(path)
         notes[key] = edit_json(path, edit(made), new_mode=0o600 if key == "server" and scope == "user" else None)
         if notes[key] != "unchanged":
-            edit_record.remember(path, f"mcp-{key}", not existed, made)
+            blank = data.decode("latin-1") if data is not None and not data.strip() else None
+            edit_record.remember(path, f"mcp-{key}", data is None, made, blank=blank)
     server_note, perm_note = notes["server"], notes["permission"]
     out = {"scope": scope, "server": {"path": str(servers), "name": SERVER_NAME, "entry": entry, "action": server_note},
            "permission": {"path": str(settings), "rule": PERMISSION, "action": perm_note}}
@@ -198,10 +201,16 @@ def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None
         if not os.path.lexists(path):
             continue
         made = edit_record.recall(path, f"mcp-{key}")
-        # no record (registered by an older msd): the containers left empty go, as they always did
-        created = made.get("created") if made else (("mcpServers",) if key == "server" else ("permissions", "permissions.allow"))
+        if key == "permission" and not made:
+            # msd's record does not say msd added it: the user's own rule (or one msd found there), kept
+            notes[key] = "kept" if status_of(scope, config_dir, project_dir)["permission"] else "absent"
+            continue
+        # a server entry with no record (registered by an older msd): the containers left empty go, as they always did
+        created = made.get("created") if made else ("mcpServers",)
+        blank = made.get("blank")
         try:  # each file on its own: a broken one never keeps the other from being cleaned
-            notes[key] = edit_json(path, change(created), delete_when_empty=bool(made.get("created_file")))
+            notes[key] = edit_json(path, change(created), delete_when_empty=bool(made.get("created_file")),
+                                   empty_bytes=blank.encode("latin-1") if isinstance(blank, str) else None)
             edit_record.forget(path, f"mcp-{key}")
         except MsdError as exc:
             problems.append(exc.message)

@@ -38,43 +38,15 @@ HOST_LOCK_WAIT = 12.0  # past the stale age: a lock left by a killed writer is t
 
 @contextlib.contextmanager
 def host_lock(path: Path, wait: float | None = None):
-    """The lock Claude Code itself takes on its settings files (proper-lockfile): the folder
-    `<file>.lock`, created atomically, treated as stale after HOST_LOCK_STALE seconds without
-    an update. Held only while msd writes; LockTimeout (exit 4) when the host keeps it fresh
-    for longer than `wait` (default HOST_LOCK_WAIT, or $MSD_LOCK_TIMEOUT)."""
-    from msd_core.errors import LockTimeout
+    """The lock Claude Code itself takes on its settings files (msd_core/files/dirlock.py), held
+    only while msd writes; LockTimeout (exit 4) when the host keeps it fresh for longer than
+    `wait` (default HOST_LOCK_WAIT, or $MSD_LOCK_TIMEOUT)."""
     from msd_core.files.atomic import lock_timeout_from_env
+    from msd_core.files.dirlock import dir_lock
 
     wait = lock_timeout_from_env(HOST_LOCK_WAIT) if wait is None else wait
-    lock = path.with_name(path.name + ".lock")
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            os.mkdir(lock)
-            break
-        except FileExistsError:
-            try:
-                st = os.lstat(lock)
-            except FileNotFoundError:
-                continue
-            if not stat.S_ISDIR(st.st_mode):
-                raise OperationFailed(f"{lock} is not a lock folder; nothing written", hint="remove it and run the command again")
-            if time.time() - st.st_mtime > HOST_LOCK_STALE:
-                _drop_if_stale(lock)
-                continue
-            if time.monotonic() > deadline:
-                raise LockTimeout(f"{lock} is held (Claude Code is writing {path.name}); nothing written",
-                                  hint="run the command again in a moment") from None
-            time.sleep(0.05)
-        except OSError as exc:
-            raise OperationFailed(f"cannot lock {path} (creating {lock.name}): {exc.strerror}") from None
-    try:
-        with contextlib.suppress(OSError):
-            os.utime(lock)  # as the host does: the holder keeps its lock fresh
+    with dir_lock(path, wait, HOST_LOCK_STALE):
         yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.rmdir(lock)
 
 
 def read_file(path: Path) -> bytes | None:
@@ -144,12 +116,15 @@ def edited_bytes(path: Path, data: bytes | None, change) -> tuple[bytes | None, 
                               hint="make the change by hand") from None
 
 
-def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_empty: bool = False) -> str:
+def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_empty: bool = False,
+              empty_bytes: bytes | None = None) -> str:
     """Apply `change(obj) -> note or None` (None: nothing to do) to the JSON object in `path`.
 
     Returns the note ("unchanged" when nothing changed). `delete_when_empty`: msd created the
-    file, so it goes when the change leaves it an empty object. Never leaves a half-written or
-    corrupt file: the old file stays until the new one is complete."""
+    file, so it goes when the change leaves it an empty object; `empty_bytes`: what the file held
+    before msd's entry when that was blank (0 bytes, white space), written back when the change
+    leaves it an empty object. Never leaves a half-written or corrupt file: the old file stays
+    until the new one is complete."""
     from msd_core.files.atomic import atomic_write_bytes
 
     if not precheck(path, change):
@@ -166,6 +141,8 @@ def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_em
             if delete_when_empty and not after:
                 path.unlink()
                 return note
+            if empty_bytes is not None and not after and not empty_bytes.strip():
+                new = empty_bytes
             try:
                 atomic_write_bytes(path, new, mode=None if data is not None else new_mode)
             except OSError as exc:
@@ -175,12 +152,9 @@ def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_em
 
 
 def _drop_if_stale(lock: Path) -> None:
-    """Remove the lock folder `lock` if it is (still) stale by the host's own rule: untouched for
-    HOST_LOCK_STALE seconds, an empty folder (a holder that is alive keeps it fresh)."""
-    with contextlib.suppress(OSError):
-        st = os.lstat(lock)
-        if stat.S_ISDIR(st.st_mode) and time.time() - st.st_mtime > HOST_LOCK_STALE:
-            os.rmdir(lock)
+    from msd_core.files.dirlock import drop_if_stale
+
+    drop_if_stale(lock, HOST_LOCK_STALE)
 
 
 def drop_leftovers(path: Path) -> None:

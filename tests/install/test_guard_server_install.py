@@ -2,8 +2,8 @@
 Code's ~/.claude.json beside the user's own servers and taken out byte for byte; the guard rows
 call it and its tool is denied to the model; where it cannot be registered (a server of that name
 that is not msd's, a file that does not parse) the rows stay command hooks with one warning; a
-local install never registers it; a failed transaction takes a server it added back out, a failed
-uninstall puts it back; status says when the rows call a server that is gone."""
+local install never registers it; the entry is written and taken out as a step of the install's
+or uninstall's transaction, so a failed or interrupted one gives the file back byte for byte; status says when the rows call a server that is gone."""
 
 from __future__ import annotations
 
@@ -143,21 +143,37 @@ def test_a_failed_uninstall_puts_the_server_back(target, runner, fixture_content
     assert not servers_path(target).exists(), (out.data.get("guard_server"), servers_path(target).read_text())
 
 
-def test_a_run_killed_before_registering_is_finished_by_the_next(target, runner, fixture_content, monkeypatch):
-    """Install writes the entry after its transaction: a run killed in between leaves rows calling a
-    server not registered yet (status says the guards are off) and a manifest that knows msd will
-    make the file; the next install registers it, and uninstall then leaves nothing."""
+@pytest.mark.parametrize("stop", [".claude.json", "manifest.json"])
+@pytest.mark.parametrize("blank", [None, b"", b"\n"])
+def test_an_install_interrupted_at_or_after_the_entry_leaves_nothing_half_done(
+        target, runner, fixture_content, monkeypatch, blank, stop):
+    """The entry is one step of the install's transaction, right before the manifest: an install
+    stopped as the entry is written, or after it, rolls back with everything else (the before-image,
+    an empty file included, comes back byte for byte, with its mode: no rows calling a server that is
+    not registered), and the next install then makes the whole install."""
+    import os
+
+    target.config.mkdir()
+    before = USER_SERVERS if blank is None else blank
+    servers_path(target).write_bytes(before)
+    os.chmod(servers_path(target), 0o640)
+    real = os.replace
+
+    def stop_there(src, dst, *a, **k):
+        if str(dst).endswith(stop):
+            raise KeyboardInterrupt
+        return real(src, dst, *a, **k)
+
     with monkeypatch.context() as m:  # this test's own patch only: the HOME isolation stays
-        m.setattr(gs, "register", lambda *_a: (_ for _ in ()).throw(KeyboardInterrupt()))
+        m.setattr(os, "replace", stop_there)
         with pytest.raises(KeyboardInterrupt):
             install(target, source=fixture_content)
-    assert {h["type"] for h in guard_rows(target)} == {"mcp_tool"} and not servers_path(target).exists()
-    hooks = status(cwd=target.config, config_dir=target.config).data["installs"][0]["hooks"]
-    assert hooks["ok"] is False and "msd's guards are off" in hooks["problem"]
+    assert servers_path(target).read_bytes() == before and (servers_path(target).stat().st_mode & 0o777) == 0o640
+    assert not (target.config / "settings.json").exists() and not txn.pending(target.config)
     res = install(target, source=fixture_content)
-    assert res.data["guard_server"]["action"] == "added" and res.data["changed"]
+    assert res.data["guard_server"]["action"] == "added" and gs.registered(target)
     uninstall(target)
-    assert not servers_path(target).exists()
+    assert servers_path(target).read_bytes() == before
 
 
 def test_what_a_killed_writer_left_beside_the_file_goes_with_the_next_run(target, runner, fixture_content):
@@ -216,3 +232,62 @@ def test_the_entry_is_recognised_only_by_its_start(target):
     for other in ({**entry, "args": entry["args"][:4] + ["hook", "pre-tool-use"]}, {**entry, "args": ["-m", "x"]},
                   {"command": "their-guard"}, None, "msd-guard"):
         assert not gs.is_ours(other)
+
+
+def test_an_empty_claude_json_in_home_stays_empty_through_install_and_uninstall(tmp_path, runner, fixture_content):
+    """~/.claude.json of 0 bytes: a local install and its uninstall never touch it; a global install
+    adds the guard server's entry and its uninstall gives the 0 bytes back, ~/.claude with it."""
+    import os
+    from pathlib import Path
+
+    home = Path(os.environ["HOME"])
+    claude_json = home / ".claude.json"
+    claude_json.write_bytes(b"")
+    project = tmp_path / "proj"
+    project.mkdir()
+    local = resolve_target("local", project_dir=project)
+    install(local, source=fixture_content)
+    uninstall(local)
+    assert claude_json.read_bytes() == b""
+    glob = resolve_target("global")
+    assert glob.config == home / ".claude" and not glob.config.exists()
+    install(glob, source=fixture_content)
+    assert gs.registered(glob) and gs.servers_file(glob) == claude_json
+    uninstall(glob)
+    assert claude_json.read_bytes() == b"" and not glob.config.exists()
+
+
+def test_an_uninstall_stopped_after_its_transaction_is_finished_by_the_next(tmp_path, runner, fixture_content, monkeypatch):
+    """Stopped after its transaction (here: as it lets go of its lock), an uninstall of a ~/.claude
+    msd created leaves msd's marker in it, so the next uninstall removes the folder: no empty
+    ~/.claude is left behind, and ~/.claude.json is as it was before the install."""
+    import os
+    from pathlib import Path
+
+    from msd_core.install.lock import LOCK_NAME
+
+    home = Path(os.environ["HOME"])
+    (home / ".claude.json").write_bytes(USER_SERVERS)
+    glob = resolve_target("global")
+    install(glob, source=fixture_content)
+    real_unlink, real_close, released = os.unlink, os.close, []
+
+    def unlink(path, *a, **k):
+        real_unlink(path, *a, **k)
+        if str(path).endswith(LOCK_NAME):
+            released.append(path)
+
+    def close(fd):
+        real_close(fd)
+        if released:  # the lock's file descriptor: the lock is let go, then the run stops
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:  # this test's own patch only: the HOME isolation stays
+        m.setattr(os, "unlink", unlink)
+        m.setattr(os, "close", close)
+        with pytest.raises(KeyboardInterrupt):
+            uninstall(glob)
+    assert (home / ".claude.json").read_bytes() == USER_SERVERS
+    assert glob.config.is_dir() and not (glob.config / "msd-core").exists()
+    uninstall(glob)
+    assert not glob.config.exists()

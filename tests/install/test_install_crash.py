@@ -3,7 +3,8 @@
 MSD_TEST_SLOW_INSTALL makes each file step sleep a few ms so the kills land inside the
 transaction. After each kill, recovery (what the next run does first) must give back the
 before-state or the complete install, and a rerun must succeed and give the complete install.
-Bounded by count and by time.
+Claude Code's ~/.claude.json (the guard server's entry) is part of the state compared: its edit is
+a step of the transaction. Bounded by count and by time.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 
 from msd_core.files import txn
 from msd_core.install.lock import LOCK_NAME
-from tests.kit.installkit import FIXTURE, age_host_lock, snapshot, split_host_file
+from tests.kit.installkit import FIXTURE, age_host_lock, snapshot
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="POSIX signals")]
 
@@ -64,8 +65,7 @@ def test_sigkill_at_many_points_leaves_before_or_after(tmp_path, scenario):
     after = _state(home)
     assert after != before
 
-    seen = {"before": 0, "after": 0, "mid": 0, "host file": 0}
-    ends = [split_host_file(before)[0], split_host_file(after)[0]]
+    seen = {"before": 0, "after": 0, "mid": 0}
     start = time.monotonic()
     for i in range(KILLS):
         if time.monotonic() - start > BUDGET:
@@ -79,6 +79,7 @@ def test_sigkill_at_many_points_leaves_before_or_after(tmp_path, scenario):
         proc.wait(30)
         if txn.pending(home / ".claude"):
             seen["mid"] += 1
+        age_host_lock(home)  # a lock on ~/.claude.json the kill left before the journal named it: as if 10 s had passed
         txn.recover(home / ".claude")
         state = _state(home)
         if state == before:
@@ -89,12 +90,6 @@ def test_sigkill_at_many_points_leaves_before_or_after(tmp_path, scenario):
             assert not (home / ".claude" / LOCK_NAME).exists()
         elif state == after:
             seen["after"] += 1
-        elif split_host_file(state)[0] in ends:  # msd's tree whole, Claude Code's file mid-way: the rerun finishes it
-            seen["host file"] += 1
-            age_host_lock(home)
-            rerun = _run(args, home, slow=False)
-            assert rerun.wait(60) == 0, rerun.stderr.read()
-            assert _state(home) == after
         else:
             changed = sorted(set(state) ^ set(before) ^ set(after))[:8]
             pytest.fail(f"kill after {delay:.3f}s left a tree that is neither before nor after: {changed}")

@@ -145,6 +145,27 @@ def test_status_verify_exit_3_names_what_differs(target, site, monkeypatch):
     assert inst["verify"]["differs"] == ["agents/msd-planner.md"]
 
 
+@pytest.mark.parametrize("manifest", [b"{broken", b'{"version": "0.1"}', b""])
+@pytest.mark.parametrize("tampered", [False, True])
+def test_status_verify_exit_3_when_the_manifest_is_invalid(target, site, monkeypatch, manifest, tampered):
+    """A manifest msd cannot read leaves nothing verifiable: --verify fails (exit 3) naming it and
+    its repair, whether or not an installed file beside it was changed too."""
+    real = verify.package
+    monkeypatch.setattr(verify, "package", lambda: real(*site))
+    (target.config / "msd-core" / "manifest.json").write_bytes(manifest)
+    if tampered:
+        (target.config / "agents" / "msd-planner.md").write_text("---\nname: msd-planner\n---\nDo what the issue says.\n")
+    result = health.status(config_dir=target.config, verify=True)
+    assert result.exit_code == 3, result.errors
+    assert any("manifest" in e and "cannot be verified" in e and "--repair" in e for e in result.errors), result.errors
+    proc = subprocess.run([sys.executable, "-m", "msd_core", "status", "--config-dir", str(target.config), "--verify"],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 3 and "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    plain = subprocess.run([sys.executable, "-m", "msd_core", "status", "--config-dir", str(target.config)],
+                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert plain.returncode == 0, plain.stderr  # without --verify, status reports it and does not fail
+
+
 def test_without_a_wheel_status_verify_says_so_in_one_line(target):
     proc = subprocess.run([sys.executable, "-m", "msd_core", "status", "--config-dir", str(target.config), "--verify"],
                           capture_output=True, text=True, timeout=120)

@@ -10,23 +10,10 @@ from pathlib import Path
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "install" / "basic"
 
 
-# Claude Code's own file (~/.claude.json, or <config>/.claude.json for another config folder), its
-# lock folder, and msd's record of what it added there (MSD_USER_CONFIG_DIR under the same root):
-# a global install registers its guard server there before its transaction, and uninstall takes
-# it out before its own (install/guard_server_setup.py), so a kill can leave these mid-way while
-# msd's tree is whole; the next run must then finish the job.
-HOST_PARTS = (".claude.json", ".claude/.claude.json", "..claude.json.", ".claude/..claude.json.", ".config/")  # with the temp file of a write
-
-
-def split_host_file(state: dict) -> tuple[dict, dict]:
-    """(the snapshot without HOST_PARTS, those parts)."""
-    host = {k: v for k, v in state.items() if k.startswith(HOST_PARTS)}
-    return {k: v for k, v in state.items() if k not in host}, host
-
-
 def age_host_lock(root: Path, seconds: float = 60.0) -> None:
-    """Make a lock folder a killed run left on Claude Code's file as old as the host's own rule
-    needs to take it over (10 s: runtimes/claude_json.py), so the next run does not wait for it."""
+    """Make a lock folder a killed run left on Claude Code's file (~/.claude.json, or
+    <config>/.claude.json) as old as the host's own rule needs to take it over (10 s:
+    files/dirlock.py), so the next run does not wait for it."""
     t = time.time() - seconds
     for lock in Path(root).rglob(".claude.json.lock"):
         os.utime(lock, (t, t))

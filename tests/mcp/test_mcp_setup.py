@@ -57,6 +57,38 @@ def test_user_scope_adds_only_msds_entry_and_permission(msd, tmp_path):
     assert settings.read_text() == '{\n  "model": "opus",\n  "permissions": {\n    "allow": [\n      "Bash(ls)"\n    ]\n  }\n}\n'
 
 
+@pytest.mark.parametrize("own", ['{"permissions": {"allow": ["mcp__msd"]}}\n',
+                                 '{\n  "permissions": {\n    "allow": [\n      "Bash(ls)",\n      "mcp__msd"\n    ]\n  }\n}\n'])
+def test_uninstall_keeps_a_permission_the_user_wrote_themselves(msd, tmp_path, own):
+    """msd's record says what `msd mcp install` added: a `mcp__msd` rule that was there before is
+    the user's, and `msd mcp uninstall` (also through `msd uninstall`) leaves it byte for byte."""
+    settings = _home() / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(own)
+    r = msd(["mcp", "install", "--scope", "user", "--json"], env=_env(), cwd=tmp_path)
+    assert r.returncode == 0 and json.loads(r.stdout)["permission"]["action"] == "unchanged", r.stderr
+    r = msd(["mcp", "uninstall", "--scope", "user", "--json"], env=_env(), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["server"]["action"] == "removed" and out["permission"]["action"] == "kept"
+    assert settings.read_text() == own
+
+
+@pytest.mark.parametrize("blank", [b"", b"\n", b"  \r\n"])
+def test_an_empty_claude_json_is_given_back_exactly(msd, tmp_path, blank):
+    """A blank ~/.claude.json (0 bytes, or only white space): untouched where nothing is to change,
+    and given back exactly as it was after msd added an entry and took it out again."""
+    claude_json = _home() / ".claude.json"
+    claude_json.write_bytes(blank)
+    r = msd(["mcp", "uninstall", "--scope", "user"], env=_env(), cwd=tmp_path)  # nothing of msd's there
+    assert r.returncode == 0 and claude_json.read_bytes() == blank, r.stderr
+    r = msd(["mcp", "install", "--scope", "user"], env=_env(), cwd=tmp_path)
+    assert r.returncode == 0 and "mcpServers" in claude_json.read_text(), r.stderr
+    r = msd(["mcp", "uninstall", "--scope", "user"], env=_env(), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert claude_json.read_bytes() == blank
+
+
 def test_a_new_claude_json_in_the_config_dir_is_private(msd, tmp_path):
     config = tmp_path / "cfg"
     r = msd(["mcp", "install", "--json"], env={**_env(), "CLAUDE_CONFIG_DIR": str(config)}, cwd=tmp_path)
