@@ -10,6 +10,8 @@ settings) and, at every point, one move among those a user or agent can make the
   uat-pass    /msd-verify-work of a finished phase, every test passing
   uat-issue   /msd-verify-work of a finished phase with one issue, diagnosed (reopens it)
   insert      /msd-insert-phase after a finished phase (a decimal phase comes before the rest)
+  pause       /msd-pause-work: a handoff, then `next` must send the next session to resume-work;
+              the move after it is always /msd-resume-work (which deletes the handoff)
 
 Every command comes from the installed content (tests/kit/cyclewalk.py). The walker keeps its own
 model of where each phase is, written from docs/CONTRACTS.md, not read from the runtime, and
@@ -67,6 +69,7 @@ class Walk:
     audited: bool = False
     completed: bool = False
     debug_slugs: list[str] = field(default_factory=list)
+    paused: str | None = None  # the handoff pause-work wrote, until resume-work removes it
     _inserted: int = 0
 
     def __post_init__(self):
@@ -120,6 +123,8 @@ class Walk:
         return next((p for p in self.ordered() if p.state != DONE), None)
 
     def expected(self) -> str:
+        if self.paused is not None:
+            return "/msd-resume-work"
         cur = self.current()
         if cur is None:
             if self.completed:
@@ -141,9 +146,12 @@ class Walk:
     # ------------------------------------------------------------------ the moves
 
     def choices(self) -> list[tuple[str, float]]:
+        if self.paused is not None:
+            return [("resume", 1.0)]
         out = [("follow", 4.0)]
         cur = self.current()
         if cur is not None:
+            out.append(("pause", 0.5))
             later = [p for p in self.ordered() if p.state == NEW and p is not cur]
             if later and cur.state in (NEW, DISCUSSED, PLANNED):
                 out.append(("plan-ahead", 1.0))
@@ -276,6 +284,40 @@ class Walk:
             assert out["phase"]["number"] == number, out
             self.phases.append(PhaseModel(phase, self._draw_plans(phase)))
             self._inserted += 1
+            self.check()
+
+    def move_pause(self) -> None:
+        """pause-work as its spine says: where we are, the handoff, STATE's session, the commit."""
+        a, stem = self.cycle.agent, "pause-work"
+        cur = self.current()
+        with self._step(f"pause at phase {cur.number}"):
+            a.begin("/msd-pause-work")
+            a.run(stem, "Step 1", "msd_run state get")
+            inside = cur.state != NEW and (a.project / cur.phase.dir).is_dir()
+            handoff = f"{cur.phase.dir}/.continue-here.md" if inside else ".planning/.continue-here.md"
+            a.write(handoff, f"---\npaused: 2026-12-07T01:00:00Z\nphase: {cur.phase.folder if inside else 'none'}\n"
+                             f"plan: none\ntask: none\nstate: between-steps\n---\n# Paused at phase {cur.number}\n\n"
+                             f"## Next\nRun {self.expected()}.\n")
+            a.run(stem, "Step 4", "msd_run state patch --set-session", **{"one line": f"phase {cur.number}",
+                                                                          "handoff-path": handoff})
+            a.run(stem, "Step 4", "msd_run config get commit_docs")
+            a.run(stem, "Step 4", "msd_run commit --files", **{"handoff-path": handoff, "where": f"phase {cur.number}"})
+            self.paused = handoff
+            nxt = self.check(route="resume-work")
+            assert nxt.get("resume_file") == handoff, f"{nxt} ({self.where()})"
+
+    def move_resume(self) -> None:
+        a, stem = self.cycle.agent, "resume-work"
+        handoff = self.paused
+        with self._step("resume"):
+            a.begin("/msd-resume-work")
+            a.run(stem, "Step 1", "msd_run state get")
+            nxt = json.loads(a.run(stem, "Step 1", "msd_run next").stdout)
+            assert nxt["route"] == "resume-work", f"{nxt} ({self.where()})"
+            a.run(stem, "Step 4", "git rm -q", **{"handoff-path": handoff})
+            a.run(stem, "Step 4", "msd_run state patch --set-session", what=f"the walk at {handoff}")
+            a.run(stem, "Step 4", "msd_run commit --files", **{"handoff-path": handoff, "where": "the walk"})
+            self.paused = None
             self.check()
 
     # ------------------------------------------------------------------ the invariants
