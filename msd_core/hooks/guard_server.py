@@ -28,9 +28,11 @@ from __future__ import annotations
 import os
 import sys
 
+from msd_core.lean.guard_limits import MAX_MESSAGE
+
 PROTOCOL = "2025-06-18"
 SERVER_INFO_NAME = "msd-core guards"  # what the server calls itself; the host knows it by its key (lean/guard_names.py)
-MAX_LINE = 8 * 1024 * 1024  # bytes; a Write's whole content arrives in one line
+MAX_LINE = MAX_MESSAGE  # bytes; a Write's whole content arrives in one line (the command hook's stdin cap too)
 INPUT_FIELDS = ("tool_name", "tool_input", "cwd", "session_id", "agent_id")
 TOOL_SPEC = {
     "description": "msd-core's guard for one tool call (called by msd's PreToolUse hooks, not by the model): "
