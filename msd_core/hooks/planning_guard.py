@@ -194,15 +194,20 @@ def _guards_changed(old: str, new: str) -> bool:
     return guards(old) != guards(new)
 
 
+def too_large(rel: str, new: str | None) -> str | None:
+    """The refusal of a document left over MAX_DOCUMENT bytes (checked first: nothing else is judged then)."""
+    if new is not None and len(new) * 4 > MAX_DOCUMENT and len(new.encode("utf-8")) > MAX_DOCUMENT:
+        return (f"it would leave .planning/{rel} at {len(new.encode('utf-8')):,} bytes, over the {MAX_DOCUMENT >> 20} MiB a "
+                "planning document may hold (keep large material outside `.planning/` and link to it from a short note)")
+    return None
+
+
 def findings(planning: str, rel: str, old: str | None, new: str | None, settings: dict, session: str | None) -> list[str]:
     """Why this write of `.planning/<rel>` (old text -> new text) is refused; [] = allowed."""
     if rel == ".msd" or rel.startswith(".msd/"):
         return ["`.planning/.msd/` holds msd's own records, which msd_run writes; an agent never writes there"]
     if rel == "state.json":
         return ["`.planning/state.json` is the flow state `msd_run next-step` and `msd_run step-done` keep; never write it"]
-    if new is not None and len(new) * 4 > MAX_DOCUMENT and len(new.encode("utf-8")) > MAX_DOCUMENT:
-        return [f"it would leave .planning/{rel} at {len(new.encode('utf-8')):,} bytes, over the {MAX_DOCUMENT >> 20} MiB a "
-                "planning document may hold (keep large material outside `.planning/` and link to it from a short note)"]
     if old is None or new is None:
         return []
     if rel == "config.json":
