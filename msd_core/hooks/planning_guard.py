@@ -148,17 +148,10 @@ def _roadmap_findings(planning: str, old: str, new: str) -> tuple[list[str], boo
             "(remove a phase with `msd_run phase remove <n>`; otherwise keep its `Phase N:` lines)"], False
 
 
-def _requirement_ids(text: str) -> list[str]:
-    from msd_core.planning.requirements import definition_ids  # compiled on first use: only REQUIREMENTS.md needs it
-
-    return definition_ids(text)
-
-
 def _requirements_findings(planning: str, old: str, new: str) -> list[str]:
-    import re
+    from msd_core.planning.requirements import mapped_lost  # compiled on first use: only REQUIREMENTS.md needs it
 
-    roadmap = read_text(os.path.join(planning, "ROADMAP.md")) or ""
-    lost = [i for i in _requirement_ids(old) if i not in new and re.search(rf"\b{re.escape(i)}\b", roadmap)]
+    lost = mapped_lost(old, new, read_text(os.path.join(planning, "ROADMAP.md")) or "")
     if not lost:
         return []
     shown = ", ".join(lost[:8]) + (f" and {len(lost) - 8} more" if len(lost) > 8 else "")
