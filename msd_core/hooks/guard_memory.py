@@ -104,8 +104,4 @@ def take(planning: str, rel: str) -> bool:
             held.write("allowed.json", {k: v for k, v in doc.items() if isinstance(v, (int, float)) and v > time.time()})
     except Exception:  # noqa: BLE001 - cannot use it up: do not honour it
         return False
-    if live:
-        from msd_core.hooks.shrink import forget
-
-        forget(planning, rel)  # what this write leaves is the document's new start
     return live

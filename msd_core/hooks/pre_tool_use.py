@@ -109,6 +109,9 @@ def _write(tool: str, tool_input: dict, file_path, cwd: str | None, payload: dic
     from msd_core.hooks import guard_memory
 
     if guard_memory.take(planning, rel):
+        from msd_core.hooks.shrink import forget
+
+        forget(planning, rel)  # what the write a person allowed leaves is the document's new reference
         return None  # a person allowed this one write (`msd guard allow`)
     target = f".planning/{rel}"
     parts = [f"{tool} of {target} refused: " + "; ".join(reasons) + "." if reasons else f"{tool} of {target} refused."]

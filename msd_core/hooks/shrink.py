@@ -14,7 +14,7 @@ The reference (`reference`) is the largest of, measure by measure:
   "committed", "at"}}`, written on the first losing write and kept across sessions, so three
   sessions each cutting a document to 55 % are measured against where the first one started.
   The record lapses when the document's committed version changes (the new commit is the reference
-  now) and when a person lets one write through (`msd guard allow`, guard_memory.take).
+  now) and when a person lets one write through (`msd guard allow`: pre_tool_use calls `forget`).
 
 A document whose reference is under `min_bytes` bytes is not measured. msd_run's own writes do not
 move the record (a document msd_run shrank may meet its old reference on the agent's next cut:

@@ -79,6 +79,23 @@ def test_three_sessions_each_cutting_to_55_percent_end_refused(planning_project,
     assert verdicts == [True, False, False] and len(path.read_text()) < len(PLAN) * 56 // 100
 
 
+def test_a_persons_allowance_makes_what_it_leaves_the_new_reference(planning_project, decide):
+    from msd_core.hooks import guard_memory
+
+    rel = "phases/02-accounts/02-01-PLAN.md"
+    path = planning_project / ".planning" / rel
+    half = PLAN[: len(PLAN) * 55 // 100]
+    assert decide(planning_project, "Write", write(planning_project, rel, half)) is None
+    path.write_text(half)
+    quarter = half[: len(half) * 55 // 100]
+    assert decide(planning_project, "Write", write(planning_project, rel, quarter))
+    guard_memory.grant(str(planning_project / ".planning"), rel, 5)
+    assert decide(planning_project, "Write", write(planning_project, rel, quarter)) is None
+    path.write_text(quarter)
+    # measured from here on: a cut to 80% of it is allowed (24% of the first reference)
+    assert decide(planning_project, "Write", write(planning_project, rel, quarter[: len(quarter) * 8 // 10]), session="S9") is None
+
+
 def test_shrink_percent_is_the_projects_setting(planning_project, decide):
     cfg = planning_project / ".planning" / "config.json"
     cut = write(planning_project, "phases/02-accounts/02-01-PLAN.md", PLAN[: len(PLAN) * 7 // 10])
