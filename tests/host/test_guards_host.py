@@ -82,14 +82,14 @@ def test_the_model_receives_each_refusal_and_the_normal_calls_run(host, scope):
                                                ("Bash", True), ("Bash", False), ("Write", True)], got
     wipe, _edit, env_read, _read, cat, echo, research = (t for _n, t, _e in got)
     assert wipe.startswith("PreToolUse:Write hook error: msd guard: Write of .planning/ROADMAP.md refused: it drops phase 1 (Auth)")
-    assert "it would leave 10 of its" in wipe and "msd guard allow .planning/ROADMAP.md" in wipe
+    assert "it would keep 0% of the document's text" in wipe and "msd guard allow .planning/ROADMAP.md" in wipe
     assert "msd guard: reading" in env_read and ".env is refused" in env_read
     assert "msd guard: this command is refused: it would print .env" in cat and "sk-live" not in cat
     assert "plain" in echo
     assert "instructions aimed at an AI agent" in research and ".planning/.msd/quarantine/" in research
     # the reasons are what the model's next requests carry
     sent = "\n".join(hostkit.request_text(b) for b in run.model_requests)
-    assert "would leave 10 of its" in sent and "it would print .env" in sent and "sk-live-do-not-leak" not in sent
+    assert "it would keep 0% of the document's text" in sent and "it would print .env" in sent and "sk-live-do-not-leak" not in sent
     # the files: the wipe did not happen, the edit did, the research note is in quarantine only
     roadmap = (host.project / ".planning" / "ROADMAP.md").read_text()
     assert roadmap == ROADMAP.replace("- [ ] Phase 1: Auth", "- [x] Phase 1: Auth")
