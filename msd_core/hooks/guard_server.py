@@ -164,7 +164,7 @@ def _leave_on_signals() -> None:
             _signal.signal(getattr(_signal, name), leave)
 
 
-WARM = ("msd_core.hooks.pre_tool_use", "msd_core.hooks.guard_settings", "msd_core.hooks.planning_guard",
+WARM = ("msd_core.hooks.pre_tool_use", "msd_core.hooks.guard_settings", "msd_core.hooks.planning_guard", "msd_core.hooks.shrink",
         "msd_core.hooks.proposed", "msd_core.hooks.secret_files")
 
 

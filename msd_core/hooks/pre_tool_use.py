@@ -97,7 +97,8 @@ def _write(tool: str, tool_input: dict, file_path, cwd: str | None, payload: dic
     old = planning_guard.read_text(os.path.join(planning, *rel.split("/")))
     new = proposed.after(tool, tool_input, old)
     session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
-    oversize = planning_guard.too_large(rel, new if new is not None else proposed.added(tool, tool_input))
+    oversize = planning_guard.too_large(rel, new if new is not None else proposed.added(tool, tool_input)) \
+        if settings["guards.planning_write"] else None
     reasons = [oversize] if oversize else planning_guard.findings(planning, rel, old, new, settings, session)
     screened = []
     if settings["guards.injection_screen"] and not oversize and not (rel == ".msd" or rel.startswith(".msd/")):
