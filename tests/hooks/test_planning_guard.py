@@ -326,3 +326,19 @@ def test_frontmatter_is_recognised_as_a_yaml_block_with_its_closing_line(text):
     body = text.lstrip("\ufeff")
     expected = body.startswith(("---\n", "---\r\n")) and re.search(r"^(?:---|\.\.\.)[ \t]*\r?$", body[4:], re.M) is not None
     assert _has_frontmatter(text) is expected
+
+
+def test_a_multiedit_is_judged_on_all_its_edits_and_one_the_host_refuses_is_not_judged(planning_project, decide):
+    from msd_core.hooks.proposed import after
+
+    text = "a b a\n"
+    assert after("MultiEdit", {"edits": [{"old_string": "b", "new_string": "c"}, {"old_string": "a", "new_string": "x",
+                                                                                  "replace_all": True}]}, text) == "x c x\n"
+    assert after("MultiEdit", {"edits": [{"old_string": "b", "new_string": "c"}, {"old_string": "b", "new_string": "d"}]}, text) is None
+    assert after("MultiEdit", {"edits": []}, text) is None and after("NotebookEdit", {"new_source": "x"}, text) is None
+    rel = "phases/02-accounts/02-01-PLAN.md"
+    tasks = PLAN[PLAN.index("<task"):]
+    wipe = [{"old_string": tasks, "new_string": ""}]
+    assert "would keep" in decide(planning_project, "MultiEdit", {"file_path": str(planning_project / ".planning" / rel), "edits": wipe})
+    assert decide(planning_project, "MultiEdit", {"file_path": str(planning_project / ".planning" / rel),
+                                                  "edits": wipe + [{"old_string": "no such text", "new_string": ""}]}) is None

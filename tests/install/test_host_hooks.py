@@ -78,6 +78,9 @@ def test_every_hook_is_msd_run_with_arguments_and_no_shell(tmp_path, runner, con
     # every tool that writes a file reaches the guard, whatever its path (a symlink's path never matches a rule)
     (writes,) = [g for g in obj["hooks"]["PreToolUse"] if g["matcher"] == "Write|Edit|MultiEdit|NotebookEdit"]
     assert [h.get("if") for h in writes["hooks"]] == [None]
+    from msd_core.lean.guard_limits import WRITE_TOOLS
+
+    assert writes["matcher"].split("|") == list(WRITE_TOOLS)  # the tools the hook judges are the tools the host asks about
     # the status line has no exec form: one command line, the path quoted for the shell that splits it
     assert obj["statusLine"]["type"] == "command"
     words = subprocess.run(["sh", "-c", f'printf "%s\\n" {obj["statusLine"]["command"]}'], capture_output=True, text=True).stdout
