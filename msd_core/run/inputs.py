@@ -75,6 +75,14 @@ def refuse_injected(root: Path, path: Path, text: str, old: str | None) -> None:
                                    "words that the source holds one, and tell the user; nothing was written")
 
 
+def refuse_injected_words(root: Path, rel: str, *texts: str | None) -> None:
+    """The same screen over the words a command was given (a symptom, a phase's name and goal),
+    before it places them somewhere in `.planning/<rel>`."""
+    given = "\n".join(t for t in texts if isinstance(t, str) and t.strip())
+    if given:
+        refuse_injected(root, Path(root) / ".planning" / rel, given, None)
+
+
 def drop_draft(value: str, base: Path, root: Path) -> None:
     import os
 
