@@ -2,7 +2,8 @@
 
 Read up to MAX_PAYLOAD bytes (lean/guard_limits.MAX_MESSAGE, the guard server's line cap too);
 stdin that is a terminal (a person trying the command) is not waited for; anything that is not a
-JSON object reads as {} (fields as Claude Code 2.1.332 sends them: `session_id`, `transcript_path`, `cwd`, `hook_event_name`, and per event `source`, `trigger`, `tool_name`, ...).
+JSON object reads as {} (fields as Claude Code 2.1.332 sends them: `session_id`, `transcript_path`,
+`cwd`, `hook_event_name`, and per event `source`, `trigger`, `tool_name`, ...).
 """
 
 from __future__ import annotations
