@@ -109,8 +109,8 @@ def forget(planning: str, rel: str) -> None:
         pass
 
 
-def reference(planning: str, rel: str, old: str, old_measure: tuple[int, int]) -> dict:
-    """{"lines", "words", "bytes", "committed"?} the write is measured against (records it when new)."""
+def reference(planning: str, rel: str, old: str, old_measure: tuple[int, int], min_bytes: int = 0) -> dict:
+    """{"lines", "words", "bytes"} the write is measured against (recorded when new and at least `min_bytes`)."""
     committed = _committed(planning, rel)
     digest = _digest(committed)
     ref = {"lines": old_measure[0], "words": old_measure[1], "bytes": len(old.encode("utf-8"))}
@@ -121,7 +121,8 @@ def reference(planning: str, rel: str, old: str, old_measure: tuple[int, int]) -
     kept = _entry(planning, rel)
     if kept is not None and kept.get("committed") == digest:
         return {k: max(ref[k], kept[k]) for k in ("lines", "words", "bytes")}
-    _keep(planning, rel, {**ref, "committed": digest, "at": time.time()})
+    if ref["bytes"] >= min_bytes:
+        _keep(planning, rel, {**ref, "committed": digest, "at": time.time()})
     return ref
 
 
@@ -129,7 +130,7 @@ def findings(planning: str, rel: str, old: str, new: str, percent: int, min_byte
     before, after = measure(old), measure(new)
     if after[0] >= before[0] and after[1] >= before[1]:
         return []  # loses no text
-    ref = reference(planning, rel, old, before)
+    ref = reference(planning, rel, old, before, min_bytes)
     if ref["bytes"] < min_bytes:
         return []
     shares = [100 * a // r if r else 100 for a, r in zip(after, (ref["lines"], ref["words"]))]
