@@ -120,9 +120,9 @@ def brief_of(what: str, source: str, material: str) -> str:
 
 
 def run(root: Path, cli: str, *, plan: str | None = None, phase: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False) -> dict:
+        timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False, screen=None) -> dict:
     from msd_core.chain.agent_process import run_agent
-    from msd_core.files.atomic import atomic_write_text
+    from msd_core.planning.outside_text import save
 
     root = Path(root)
     if cli not in CLIS:
@@ -164,5 +164,5 @@ def run(root: Path, cli: str, *, plan: str | None = None, phase: str | None = No
     cut = "\n\n(output cut at 256 KiB)" if len(raw) > MAX_OUTPUT else ""
     body = (f"---\nreviewer: {cli}\nreviewed: {what}\nsource: \"{source}\"\nat: {stamp}\nseconds: {seconds}\n---\n"
             f"# Second opinion from {cli}\n\n{text}{cut}\n")
-    atomic_write_text(target, body, anchor=root)
+    save(root, target, body, screen=screen)  # another agent's words: screened as a Write of them would be
     return {**out, "dry_run": False, "seconds": seconds, "written": True}

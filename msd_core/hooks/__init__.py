@@ -12,9 +12,10 @@ is one line on stderr and exit 0.
   pre_compact.py    the checkpoint written before the host compacts the conversation
   post_tool_use.py  a token budget or context share crossed: told to the agent and the user once
   pre_tool_use.py   the guards, one process per guarded call, refusing with the host's deny JSON:
-    planning_guard.py  what a Write/Edit of a .planning/ document would lose (proposed.py: the
-                       content it would leave; guard_memory.py: sizes before this session's cuts,
-                       a person's one-write allowances)
+    planning_guard.py  what a write (Write, Edit, MultiEdit, NotebookEdit) of a .planning/ document
+                       would lose (proposed.py: the content it would leave; shrink.py: its text
+                       against a reference that outlives the session; guard_memory.py: the guard's
+                       records, a person's one-write allowances)
     injection.py       instructions aimed at the agent in text saved into .planning/; quarantine
     secret_files.py    files holding credentials; whether a Read or a Grep would show one
     secret_bash.py     whether a Bash command would show one (print, source, copy it away)

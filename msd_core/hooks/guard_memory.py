@@ -1,9 +1,8 @@
 """What the planning guard remembers between writes, in `.planning/.msd/guard/` (one lock for both):
 
-- `baselines.json` `{session: {"at": time, "files": {path: bytes}}}`: a document's size before the
-  session first shrank it. Each later write of that session is measured against the larger of
-  that and the size now, so a series of small cuts adds up (a guard without memory lets ten 20%
-  cuts through). The newest MAX_SESSIONS sessions are kept.
+- `references.json`: the text a document had before an agent's writes first cut it, kept across
+  sessions (shrink.py reads and writes it through `read_record` and `held`), so a series of small
+  cuts adds up (a guard without memory lets ten 20% cuts through).
 - `allowed.json` `{path: until}`: writes a person allowed with `msd guard allow <path>` (valid
   until the time given, used up by the first write the guard would have refused).
 
@@ -21,7 +20,6 @@ from msd_core.files.bounded import read_json
 
 FOLDER = ("guard",)
 LOCK = "guard.lock"
-MAX_SESSIONS = 16
 LOCK_WAIT = 2.0
 MAX_RECORD_BYTES = 1 << 20
 
@@ -72,41 +70,14 @@ class _Held:
         atomic_write_bytes(self.folder / name, data, anchor=self.root)
 
 
-def _known(doc: dict, session: str, rel: str) -> int | None:
-    entry = doc.get(session)
-    files = entry.get("files") if isinstance(entry, dict) else None
-    value = files.get(rel) if isinstance(files, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def read_record(planning: str, name: str) -> dict:
+    """One of the guard's records (`{}`: absent or unreadable), read without the lock."""
+    return _read(os.path.join(_folder(planning), name))
 
 
-def baseline(planning: str, session: str | None, rel: str, size_now: int, record: bool = True) -> int:
-    """The size this session's writes of `rel` are measured against; records `size_now` on the
-    session's first shrinking write (unless `record` is false: a document too small to measure).
-    Without a session id: `size_now`."""
-    if not isinstance(session, str) or not session:
-        return size_now
-    known = _known(_read(os.path.join(_folder(planning), "baselines.json")), session, rel)
-    if known is not None:  # recorded by an earlier write: read without the lock, nothing to write
-        return max(known, size_now)
-    if not record:
-        return size_now
-    try:
-        with _Held(planning) as held:
-            doc = held.read("baselines.json")
-            known = _known(doc, session, rel)
-            if known is not None:
-                return max(known, size_now)
-            entry = doc.get(session) if isinstance(doc.get(session), dict) else {}
-            files = entry.get("files") if isinstance(entry.get("files"), dict) else {}
-            files[rel] = size_now
-            doc[session] = {"at": time.time(), "files": files}
-            if len(doc) > MAX_SESSIONS:
-                newest = sorted(doc, key=lambda k: doc[k].get("at", 0) if isinstance(doc[k], dict) else 0)[-MAX_SESSIONS:]
-                doc = {k: doc[k] for k in newest}
-            held.write("baselines.json", doc)
-    except Exception:  # noqa: BLE001 - a read-only project or a held lock: no memory this time
-        pass
-    return size_now
+def held(planning: str) -> _Held:
+    """The guard folder made and locked, for a read-modify-write of a record (shrink.py)."""
+    return _Held(planning)
 
 
 def grant(planning: str, rel: str, minutes: float) -> float:
@@ -130,6 +101,6 @@ def take(planning: str, rel: str) -> bool:
             until = doc.pop(rel, None)
             live = isinstance(until, (int, float)) and not isinstance(until, bool) and until > time.time()
             held.write("allowed.json", {k: v for k, v in doc.items() if isinstance(v, (int, float)) and v > time.time()})
-            return live
     except Exception:  # noqa: BLE001 - cannot use it up: do not honour it
         return False
+    return live

@@ -34,9 +34,11 @@ from __future__ import annotations
 import os
 import sys
 
+from msd_core.lean.guard_limits import MAX_MESSAGE
+
 PROTOCOL = "2025-06-18"
 SERVER_INFO_NAME = "msd-core guards"  # what the server calls itself; the host knows it by its key (lean/guard_names.py)
-MAX_LINE = 8 * 1024 * 1024  # bytes; a Write's whole content arrives in one line
+MAX_LINE = MAX_MESSAGE  # bytes; a Write's whole content arrives in one line (the command hook's stdin cap too)
 CALL_DEADLINE = 10.0  # seconds a guarded call may take, here and in `msd_run hook pre-tool-use`; the host gives a hook 30
 INPUT_FIELDS = ("tool_name", "tool_input", "cwd", "session_id", "agent_id")
 TOOL_SPEC = {
@@ -198,7 +200,7 @@ def _leave_on_signals() -> None:
             _signal.signal(getattr(_signal, name), leave)
 
 
-WARM = ("msd_core.hooks.pre_tool_use", "msd_core.hooks.guard_settings", "msd_core.hooks.planning_guard",
+WARM = ("msd_core.hooks.pre_tool_use", "msd_core.hooks.guard_settings", "msd_core.hooks.planning_guard", "msd_core.hooks.shrink",
         "msd_core.hooks.proposed", "msd_core.hooks.secret_files")
 
 

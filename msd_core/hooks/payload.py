@@ -1,8 +1,9 @@
 """The JSON Claude Code passes a hook or the status line on stdin, and what it tells msd.
 
-Read up to MAX_PAYLOAD bytes; stdin that is a terminal (a person trying the command) is not
-waited for; anything that is not a JSON object reads as {} (fields as Claude Code 2.1.332 sends them:
-`session_id`, `transcript_path`, `cwd`, `hook_event_name`, and per event `source`, `trigger`, `tool_name`, ...).
+Read up to MAX_PAYLOAD bytes (lean/guard_limits.MAX_MESSAGE, the guard server's line cap too);
+stdin that is a terminal (a person trying the command) is not waited for; anything that is not a
+JSON object reads as {} (fields as Claude Code 2.1.332 sends them: `session_id`, `transcript_path`,
+`cwd`, `hook_event_name`, and per event `source`, `trigger`, `tool_name`, ...).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import os
 import sys
 
 from msd_core.files.bounded import loads_json
+from msd_core.lean.guard_limits import MAX_MESSAGE
 
-MAX_PAYLOAD = 4 << 20
+MAX_PAYLOAD = MAX_MESSAGE
 
 
 def read_payload(stream=None) -> dict:

@@ -11,10 +11,14 @@ Refused (each finding is one sentence; findings() returns them all):
 - `config.json`: a change to its `guards` settings (a person changes them: `msd config set`), as
   guard_settings.guards_block reads them (the reading the guards use), also when the file is new;
 - a `*.md` document whose frontmatter (a leading `---` block) would be dropped;
-- a `*.md` document left with less than `guards.shrink_percent` (default 40) of its size, measured
-  against its size before this session first shrank it (guard_memory.py); documents under
-  MIN_BYTES are not measured, and neither is a roadmap whose dropped phases are all archived
-  (complete-milestone collapses them into `.planning/milestones/`);
+- a `*.md` document left with less than `guards.shrink_percent` (default 40) of its text, measured
+  against a reference that outlives the session (shrink.py): the larger of the document now, its
+  last committed version (`git show HEAD:`) and the guard's own record in `.planning/.msd/guard/`,
+  in text that counts (whitespace, repeated lines and repeated words do not: blanking lines to
+  spaces or replacing words with filler loses text as surely as deleting it). Documents whose
+  reference is under MIN_BYTES are not measured, and neither is a roadmap whose dropped phases
+  are all archived (complete-milestone collapses them into `.planning/milestones/`);
+- any document left larger than lean/guard_limits.MAX_DOCUMENT (one cap for both transports);
 - STATE.md: a section msd_run state reads (Position, Decisions, Blockers, Session, under any of
   their names in msd_core.planning.state_labels) that the file has and the write drops;
 - ROADMAP.md: a phase dropped from the roadmap while its folder is in `.planning/phases/`
@@ -29,15 +33,19 @@ from __future__ import annotations
 
 import os
 
+from msd_core.lean.guard_limits import MAX_DOCUMENT
+
 MIN_BYTES = 1024
-MAX_READ = 8 << 20
+MAX_READ = MAX_DOCUMENT
+MAX_ARCHIVES = 64  # milestone roadmaps read to tell an archived phase
 STATE_SECTIONS = (("Position", "Current Position"), ("Decisions",), ("Blockers", "Blockers/Concerns"),
                   ("Session", "Session Continuity"))
 
 
 def planning_dir_of(file_path: str) -> tuple[str, str] | None:
-    """(the `.planning/` folder, the path inside it, `/`-separated) for a file under one, else None."""
-    for path in (os.path.abspath(file_path), os.path.realpath(file_path)):
+    """(the `.planning/` folder, the path inside it, `/`-separated) for a file under one, else None.
+    The path as resolved (symlinks followed: the file the write lands in) counts first, then as spelled."""
+    for path in (os.path.realpath(file_path), os.path.abspath(file_path)):
         parts = path.split(os.sep)
         for i in range(len(parts) - 1, 0, -1):
             if parts[i] == ".planning" and i < len(parts) - 1:
@@ -98,6 +106,27 @@ def _phases_with_folders(planning: str) -> dict[str, str]:
     return {p.number: f"phases/{p.name}" for p in phase_dirs(Path(planning)) if p.milestone is None and p.number}
 
 
+def _archived(planning: str, numbers: list[str]) -> bool:
+    """Whether every phase in `numbers` is archived: its folder under `.planning/milestones/`, or its
+    `Phase N:` line in a milestone's archived roadmap (`.planning/milestones/*ROADMAP*.md`)."""
+    from pathlib import Path
+
+    from msd_core.planning.discovery import phase_dirs
+    from msd_core.planning.roadmap import roadmap_phases
+
+    left = set(numbers) - {p.number for p in phase_dirs(Path(planning)) if p.milestone is not None}
+    folder = os.path.join(planning, "milestones")
+    try:
+        names = sorted(n for n in os.listdir(folder) if "ROADMAP" in n.upper() and n.endswith(".md"))[:MAX_ARCHIVES]
+    except OSError:
+        names = []
+    for name in names:
+        if not left:
+            break
+        left -= {p.number for p in roadmap_phases(read_text(os.path.join(folder, name)) or "")}
+    return not left
+
+
 def _roadmap_findings(planning: str, old: str, new: str) -> tuple[list[str], bool]:
     """(findings, whether every dropped phase is archived)."""
     from msd_core.planning.roadmap import roadmap_phases
@@ -110,24 +139,17 @@ def _roadmap_findings(planning: str, old: str, new: str) -> tuple[list[str], boo
     folders = _phases_with_folders(planning)
     live = [n for n in dropped if n in folders]
     if not live:
-        return [], True
+        return [], _archived(planning, dropped)
     named = ", ".join(f"{n} ({before[n]})" if before[n] else n for n in live[:6])
     where = ", ".join(f".planning/{folders[n]}/" for n in live[:3])
     return [f"it drops phase{'s' if len(live) > 1 else ''} {named} from the roadmap while its work is in {where} "
             "(remove a phase with `msd_run phase remove <n>`; otherwise keep its `Phase N:` lines)"], False
 
 
-def _requirement_ids(text: str) -> list[str]:
-    from msd_core.planning.requirements import definition_ids  # compiled on first use: only REQUIREMENTS.md needs it
-
-    return definition_ids(text)
-
-
 def _requirements_findings(planning: str, old: str, new: str) -> list[str]:
-    import re
+    from msd_core.planning.requirements import mapped_lost  # compiled on first use: only REQUIREMENTS.md needs it
 
-    roadmap = read_text(os.path.join(planning, "ROADMAP.md")) or ""
-    lost = [i for i in _requirement_ids(old) if i not in new and re.search(rf"\b{re.escape(i)}\b", roadmap)]
+    lost = mapped_lost(old, new, read_text(os.path.join(planning, "ROADMAP.md")) or "")
     if not lost:
         return []
     shown = ", ".join(lost[:8]) + (f" and {len(lost) - 8} more" if len(lost) > 8 else "")
@@ -156,6 +178,14 @@ def _guards_changed(old: str | None, new: str | None) -> bool:
     from msd_core.hooks.guard_settings import guards_block
 
     return guards_block(old) != guards_block(new)
+
+
+def too_large(rel: str, new: str | None) -> str | None:
+    """The refusal of a document left over MAX_DOCUMENT bytes (checked first: nothing else is judged then)."""
+    if new is not None and len(new) * 4 > MAX_DOCUMENT and len(new.encode("utf-8")) > MAX_DOCUMENT:
+        return (f"it would leave .planning/{rel} at {len(new.encode('utf-8')):,} bytes, over the {MAX_DOCUMENT >> 20} MiB a "
+                "planning document may hold (keep large material outside `.planning/` and link to it from a short note)")
+    return None
 
 
 def findings(planning: str, rel: str, old: str | None, new: str | None, settings: dict, session: str | None) -> list[str]:
@@ -187,13 +217,8 @@ def findings(planning: str, rel: str, old: str | None, new: str | None, settings
     elif name.endswith("VERIFICATION.md"):
         out += _verification_findings(old, new)
     percent = settings.get("guards.shrink_percent", 40)
-    old_size, new_size = len(old.encode("utf-8")), len(new.encode("utf-8"))
-    if percent and new_size < old_size and not archived_collapse:
-        from msd_core.hooks.guard_memory import baseline
+    if percent and not archived_collapse:
+        from msd_core.hooks import shrink
 
-        base = baseline(planning, session, rel, old_size, record=old_size >= MIN_BYTES)
-        if base >= MIN_BYTES and new_size * 100 < base * percent:
-            since = "" if base == old_size else f" ({base:,} bytes before this session's earlier cuts)"
-            out.append(f"it would leave {new_size:,} of its {base:,} bytes{since}, {100 * new_size // base}%: under the "
-                       f"{percent}% a single write may leave (a Write replaces the whole file: write all of it, or change a part with Edit)")
+        out += shrink.findings(planning, rel, old, new, percent, MIN_BYTES)
     return out

@@ -1,8 +1,11 @@
 """PreToolUse: msd's guards, one process per guarded tool call (`msd_run hook pre-tool-use`).
 
-- Write / Edit into a `.planning/` folder (the host starts the hook only for such paths: the
-  `if` rules in msd_core/install/host_hooks.py): planning_guard.py (what the write would lose)
-  and injection.py (instructions aimed at the agent in the text it adds; kept in quarantine);
+- every tool that writes a file (lean/guard_limits.WRITE_TOOLS: Write, Edit, MultiEdit,
+  NotebookEdit; the host starts the hook for each of their calls, whatever the path, since its
+  rules cannot see where a symlink leads: msd_core/install/host_hooks.py): a path that resolves
+  outside every `.planning/` folder goes ahead after one realpath; one inside gets
+  planning_guard.py (what the write would lose) and injection.py (instructions aimed at the agent
+  in the text it adds; kept in quarantine);
 - Read, and Grep (its `path` or `glob`): secret_files.py, the file holds credentials;
 - Bash (only commands naming a secret-looking file reach the hook): secret_bash.py, the
   command would show one (print it, source it, copy it where the guard does not see it).
@@ -53,8 +56,10 @@ def handle(payload: dict, ctx) -> str | None:
     if not isinstance(tool_input, dict):
         return None
     cwd = _cwd(payload)
-    if tool in ("Write", "Edit"):
-        return _write(tool, tool_input, cwd, payload)
+    from msd_core.lean.guard_limits import WRITE_TOOLS
+
+    if tool in WRITE_TOOLS:
+        return _write(tool, tool_input, tool_input.get(WRITE_TOOLS[tool]), cwd, payload)
     if tool in ("Read", "Bash", "Grep"):
         return _read(tool, tool_input, cwd)
     return None
@@ -108,24 +113,27 @@ def _read(tool: str, tool_input: dict, cwd: str | None) -> str | None:
                 f"project: `msd config set guards.secret_allow '[\"{name}\"]'`.")
 
 
-def _write(tool: str, tool_input: dict, cwd: str | None, payload: dict) -> str | None:
-    from msd_core.hooks import guard_settings, planning_guard, proposed
+def _write(tool: str, tool_input: dict, file_path, cwd: str | None, payload: dict) -> str | None:
+    from msd_core.hooks import planning_guard
 
-    file_path = tool_input.get("file_path")
     if not isinstance(file_path, str) or not file_path:
         return None
     full = file_path if os.path.isabs(file_path) or not cwd else os.path.join(cwd, file_path)
     where = planning_guard.planning_dir_of(full)
     if where is None:
         return None
+    from msd_core.hooks import guard_settings, proposed
+
     planning, rel = where
     settings = guard_settings.load(os.path.dirname(planning))
     old = planning_guard.read_text(os.path.join(planning, *rel.split("/")))
     new = proposed.after(tool, tool_input, old)
     session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
-    reasons = planning_guard.findings(planning, rel, old, new, settings, session)
+    oversize = planning_guard.too_large(rel, new if new is not None else proposed.added(tool, tool_input)) \
+        if settings["guards.planning_write"] else None
+    reasons = [oversize] if oversize else planning_guard.findings(planning, rel, old, new, settings, session)
     screened = []
-    if settings["guards.injection_screen"] and not (rel == ".msd" or rel.startswith(".msd/")):
+    if settings["guards.injection_screen"] and not oversize and not (rel == ".msd" or rel.startswith(".msd/")):
         from msd_core.hooks import injection
 
         screened = injection.screen(new if new is not None else proposed.added(tool, tool_input), old)
@@ -134,6 +142,9 @@ def _write(tool: str, tool_input: dict, cwd: str | None, payload: dict) -> str |
     from msd_core.hooks import guard_memory
 
     if guard_memory.take(planning, rel):
+        from msd_core.hooks.shrink import forget
+
+        forget(planning, rel)  # what the write a person allowed leaves is the document's new reference
         return None  # a person allowed this one write (`msd guard allow`)
     target = f".planning/{rel}"
     parts = [f"{tool} of {target} refused: " + "; ".join(reasons) + "." if reasons else f"{tool} of {target} refused."]

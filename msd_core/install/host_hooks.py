@@ -9,8 +9,9 @@ quoting and no shell has to exist). One group per event, appended to the user's 
                                                          ($CLAUDE_ENV_FILE); after compact/resume/clear,
                                                          where the workflow is and the next command
     PreCompact              msd_run hook pre-compact     the workflow's checkpoint
-    PreToolUse Write, Edit  msd_run hook pre-tool-use    the planning write guard and the injection
-      (if: into .planning/)                              screen
+    PreToolUse Write, Edit, msd_run hook pre-tool-use    the planning write guard and the injection
+      MultiEdit, NotebookEdit                            screen (every call: the hook resolves the
+                                                         path, which no `if` rule can)
     PreToolUse Read         msd_run hook pre-tool-use    the secret-file guard
     PreToolUse Bash         msd_run hook pre-tool-use    the same, for a command naming a secret-
       (if: a SECRET_WORDS word)                          looking file (one rule per word)
@@ -37,7 +38,8 @@ reads as "no verdict" (a missing script file would exit 2, which refuses every c
 
 The `if` rules (Claude Code's permission-rule syntax, `*` the only wildcard, one rule per entry;
 seen in 2.1.332: the host evaluates them before spawning anything) keep every other call free of
-hook processes: no hook runs on an ordinary Bash call or a Write outside `.planning/`.
+hook processes: no hook runs on an ordinary Bash call. The write tools have none: a path through a
+symlink, which the host matches as spelled, must still reach the guard.
 
 The handlers live in msd_core/hooks/ (standard library only, a few milliseconds). Adding a hook,
 e.g. a PreToolUse guard, is one row in HOOKS and one handler module there.
@@ -77,6 +79,12 @@ RECORD_KEY = "hooks"
 LEGACY_RECORD_KEY = "runner_hook"
 TIMEOUT = 30  # seconds; the handlers take milliseconds
 
+# Every tool that writes a file (lean/guard_limits.WRITE_TOOLS), in one matcher and with no `if` rule:
+# the host matches a rule such as `Write(**/.planning/**)` against the path as the model spelled it
+# (2.1.332 normalises it, and resolves no symlink), so a Write through a symlink into `.planning/`
+# would never reach the guard; the hook itself answers a path outside `.planning/` after one realpath.
+WRITE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit"
+
 # Bash commands naming one of these reach the secret-file guard (msd_core/hooks/secret_bash.py;
 # tests/hooks/test_secret_guard.py checks every built-in pattern has its word here). The host
 # (2.1.332) matches a rule case-sensitively against each simple command's words after quote
@@ -90,12 +98,11 @@ SECRET_WORDS = (".env", ".ENV", ".Env", ".pem", ".key", ".p12", ".pfx", ".jks", 
 # (event, matcher or None, `if` rule or None, the argument after `msd_run hook`). Rows with the same
 # event and matcher share one group. The host starts a hook only when its matcher and its `if`
 # rule (permission-rule syntax, checked before anything is spawned) fit the call, so no hook runs
-# on an ordinary Bash call, a Write outside `.planning/` or a Bash call other than msd's own.
+# on an ordinary Bash call or a Bash call other than msd's own.
 HOOKS = (
     ("SessionStart", None, None, "session-start"),
     ("PreCompact", None, None, "pre-compact"),
-    ("PreToolUse", "Write", "Write(**/.planning/**)", "pre-tool-use"),
-    ("PreToolUse", "Edit", "Edit(**/.planning/**)", "pre-tool-use"),
+    ("PreToolUse", WRITE_MATCHER, None, "pre-tool-use"),
     ("PreToolUse", "Read", None, "pre-tool-use"),
     *(("PreToolUse", "Bash", f"Bash(*{word}*)", "pre-tool-use") for word in SECRET_WORDS),
     # every Grep: its `if` would match the regex, not the path or glob (2.1.332 offers no Grep tool;

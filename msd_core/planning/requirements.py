@@ -7,6 +7,9 @@
   those on the `Requirements:` line of the phase's ROADMAP.md section (bold or not; notes in
   parentheses ignored; `TBD` gives none), then the traceability rows of REQUIREMENTS.md that
   give the phase in a cell (`Phase 2`, `2`, `02`).
+- `mapped_lost(old, new, roadmap)`: the ids `old` defines that ROADMAP.md names and `new` no
+  longer holds anywhere (the planning write guard and `msd_run import requirements --replace`
+  refuse such a loss alike).
 - `must_haves(frontmatter)`: (truths, artifacts) of a plan's `must_haves` (strings; an
   artifact given as a mapping gives its `path`).
 
@@ -33,6 +36,12 @@ def _compiled(name: str, source: str, flags: int = 0):
 def definition_ids(text: str) -> list[str]:
     """The ids REQUIREMENTS.md defines, in file order, each once."""
     return list(definitions(text))
+
+
+def mapped_lost(old: str, new: str, roadmap: str) -> list[str]:
+    """Ids `old` defines, ROADMAP.md maps, and `new` drops (an id still named anywhere in `new`,
+    such as under Out of Scope with its reason, is kept)."""
+    return [i for i in definition_ids(old) if i not in new and re.search(rf"\b{re.escape(i)}\b", roadmap)]
 
 
 def definitions(text: str) -> dict[str, str]:

@@ -18,7 +18,10 @@ Any fault is a usage error naming the requirement (exit 2). The checked draft is
 `.planning/REQUIREMENTS.md` in the shipped template's sections (v1, v2, Out of Scope,
 Traceability), each requirement with `(source: <doc>:<lines>)`, through the injection screen.
 An existing REQUIREMENTS.md is replaced only with `replace` (else OperationFailed: nothing
-is lost). Standard library only.
+is lost), and then only when the new text keeps every id ROADMAP.md maps (named anywhere, as an
+out-of-scope row `| <id>: <text> | <reason> | ... |` names it): the planning write guard's rule.
+What it replaced is kept in `.planning/.msd/backups/REQUIREMENTS-<UTC time>.md` (JSON `backup`).
+Standard library only.
 """
 
 from __future__ import annotations
@@ -189,12 +192,45 @@ def render(reqs: list[dict], source_label: str, project: str) -> str:
     v2 = group("v2")
     lines += [f"- **{r['id']}**: {r['text']} (source: {r['source']})" for rs in v2.values() for r in rs] or ["None."]
     lines += ["", "## Out of Scope", "", "| Feature | Reason | Source |", "|---------|--------|--------|"]
-    lines += [f"| {r['text'].replace('|', '/')} | {r['reason'].replace('|', '/')} | {r['source']} |" for r in reqs if r["tier"] == "out"]
+    lines += [f"| {r['id']}: {r['text'].replace('|', '/')} | {r['reason'].replace('|', '/')} | {r['source']} |"
+              for r in reqs if r["tier"] == "out"]
     lines += ["", "## Traceability", "", "| Requirement | Phase | Status |", "|-------------|-------|--------|"]
     lines += [f"| {r['id']} | - | Pending |" for r in reqs if r["tier"] == "v1"]
     v1 = sum(1 for r in reqs if r["tier"] == "v1")
     lines += ["", f"**Coverage:** 0 of {v1} v1 requirements mapped to a phase.", "", "---", f"*Last updated: {today}*", ""]
     return "\n".join(lines)
+
+
+BACKUPS = (".msd", "backups")
+
+
+def _replacing(root: Path, target: Path, text: str) -> str:
+    """Before `text` replaces REQUIREMENTS.md: refuse when it drops an id ROADMAP.md maps (the
+    planning write guard refuses the same loss), else keep the old file in `.planning/.msd/backups/`
+    and return that path (relative to the project)."""
+    from msd_core.files.atomic import atomic_write_bytes
+    from msd_core.planning.requirements import mapped_lost
+
+    old = _read(target)
+    if old is None:
+        raise OperationFailed(".planning/REQUIREMENTS.md cannot be read (a link, a folder or binary); not replaced",
+                              hint="move it aside by hand, then import again")
+    lost = mapped_lost(old, text, _read(root / ".planning" / "ROADMAP.md") or "")
+    if lost:
+        shown = ", ".join(lost[:12]) + (f" and {len(lost) - 12} more" if len(lost) > 12 else "")
+        raise OperationFailed(f"the draft drops {shown}, which ROADMAP.md maps to phases; REQUIREMENTS.md was not replaced",
+                              hint="keep each id in the draft (a requirement no longer wanted goes in with tier \"out\" and "
+                                   "its reason), or take it off its phase first (`msd_run phase remove <n>` for a whole phase)")
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    folder = root / ".planning" / Path(*BACKUPS)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"REQUIREMENTS-{stamp}.md"
+    n = 1
+    while path.exists():
+        n += 1
+        path = folder / f"REQUIREMENTS-{stamp}-{n}.md"
+    atomic_write_bytes(path, old.encode("utf-8"), anchor=root)
+    return path.relative_to(root).as_posix()
 
 
 def requirements(root: Path, source: Path, raw: bytes, *, replace: bool = False, screen=None) -> dict:
@@ -220,7 +256,10 @@ def requirements(root: Path, source: Path, raw: bytes, *, replace: bool = False,
         if (target.exists() or target.is_symlink()) and not replace:
             raise OperationFailed(".planning/REQUIREMENTS.md exists; not replaced",
                                   hint="pass --replace once the person agreed, or merge by hand")
-        save(root, target, render(reqs, source.name, project), screen=screen)
-    return {"file": ".planning/REQUIREMENTS.md", "v1": sum(r["tier"] == "v1" for r in reqs),
+        text = render(reqs, source.name, project)
+        backup = _replacing(root, target, text) if target.exists() or target.is_symlink() else None
+        save(root, target, text, screen=screen)
+    extra = {"backup": backup} if backup else {}
+    return {"file": ".planning/REQUIREMENTS.md", **extra, "v1": sum(r["tier"] == "v1" for r in reqs),
             "v2": sum(r["tier"] == "v2" for r in reqs), "out": sum(r["tier"] == "out" for r in reqs),
             "documents_cited": len({r["source"].split(":")[0] for r in reqs}), "commit_files": [".planning/REQUIREMENTS.md"]}

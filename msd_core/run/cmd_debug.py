@@ -43,6 +43,9 @@ def run(args: argparse.Namespace):
 
     root = project_root(args.cwd)
     if args.verb == "start":
+        from msd_core.run.inputs import refuse_injected_words
+
+        refuse_injected_words(root, "debug/", args.symptom, args.source)
         return ds.start(root, args.symptom, args.slug, args.mode, args.source)
     if args.verb == "list":
         return {"sessions": ds.list_sessions(root, args.all)}

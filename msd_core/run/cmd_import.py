@@ -5,10 +5,11 @@
 
 Rules in msd_core.review.material. scan: JSON {source, documents: [{path, lines, bytes,
 headings}], skipped?}; exit 1 when no document can be read. requirements: the draft checked
-and written as .planning/REQUIREMENTS.md; JSON {file, v1, v2, out, documents_cited,
-commit_files}. Exit 2: a source that does not exist, a draft that does not check out (the
-line names the requirement); 1: REQUIREMENTS.md exists (without --replace), the injection
-screen refused the text; 4: lock timeout.
+and written as .planning/REQUIREMENTS.md; JSON {file, backup?, v1, v2, out, documents_cited,
+commit_files} (`backup`: where --replace kept the file it replaced). Exit 2: a source that
+does not exist, a draft that does not check out (the line names the requirement); 1:
+REQUIREMENTS.md exists (without --replace), the draft drops an id ROADMAP.md maps (named, with
+the way forward), the injection screen refused the text; 4: lock timeout.
 """
 
 from __future__ import annotations

@@ -54,6 +54,9 @@ def run(args: argparse.Namespace):
     recovered = settle(root)  # an interrupted change is rolled back or finished first (also before a dry run)
     with locked(project.state_lock(root), lock_timeout_from_env(), what="the phase list", anchor=root):
         if args.action == "insert":
+            from msd_core.run.inputs import refuse_injected_words
+
+            refuse_injected_words(root, "ROADMAP.md", args.name, args.goal)
             res = phase_ops.plan_insert(root, args.after, args.name, args.goal)
         elif args.action == "remove":
             res = phase_ops.plan_remove(root, args.phase, args.force)

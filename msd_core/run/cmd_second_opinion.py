@@ -31,6 +31,8 @@ def run(args: argparse.Namespace):
         return {"clis": second_opinion.present()}
     if not args.cli:
         raise UsageError("--cli is required: codex, gemini or opencode (see --list)")
+    from msd_core.run.inputs import screen
+
     root = project.project_root(args.cwd)
     return second_opinion.run(root, args.cli, plan=args.plan, phase=args.phase, timeout=args.timeout,
-                              dry_run=args.dry_run)
+                              dry_run=args.dry_run, screen=screen())

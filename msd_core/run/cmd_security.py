@@ -9,7 +9,9 @@ scope: JSON {"phase", "review_file", "recorded", "files", "plans", "commits", "t
 surfaces they show (msd_core.review.surfaces). Exit 1 when the phase names no file.
 record: the reviewer's findings checked and written to `<NN>-SECURITY.md` with the gaps
 (msd_core.review.findings); JSON {"file", "status", "gaps", "open", "accepted", "closed", "counts"}.
-Without --findings, --accept decides on the recorded review. A findings file under
+Accepting a security finding as a risk is the person's act, never the agent's: msd_run refuses
+`security record --accept` (exit 2, naming `msd security accept`, the people's command, which
+calls `accept` below). `ui record --accept` still decides on the recorded UI review. A findings file under
 .planning/drafts/ is removed once recorded (msd_core.run.inputs.drop_draft).
 Exit 2 for findings that do not check out, 1 when a re-review leaves out an open finding.
 show: the recorded review read back; exit 1 when there is none. Exit 4: lock timeout.
@@ -91,11 +93,40 @@ def surfaces_text(root, sc) -> str:
     return "\n".join(lines) + "\n"
 
 
+def person_only(review, phase: str, ids: list[str]) -> None:
+    """UsageError for an agent's `msd_run security record --accept`: the person accepts a risk."""
+    from msd_core.errors import UsageError
+
+    if review.name != "security" or not ids:
+        return
+    named = " ".join(dict.fromkeys(ids))
+    raise UsageError(f"accepting a security finding as a risk is the person's decision, which msd_run does not record; "
+                     f"nothing was changed. Show the user the finding and ask them to run, in their terminal: "
+                     f"`msd security accept --phase {phase} {named} --reason \"<why the risk is acceptable>\"`; then read the "
+                     f"result with `msd_run security show --phase {phase}`")
+
+
+def accept(cwd, phase: str, ids: list[str], reason: str | None, block_on: str = "high") -> dict:
+    """A person's acceptance of recorded security findings as risks (`msd security accept`)."""
+    from msd_core.planning.project import project_root
+    from msd_core.review import findings, scope
+    from msd_core.run.inputs import screen
+
+    root = project_root(cwd)
+    sc = scope.phase_scope(root, phase)
+    review = findings.REVIEWS["security"]
+    return findings.record_review(root, review, sc.folder, sc.phase["dir"], None, "--findings",
+                                  scope_paths=set(sc.paths(existing=False)), files=len(sc.files), block_on=block_on,
+                                  accept=list(ids), reason=reason, extra=surfaces_text(root, sc), screen=screen())
+
+
 def record(args, root, sc, review, extra: str) -> dict:
     from pathlib import Path
 
     from msd_core.review import findings
     from msd_core.run.inputs import read_input, screen
+
+    person_only(review, args.phase, args.accept)
 
     from msd_core.run.inputs import drop_draft
 

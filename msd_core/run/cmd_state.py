@@ -104,6 +104,9 @@ def run(args: argparse.Namespace):
         new_raw = new_text.encode("utf-8")
         written = new_raw != raw
         if written:
+            from msd_core.run.inputs import refuse_injected
+
+            refuse_injected(root, path, new_text, text)  # a decision or blocker is screened as a Write of it would be
             atomic_write_bytes(path, new_raw, anchor=root)
     result = {"file": _rel(path, root), "written": written, "changed": changed, "not_found": not_found}
     set_status = [op[1] for op in ops if op[0] == "status"]

@@ -61,6 +61,9 @@ def run(args: argparse.Namespace):
         if args.action == "add":
             phase = _phase_id(root, args.phase) if args.phase else current_phase(root)
             new_text, item = todos.add_line(text, args.text, phase, args.file)
+            from msd_core.run.inputs import refuse_injected
+
+            refuse_injected(root, path, new_text, text)
             atomic_write_bytes(path, new_text.encode("utf-8"), anchor=root)
             return {"file": f".planning/{todos.FILE}", **item}
         item = todos.find(todos.parse(text), args.id)

@@ -198,3 +198,23 @@ def test_the_dispatcher_form_reaches_the_same_server(tmp_path):
                           input=json.dumps(req(1, "ping")) + "\n", capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+
+
+def test_one_cap_for_both_transports_and_a_document_past_it_is_refused_by_both(planning_project, decide):
+    """A 4.3 MB Write into `.planning/` (the command hook once read 4 MB of stdin and let it through,
+    the server read 8 MB and judged it): both read the same MAX_MESSAGE, and both refuse a document
+    left over MAX_DOCUMENT; the server's own line reader takes the whole call."""
+    from msd_core.hooks import payload
+    from msd_core.lean.guard_limits import MAX_DOCUMENT, MAX_MESSAGE
+
+    assert payload.MAX_PAYLOAD == guard_server.MAX_LINE == MAX_MESSAGE
+    rel = planning_project / ".planning" / "research" / "DUMP.md"
+    big = "# Dump\n" + "".join(f"- row {i} of the export\n" for i in range(170_000))
+    assert MAX_DOCUMENT < len(big.encode()) < 4_600_000
+    for target in (rel, planning_project / ".planning" / "STATE.md"):
+        reason = decide(planning_project, "Write", {"file_path": str(target), "content": big})
+        assert reason and "over the 4 MiB a planning document may hold" in reason and "link to it" in reason
+    line = call(1, {**wipe_state(planning_project), "tool_input": json.dumps({"file_path": str(rel), "content": big})})
+    (reply,) = converse([line])
+    assert "over the 4 MiB" in reply["result"]["content"][0]["text"]
+    assert decide(planning_project, "Write", {"file_path": str(planning_project / "dump.md"), "content": big}) is None

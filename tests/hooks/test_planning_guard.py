@@ -30,9 +30,8 @@ def edit(proj, rel, old, new, replace_all=False):
 def test_a_write_that_wipes_most_of_a_document_is_refused_with_the_numbers(planning_project, decide):
     reason = decide(planning_project, "Write", write(planning_project, "phases/02-accounts/02-01-PLAN.md",
                                                      PLAN.split("<task")[0] + "(rest of the plan unchanged)\n"))
-    size = len(PLAN.encode())
-    assert reason.startswith("msd guard: Write of .planning/phases/02-accounts/02-01-PLAN.md refused: it would leave ")
-    assert f"of its {size:,} bytes" in reason and "under the 40% a single write may leave" in reason
+    assert reason.startswith("msd guard: Write of .planning/phases/02-accounts/02-01-PLAN.md refused: it would keep ")
+    assert "% of the document's text" in reason and "under the 40% a write may leave" in reason
     assert "msd guard allow .planning/phases/02-accounts/02-01-PLAN.md" in reason
 
 
@@ -47,32 +46,54 @@ def test_small_documents_are_not_measured(planning_project, decide):
     assert decide(planning_project, "Write", write(planning_project, "PROJECT.md", "# Shop\n")) is None
 
 
-def test_the_guard_remembers_a_sessions_earlier_cuts(planning_project, decide):
-    """Ten small cuts add up: each is measured against the size before the session's first cut."""
+def test_the_guard_remembers_earlier_cuts_across_sessions(planning_project, decide):
+    """Ten small cuts add up: each is measured against the text before the first cut, and a later
+    session (or a write with no session id) starts from that reference, not from what is left."""
     rel = "phases/02-accounts/02-01-PLAN.md"
     path = planning_project / ".planning" / rel
     size = len(PLAN)
     refused_at = None
     for step in range(1, 10):
         keep = PLAN[: size * (10 - step) // 10 + 1]  # each write cuts another tenth of the original
-        reason = decide(planning_project, "Write", write(planning_project, rel, keep))
+        reason = decide(planning_project, "Write", write(planning_project, rel, keep), session=f"S{step}")
         if reason:
             refused_at = step
-            assert "before this session's earlier cuts" in reason
+            assert "its reference is the larger of" in reason
             break
         path.write_text(keep)  # the host ran the allowed write
-    assert refused_at == 7  # 30% left: under 40% of the original (40% was still allowed)
-    # another session starts from the file as it is now
-    assert decide(planning_project, "Write", write(planning_project, rel, path.read_text()[:-10]), session="S2") is None
+    assert refused_at == 6  # 39% of the text left (the last tenth's lines are longer than its first's)
+    assert decide(planning_project, "Write", write(planning_project, rel, path.read_text()[:-300]), session=None)
 
 
-def test_without_a_session_id_each_write_is_measured_alone(planning_project, decide):
+def test_three_sessions_each_cutting_to_55_percent_end_refused(planning_project, decide):
     rel = "phases/02-accounts/02-01-PLAN.md"
     path = planning_project / ".planning" / rel
-    for step in range(1, 4):
-        keep = PLAN[: len(PLAN) * (10 - 2 * step) // 10]
-        assert decide(planning_project, "Write", write(planning_project, rel, keep), session=None) is None
-        path.write_text(keep)
+    verdicts = []
+    for session in ("A", "B", "C"):
+        text = path.read_text()
+        keep = text[: len(text) * 55 // 100]
+        reason = decide(planning_project, "Write", write(planning_project, rel, keep), session=session)
+        verdicts.append(reason is None)
+        if reason is None:
+            path.write_text(keep)
+    assert verdicts == [True, False, False] and len(path.read_text()) < len(PLAN) * 56 // 100
+
+
+def test_a_persons_allowance_makes_what_it_leaves_the_new_reference(planning_project, decide):
+    from msd_core.hooks import guard_memory
+
+    rel = "phases/02-accounts/02-01-PLAN.md"
+    path = planning_project / ".planning" / rel
+    half = PLAN[: len(PLAN) * 55 // 100]
+    assert decide(planning_project, "Write", write(planning_project, rel, half)) is None
+    path.write_text(half)
+    quarter = half[: len(half) * 55 // 100]
+    assert decide(planning_project, "Write", write(planning_project, rel, quarter))
+    guard_memory.grant(str(planning_project / ".planning"), rel, 5)
+    assert decide(planning_project, "Write", write(planning_project, rel, quarter)) is None
+    path.write_text(quarter)
+    # measured from here on: a cut to 80% of it is allowed (24% of the first reference)
+    assert decide(planning_project, "Write", write(planning_project, rel, quarter[: len(quarter) * 8 // 10]), session="S9") is None
 
 
 def test_shrink_percent_is_the_projects_setting(planning_project, decide):
@@ -179,7 +200,7 @@ def test_edits_are_judged_on_the_content_they_produce(planning_project, decide):
     reason = decide(planning_project, "Edit", edit(planning_project, rel, "Step", "", replace_all=True))
     assert reason is None  # removing a word everywhere keeps most of it
     big = PLAN[PLAN.index("<task"):]
-    assert "would leave" in decide(planning_project, "Edit", edit(planning_project, rel, big, "<task>todo</task>\n"))
+    assert "would keep" in decide(planning_project, "Edit", edit(planning_project, rel, big, "<task>todo</task>\n"))
     # the host refuses these edits itself: nothing to judge
     assert decide(planning_project, "Edit", edit(planning_project, rel, "no such text", "")) is None
     assert decide(planning_project, "Edit", edit(planning_project, rel, "<task", "")) is None  # ambiguous without replace_all
@@ -305,3 +326,19 @@ def test_frontmatter_is_recognised_as_a_yaml_block_with_its_closing_line(text):
     body = text.lstrip("\ufeff")
     expected = body.startswith(("---\n", "---\r\n")) and re.search(r"^(?:---|\.\.\.)[ \t]*\r?$", body[4:], re.M) is not None
     assert _has_frontmatter(text) is expected
+
+
+def test_a_multiedit_is_judged_on_all_its_edits_and_one_the_host_refuses_is_not_judged(planning_project, decide):
+    from msd_core.hooks.proposed import after
+
+    text = "a b a\n"
+    assert after("MultiEdit", {"edits": [{"old_string": "b", "new_string": "c"}, {"old_string": "a", "new_string": "x",
+                                                                                  "replace_all": True}]}, text) == "x c x\n"
+    assert after("MultiEdit", {"edits": [{"old_string": "b", "new_string": "c"}, {"old_string": "b", "new_string": "d"}]}, text) is None
+    assert after("MultiEdit", {"edits": []}, text) is None and after("NotebookEdit", {"new_source": "x"}, text) is None
+    rel = "phases/02-accounts/02-01-PLAN.md"
+    tasks = PLAN[PLAN.index("<task"):]
+    wipe = [{"old_string": tasks, "new_string": ""}]
+    assert "would keep" in decide(planning_project, "MultiEdit", {"file_path": str(planning_project / ".planning" / rel), "edits": wipe})
+    assert decide(planning_project, "MultiEdit", {"file_path": str(planning_project / ".planning" / rel),
+                                                  "edits": wipe + [{"old_string": "no such text", "new_string": ""}]}) is None

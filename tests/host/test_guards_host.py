@@ -82,14 +82,14 @@ def test_the_model_receives_each_refusal_and_the_normal_calls_run(host, scope):
                                                ("Bash", True), ("Bash", False), ("Write", True)], got
     wipe, _edit, env_read, _read, cat, echo, research = (t for _n, t, _e in got)
     assert wipe.startswith("PreToolUse:Write hook error: msd guard: Write of .planning/ROADMAP.md refused: it drops phase 1 (Auth)")
-    assert "it would leave 10 of its" in wipe and "msd guard allow .planning/ROADMAP.md" in wipe
+    assert "it would keep 0% of the document's text" in wipe and "msd guard allow .planning/ROADMAP.md" in wipe
     assert "msd guard: reading" in env_read and ".env is refused" in env_read
     assert "msd guard: this command is refused: it would print .env" in cat and "sk-live" not in cat
     assert "plain" in echo
     assert "instructions aimed at an AI agent" in research and ".planning/.msd/quarantine/" in research
     # the reasons are what the model's next requests carry
     sent = "\n".join(hostkit.request_text(b) for b in run.model_requests)
-    assert "would leave 10 of its" in sent and "it would print .env" in sent and "sk-live-do-not-leak" not in sent
+    assert "it would keep 0% of the document's text" in sent and "it would print .env" in sent and "sk-live-do-not-leak" not in sent
     # the files: the wipe did not happen, the edit did, the research note is in quarantine only
     roadmap = (host.project / ".planning" / "ROADMAP.md").read_text()
     assert roadmap == ROADMAP.replace("- [ ] Phase 1: Auth", "- [x] Phase 1: Auth")
@@ -137,4 +137,46 @@ def test_msd_guards_off_in_claudes_environment_reaches_the_guards(host, scope):
     run = host.run("GO", script(host)[:1] + [{"text": "done"}], args=ARGS, env={"MSD_GUARDS": "off"})
     assert run.returncode == 0, run.stderr[-2000:]
     assert results(run)[0][2] is False
+    assert (host.project / ".planning" / "ROADMAP.md").read_text() == "# Roadmap\n"
+
+
+def _through_symlink(host) -> list[dict]:
+    """A Write of ROADMAP.md through `notes/`, a symlink to `.planning/` (the host sees `notes/ROADMAP.md`)."""
+    (host.project / "notes").symlink_to(host.project / ".planning", target_is_directory=True)
+    return [{"when": "GO", "tool_use": [{"name": "Write", "input": {"file_path": str(host.project / "notes" / "ROADMAP.md"),
+                                                                   "content": "# Roadmap\n"}}]},
+            {"text": "done"}]
+
+
+@pytest.mark.parametrize("scope", ["global", "local"])
+def test_a_write_through_a_symlink_into_planning_reaches_the_guard(host, scope):
+    """The write rows carry no `if` rule: the host matches one against the path as spelled, which
+    names no `.planning/` here; the guard resolves it and refuses the wipe."""
+    host.install(scope)
+    prepare(host)
+    run = host.run("GO", _through_symlink(host), args=ARGS)
+    assert run.returncode == 0, run.stderr[-2000:]
+    ((name, text, err),) = results(run)
+    assert (name, err) == ("Write", True) and "msd guard: Write of .planning/ROADMAP.md refused" in text, text
+    assert (host.project / ".planning" / "ROADMAP.md").read_text() == ROADMAP
+    assert hook_starts(run) == {"PreToolUse:Write": 1}
+
+
+def test_a_path_rule_would_let_the_symlinked_write_past_the_guard(host_local):
+    """The fixture: the same install with the write row given the rule it had before,
+    `Write(**/.planning/**)`: the host never asks, and the wipe lands."""
+    host = host_local
+    prepare(host)
+    settings = host.project / ".claude" / "settings.local.json"
+    obj = json.loads(settings.read_text())
+    for group in obj["hooks"]["PreToolUse"]:
+        if "Write" in (group.get("matcher") or "").split("|"):
+            group["matcher"] = "Write"
+            for h in group["hooks"]:
+                h["if"] = "Write(**/.planning/**)"
+    settings.write_text(json.dumps(obj, indent=2) + "\n")
+    run = host.run("GO", _through_symlink(host), args=ARGS)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert [(n, err) for n, _t, err in results(run)] == [("Write", False)]
+    assert hook_starts(run) == {}
     assert (host.project / ".planning" / "ROADMAP.md").read_text() == "# Roadmap\n"

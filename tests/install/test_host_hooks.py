@@ -74,7 +74,13 @@ def test_every_hook_is_msd_run_with_arguments_and_no_shell(tmp_path, runner, con
     # the rows the guard work relies on: no hook on an ordinary Bash call, guards only where they apply
     assert {(g.get("matcher"), tuple(h.get("if") for h in g["hooks"])) for g in obj["hooks"]["PostToolUse"]} == {
         ("Agent", (None,)), ("Bash", ("Bash(msd_run step-done *)", "Bash(msd_run commit *)"))}
-    assert all("if" in h for g in obj["hooks"]["PreToolUse"] if g["matcher"] in ("Bash", "Write", "Edit") for h in g["hooks"])
+    assert all("if" in h for g in obj["hooks"]["PreToolUse"] if g["matcher"] == "Bash" for h in g["hooks"])
+    # every tool that writes a file reaches the guard, whatever its path (a symlink's path never matches a rule)
+    (writes,) = [g for g in obj["hooks"]["PreToolUse"] if g["matcher"] == "Write|Edit|MultiEdit|NotebookEdit"]
+    assert [h.get("if") for h in writes["hooks"]] == [None]
+    from msd_core.lean.guard_limits import WRITE_TOOLS
+
+    assert writes["matcher"].split("|") == list(WRITE_TOOLS)  # the tools the hook judges are the tools the host asks about
     # the status line has no exec form: one command line, the path quoted for the shell that splits it
     assert obj["statusLine"]["type"] == "command"
     words = subprocess.run(["sh", "-c", f'printf "%s\\n" {obj["statusLine"]["command"]}'], capture_output=True, text=True).stdout
@@ -163,8 +169,8 @@ def test_the_guard_rows_sit_beside_the_users_tool_hooks_and_leave_with_uninstall
     obj = json.loads(settings.read_text())
     pre = obj["hooks"]["PreToolUse"]
     assert pre[0] == theirs  # theirs first and untouched, ours after it
-    assert [g["matcher"] for g in pre[1:]] == ["Write", "Edit", "Read", "Bash", "Grep"]
-    assert len(pre[4]["hooks"]) == len(host_hooks.SECRET_WORDS)  # one entry per secret word, each with its `if`
+    assert [g["matcher"] for g in pre[1:]] == ["Write|Edit|MultiEdit|NotebookEdit", "Read", "Bash", "Grep"]
+    assert len(pre[3]["hooks"]) == len(host_hooks.SECRET_WORDS)  # one entry per secret word, each with its `if`
     uninstall(t)
     assert settings.read_bytes() == before
 

@@ -77,7 +77,7 @@ def test_requirements_are_written_with_their_sources(msd_run, proj):
     assert "# Requirements: Shop" in text
     assert "- [ ] **ACCT-02**: A person resets a password by mail (source: prd.md:4-5)" in text
     assert "- **API-01**: Items are listed (source: specs/api.md:3)" in text
-    assert "| Single sign-on | after launch | prd.md:8 |" in text
+    assert "| ACCT-03: Single sign-on | after launch | prd.md:8 |" in text
     assert "| ACCT-01 | - | Pending |" in text and "API-01 | - |" not in text
 
 
@@ -210,3 +210,25 @@ def test_scan_of_a_folder_nested_1100_deep_lists_what_is_within_reach(msd_run, p
     assert {d["path"] for d in out["documents"]} == {"prd.md", "specs/api.md", "d/d/d/near.md"}
     (left,) = out["skipped"]
     assert left["path"] == "/".join(["d"] * (MAX_DEPTH + 1)) and "levels deep" in left["reason"]
+
+
+def test_a_replacing_import_keeps_every_id_the_roadmap_maps_and_a_backup(msd_run, proj):
+    """`--replace` of a REQUIREMENTS.md whose ids ROADMAP.md maps: a draft dropping one is refused
+    (the ids named, nothing written); one keeping them, or moving one out of scope with its id, is
+    written and the old file kept in .planning/.msd/backups/."""
+    root, material = proj
+    pl = root / ".planning"
+    old = ("# Requirements\n\n- [ ] **ACCT-01**: A person signs up\n- [ ] **ACCT-02**: A person resets a password\n"
+           "- [ ] **ACCT-09**: Not on any phase\n")
+    (pl / "REQUIREMENTS.md").write_text(old)
+    (pl / "ROADMAP.md").write_text("# Roadmap\n\n### Phase 1: Accounts\nRequirements: ACCT-01, ACCT-02\n")
+    r = draft(msd_run, root, material, [req()], "--replace")
+    assert r.returncode == 1 and "the draft drops ACCT-02, which ROADMAP.md maps to phases" in r.stderr
+    assert 'tier "out"' in r.stderr and "msd_run phase remove" in r.stderr
+    assert (pl / "REQUIREMENTS.md").read_text() == old and not (pl / ".msd" / "backups").exists()
+    r = draft(msd_run, root, material, [req(), req(id="ACCT-02", text="Resets wait", tier="out", reason="later",
+                                                   source="prd.md:4", category=None)], "--replace")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["backup"].startswith(".planning/.msd/backups/REQUIREMENTS-") and (root / out["backup"]).read_text() == old
+    assert "| ACCT-02: Resets wait | later | prd.md:4 |" in (pl / "REQUIREMENTS.md").read_text()

@@ -175,12 +175,37 @@ def test_a_re_review_cannot_drop_an_open_finding(msd_run, proj):
     assert closed.returncode == 0 and json.loads(closed.stdout)["status"] == "secured"
 
 
+def msd(*args, cwd):
+    """The people's command, as a person runs it in their terminal."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "msd_core", *args], cwd=str(cwd), capture_output=True, text=True, timeout=120)
+
+
+def test_the_agent_cannot_accept_its_own_finding(msd_run, proj):
+    """`msd_run security record --accept` (the agent's runtime) refuses, whatever else it is given,
+    and names the people's command; the review and its gap stay as recorded."""
+    assert json.loads(record(msd_run, proj, [finding()]).stdout)["status"] == "gaps_found"
+    before = review_file(proj).read_text()
+    for extra in (["--accept", "S1", "--reason", "internal tool"], []):
+        r = msd_run(["security", "record", "--phase", "2", "--accept", "S1", "--reason", "x", *extra], cwd=proj)
+        assert r.returncode == 2 and "the person's decision, which msd_run does not record" in r.stderr
+        assert '`msd security accept --phase 2 S1 --reason "<why the risk is acceptable>"`' in r.stderr
+    r = record(msd_run, proj, [finding()], "--accept", "S1", "--reason", "internal tool")
+    assert r.returncode == 2 and "msd security accept" in r.stderr
+    assert review_file(proj).read_text() == before
+    assert json.loads(msd_run(["security", "show", "--phase", "2"], cwd=proj).stdout)["status"] == "gaps_found"
+
+
 def test_an_accepted_risk_needs_a_reason_and_is_kept(msd_run, proj):
-    r = record(msd_run, proj, [finding()], "--accept", "S1")
-    assert r.returncode == 2 and "needs --reason" in r.stderr
-    r = record(msd_run, proj, [finding()], "--accept", "S9", "--reason", "x")
+    assert record(msd_run, proj, [finding()]).returncode == 0
+    r = msd("security", "accept", "S1", "--phase", "2", cwd=proj)
+    assert r.returncode == 2 and "--reason" in r.stderr
+    r = msd("security", "accept", "S9", "--phase", "2", "--reason", "x", cwd=proj)
     assert r.returncode == 1 and "no such finding" in r.stderr
-    r = record(msd_run, proj, [finding()], "--accept", "S1", "--reason", "internal tool, one user")
+    r = msd("security", "accept", "S1", "--phase", "2", "--reason", "internal tool, one user", "--json", cwd=proj)
+    assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["status"] == "secured" and out["accepted"] == ["S1"] and out["gaps"] == []
     again = json.loads(record(msd_run, proj, [finding()]).stdout)  # the reviewer lists it as open again
@@ -276,17 +301,16 @@ def test_a_draft_is_removed_once_recorded_and_kept_when_refused(msd_run, proj):
 
 
 def test_accepting_on_the_recorded_review_keeps_its_findings(msd_run, proj):
-    r = msd_run(["security", "record", "--phase", "2", "--accept", "S1", "--reason", "x"], cwd=proj)
+    r = msd("security", "accept", "S1", "--phase", "2", "--reason", "x", cwd=proj)
     assert r.returncode == 1 and "no security review recorded" in r.stderr
     assert record(msd_run, proj, [finding(), finding(id="S2", severity="critical")], checked=["sql: none"]).returncode == 0
     r = msd_run(["security", "record", "--phase", "2"], cwd=proj)
     assert r.returncode == 2 and "--accept" in r.stderr
-    r = msd_run(["security", "record", "--phase", "2", "--accept", "S1", "--reason", "internal only"], cwd=proj)
+    r = msd("security", "accept", "S1", "--phase", "2", "--reason", "internal only", "--json", cwd=proj)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["accepted"] == ["S1"] and out["gaps"] == ["S2"]
-    r = msd_run(["security", "record", "--phase", "2", "--accept", "S2", "--reason", "behind the VPN"], cwd=proj)
-    out = json.loads(r.stdout)
-    assert out["accepted"] == ["S1", "S2"] and out["status"] == "secured"
+    r = msd("security", "accept", "S2", "--phase", "2", "--reason", "behind the VPN", cwd=proj)
+    assert r.returncode == 0 and "status secured" in r.stdout
     text = review_file(proj).read_text()
     assert "internal only" in text and "behind the VPN" in text and '"sql: none"' in text
