@@ -50,9 +50,8 @@ _ENDS = r"(?:void|null|obsolete|cancell?ed|revoked|superseded|overridden|replace
 # text holding "a" or "b". Every match of a pattern starts with one of its anchors (tested).
 _VERBS_OFF = ("ignore", "disregard", "forget", "set aside", "pay no attention", "stop following", "stop obeying", "do not follow",
               "do not obey", "don't follow", "don't obey", "no longer follow", "no longer obey")
-IMPERATIVE = frozenset(("install", "run", "add", "send", "upload", "delete", "remove", "change", "modify", "push", "commit", "execute",
-                        "download", "fetch", "copy", "write", "replace", "disable", "email", "post", "insert", "include", "proceed",
-                        "continue", "do", "make", "update", "edit", "set", "create"))
+IMPERATIVE = frozenset(("install", "add", "send", "upload", "delete", "remove", "change", "modify", "push", "commit", "execute",
+                        "download", "copy", "write", "replace", "disable", "email", "post", "insert", "include"))
 STEALTH = ("silently", "quietly", "secretly", "covertly", "discreetly")
 _NEW = ("new", "updated", "revised", "real", "actual", "additional", "important", "urgent", "secret", "hidden", "priority")
 ROWS = (
@@ -63,7 +62,7 @@ ROWS = (
      r"(?:override|bypass|circumvent)\s+your\s+(?:\w+\s+)?(?:instructions|rules|guidelines|guardrails|programming|restrictions|safety|policies|system\s+prompt)\b"),
     ("paraphrase", ("forget", "ignore", "disregard", "set aside", "discard", "pay no attention", "stop following"), "any",
      r"(?:forget|ignore|disregard|set\s+aside|discard|pay\s+no\s+attention\s+to|stop\s+following)\s+"
-     r"(?:(?:everything|anything|all(?:\s+that)?|whatever)\s+(?:that\s+)?you(?:\s+were|\s+have\s+been|'ve\s+been|\s+had\s+been)\s+"
+     r"(?:(?:everything|anything|all(?:\s+that)?|whatever|what)\s+(?:that\s+)?you(?:\s+were|\s+have\s+been|'ve\s+been|\s+had\s+been)\s+"
      r"(?:told|given|instructed|taught|asked)|(?:all\s+|any\s+)?(?:the\s+)?" + _NOUNS
      + r"\s+(?:that\s+)?you(?:\s+were|\s+have\s+been|'ve\s+been)\s+(?:given|told|taught))"),
     ("paraphrase", ("your",), "any",
@@ -82,6 +81,9 @@ ROWS = (
      r"(?:ai|llms?|large\s+language\s+models?|language\s+models?|ai\s+assistants?|ai\s+agents?|coding\s+agents?|chatbots?)\b"
      r"(?:\s+(?:reading|processing|parsing|summari[sz]ing|that\s+reads)\b|\s*[,:])"),
     ("addressed", ("dear", "hey", "hello", "hi"), "any", r"(?:dear|hey|hello|hi)\s+" + _AI + r"\s*[,:!]"),
+    ("addressed", ("claude", "chatgpt", "copilot", "gemini", "assistant", "ai", "llm"), "sentence",
+     r"(?:claude|chatgpt|copilot|gemini|assistant|ai|llm)\s*,\s+(?:when|if|please|you|as\s+you|before|after|now|from\s+now|ignore|"
+     r"add|run|do|make|install|delete|remove|write|send|read)\b"),
     ("addressed", ("to",), "line",
      r"to\s+(?:all\s+|any\s+|the\s+)?(?:ai|llm|coding)\s+(?:agents?|assistants?|models?)(?:\s+reading\s+this(?:\s+\w+)?)?\s*:"),
     ("addressed", ("ai", "llm", "coding"), "any",
@@ -103,8 +105,10 @@ ROWS = (
      r"(?:do\s+not|don't|never)\s+(?:(?:tell|inform|notify|alert|show|mention\s+(?:this|it)\s+to)\s+the\s+user\s+"
      r"(?:about|that)\s+(?:this|these)\s+(?:instruction|instructions|message|step|change|command)s?\b|let\s+the\s+user\s+know\b)"),
     ("secrecy", ("keep",), "any", r"keep\s+(?:this|these\s+instructions|it)\s+(?:secret|hidden)\s+from\s+the\s+user\b"),
-    ("secrecy", ("without",), "imperative",
-     r"without\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+user\b"),
+    ("secrecy", ("without",), "imperative", r"without\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b"),
+    ("secrecy", ("the user",), "imperative",
+     r"the\s+user\s+(?:does\s+not|doesn't|need\s+not|needn't|must\s+not|should\s+not|shouldn't)\s+(?:need\s+to\s+)?"
+     r"(?:know|be\s+told|find\s+out|notice|see\s+this)\b"),
     ("prompt-leak", ("reveal", "print", "output", "repeat", "show", "leak", "dump", "display", "disclose", "share", "write out", "tell me",
                      "give me", "send me"), "any",
      r"(?:reveal|print|output|repeat|show|leak|dump|display|disclose|share|write\s+out|tell\s+me|give\s+me|send\s+me)\s+your\s+"
@@ -150,13 +154,14 @@ RUN_TOGETHER = (
     ("override", (("ignore|disregard|forget", ""), ("all|any|the|these|those", "*"),
                   ("previous|prior|above|earlier|preceding|your|former|original", "+"),
                   ("instructions?|directions|directives|rules|guidelines|prompts?", ""))),
+    ("override", (("ignore|disregard|forget", ""), ("all|any|the|these|those", "*"), ("previous|prior|above|earlier|preceding", "+"))),
     ("prompt-leak", (("reveal|print|output|repeat|show|leak|dump", ""), ("your", ""), ("full|entire|exact", "*"),
                      ("system prompt|hidden instructions|initial instructions|original instructions", ""))),
     ("new-instructions", (("new|updated|revised", ""), ("instructions|directives", ""), ("for|to", ""), ("the|all|any", "*"),
                           ("ai|assistant|agent|model|llm|claude", ""))),
     ("role", (("you", ""), ("are", ""), ("now", ""), ("dan|unrestricted|jailbroken|unfiltered", ""))),
 )
-RUN_GATE = ("instruction", "directive", "direction", "rule", "guideline", "prompt", "youarenow")
+RUN_GATE = ("instruction", "directive", "direction", "rule", "guideline", "prompt", "youarenow", "previous", "prior", "above", "earlier")
 
 # characters removed before matching: zero-width space/non-joiner/joiner, word joiner and the
 # invisible operators, soft hyphen, BOM, Mongolian vowel separator, combining grapheme joiner,
@@ -170,10 +175,11 @@ CONFUSABLE = {
     ord("ı"): "i", ord("İ"): "I", ord("ɑ"): "a", ord("ɡ"): "g", ord("ℓ"): "l",
 }
 # words that, earlier in the same sentence, make a match a report of an attack rather than one
-CUES = (r"(?<![a-z])(?:attack\w*|adversar\w*|malicious|inject\w*|payloads?|jailbreak\w*|exploit\w*|phrases?|strings?|such\s+as|e\.g|"
-        r"for\s+example|example|says?|said|saying|asks?|asked|asking|tells?|told|telling|instructs?|might|could|tries|try|trying|"
-        r"attempts?|refuses?|resists?|detects?|flags?|blocks?|rejects?|never|not|no|don't|doesn't|cannot|can't|won't|tests?|"
+CUES = (r"(?<![a-z])(?:attack\w*|adversar\w*|malicious|inject\w*|payloads?|jailbreak\w*|exploit\w*|phrases?|strings?|such\s+as|"
+        r"e\.g|for\s+example|might|could|tries|try|trying|attempts?|refuses?|resists?|detects?|flags?|blocks?|rejects?|tests?|"
         r"testing|quot\w*|threats?|risks?|classif\w*)\b")
+# words that, just before a match, negate it ("never reveal your system prompt")
+NEGATIONS = r"(?<![a-z])(?:never|not|don't|doesn't|cannot|can't|won't|must\s+not|should\s+not)\s+(?:\w+\s+){0,2}$"
 
 _compiled: dict = {}  # row index -> compiled pattern
 NEEDS: dict = {}  # row index -> what the text must hold for the row to be tried (its `where` after "+")
@@ -204,6 +210,7 @@ HELPERS = {
     "base64": r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{%d,}={0,2}(?![A-Za-z0-9+/=_-])" % MIN_RUN,
     "letters": r"[^a-z]+",
     "cues": CUES,
+    "negation": NEGATIONS,
     "quotes": r"\"[^\"\n]+\"|“[^”\n]+”|‘[^’\n]+’|«[^»\n]+»|(?<![\w'])'[^'\n]+'(?![\w'])",
     "code": r"`[^`\n]+`",
     "sentence": r"[.!?](?=\s)|\n(?=[\s>]*(?:[-*+]\s|\d+[.)]\s|#|\|))",
@@ -226,7 +233,8 @@ def _starts(low: str, pos: int, where: str) -> bool:
         sentence = low[head:pos]
         words = sentence.replace("*", " ").replace(">", " ").split()
         first = words[0] if words and words[0] not in ("-", "+") else (words[1] if len(words) > 1 else "")
-        return first.strip("_") in IMPERATIVE or any(w in sentence for w in STEALTH)
+        return first.strip("_") in IMPERATIVE or (any(w in sentence for w in STEALTH)
+                                                  and any(w.strip("_,;") in IMPERATIVE for w in words))
     j = pos - 1
     while j >= 0 and low[j] in _MARKS:
         j -= 1
@@ -422,7 +430,8 @@ def _mentioned(text: str, start: int, end: int, name: str) -> bool:
     head = 0
     for m in _helper("sentence").finditer(text, 0, start):
         head = m.end()
-    return _helper("cues").search(text, head, start) is not None
+    return (_helper("cues").search(text, head, start) is not None
+            or _helper("negation").search(text, max(head, start - 40), start) is not None)
 
 
 def _run_together(low: str) -> str | None:
@@ -489,6 +498,7 @@ def screen(text: str, old: str | None = None, _depth: int = 0) -> list[tuple[int
     # letters spaced out hold a lone letter that English prose seldom has alone (the regex, and
     # `re` itself, only then)
     spaced = any(f" {c} " in flat for c in "eortns") and _helper("spaced-gate").search(flat) is not None
+    before = lines  # as normalised, letters spaced out still apart: what _run_together reads
     if spaced:
         closed = [_close_up(line) for line in lines]
         changed.update(i for i, (a, b) in enumerate(zip(lines, closed)) if a != b)
@@ -526,7 +536,7 @@ def screen(text: str, old: str | None = None, _depth: int = 0) -> list[tuple[int
         low = doc[heads[k]:heads[k] + len(para)]
         if (any(j in changed for _at, j in offsets) or "\n" in low and any(
                 "".join(low.split("\n")).count(word) > low.count(word) for word in RUN_GATE)):  # a word split at a line's end
-            name = _run_together(low)
+            name = _run_together("\n".join(before[j] for _at, j in offsets).lower() if spaced else low)
             if name:
                 found[next(j for _at, j in offsets if added[j])] = ("obfuscated", f"{OBFUSCATED}: {name}")
                 continue
