@@ -7,21 +7,23 @@ would be read as the project's own words. The screen looks for text *addressed t
 reader, in prose or in an HTML comment; "new instructions for the assistant"; role changes;
 secrecy from the user; prompt leaks; exfiltration; chat-template turn markers and `<system>`
 tags), not for words *about* such attacks: a match is let through when it is only mentioned
-(MENTIONED): inside fenced code, inside inline code or quotes within a sentence of its own, or
-after words that report or negate it in the same sentence ("an attacker may tell the model to
-...", "the bot must never reveal ..."). Tested on every file of the real `.planning/` corpus and
-on the labelled cases of tests/hooks/guard_corpus/injection.json.
+(_mentioned): inside fenced code (a fence left open shields nothing), inside inline code, inside
+quotes within a sentence of its own, after words that discuss an attack earlier in its sentence
+(CUES: "an attacker may ...", "payloads such as ..."), or just after a negation (NEGATIONS: "the
+bot must never reveal ..."). None of that excuses a match the normalising below had to uncover.
+Tested on every file of the real `.planning/` corpus and on the labelled cases of
+tests/hooks/guard_corpus/injection.json (`scripts/bench_guards.py --accuracy` counts them).
 
 Before matching, each line is normalised (normalise()): invisible characters (zero-width space,
 joiners, word joiner, soft hyphen, BOM, bidirectional controls) removed, NFKC, look-alike
-Cyrillic and Greek letters read as the Latin ones (CONFUSABLE), letters spaced out
-(`i g n o r e  a l l`) closed up; lines of one paragraph are matched together (an order split
-over two lines); a phrase that appears only once the letters of a paragraph are run together
-(split inside a word, one space between every letter) is `obfuscated`; long base64 runs are
-decoded (bounded: MAX_DECODED runs of at most MAX_RUN characters) and the text screened.
-Hidden characters count on their own: Unicode tag characters outside flag emoji, bidirectional
-overrides, and isolates or embeddings left open on their line (closed isolates are ordinary
-i18n text).
+Cyrillic and Greek letters read as the Latin ones (CONFUSABLE); letters spaced out
+(`i g n o r e  a l l`) are closed up and runs of blanks read as one; the lines of a paragraph are
+matched together (an order split over two lines). A phrase that shows only once a paragraph's
+letters are run together (a word split at a line's end, letters spaced out) is `obfuscated`;
+long base64 runs are decoded (bounded: MAX_DECODED runs of at most MAX_RUN characters) and the
+text screened (`encoded`). Hidden characters count on their own: Unicode tag characters outside
+flag emoji, bidirectional overrides, and isolates or embeddings left open on their line (closed
+isolates are ordinary i18n text).
 
 Only the lines a write adds are screened (an Edit's new text, a Write's lines the file did not
 have), so a file already holding such text can still be edited elsewhere. A hit is not saved:
