@@ -452,6 +452,12 @@ def _run_together(low: str) -> str | None:
     return None
 
 
+def _split_word(low: str) -> bool:
+    """Whether one of RUN_GATE's words shows only with the paragraph's lines glued together."""
+    glued = low.replace("\n", "")
+    return any(glued.count(word) > low.count(word) for word in RUN_GATE if word in glued)
+
+
 def _decoded(text: str) -> list[tuple[int, str]]:
     """(offset, text) of the base64 runs in `text` that decode to UTF-8 prose (bounded)."""
     import binascii
@@ -505,7 +511,7 @@ def screen(text: str, old: str | None = None, _depth: int = 0) -> list[tuple[int
         closed = [_close_up(line) for line in lines]
         changed.update(i for i, (a, b) in enumerate(zip(lines, closed)) if a != b)
         lines = closed
-    lines = [" ".join(line.split()) for line in lines]  # runs of spaces and tabs read as one space
+    lines = [" ".join(line.split()) if "  " in line or "\t" in line else line for line in lines]  # blanks read as one space
     shielded = _fenced(lines) if ("```" in text or "~~~" in text) else set()
     paras = list(_paragraphs(lines, added, shielded))
     if not paras:
@@ -536,8 +542,7 @@ def screen(text: str, old: str | None = None, _depth: int = 0) -> list[tuple[int
         if any(j in found for _at, j in offsets):
             continue
         low = doc[heads[k]:heads[k] + len(para)]
-        if (any(j in changed for _at, j in offsets) or "\n" in low and any(
-                "".join(low.split("\n")).count(word) > low.count(word) for word in RUN_GATE)):  # a word split at a line's end
+        if any(j in changed for _at, j in offsets) or "\n" in low and _split_word(low):
             name = _run_together("\n".join(before[j] for _at, j in offsets).lower() if spaced else low)
             if name:
                 found[next(j for _at, j in offsets if added[j])] = ("obfuscated", f"{OBFUSCATED}: {name}")
