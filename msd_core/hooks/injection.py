@@ -60,6 +60,9 @@ ROWS = (
     ("override", _VERBS_OFF, "any",
      r"(?:ignore|disregard|forget|set\s+aside|pay\s+no\s+attention\s+to|stop\s+(?:following|obeying)|(?:do\s+not|don't|no\s+longer)\s+(?:follow|obey))"
      r"\s+(?:(?:all|any|the|of|these|those|every)\s+)*(?:" + _BEFORE + r"\s+)+" + _NOUNS + r"\b"),
+    ("override", ("ignore", "disregard", "forget", "set aside", "pay no attention"), "any",
+     r"(?:ignore|disregard|forget|set\s+aside|pay\s+no\s+attention\s+to)\s+(?:(?:all|any|the|of)\s+)*" + _NOUNS
+     + r"\s+(?:above|before\s+this|earlier|so\s+far|until\s+now|given\s+(?:above|earlier|before))\b"),
     ("override", ("override", "bypass", "circumvent"), "any",
      r"(?:override|bypass|circumvent)\s+your\s+(?:\w+\s+)?(?:instructions|rules|guidelines|guardrails|programming|restrictions|safety|policies|system\s+prompt)\b"),
     ("paraphrase", ("forget", "ignore", "disregard", "set aside", "discard", "pay no attention", "stop following"), "any",
@@ -96,13 +99,14 @@ ROWS = (
      r"(?:(?:system\s+)?(?:instructions?|directives?)|system\s+prompt)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+|every\s+)?" + _AI
      + r"\b\s*(?:[:\u2013\u2014-]|$)"),
     ("comment", ("<!--",), "any",
-     r"<!--\s*(?:(?:note|message|instructions?|attention|reminder)\s+(?:to|for)\s+|to\s+)?(?:(?:the|all|any|dear|hey)\s+)?" + _ADDRESSEE
-     + r"(?:\s+(?:reading|processing|parsing)\s+this(?:\s+(?:page|file|document))?)?\s*[:,]"),
+     r"<!--\s*(?:(?:note|message|instructions?|attention|reminder)\s+(?:to|for)\s+|to\s+)?(?:(?:the|all|any|dear|hey)\s+)?@?" + _ADDRESSEE
+     + r"(?:\s+instructions?)?(?:\s+(?:reading|processing|parsing)\s+this(?:\s+(?:page|file|document))?)?\s*[:,]"),
     ("role", ("you are now",), "any",
      r"you\s+are\s+now\s+(?:(?:an?\s+|the\s+|in\s+)?(?:unrestricted|unfiltered|jailbroken|uncensored|dan)\b"
      r"|(?:an?\s+|the\s+)?(?:different|new|evil|rogue|free)\s+(?:ai|assistant|model|agent|persona)\b|(?:in\s+)?(?:god|jailbreak|dan)\s+mode\b)"),
     ("role", ("act as", "behave as", "respond as"), "any", r"(?:act|behave|respond)\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|uncensored)\b"),
-    ("role", ("pretend",), "any", r"pretend\s+(?:that\s+)?you\s+(?:are\s+not\s+bound|have\s+no\s+(?:rules|restrictions|guidelines|limits))\b"),
+    ("role", ("pretend", "act as if", "behave as if"), "any",
+     r"(?:pretend\s+(?:that\s+)?|(?:act|behave)\s+as\s+if\s+)you\s+(?:are\s+not\s+bound|(?:have|had)\s+no\s+(?:rules|restrictions|guidelines|limits))\b"),
     ("secrecy", ("do not", "don't", "never"), "any",
      r"(?:do\s+not|don't|never)\s+(?:(?:tell|inform|notify|alert|show|mention\s+(?:this|it)\s+to)\s+the\s+user\s+"
      r"(?:about|that)\s+(?:this|these)\s+(?:instruction|instructions|message|step|change|command)s?\b|let\s+the\s+user\s+know\b)"),
@@ -125,8 +129,8 @@ ROWS = (
     ("chat-markup", ("<start_of_turn>", "<end_of_turn>"), "any", r"<(?:start|end)_of_turn>"),
     ("chat-markup", ("[inst]", "[/inst]", "<<sys>>"), "line", r"\[/?inst\]|<<sys>>"),
     ("chat-markup", ("<system", "</system", "<assistant", "</assistant", "<human", "</human"), "line",
-     r"</?(?:system|system[-_ ]?(?:reminder|prompt|message)|assistant|human)\s*>"),
-    ("chat-markup", ("<system",), "any", r"<(system|system[-_]?(?:reminder|prompt|message))\s*>[^\n]*?</\1\s*>"),
+     r"</?(?:system|system[-_ ]?(?:reminder|prompt|message|instructions?)|assistant|human)\s*>"),
+    ("chat-markup", ("<system",), "any", r"<(system|system[-_]?(?:reminder|prompt|message|instructions?))\s*>[^\n]*?</\1\s*>"),
 )
 WHAT = {
     "override": "an order to drop the agent's instructions",
