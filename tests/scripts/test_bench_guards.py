@@ -300,3 +300,11 @@ def bench_accuracy():
     import guard_accuracy
 
     return guard_accuracy
+
+
+def test_every_labelled_guard_case_is_decided_as_labelled_through_both_transports(bench, capsys):
+    """The whole of tests/hooks/guard_corpus/ through the hook's decision (command and server)."""
+    code = bench.main(["--accuracy", "--no-real-corpus"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "| all | " in out and "- wrong:" not in out
