@@ -16,6 +16,7 @@ is one line on stderr and exit 0.
                        content it would leave; guard_memory.py: sizes before this session's cuts,
                        a person's one-write allowances)
     injection.py       instructions aimed at the agent in text saved into .planning/; quarantine
+    injection_rows.py  what the injection screen looks for: its patterns, look-alike letters, invisible characters
     secret_files.py    files holding credentials, for Read and for Bash commands that print them
     guard_settings.py  the project's `guards.*` settings, read without pathlib or the config store
   statusline.py     the one-line status the host shows under the prompt
