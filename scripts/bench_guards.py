@@ -54,6 +54,13 @@ the host's own switches, such as MCP_PROTOCOL_NEGOTIATION=legacy).
 
     .venv/bin/python scripts/bench_guards.py [--rounds 7] [--json] [--only bash5 --only write10] [--model-seconds 1]
         [--variant guards --variant "command hook"] [--host-env NAME=VALUE] [--seed 0]
+
+`--accuracy` measures something else, without the host: whether each guard decides right on the
+labelled cases of tests/hooks/guard_corpus/*.json and the real `.planning/` corpus (per class:
+cases, wrong allows, wrong denies; exit 1 on any wrong case). See scripts/guard_accuracy.py.
+
+    .venv/bin/python scripts/bench_guards.py --accuracy [--cases DIR] [--real-corpus DIR | --no-real-corpus]
+        [--transport command --transport server] [--json]
 """
 
 from __future__ import annotations
@@ -416,7 +423,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="an environment variable for every session's claude (repeatable), e.g. "
                          "MCP_PROTOCOL_NEGOTIATION=legacy")
     ap.add_argument("--seed", type=int, default=0, help="the order of the runs in each round (default 0)")
+    ap.add_argument("--accuracy", action="store_true", help="the guards' decisions on the labelled cases, no host")
+    ap.add_argument("--cases", action="append", default=[], metavar="DIR",
+                    help="with --accuracy: a folder of case files (repeatable; default tests/hooks/guard_corpus)")
+    ap.add_argument("--real-corpus", metavar="DIR", help="with --accuracy: the real .planning/ corpus (default ../shared/corpus/planning)")
+    ap.add_argument("--no-real-corpus", action="store_true", help="with --accuracy: the labelled cases alone")
+    ap.add_argument("--transport", action="append", default=[], choices=("command", "server"),
+                    help="with --accuracy: the transport to decide through (repeatable; default both)")
     a = ap.parse_args(argv)
+    if a.accuracy:
+        sys.path.insert(0, str(REPO / "scripts"))
+        import guard_accuracy
+
+        return guard_accuracy.main(a.cases, "" if a.no_real_corpus else a.real_corpus, a.transport, a.json)
     try:
         env = host_env(a.host_env)
     except ValueError as exc:
