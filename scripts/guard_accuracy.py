@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -70,6 +71,8 @@ def case_problem(case) -> str | None:
     files = case.get("files", {})
     if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
         return "'files' maps relative paths to text"
+    if not isinstance(case.get("setup", {}), dict):
+        return "'setup' is a JSON object"
     return None
 
 
@@ -90,13 +93,48 @@ def real_cases(corpus: Path) -> list[dict]:
     return out
 
 
-def _payload(case: dict, project: Path) -> dict:
+def _put(project: Path, files: dict) -> None:
+    for rel, text in files.items():
+        target = project / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+def _git(project: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+                   cwd=project, check=True, capture_output=True, timeout=60)
+
+
+def lay_out(project: Path, case: dict, decider) -> None:
+    """The project a case describes, in an existing empty folder: `files` {path: text}; or `setup`
+    (tests/hooks/guard_corpus/planning_writes.json's first case): its `files`, then with `commit`
+    a git repository committing them, `after_commit` files, `symlinks` {link: target}, and `prior`
+    calls (earlier sessions' writes, each allowed by `decider` and then made)."""
+    (project / ".planning").mkdir(exist_ok=True)
+    setup = case.get("setup", {})
+    _put(project, case.get("files", {}))
+    _put(project, setup.get("files", {}))
+    if setup.get("commit"):
+        _git(project, "init", "-q")
+        _git(project, "add", "-A")
+        _git(project, "commit", "-qm", "setup")
+    _put(project, setup.get("after_commit", {}))
+    for link, target in setup.get("symlinks", {}).items():
+        os.symlink(project / target, project / link)
+    for call in setup.get("prior", []):
+        payload = _payload({"tool": call["tool"], "input": call["input"]}, project, session=call["session"])
+        if verdict(decider(payload))[0] != "allow":
+            raise ValueError(f"a prior call of the case was refused: {call}")
+        _put(project, {call["input"]["file_path"]: call["input"]["content"]})
+
+
+def _payload(case: dict, project: Path, session: str = "accuracy") -> dict:
     tool_input = dict(case["input"])
-    for key in ("file_path", "path"):
+    for key in ("file_path", "notebook_path", "path"):
         value = tool_input.get(key)
         if isinstance(value, str) and value and not os.path.isabs(value):
             tool_input[key] = str(project / value)
-    return {"hook_event_name": "PreToolUse", "session_id": "accuracy", "cwd": str(project), "tool_name": case["tool"],
+    return {"hook_event_name": "PreToolUse", "session_id": session, "cwd": str(project), "tool_name": case["tool"],
             "tool_input": tool_input}
 
 
@@ -142,11 +180,7 @@ def decide(case: dict, transports=TRANSPORTS) -> tuple[dict, list[float]]:
     for transport in transports:
         project = Path(tempfile.mkdtemp(prefix="msd-accuracy-"))
         try:
-            (project / ".planning").mkdir()
-            for rel, text in case.get("files", {}).items():
-                target = project / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
+            lay_out(project, case, DECIDERS[transport])
             payload = _payload(case, project)
             start = time.perf_counter()
             out = DECIDERS[transport](payload)

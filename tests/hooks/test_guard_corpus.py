@@ -4,8 +4,6 @@ transports: the command hook and the guard server's tool. The file's first case 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,33 +18,17 @@ def absolute(project: Path, tool_input: dict) -> dict:
     return {k: str(project / v) if k in PATH_KEYS else v for k, v in tool_input.items()}
 
 
-def _put(project: Path, files: dict) -> None:
-    for rel, text in files.items():
-        path = project / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
-def _git(project: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
-                   cwd=project, check=True, capture_output=True, timeout=60)
-
-
 def build(project: Path, setup: dict, decide) -> None:
-    """The project a case's `setup` describes (see the first case's note)."""
+    """The project a case's `setup` describes (see the first case's note), laid out by the one
+    function the accuracy benchmark uses (scripts/guard_accuracy.py)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    from guard_accuracy import lay_out
+
     project.mkdir(parents=True)
-    (project / ".planning").mkdir()
-    _put(project, setup.get("files", {}))
-    if setup.get("commit"):
-        _git(project, "init", "-q")
-        _git(project, "add", "-A")
-        _git(project, "commit", "-qm", "setup")
-    _put(project, setup.get("after_commit", {}))
-    for link, target in setup.get("symlinks", {}).items():
-        os.symlink(project / target, project / link)
-    for call in setup.get("prior", []):
-        assert decide(project, call["tool"], absolute(project, call["input"]), session=call["session"]) is None, call
-        _put(project, {call["input"]["file_path"]: call["input"]["content"]})
+    lay_out(project, {"setup": setup},
+            lambda payload: decide(project, payload["tool_name"], payload["tool_input"], session=payload["session_id"]))
 
 
 def test_the_corpus_is_well_formed():
