@@ -28,9 +28,9 @@ class RichOut:
         from rich.markup import escape
 
         if console is None:
-            from rich.console import Console
+            from msd_core.cli.terminal import console as clean_console
 
-            console = Console(stderr=stderr, highlight=False)
+            console = clean_console(stderr)
         self.console = console
         self.escape = escape
 
@@ -49,7 +49,9 @@ class PlainOut:
         return text
 
     def print(self, text: str = "", **_kw) -> None:
-        self.stream.write(_TAGS.sub("", text) + "\n")
+        from msd_core.lean.terminal import clean
+
+        self.stream.write(clean(_TAGS.sub("", text)) + "\n")
 
 
 def each(out, line: str, items) -> None:
