@@ -100,6 +100,14 @@ def install(out, d: dict) -> None:
         out.print(f"git merge drivers: {drivers['action']}" + (f" ({drivers['hint']})" if drivers.get("hint") else ""))
     if d.get("msd_run"):
         runner(out, d["msd_run"], prominent=True, hooked=hook.get("action") in ("added", "updated", "present"))
+    if not d.get("dry_run") and d.get("runtime", "claude") == "claude":
+        out.print(NEXT_STEP[d.get("scope") == "local"])
+
+
+NEXT_STEP = {  # the last line of a Claude Code install: what a newcomer does next (README's Set up says the same)
+    False: "Next: start `claude` in your project's folder and type /msd-new-project",
+    True: "Next: start `claude` in this project's folder and type /msd-new-project",
+}
 
 
 def runner(out, found: dict, *, prominent: bool = False, hooked: bool = False) -> None:
