@@ -233,9 +233,13 @@ def _install_one(verb, target, dry_run, force, json_output, allow_symlink, conte
     else:
         result = install(target, **options)
     result.command = verb
+    from msd_core.cli.fast_install import both_scopes
     from msd_core.install.runner_path import check
 
     result.data["msd_run"] = check()
+    both = both_scopes(target)
+    if both:
+        result.warnings.append(both)
     return result
 
 
@@ -246,8 +250,8 @@ LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
 MERGE_DRIVERS_HELP = ("Do not register git merge drivers for the planning files in the project's repository (by default "
                       "--local registers them in this project, --global in the project holding the current folder, so "
                       "merges never conflict on STATE.md and merge ROADMAP.md and REQUIREMENTS.md by entry).")
-PROFILE_HELP = ("full (every command and agent) or core (the daily loop: new-project, discuss, plan, execute, verify, progress; "
-                "agents kept out of the host's per-turn listing). Default: the install's recorded profile, else full. "
+PROFILE_HELP = ("full (every command and agent) or core (the daily loop: new-project, discuss, plan, execute, verify, progress, "
+                "and every command their content names; agents kept out of the host's per-turn listing). Default: the install's recorded profile, else full. "
                 "Switching removes the dropped commands' files you did not edit and keeps the ones you did.")
 
 
@@ -283,7 +287,7 @@ def register(app: typer.Typer) -> None:
         ("msd install --local", "for this project only (./.claude)"),
         ("msd install --global --dry-run", "each file's verdict; write nothing"),
         ("msd install --global --repair", "restore missing or edited files (edits backed up first)"),
-        ("msd install --global --profile core", "only the daily loop (new project, discuss, plan, execute, verify, progress)"),
+        ("msd install --global --profile core", "the daily loop (new project, discuss, plan, execute, verify, progress) and what it names"),
         ("msd install --global --runtime claude,gemini", "one install per agent runtime"),
     ))(make_install("install", "Install msd-core's skills, agents and workflows (or update an install, keeping your edits)."))
     app.command("update")(make_install("update", "Update an install: same as `msd install`; your edits are merged or kept."))

@@ -25,3 +25,23 @@ def test_the_readme_set_up_says_the_same_next_step():
     setup = REPO.joinpath("README.md").read_text().split("## Set up", 1)[1].split("\n## ", 1)[0]
     assert "pipx install . && msd install --global" in setup
     assert "start `claude` in your project's folder and type `/msd-new-project`" in " ".join(setup.split())
+
+
+def test_a_local_install_beside_a_global_one_says_both_are_there_and_which_wins(msd, tmp_path, isolated_home):
+    project = tmp_path / "proj"
+    project.mkdir()
+    first = msd(["install", "--global", *CONTENT], cwd=project)
+    assert first.returncode == 0 and "also installed" not in first.stderr
+    local = msd(["install", "--local", *CONTENT], cwd=project)
+    assert local.returncode == 0, local.stderr
+    assert [line for line in local.stderr.splitlines() if "also installed" in line] == [
+        f"warning: msd-core is also installed globally ({isolated_home / '.claude'}): in this project Claude Code runs "
+        "the global /msd-* commands (a personal skill wins over a project's of the same name) and the project's agents "
+        "(a project's agent wins); keep one: `msd uninstall --global` or `msd uninstall --local`"]
+    again = msd(["install", "--global", *CONTENT], cwd=project)  # nothing to change: the quick answer says it too
+    assert again.returncode == 0 and "Up to date:" in again.stdout
+    assert f"warning: msd-core is also installed in this project ({project / '.claude'})" in again.stderr
+    assert "keep one: `msd uninstall --local` or `msd uninstall --global`" in again.stderr
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    assert "also installed" not in msd(["install", "--global", *CONTENT], cwd=elsewhere).stderr
