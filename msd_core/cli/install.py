@@ -80,6 +80,13 @@ def _human_install(result: OperationResult) -> None:
     install_view.install(install_view.RichOut(), result.data)
 
 
+def _planned(action: str, dry: bool) -> str:
+    """An uninstall step's action as a dry run says it: "removed (…)" is "would remove (…)"."""
+    if dry and isinstance(action, str) and action.startswith("removed"):
+        return "would remove" + action[len("removed"):]
+    return action
+
+
 def _human_uninstall(result: OperationResult) -> None:
     out = console()
     d = result.data
@@ -88,19 +95,25 @@ def _human_uninstall(result: OperationResult) -> None:
 
         out.print(escape(f"Nothing to uninstall: no msd-core install in {d['target']} ({d['hint']})."), soft_wrap=True)
         return
-    verb = "Would remove" if d.get("dry_run") else "Removed"
+    dry = bool(d.get("dry_run"))
     c = d["counts"]
-    out.print(f"{verb} msd-core {d['version']} ({d['scope']}) from {d['target']}: "
-              f"{c['removed']} removed, {c['kept']} kept, {c['missing']} already missing", soft_wrap=True)
+    named = f"msd-core {d['version']}" if d.get("version") else "msd-core (version unknown)"
+    out.print(f"{'Would remove' if dry else 'Removed'} {named} ({d['scope']}) from {d['target']}: "
+              f"{c['removed']} {'to remove' if dry else 'removed'}, {c['kept']} {'to keep' if dry else 'kept'}, "
+              f"{c['missing']} already missing", soft_wrap=True)
     for f in d["files"]:
         if f["verdict"] == "kept":
-            out.print(f"  [bold yellow]kept[/] {f['path']}  {f.get('detail', '')}", soft_wrap=True)
-    out.print(f"{os.path.basename(d['settings']['path']) if d['settings'].get('path') else 'permission'}: {d['settings']['action']}", soft_wrap=True)
-    _each(out, "Removed msd's backup folder {}", d.get("backups_removed"))
+            out.print(f"  [bold yellow]{'would keep' if dry else 'kept'}[/] {f['path']}  {f.get('detail', '')}", soft_wrap=True)
+    out.print(f"{os.path.basename(d['settings']['path']) if d['settings'].get('path') else 'permission'}: "
+              f"{_planned(d['settings']['action'], dry)}", soft_wrap=True)
+    _each(out, ("Would remove" if dry else "Removed") + " msd's backup folder {}", d.get("backups_removed"))
     _each(out, "Kept the backup folder {} (your replaced edits)", d.get("backups_kept"))
     hook = d.get("hooks") or {}
     if hook.get("action") not in (None, "absent", "not applicable"):
-        out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']}", soft_wrap=True)
+        shown = _planned(hook["action"], dry)
+        said = f"{shown[:len('would remove')]} msd's hooks{shown[len('would remove'):]}" if shown != hook["action"] \
+            else f"msd's hooks {shown}"
+        out.print(f"{os.path.basename(hook['path'])}: {said}", soft_wrap=True)
     for entry in d.get("merge_drivers") or []:
         from rich.markup import escape
 

@@ -56,3 +56,27 @@ def test_a_wrong_root_is_a_usage_error_naming_the_path(msd_run, tmp_path):
     assert r.returncode == 2 and f"--root {tmp_path} is not an installed msd-core folder" in r.stderr
     gone = msd_run(["resolve", "plan-phase", "--root", str(tmp_path / ".claude" / "msd-core")], cwd=tmp_path)
     assert gone.returncode == 3 and "msd install" in gone.stderr  # the install's folder, not there: install it
+
+
+def test_a_dry_run_uninstall_says_would_remove_and_removes_nothing(msd, tmp_path):
+    assert msd(["install", "--local", *CONTENT], cwd=tmp_path).returncode == 0
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    dry = msd(["uninstall", "--local", "--dry-run"], cwd=tmp_path)
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.startswith("Would remove msd-core ") and " to remove, 0 to keep, 0 already missing" in dry.stdout
+    assert "removed" not in dry.stdout, dry.stdout
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    done = msd(["uninstall", "--local"], cwd=tmp_path)
+    assert done.stdout.startswith("Removed msd-core ") and " removed, 0 kept" in done.stdout
+
+
+def test_an_uninstall_of_unknown_version_prints_no_none(capsys):
+    from msd_core.cli.install import _human_uninstall
+    from msd_core.result import OperationResult
+
+    result = OperationResult("uninstall", data={
+        "version": None, "scope": "global", "target": "/cfg", "dry_run": False, "files": [],
+        "counts": {"removed": 3, "kept": 0, "missing": 0}, "settings": {"path": None, "action": "absent"}})
+    _human_uninstall(result)
+    out = capsys.readouterr().out
+    assert out.startswith("Removed msd-core (version unknown) (global) from /cfg: 3 removed") and "None" not in out
