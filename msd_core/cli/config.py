@@ -171,8 +171,11 @@ def register(app: typer.Typer) -> None:
                 echo(f"user defaults: {sources['user_defaults']}")
 
             table = Table(show_header=True, header_style="bold", box=None)
-            for col in ("key", "value", "source", "description"):
-                table.add_column(col, overflow="fold")
+            # keys and sources whole (a key cut mid-word cannot be copied); values and descriptions wrap
+            table.add_column("key", no_wrap=True, min_width=max([len("key"), *(len(e["key"]) for e in entries)]))
+            table.add_column("value", overflow="fold", min_width=min(16, max([5, *(len(_raw(e["value"])) for e in entries)])))
+            table.add_column("source", no_wrap=True)
+            table.add_column("description", overflow="fold")
             for e in entries:
                 desc = e["description"] if e["known"] else "(not in schema, kept)"
                 table.add_row(e["key"], _raw(e["value"]), e["source"] or "", desc)

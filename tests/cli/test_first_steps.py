@@ -80,3 +80,15 @@ def test_an_uninstall_of_unknown_version_prints_no_none(capsys):
     _human_uninstall(result)
     out = capsys.readouterr().out
     assert out.startswith("Removed msd-core (version unknown) (global) from /cfg: 3 removed") and "None" not in out
+
+
+def test_config_list_keeps_every_key_whole_in_a_narrow_terminal(msd, tmp_path):
+    from msd_core.config import schema
+
+    (tmp_path / ".planning").mkdir()
+    (tmp_path / ".planning" / "config.json").write_text("{}")
+    r = msd(["config", "list"], cwd=tmp_path, env={"COLUMNS": "72"})
+    assert r.returncode == 0, r.stderr
+    shown = {line.split()[0] for line in r.stdout.splitlines()[1:] if line.strip()}
+    assert max(map(len, schema.keys())) > 30  # long enough to be cut in 72 columns
+    assert set(schema.keys()) <= shown, sorted(set(schema.keys()) - shown)
