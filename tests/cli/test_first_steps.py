@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.kit.installkit import FIXTURE
 
 CONTENT = ["--content-dir", str(FIXTURE)]
@@ -92,3 +94,30 @@ def test_config_list_keeps_every_key_whole_in_a_narrow_terminal(msd, tmp_path):
     shown = {line.split()[0] for line in r.stdout.splitlines()[1:] if line.strip()}
     assert max(map(len, schema.keys())) > 30  # long enough to be cut in 72 columns
     assert set(schema.keys()) <= shown, sorted(set(schema.keys()) - shown)
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_msd_starts_is_one_line_and_exit_130(tmp_path):
+    """SIGINT at several moments of an install's first 0.3 s (typer and rich loading, the plan, the
+    writes): never a traceback; an interrupted run says so in one line and exits 130."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import repo_env
+
+    seen = set()
+    for delay in (0.05, 0.15, 0.3):
+        proc = subprocess.Popen([sys.executable, "-m", "msd_core", "install", "--global", *CONTENT], cwd=tmp_path,
+                                env=repo_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err, (delay, err)
+        assert proc.returncode in (0, 130, -signal.SIGINT), (delay, proc.returncode, err)
+        if proc.returncode == 130:
+            assert err.splitlines()[-1] == "msd: interrupted" and err.count("\n") == 1, err
+        seen.add(proc.returncode)
+    assert 130 in seen, seen  # at least one signal reached msd while it ran
