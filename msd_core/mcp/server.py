@@ -131,7 +131,7 @@ def build_server(call, default_cwd: str | None = None):
         """The verified detail parts of a shipped workflow, honouring workflow.compact_content.
 
         Returns {"stem", "compact", "root", "parts": [absolute paths of the verified files to read, in order]};
-        an error result (exit code 3) when there is no msd-core install at ROOT."""
+        an error result: exit code 3 when there is no msd-core install at ROOT, 2 when ROOT is no msd-core folder."""
         args = ["resolve"] + (["--root", root] if root else [])
         return answer(with_cwd(args, cwd, stem))
 
