@@ -213,3 +213,19 @@ def resolve_target(scope: str, config_dir: str | os.PathLike | None = None, proj
 def default_resolve_root() -> Path:
     """The installed tree `msd_run resolve` uses when no `--root` is given: the global install."""
     return install_root(global_config_dir())
+
+
+def given_install_root(root: str | os.PathLike) -> Path:
+    """A `--root` the caller gave, as an absolute path (`~` expanded). A path that names no msd-core
+    folder (another folder, a file, a path that is not there) is the caller's mistake: UsageError
+    (exit 2) naming it. A `.../msd-core` that is missing or lacks its manifest is an install gone:
+    the manifest's reader says so (exit 3, run `msd install`)."""
+    from msd_core.errors import UsageError
+
+    path = Path(os.path.expanduser(os.fspath(root))).absolute()
+    if path.name == INSTALL_DIRNAME and (path.is_dir() or not os.path.lexists(path)):
+        return path
+    hint = f"give the installed {INSTALL_DIRNAME} folder, e.g. ~/.claude/{INSTALL_DIRNAME} or ./.claude/{INSTALL_DIRNAME}"
+    if not os.path.lexists(path):
+        raise UsageError(f"--root {path}: no such folder", hint=hint)
+    raise UsageError(f"--root {path} is not an installed {INSTALL_DIRNAME} folder", hint=hint)

@@ -200,9 +200,113 @@ def _restore(previous: dict | None) -> None:
         signal.signal(s, handler)
 
 
+# ------------------------------------------------------------------ its output, within a cap
+
+CHUNK = 64 * 1024  # one read of an agent's pipe
+
+
+class Capped:
+    """One output stream of an agent kept within `limit` bytes: its first half as it came, then
+    only its last half, and how many bytes between them were cut. With `forward` (a callable
+    taking bytes), the first half is passed on as it comes and the note and the last half when
+    the stream ends (`finish`), so a reader sees at most `limit` bytes and a note."""
+
+    def __init__(self, name: str, limit: int, forward=None):
+        self.name, self.limit, self.forward = name, max(2, limit), forward
+        self.head, self.tail, self.total = bytearray(), bytearray(), 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.limit // 2 - len(self.head)
+        if room > 0:
+            part, chunk = chunk[:room], chunk[room:]
+            self.head += part
+            if self.forward is not None and part:
+                self.forward(bytes(part))
+        if chunk:
+            self.tail += chunk
+            over = len(self.tail) - (self.limit - self.limit // 2)
+            if over > 0:
+                del self.tail[:over]
+
+    @property
+    def cut(self) -> int:
+        return self.total - len(self.head) - len(self.tail)
+
+    def note(self) -> bytes:
+        return f"\n… {self.cut:,} bytes of {self.name} cut …\n".encode() if self.cut else b""
+
+    def data(self) -> bytes:
+        return bytes(self.head) + self.note() + bytes(self.tail)
+
+    def finish(self) -> None:
+        if self.forward is not None and (self.tail or self.cut):
+            self.forward(self.note() + bytes(self.tail))
+
+
+def to_stderr(data: bytes) -> None:
+    """A Capped's `forward` that passes an agent's output on to our stderr."""
+    try:
+        sys.stderr.write(data.decode("utf-8", errors="replace"))
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _drain(fd: int, into: Capped) -> None:
+    try:
+        while True:
+            chunk = os.read(fd, CHUNK)
+            if not chunk:
+                break
+            into.feed(chunk)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _send(pipe, data: bytes) -> None:
+    try:
+        pipe.write(data)
+    except (BrokenPipeError, OSError, ValueError):  # the agent did not read its stdin
+        pass
+    finally:
+        try:
+            pipe.close()
+        except (BrokenPipeError, OSError):
+            pass
+
+
+def _start_pipes(proc: subprocess.Popen, stdin_text: str | None, capture: tuple[Capped, Capped]) -> list:
+    import threading
+
+    jobs = []
+    for pipe, cap in ((proc.stdout, capture[0]), (proc.stderr, capture[1])):
+        fd = os.dup(pipe.fileno())
+        pipe.close()
+        jobs.append(threading.Thread(target=_drain, args=(fd, cap), daemon=True))
+    if stdin_text is not None:
+        jobs.append(threading.Thread(target=_send, args=(proc.stdin, stdin_text.encode("utf-8")), daemon=True))
+    for job in jobs:
+        job.start()
+    return jobs
+
+
+def _finish_pipes(jobs: list, capture: tuple[Capped, Capped]) -> None:
+    for job in jobs:  # the step's processes are gone, so the pipes are at their end (a process
+        job.join(GRACE_SECONDS)  # that escaped the group elsewhere than Linux may hold one: not waited for)
+    for cap in capture:
+        cap.finish()
+
+
 def run_agent(argv: list[str], *, stdin_text: str | None, cwd: str, env: dict, timeout: float,
-              stdout=None) -> tuple[int | None, bool]:
+              stdout=None, capture: tuple[Capped, Capped] | None = None) -> tuple[int | None, bool]:
     """(exit code, timed out). The exit code is None when the agent was killed for the time limit.
+
+    With `capture` (two Capped: stdout, stderr) both streams are read in CHUNK reads into
+    them, so no output of the agent, however large, is held or passed on beyond their caps;
+    otherwise stdout goes to `stdout` and stderr is inherited.
 
     FileNotFoundError / PermissionError when the command cannot be started; Ended when the
     chain got SIGTERM or SIGHUP (every process of the step is ended first)."""
@@ -210,11 +314,18 @@ def run_agent(argv: list[str], *, stdin_text: str | None, cwd: str, env: dict, t
     before = _children_now() if escapes else set()
     previous = _catch_ending_signals()
     proc = None
+    jobs: list = []
     try:
+        piped = subprocess.PIPE if capture is not None else None
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-                                stdout=stdout, cwd=cwd, env=env, text=True, start_new_session=True)
+                                stdout=piped or stdout, stderr=piped, cwd=cwd, env=env, text=capture is None,
+                                start_new_session=True)
         try:
-            proc.communicate(input=stdin_text, timeout=timeout)
+            if capture is not None:
+                jobs = _start_pipes(proc, stdin_text, capture)
+                proc.wait(timeout=timeout)
+            else:
+                proc.communicate(input=stdin_text, timeout=timeout)
         except subprocess.TimeoutExpired:
             _end_step(proc, before, escapes)
             return None, True
@@ -228,6 +339,8 @@ def run_agent(argv: list[str], *, stdin_text: str | None, cwd: str, env: dict, t
             _end_step(proc, before, escapes)
         raise
     finally:
+        if capture is not None:
+            _finish_pipes(jobs, capture)
         _restore(previous)
 
 

@@ -25,7 +25,8 @@ Nothing is recorded for a failed step, so running the chain again retries it.
 `dry_run` lists the plan from the current step (with each agent step's command line)
 and runs nothing.
 
-Agent output goes to stderr so stdout carries only the chain's report.
+Agent output (its stdout and its stderr) goes to stderr so stdout carries only the chain's report,
+each within MAX_AGENT_OUTPUT bytes (the first and last halves, a line saying how much was cut).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from msd_core.files.safe_read import kind
 
 DEFAULT_TIMEOUT = 1800.0  # seconds per agent step: a planning or commit step takes minutes; long waves: --timeout
 DEFAULT_MAX_STEPS = 200
+MAX_AGENT_OUTPUT = 256 * 1024  # bytes of each of an agent's streams passed on to our stderr
 AGENT_ACTIONS = ("spawn_agent", "write_artifact", "run")
 
 
@@ -301,7 +303,7 @@ class Chain:
     def _run_agent(self, step: dict) -> dict:
         from msd_core.chain import step_report
         from msd_core.chain import verify_claims as claims
-        from msd_core.chain.agent_process import run_agent
+        from msd_core.chain.agent_process import Capped, run_agent, to_stderr
         from msd_core.flows import service
 
         folder = _chain_dir(self.ctx)
@@ -329,8 +331,10 @@ class Chain:
                    MSD_STEP=step["step"], MSD_PROJECT=str(self.ctx.project_root))
         before = claims.snapshot(self.ctx.project_root)
         try:
+            shown = (Capped("stdout", MAX_AGENT_OUTPUT, forward=to_stderr),
+                     Capped("stderr", MAX_AGENT_OUTPUT, forward=to_stderr))
             code, timed_out = run_agent(argv, stdin_text=stdin_text, cwd=str(self.ctx.project_root), env=env,
-                                        timeout=self.timeout, stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else None)
+                                        timeout=self.timeout, capture=shown)
         except FileNotFoundError:
             return {"problem": f"agent command not found: {argv[0]}", "exit_code": None}
         except PermissionError:
@@ -423,14 +427,6 @@ def _typed(typ: str, text: str):
     if (typ == "list") != isinstance(value, list) or (typ == "object" and not isinstance(value, dict)):
         raise ValueError(f"a JSON {typ} is needed")
     return value
-
-
-def _has_fileno(stream) -> bool:
-    try:
-        stream.fileno()
-        return True
-    except (AttributeError, OSError, ValueError):
-        return False
 
 
 def ensure_ok(report: ChainReport) -> None:

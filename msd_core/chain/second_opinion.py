@@ -13,8 +13,10 @@ The run: the CLI's headless mode (argv_for), read-only by the CLI's own switch (
 read-only`, gemini `--approval-mode plan`, opencode `run --agent plan`; from their --help: codex
 0.171, gemini-cli 0.61, opencode 1.18), the brief
 on stdin (codex) or as the prompt argument, in the project folder, with a time limit; every
-process it starts is ended with it (msd_core.chain.agent_process). Its standard output, bounded
-at MAX_OUTPUT bytes, is the opinion.
+process it starts is ended with it (msd_core.chain.agent_process). Its standard output is the
+opinion, its standard error is passed on to ours; both are read in bounded chunks and kept within
+a cap (MAX_OUTPUT, MAX_STDERR: the first and the last half, and a line saying how many bytes
+between them were cut), however much the CLI prints.
 
 The record: the opinion is written beside what was reviewed, atomically, as
 `<plan id>-OPINION-<cli>.md` (a plan) or `<NN>-OPINION-<cli>.md` (a phase's diff) in the phase
@@ -32,7 +34,8 @@ from msd_core.errors import OperationFailed, UsageError
 
 CLIS = ("codex", "gemini", "opencode")
 MAX_BRIEF = 100_000  # characters; also below Linux's 128 KiB limit on one argument
-MAX_OUTPUT = 256 * 1024
+MAX_OUTPUT = 256 * 1024  # bytes of its stdout kept: the first and last halves, a note of what was cut
+MAX_STDERR = 16 * 1024  # bytes of its stderr passed on to ours, the same way
 DEFAULT_TIMEOUT = 600.0
 PROMPT_VIA_STDIN = {"codex"}
 
@@ -121,7 +124,7 @@ def brief_of(what: str, source: str, material: str) -> str:
 
 def run(root: Path, cli: str, *, plan: str | None = None, phase: str | None = None,
         timeout: float = DEFAULT_TIMEOUT, dry_run: bool = False, screen=None) -> dict:
-    from msd_core.chain.agent_process import run_agent
+    from msd_core.chain.agent_process import Capped, run_agent, to_stderr
     from msd_core.planning.outside_text import save
 
     root = Path(root)
@@ -145,15 +148,12 @@ def run(root: Path, cli: str, *, plan: str | None = None, phase: str | None = No
     if dry_run:
         return {**out, "dry_run": True, "argv": [a if a != brief else "<brief>" for a in argv]}
     started = time.time()
-    import tempfile
-
-    with tempfile.TemporaryFile() as sink:
-        env = {**os.environ, "PWD": str(root)}  # OpenCode takes its folder from $PWD
-        code, timed_out = run_agent(argv, stdin_text=stdin_text, cwd=str(root), env=env,
-                                    timeout=timeout, stdout=sink)
-        sink.seek(0)
-        raw = sink.read(MAX_OUTPUT + 1)
-    text = raw[:MAX_OUTPUT].decode("utf-8", errors="replace").strip()
+    env = {**os.environ, "PWD": str(root)}  # OpenCode takes its folder from $PWD
+    errors = Capped("stderr", MAX_STDERR, forward=to_stderr)
+    output = Capped("stdout", MAX_OUTPUT)
+    code, timed_out = run_agent(argv, stdin_text=stdin_text, cwd=str(root), env=env, timeout=timeout,
+                                capture=(output, errors))
+    text = output.data().decode("utf-8", errors="replace").strip()
     seconds = round(time.time() - started, 1)
     if timed_out:
         raise OperationFailed(f"{cli} did not finish within {timeout:g} s and was ended; nothing was recorded")
@@ -161,8 +161,7 @@ def run(root: Path, cli: str, *, plan: str | None = None, phase: str | None = No
         tail = " / ".join(text.splitlines()[-3:])[:300] if text else "no output"
         raise OperationFailed(f"{cli} exited {code} ({tail}); nothing was recorded")
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    cut = "\n\n(output cut at 256 KiB)" if len(raw) > MAX_OUTPUT else ""
     body = (f"---\nreviewer: {cli}\nreviewed: {what}\nsource: \"{source}\"\nat: {stamp}\nseconds: {seconds}\n---\n"
-            f"# Second opinion from {cli}\n\n{text}{cut}\n")
+            f"# Second opinion from {cli}\n\n{text}\n")
     save(root, target, body, screen=screen)  # another agent's words: screened as a Write of them would be
     return {**out, "dry_run": False, "seconds": seconds, "written": True}

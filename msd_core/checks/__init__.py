@@ -12,6 +12,7 @@ Every rule family has its own module and one entry point, `check(ctx) -> list[Vi
   runtime_gate.py  each runtime's installed command carries its gate for split workflows
   flows.py       flows/*.toml validate (delegates to msd_core.flows.schema)
   generated.py   registry.json and docs/INVENTORY.md are up to date (`--write` regenerates)
+  named_commands.py  every `/msd-<name>` a profile's installed files name is in that profile
   wording.py     own wording: no sentence near-verbatim in a peer project's text (`--peer DIR`)
 
 Shared pieces: model.py (Violation, the content tree), textlines.py (line normalisation,

@@ -22,6 +22,7 @@ from msd_core.checks import (
     frontmatter_yaml,
     generated,
     includes,
+    named_commands,
     partition,
     protected,
     runtime_gate,
@@ -51,6 +52,7 @@ RULES = (
     ("floor", floor.check),
     ("statuses", statuses.check),
     ("frontmatter", frontmatter_yaml.check),
+    ("named-commands", named_commands.check),
 )
 
 

@@ -144,6 +144,20 @@ def direct(app, argv: list[str]) -> int | None:
 
 
 def main() -> None:
+    """`msd`: Ctrl-C at any moment (while typer and rich load, before any command's own boundary,
+    msd_core.cli.common.errors_to_exit, is reached) is one line and exit 130, never a traceback."""
+    try:
+        _main()
+    except KeyboardInterrupt:
+        try:
+            sys.stderr.write("msd: interrupted\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        sys.exit(130)
+
+
+def _main() -> None:
     argv = sys.argv[1:]
     if argv == ["--version"]:
         sys.stdout.write(__version__ + "\n")

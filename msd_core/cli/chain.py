@@ -12,6 +12,7 @@ import typer
 
 from msd_core.chain.loop import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT
 from msd_core.cli.common import errors_to_exit, print_json, stdin_is_tty
+from msd_core.cli.terminal import write
 
 
 def register(app: typer.Typer) -> None:
@@ -62,14 +63,14 @@ def chain(
         if json_output:
             print_json({"workflow": workflow, "dry_run": True, "plan": items})
         else:
-            sys.stdout.write(logic.render_plan(workflow, items))
+            write(logic.render_plan(workflow, items))
         return
     if command is None:
         raise UsageError("--agent or --agent-cmd is required unless --dry-run", hint="e.g. --agent claude")
     ask = None
     if stdin_is_tty():
         def ask(prompt: str) -> str | None:
-            sys.stderr.write(prompt)
+            write(prompt, err=True)
             sys.stderr.flush()
             line = sys.stdin.readline()
             return None if line == "" else line
@@ -88,8 +89,8 @@ def chain(
             raise typer.Exit(1)
         return
     for s in report.steps:
-        sys.stdout.write(f"ok   {s['step']:<20} -> {s['next_step']}\n")
+        write(f"ok   {s['step']:<20} -> {s['next_step']}\n")
     if report.ok:
-        sys.stdout.write(f"{workflow}: done\n")
+        write(f"{workflow}: done\n")
         return
     logic.ensure_ok(report)

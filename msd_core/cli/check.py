@@ -7,6 +7,7 @@ from typing import Optional
 import typer
 
 from msd_core.cli.common import errors_to_exit, render
+from msd_core.cli.terminal import write as write_text
 from msd_core.result import OperationResult
 
 
@@ -40,7 +41,7 @@ def register(app: typer.Typer) -> None:
             lines = text_lines(report)
             if report.violations:
                 lines = lines[:-1]  # the summary goes to stderr as the result's error
-            sys.stdout.write("".join(line + "\n" for line in lines))
+            write_text("".join(line + "\n" for line in lines))
 
         render(result, json_output, human)
 

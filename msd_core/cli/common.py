@@ -10,14 +10,15 @@ from typing import Any, Callable
 
 import typer
 
+from msd_core.cli.terminal import write
 from msd_core.errors import EXIT_FAILED, MsdError
 from msd_core.result import OperationResult, json_text
 
 
 def console(stderr: bool = False):
-    from rich.console import Console
+    from msd_core.cli.terminal import console as clean_console
 
-    return Console(stderr=stderr, highlight=False)
+    return clean_console(stderr)
 
 
 def print_json(obj: Any) -> None:
@@ -49,7 +50,7 @@ def fail(exc: MsdError, as_json: bool = False) -> None:
     if as_json:
         sys.stderr.write(json.dumps(exc.to_json(), ensure_ascii=False) + "\n")
     else:
-        sys.stderr.write(f"msd: error: {exc.one_line()}\n")
+        write(f"msd: error: {exc.one_line()}\n", err=True)
     raise typer.Exit(exc.exit_code)
 
 
@@ -77,7 +78,7 @@ def errors_to_exit(fn: Callable) -> Callable:
         except Exception as exc:  # pragma: no cover - defensive boundary
             if os.environ.get("MSD_DEBUG"):
                 raise
-            sys.stderr.write(f"msd: internal error: {type(exc).__name__}: {exc} (set MSD_DEBUG=1 for a traceback)\n")
+            write(f"msd: internal error: {type(exc).__name__}: {exc} (set MSD_DEBUG=1 for a traceback)\n", err=True)
             raise typer.Exit(EXIT_FAILED)
 
     return wrapper

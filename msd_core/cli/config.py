@@ -11,6 +11,7 @@ from typing import Optional
 import typer
 
 from msd_core.cli.common import console, errors_to_exit, render
+from msd_core.cli.terminal import echo
 from msd_core.result import OperationResult
 
 
@@ -89,7 +90,7 @@ def register(app: typer.Typer) -> None:
         elif source is None:
             raise store._unknown_key(key, store.load_layers(cwd))
         result = OperationResult("config get", data={"key": key, "value": value, "source": source})
-        render(result, json_output, lambda r: typer.echo(_raw(value)))
+        render(result, json_output, lambda r: echo(_raw(value)))
 
     @config_app.command("set")
     @errors_to_exit
@@ -111,7 +112,7 @@ def register(app: typer.Typer) -> None:
 
         def human(r: OperationResult) -> None:
             verb = "set" if out["changed"] else "unchanged:"
-            typer.echo(f"{verb} {key} = {_raw(out['value'])}  ({out['path']})")
+            echo(f"{verb} {key} = {_raw(out['value'])}  ({out['path']})")
 
         render(result, json_output, human)
 
@@ -131,7 +132,7 @@ def register(app: typer.Typer) -> None:
         out = store.unset_value(key, cwd, personal=personal)
         result = OperationResult("config unset", data=out)
         render(result, json_output,
-               lambda r: typer.echo(f"{'removed' if out['removed'] else 'not set:'} {key}  ({out['path']})"))
+               lambda r: echo(f"{'removed' if out['removed'] else 'not set:'} {key}  ({out['path']})"))
 
     @config_app.command("list")
     @errors_to_exit
@@ -159,19 +160,22 @@ def register(app: typer.Typer) -> None:
             from rich.table import Table
 
             if sources["project_config"]:
-                typer.echo(f"project config: {sources['project_config']}")
+                echo(f"project config: {sources['project_config']}")
             elif layers.project_root is not None:
-                typer.echo(f"project {layers.project_root}: no .planning/config.json yet (defaults below)")
+                echo(f"project {layers.project_root}: no .planning/config.json yet (defaults below)")
             else:
-                typer.echo(f"no project at or above {os.path.abspath(cwd or '.')}: user defaults and schema defaults")
+                echo(f"no project at or above {os.path.abspath(cwd or '.')}: user defaults and schema defaults")
             if sources["personal_config"]:
-                typer.echo(f"personal config (yours, not committed): {sources['personal_config']}")
+                echo(f"personal config (yours, not committed): {sources['personal_config']}")
             if sources["user_defaults"]:
-                typer.echo(f"user defaults: {sources['user_defaults']}")
+                echo(f"user defaults: {sources['user_defaults']}")
 
             table = Table(show_header=True, header_style="bold", box=None)
-            for col in ("key", "value", "source", "description"):
-                table.add_column(col, overflow="fold")
+            # keys and sources whole (a key cut mid-word cannot be copied); values and descriptions wrap
+            table.add_column("key", no_wrap=True, min_width=max([len("key"), *(len(e["key"]) for e in entries)]))
+            table.add_column("value", overflow="fold", min_width=min(16, max([5, *(len(_raw(e["value"])) for e in entries)])))
+            table.add_column("source", no_wrap=True)
+            table.add_column("description", overflow="fold")
             for e in entries:
                 desc = e["description"] if e["known"] else "(not in schema, kept)"
                 table.add_row(e["key"], _raw(e["value"]), e["source"] or "", desc)
@@ -195,11 +199,11 @@ def register(app: typer.Typer) -> None:
 
         def human(r: OperationResult) -> None:
             for m in out["moved"]:
-                typer.echo(f"{'would move' if check else 'moved'} {m['from']} -> {m['to']} = {m['value']}")
+                echo(f"{'would move' if check else 'moved'} {m['from']} -> {m['to']} = {m['value']}")
             for k in out["removed_keys_present"]:
-                typer.echo(f"kept, no longer read: {k['key']} ({k['why']})")
+                echo(f"kept, no longer read: {k['key']} ({k['why']})")
             if not out["moved"] and not out["removed_keys_present"]:
-                typer.echo(f"nothing to migrate ({out['path']})")
+                echo(f"nothing to migrate ({out['path']})")
 
         render(result, json_output, human)
 

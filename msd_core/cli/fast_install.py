@@ -58,6 +58,26 @@ def target_for(scope: str, config_dir: str | None, runtime: str = "claude"):
     return target
 
 
+def both_scopes(target) -> str | None:
+    """A warning when the other scope (global for a local install, this folder's local one for a
+    global install) also holds a Claude Code install of msd-core, saying which one Claude Code uses:
+    on a name both hold, a personal skill (~/.claude/skills) wins over a project's, and a project's
+    agent (.claude/agents) over a personal one. None when there is no other install."""
+    if target.runtime != "claude":
+        return None
+    other_scope = "global" if target.scope == "local" else "local"
+    try:
+        other = target_for(other_scope, None, target.runtime)
+    except Exception:  # noqa: BLE001 - --local in the home folder and the like: nothing to compare
+        return None
+    if os.path.realpath(other.config) == os.path.realpath(target.config) or not other.manifest.is_file():
+        return None
+    where = "globally" if other_scope == "global" else "in this project"
+    return (f"msd-core is also installed {where} ({other.config}): in this project Claude Code runs the global "
+            f"/msd-* commands (a personal skill wins over a project's of the same name) and the project's agents "
+            f"(a project's agent wins); keep one: `msd uninstall --{other_scope}` or `msd uninstall --{target.scope}`")
+
+
 def answer(argv: list[str]) -> int | None:
     """Print the no-op install's result and return 0, or None for typer to run the command."""
     args = parse(argv)
@@ -81,6 +101,9 @@ def answer(argv: list[str]) -> int | None:
 
     result.command = args["verb"]
     result.data["msd_run"] = check()
+    both = both_scopes(target)
+    if both:
+        result.warnings.append(both)
     if args["json"]:
         from msd_core.result import json_text
 

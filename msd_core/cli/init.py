@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 
 from msd_core.cli.common import errors_to_exit, print_envelope, stdin_is_tty
+from msd_core.cli.terminal import write
 
 
 def register(app: typer.Typer) -> None:
@@ -68,13 +69,13 @@ def new_project(
     base = settings.defaults(project)
     if interactive:
         def ask(prompt: str) -> str | None:
-            sys.stdout.write(prompt)
+            write(prompt)
             sys.stdout.flush()
             line = sys.stdin.readline()
             return None if line == "" else line
 
         def say(text: str) -> None:
-            sys.stdout.write(text + "\n")
+            write(text + "\n")
 
         answers = settings.ask_all(given, base, ask, say)
     else:
@@ -83,7 +84,7 @@ def new_project(
     if json_output:
         print_envelope("init new-project", result)
         return
-    sys.stdout.write(f"wrote {result['path']}\n")
+    write(f"wrote {result['path']}\n")
     for key, value in result["settings"].items():
         shown = ("true" if value else "false") if isinstance(value, bool) else value
-        sys.stdout.write(f"  {key} = {shown}\n")
+        write(f"  {key} = {shown}\n")

@@ -80,6 +80,13 @@ def _human_install(result: OperationResult) -> None:
     install_view.install(install_view.RichOut(), result.data)
 
 
+def _planned(action: str, dry: bool) -> str:
+    """An uninstall step's action as a dry run says it: "removed (…)" is "would remove (…)"."""
+    if dry and isinstance(action, str) and action.startswith("removed"):
+        return "would remove" + action[len("removed"):]
+    return action
+
+
 def _human_uninstall(result: OperationResult) -> None:
     out = console()
     d = result.data
@@ -88,19 +95,25 @@ def _human_uninstall(result: OperationResult) -> None:
 
         out.print(escape(f"Nothing to uninstall: no msd-core install in {d['target']} ({d['hint']})."), soft_wrap=True)
         return
-    verb = "Would remove" if d.get("dry_run") else "Removed"
+    dry = bool(d.get("dry_run"))
     c = d["counts"]
-    out.print(f"{verb} msd-core {d['version']} ({d['scope']}) from {d['target']}: "
-              f"{c['removed']} removed, {c['kept']} kept, {c['missing']} already missing", soft_wrap=True)
+    named = f"msd-core {d['version']}" if d.get("version") else "msd-core (version unknown)"
+    out.print(f"{'Would remove' if dry else 'Removed'} {named} ({d['scope']}) from {d['target']}: "
+              f"{c['removed']} {'to remove' if dry else 'removed'}, {c['kept']} {'to keep' if dry else 'kept'}, "
+              f"{c['missing']} already missing", soft_wrap=True)
     for f in d["files"]:
         if f["verdict"] == "kept":
-            out.print(f"  [bold yellow]kept[/] {f['path']}  {f.get('detail', '')}", soft_wrap=True)
-    out.print(f"{os.path.basename(d['settings']['path']) if d['settings'].get('path') else 'permission'}: {d['settings']['action']}", soft_wrap=True)
-    _each(out, "Removed msd's backup folder {}", d.get("backups_removed"))
+            out.print(f"  [bold yellow]{'would keep' if dry else 'kept'}[/] {f['path']}  {f.get('detail', '')}", soft_wrap=True)
+    out.print(f"{os.path.basename(d['settings']['path']) if d['settings'].get('path') else 'permission'}: "
+              f"{_planned(d['settings']['action'], dry)}", soft_wrap=True)
+    _each(out, ("Would remove" if dry else "Removed") + " msd's backup folder {}", d.get("backups_removed"))
     _each(out, "Kept the backup folder {} (your replaced edits)", d.get("backups_kept"))
     hook = d.get("hooks") or {}
     if hook.get("action") not in (None, "absent", "not applicable"):
-        out.print(f"{os.path.basename(hook['path'])}: msd's hooks {hook['action']}", soft_wrap=True)
+        shown = _planned(hook["action"], dry)
+        said = f"{shown[:len('would remove')]} msd's hooks{shown[len('would remove'):]}" if shown != hook["action"] \
+            else f"msd's hooks {shown}"
+        out.print(f"{os.path.basename(hook['path'])}: {said}", soft_wrap=True)
     for entry in d.get("merge_drivers") or []:
         from rich.markup import escape
 
@@ -233,9 +246,13 @@ def _install_one(verb, target, dry_run, force, json_output, allow_symlink, conte
     else:
         result = install(target, **options)
     result.command = verb
+    from msd_core.cli.fast_install import both_scopes
     from msd_core.install.runner_path import check
 
     result.data["msd_run"] = check()
+    both = both_scopes(target)
+    if both:
+        result.warnings.append(both)
     return result
 
 
@@ -246,8 +263,8 @@ LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
 MERGE_DRIVERS_HELP = ("Do not register git merge drivers for the planning files in the project's repository (by default "
                       "--local registers them in this project, --global in the project holding the current folder, so "
                       "merges never conflict on STATE.md and merge ROADMAP.md and REQUIREMENTS.md by entry).")
-PROFILE_HELP = ("full (every command and agent) or core (the daily loop: new-project, discuss, plan, execute, verify, progress; "
-                "agents kept out of the host's per-turn listing). Default: the install's recorded profile, else full. "
+PROFILE_HELP = ("full (every command and agent) or core (the daily loop: new-project, discuss, plan, execute, verify, progress, "
+                "and every command their content names; agents kept out of the host's per-turn listing). Default: the install's recorded profile, else full. "
                 "Switching removes the dropped commands' files you did not edit and keeps the ones you did.")
 
 
@@ -283,7 +300,7 @@ def register(app: typer.Typer) -> None:
         ("msd install --local", "for this project only (./.claude)"),
         ("msd install --global --dry-run", "each file's verdict; write nothing"),
         ("msd install --global --repair", "restore missing or edited files (edits backed up first)"),
-        ("msd install --global --profile core", "only the daily loop (new project, discuss, plan, execute, verify, progress)"),
+        ("msd install --global --profile core", "the daily loop (new project, discuss, plan, execute, verify, progress) and what it names"),
         ("msd install --global --runtime claude,gemini", "one install per agent runtime"),
     ))(make_install("install", "Install msd-core's skills, agents and workflows (or update an install, keeping your edits)."))
     app.command("update")(make_install("update", "Update an install: same as `msd install`; your edits are merged or kept."))

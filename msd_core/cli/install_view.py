@@ -28,9 +28,9 @@ class RichOut:
         from rich.markup import escape
 
         if console is None:
-            from rich.console import Console
+            from msd_core.cli.terminal import console as clean_console
 
-            console = Console(stderr=stderr, highlight=False)
+            console = clean_console(stderr)
         self.console = console
         self.escape = escape
 
@@ -49,7 +49,9 @@ class PlainOut:
         return text
 
     def print(self, text: str = "", **_kw) -> None:
-        self.stream.write(_TAGS.sub("", text) + "\n")
+        from msd_core.lean.terminal import clean
+
+        self.stream.write(clean(_TAGS.sub("", text)) + "\n")
 
 
 def each(out, line: str, items) -> None:
@@ -98,6 +100,14 @@ def install(out, d: dict) -> None:
         out.print(f"git merge drivers: {drivers['action']}" + (f" ({drivers['hint']})" if drivers.get("hint") else ""))
     if d.get("msd_run"):
         runner(out, d["msd_run"], prominent=True, hooked=hook.get("action") in ("added", "updated", "present"))
+    if not d.get("dry_run") and d.get("runtime", "claude") == "claude":
+        out.print(NEXT_STEP[d.get("scope") == "local"])
+
+
+NEXT_STEP = {  # the last line of a Claude Code install: what a newcomer does next (README's Set up says the same)
+    False: "Next: start `claude` in your project's folder and type /msd-new-project",
+    True: "Next: start `claude` in this project's folder and type /msd-new-project",
+}
 
 
 def runner(out, found: dict, *, prominent: bool = False, hooked: bool = False) -> None:

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from msd_core.cli.common import errors_to_exit, print_envelope, stdin_is_tty
+from msd_core.cli.terminal import write
 
 
 def _scope_option():
@@ -43,8 +44,8 @@ def _print(command: str, out: dict, as_json: bool) -> None:
     import sys
 
     server, perm = out["server"], out["permission"]
-    sys.stdout.write(f"MCP server {out['scope']} scope: {server['path']}: {server['action']}\n")
-    sys.stdout.write(f"permission {perm.get('rule', 'mcp__msd')}: {perm['path']}: {perm['action']}\n")
+    write(f"MCP server {out['scope']} scope: {server['path']}: {server['action']}\n")
+    write(f"permission {perm.get('rule', 'mcp__msd')}: {perm['path']}: {perm['action']}\n")
     if out.get("note"):
         sys.stdout.write(f"note: {out['note']}\n")
 

@@ -55,8 +55,10 @@ class Layers:
         self.user = user
         self.personal = personal  # parsed .planning/.msd/personal.json, None when absent
 
-    def lookup(self, key: str):
-        """(value, source) for `key`; value is _MISSING when no layer and no schema has it."""
+    def lookup(self, key: str, validate: bool = True):
+        """(value, source) for `key`; value is _MISSING when no layer and no schema has it.
+        A stored value the schema does not allow (`mode: "turbo"`) is read as the default, with
+        one warning on stderr (`invalid_value`); `validate=False` hands back what is stored."""
         parts = key.split(".")
         if key not in schema.keys() and schema.is_prefix(key):
             return _effective_subtree(self, key), "merged"
@@ -66,10 +68,58 @@ class Layers:
                 continue
             found = _walk(data, parts, key)
             if found is not _MISSING:
-                return coerce.normalize(key, found), source
+                value = coerce.normalize(key, found)
+                if validate and key in schema.keys():
+                    if invalid_value(key, value, self._file_of(source)):
+                        return schema.default(key), "default"
+                    value = _bool_word(key, value)
+                return value, source
         if key in schema.keys():
             return schema.default(key), "default"
         return _MISSING, None
+
+    def _file_of(self, source: str) -> str:
+        if source == "personal" and self.project_root is not None:
+            return str(personal_path(self.project_root))
+        return str(self.project_path if source == "project" else self.user_path)
+
+
+_WARNED: set = set()  # (key, file) pairs already warned about in this process
+
+
+def _bool_word(key: str, value):
+    """A bool key stored as one of its words ("yes", "off") read as the bool it says."""
+    if isinstance(value, str) and schema.spec(key)["type"] == "bool":
+        return value.strip().lower() in schema.TRUE_WORDS
+    return value
+
+
+def stored_problem(key: str, value) -> str | None:
+    """What is wrong with a stored value of a schema key, or None. A bool key's true/false words
+    ("yes", "off") are fine: get_bool reads them."""
+    msg = coerce.problem(key, value)
+    if msg and schema.spec(key)["type"] == "bool" and isinstance(value, str) \
+            and value.strip().lower() in schema.TRUE_WORDS + schema.FALSE_WORDS:
+        return None
+    return msg
+
+
+def invalid_value(key: str, value, where: str) -> bool:
+    """True when `value` (read from the file `where`) is not allowed for `key`; the first time in a
+    process, one line on stderr says so and that the default is used instead."""
+    msg = stored_problem(key, value)
+    if msg is None:
+        return False
+    if (key, where) not in _WARNED:
+        import sys
+
+        _WARNED.add((key, where))
+        try:
+            sys.stderr.write(f"msd: warning: config {key} in {where}: {msg}; using the default "
+                             f"{json.dumps(schema.default(key))} (fix: msd config set {key} <value>)\n")
+        except (OSError, ValueError, AttributeError):
+            pass
+    return True
 
 
 def is_personal(key: str) -> bool:
@@ -201,6 +251,14 @@ def _effective(layers: Layers) -> dict:
             norm = coerce.normalize(key, found)
             if norm != found:
                 _set_nested(base, key.split("."), norm)
+    for key in schema.keys():  # a value the schema does not allow is read as its default (one warning)
+        if schema.object_parent(key):
+            continue
+        found = _walk(base, key.split("."), key)
+        if found is not _MISSING and found != schema.default(key):
+            _value, source = layers.lookup(key, validate=False)
+            if source in ("project", "user", "personal") and invalid_value(key, found, layers._file_of(source)):
+                _set_nested(base, key.split("."), schema.default(key))
     return base
 
 
@@ -275,10 +333,10 @@ def list_entries(cwd: str | os.PathLike | None = None, layers: Layers | None = N
     layers = layers or load_layers(cwd)
     out = []
     for key, s in schema.keys().items():
-        value, source = layers.lookup(key)
+        value, source = layers.lookup(key, validate=False)  # listed as stored, with its problem
         entry = {"key": key, "value": value, "source": source, "known": True, "description": s.get("description", "")}
         if source in ("project", "user", "personal"):
-            msg = coerce.problem(key, value)
+            msg = coerce.problem(key, value)  # a bool word too: stored as text where the schema has a bool
             if msg:
                 entry["problem"] = msg
         if not is_personal(key) and layers.personal and _walk(layers.personal, key.split("."), key) is not _MISSING:

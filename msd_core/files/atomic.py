@@ -294,6 +294,43 @@ def _atomic_write_by_path(path: Path, data: bytes, mode, anchor) -> None:  # pra
         raise
 
 
+def write_new_file(folder: Path, stem: str, suffix: str, data: bytes, *, anchor: Path | None = None,
+                   tries: int = 1000) -> str:
+    """Create a new file in `folder` and never replace one: `<stem><suffix>`, or when that name is
+    taken `<stem>-2<suffix>`, `-3`, … (each created with O_EXCL|O_NOFOLLOW). Returns the name used.
+    Errors are OSError naming the folder (FileExistsError once `tries` names are all taken)."""
+    import errno
+
+    folder = Path(folder)
+    dfd = open_dir(folder, anchor)
+    at = {"dir_fd": dfd} if _DIR_FD else {}
+    try:
+        for n in range(1, tries + 1):
+            name = f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}"
+            where = name if _DIR_FD else str(folder / name)
+            try:
+                fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+                             | getattr(os, "O_BINARY", 0), 0o666, **at)
+            except FileExistsError:
+                continue
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            except OSError:
+                os.close(fd)
+                os.unlink(where, **at)
+                raise
+            os.close(fd)
+            return name
+        raise FileExistsError(errno.EEXIST, f"{tries} names taken", str(folder / f"{stem}{suffix}"))
+    except OSError as exc:
+        raise _with_path(exc, folder) from None
+    finally:
+        os.close(dfd)
+
+
 def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8", anchor: Path | None = None) -> None:
     """Write text without newline translation (callers keep the file's own line endings)."""
     atomic_write_bytes(path, text.encode(encoding), anchor=anchor)

@@ -83,10 +83,10 @@ def from_dir(name: str, flows_dir: str, root: str | None = None) -> FlowSource:
 
 def from_install(name: str, root: str | None = None) -> FlowSource:
     from msd_core.ownership.manifest import load_manifest, read_verified, safe_path
-    from msd_core.paths import INSTALL_DIRNAME, default_resolve_root
+    from msd_core.paths import INSTALL_DIRNAME, default_resolve_root, given_install_root
 
     _check_name(name)
-    install = Path(root).expanduser().absolute() if root else default_resolve_root()
+    install = given_install_root(root) if root else default_resolve_root()
     config = install.parent
     manifest = load_manifest(config)
     rel = f"{INSTALL_DIRNAME}/{FLOWS_SUBDIR}/{name}.toml"

@@ -7,6 +7,7 @@ so health never disagrees with `next` or `state sync` about what a folder is. No
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -143,10 +144,37 @@ def planning_files(t: Tree) -> list[Finding]:
         from msd_core.files.jsonfile import read_json_object
 
         try:
-            read_json_object(path, "config", MAX_READ, hint="fix it by hand")
+            data, _ = read_json_object(path, "config", MAX_READ, hint="fix it by hand")
         except UsageError as exc:
             out.append(Finding("config-unreadable", ".planning/config.json", exc.message))
+        else:
+            out += _config_values(data or {})
     return out
+
+
+def _config_values(data: dict) -> list[Finding]:
+    """config-value-invalid: each value of a schema key the schema does not allow (read as its default)."""
+    from msd_core.config import schema
+    from msd_core.config.store import stored_problem
+
+    out = []
+    for key in schema.keys():
+        if schema.object_parent(key):
+            continue  # checked with its parent (parallelization: a bool or its fields)
+        here = data
+        for part in key.split("."):
+            here = here.get(part, _ABSENT) if isinstance(here, dict) else _ABSENT
+        if here is _ABSENT:
+            continue
+        msg = stored_problem(key, here)
+        if msg:
+            out.append(Finding("config-value-invalid", ".planning/config.json",
+                               f"{key}: {msg}; msd reads the default {json.dumps(schema.default(key))} "
+                               f"(fix: msd config set {key} <value>)"))
+    return out
+
+
+_ABSENT = object()
 
 
 def phase_folders(t: Tree) -> list[Finding]:

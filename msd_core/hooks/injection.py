@@ -434,14 +434,13 @@ def quarantine(planning: str, rel: str, text: str, findings: list, session: str 
     import re
     import time
 
-    from msd_core.files.atomic import atomic_write_bytes, ensure_dir
+    from msd_core.files.atomic import write_new_file
 
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     flat = re.sub(r"[^A-Za-z0-9._-]+", "_", rel.replace("/", "__"))[:120]
     folder = os.path.join(planning, ".msd", "quarantine")
-    name = f"{stamp}-{flat}"
-    if not name.endswith(".md"):
-        name += ".md"
+    stem = f"{stamp}-{flat}"
+    stem = stem[:-3] if stem.endswith(".md") else stem
     note = ["<!-- msd quarantine: this text was NOT saved where the agent meant to save it -->",
             f"- target: .planning/{rel}", f"- when: {stamp}"]
     if session:
@@ -454,9 +453,9 @@ def quarantine(planning: str, rel: str, text: str, findings: list, session: str 
     try:
         from pathlib import Path
 
-        root = Path(planning).parent
-        ensure_dir(Path(folder), anchor=root)
-        atomic_write_bytes(Path(folder) / name, ("\n".join(note) + text).encode("utf-8"), anchor=root)
+        # a new name for each refusal: two in the same second keep both texts (`<stem>-2.md`)
+        name = write_new_file(Path(folder), stem, ".md", ("\n".join(note) + text).encode("utf-8"),
+                              anchor=Path(planning).parent)
     except Exception:  # noqa: BLE001 - a read-only project: the write is still refused, with no copy
         return None
     return f".planning/.msd/quarantine/{name}"

@@ -6,7 +6,8 @@ the dispatcher's `call`, which returns the command's result instead of printing 
 the server and the CLI can never disagree, and concurrent calls (the SDK runs each sync
 tool in its own thread) never see each other's answers. A failed command is raised as the
 SDK's ToolError: the client gets `isError: true` and the one-line message (with the exit
-code). Needs the optional `mcp` dependency group (`pip install 'msd-core[mcp]'`).
+code). Needs the optional `mcp` dependency group (`pipx inject msd-core mcp` for a pipx install,
+`pip install 'msd-core[mcp]'` otherwise: msd_core/mcp/remedy.py).
 """
 
 from __future__ import annotations
@@ -65,7 +66,9 @@ def _server_class():
 
         return FastMCP
     except ImportError:
-        raise OperationFailed("the MCP server needs the mcp package", hint="pip install 'msd-core[mcp]'") from None
+        from msd_core.mcp.remedy import mcp_hint
+
+        raise OperationFailed("the MCP server needs the mcp package", hint=mcp_hint()) from None
 
 
 def build_server(call, default_cwd: str | None = None):
@@ -128,7 +131,7 @@ def build_server(call, default_cwd: str | None = None):
         """The verified detail parts of a shipped workflow, honouring workflow.compact_content.
 
         Returns {"stem", "compact", "root", "parts": [absolute paths of the verified files to read, in order]};
-        an error result (exit code 3) when there is no msd-core install at ROOT."""
+        an error result: exit code 3 when there is no msd-core install at ROOT, 2 when ROOT is no msd-core folder."""
         args = ["resolve"] + (["--root", root] if root else [])
         return answer(with_cwd(args, cwd, stem))
 

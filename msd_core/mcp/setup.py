@@ -162,7 +162,9 @@ def install(scope: str, config_dir: str | None = None, project_dir: str | None =
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
-        raise OperationFailed("the MCP server needs the mcp package", hint="pip install 'msd-core[mcp]'")
+        from msd_core.mcp.remedy import mcp_hint
+
+        raise OperationFailed("the MCP server needs the mcp package", hint=mcp_hint())
     from msd_core.files import edit_record
 
     servers, settings = host_files(scope, config_dir, project_dir)

@@ -46,7 +46,7 @@ def root_path(root: str | os.PathLike | None) -> Path:
     """`--root` as an absolute path (`~` expanded); default: the global install."""
     if root is None or str(root) == "":
         return paths.default_resolve_root()
-    return Path(os.path.expanduser(os.fspath(root))).absolute()
+    return paths.given_install_root(root)
 
 
 def repair_hint(config: Path, scope: str | None) -> str:

@@ -29,5 +29,7 @@ def run(args):
             raise
         sys.stderr.write(f"msd_run statusline: {type(exc).__name__}: {str(exc)[:200]}\n")
         text = "msd"
-    sys.stdout.write(text + "\n")
+    from msd_core.lean.terminal import clean
+
+    sys.stdout.write(clean(text).replace("\n", " ").replace("\t", " ") + "\n")  # one line, nothing for the terminal to run
     return 0

@@ -13,6 +13,7 @@ import os
 import sys
 
 from msd_core.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, MsdError
+from msd_core.lean.terminal import clean
 
 
 def _untranslated(message: str) -> str:
@@ -294,7 +295,31 @@ def call(argv: list[str]) -> tuple[int, object]:
     return EXIT_OK, result
 
 
+class _Clean:
+    """A text stream whose writes pass msd_core.lean.terminal.clean first (the rest as the stream's)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        return self._stream.write(clean(text))
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command, with what it writes to stdout and stderr kept free of escape sequences and
+    control characters (STATE.md's text, a CLI's output: msd_core.lean.terminal)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (_Clean(out) if out is not None else out), (_Clean(err) if err is not None else err)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     OneLineParser.json_errors = "--json-errors" in argv
     while argv and argv[0] == "--json-errors":

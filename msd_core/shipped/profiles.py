@@ -1,7 +1,7 @@
 """Install profiles: which shipped commands an install holds, and the files they need.
 
   full   every command, workflow and agent (the default)
-  core   the daily loop, CORE_COMMANDS, and the files those need
+  core   the daily loop and what its content offers, CORE_COMMANDS, and the files those need
 
 What a set of commands needs is read from the shipped text, so no hand-kept list can drift:
   - each command's source file (commands/msd/<name>.md);
@@ -33,7 +33,11 @@ FULL = "full"
 CORE = "core"
 PROFILES = (CORE, FULL)
 DEFAULT = FULL
-CORE_COMMANDS = ("new-project", "discuss-phase", "plan-phase", "execute-phase", "verify-work", "progress")
+# the daily loop, the first steps a newcomer is pointed to (mapping existing code, settings), and the
+# person-only commands the loop's content offers (they add nothing to the host's listing); every
+# `/msd-<name>` a core install's files name is one of these (msd check content, rule named-commands)
+CORE_COMMANDS = ("new-project", "discuss-phase", "plan-phase", "execute-phase", "verify-work", "progress",
+                 "map-codebase", "settings", "ui-phase", "secure-phase", "ui-review", "add-tests")
 
 FLOWS_PREFIX = "msd-core/flows/"
 _WORKFLOW_NAMED = re.compile(r"(?:workflows/|\bresolve\s+)([a-z][a-z0-9-]*)")

@@ -32,10 +32,11 @@ def test_the_listing_is_within_its_budget(tmp_path, profile):
     assert sum(items.values()) <= BUDGETS[profile], items
 
 
-def test_core_lists_its_six_commands_and_no_agent(tmp_path):
-    items = lines(installed(tmp_path, "core"))
+def test_core_lists_its_eight_commands_and_no_agent(tmp_path):
+    items = lines(installed(tmp_path, "core"))  # its person-only commands (ui-phase, ...) are not listed
     assert sorted(items) == [f"skill msd-{c}" for c in sorted(
-        ["new-project", "discuss-phase", "plan-phase", "execute-phase", "verify-work", "progress"])]
+        ["new-project", "discuss-phase", "plan-phase", "execute-phase", "verify-work", "progress", "map-codebase",
+         "settings"])]
 
 
 def test_every_shipped_command_is_listed_in_full_unless_person_only(tmp_path):

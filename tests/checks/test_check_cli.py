@@ -91,3 +91,9 @@ def test_write_waits_for_the_lock_and_exits_4(msd, tmp_path):
         r = msd(["check", "content", "--root", str(tree), "--write"], env={"MSD_LOCK_TIMEOUT": "0.2"})
     assert r.returncode == 4
     assert r.stderr.count("\n") == 1 and "could not lock" in r.stderr
+
+
+def test_msd_check_content_prints_its_human_report(msd):
+    r = msd(["check", "content"])
+    assert (r.returncode, r.stdout.strip().splitlines()[-1]) == (0, f"content check passed: {run_checks().files_checked} files")
+    assert r.stderr == ""

@@ -524,3 +524,18 @@ def test_a_command_whose_frontmatter_is_no_yaml_is_refused(tmp_path):
     agent.write_text(agent.read_text().replace("description:", "summary:", 1))
     found = {(v.rule, v.file, v.line) for v in run_checks(tree).violations if v.rule == "frontmatter"}
     assert found == {("frontmatter", "commands/msd/stats.md", 1), ("frontmatter", "agents/msd-planner.md", 1)}
+
+
+def test_a_command_named_outside_its_profile_is_a_violation(tree):
+    """Rule named-commands: the fixture's commands (plan, notes) are in the full profile only, so a
+    shared reference naming /msd-plan breaks the core profile; one naming a command that does not
+    exist breaks both; the installed folder (`~/.claude/msd-core`, `/msd-core/`) is no command."""
+    gate = tree / "msd-core" / "references" / "gate.md"
+    gate.write_text(gate.read_text() + "Plan with `/msd-plan` first; see ~/.claude/msd-core/ and x/msd-core/.\n"
+                    "Or run /msd-nowhere.\n")
+    report = run_checks(tree, write=True)
+    found = sorted((v.line, v.message) for v in report.violations if v.rule == "named-commands")
+    assert found == [(4, "names /msd-plan, which the core profile does not install"),
+                     (5, "names /msd-nowhere, which the core profile does not install"),
+                     (5, "names /msd-nowhere, which the full profile does not install")]
+    assert all(v.file == "msd-core/references/gate.md" for v in report.violations if v.rule == "named-commands")

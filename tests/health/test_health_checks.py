@@ -30,6 +30,10 @@ def _break_config(root):
     (root / ".planning/config.json").write_text("{not json")
 
 
+def _break_config_value(root):
+    (root / ".planning/config.json").write_text('{"mode": "turbo", "workflow": {"research": "yes"}}')
+
+
 def _break_shared_number(root):
     (root / ".planning/phases/02-login").mkdir()
 
@@ -167,6 +171,7 @@ def _break_ticket(root):
 BREAKS = {
     "planning-file-missing": _break_missing_file,
     "config-unreadable": _break_config,
+    "config-value-invalid": _break_config_value,
     "phase-number-shared": _break_shared_number,
     "phase-folder-link": _break_link,
     "phase-folder-unnamed": _break_unnamed,
@@ -249,3 +254,11 @@ def test_flow_stamps_read_as_utc(stamp):
 
     assert _stamp(stamp) == calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ"))
     assert _stamp("yesterday") is None and _stamp(None) is None and _stamp("2026-13-01T00:00:00Z") is None
+
+
+def test_an_invalid_config_value_is_one_finding_naming_key_value_and_default(healthy):
+    _break_config_value(healthy)  # "yes" is a true word msd reads: only mode is wrong
+    found = [f for f in check.findings(healthy) if f.code == "config-value-invalid"]
+    assert [(f.file, f.message) for f in found] == [
+        (".planning/config.json", 'mode: expected one of interactive, yolo, found "turbo"; msd reads the default '
+                                  '"interactive" (fix: msd config set mode <value>)')]

@@ -3,7 +3,7 @@
 - The lines msd_core/bench/listing.py rebuilds are exactly the msd lines the host lists to the
   model (full and core): the offline budget test (tests/bench/test_listing.py) measures what
   the host sends.
-- A core install lists its six skills and no agent; its skills load as in a full install.
+- A core install lists its eight model-invocable skills and no agent; its skills load as in a full install.
 - In a core install an msd agent runs as the host's general-purpose agent: the subagent's first
   call, `msd_run agent-role <agent>`, is allowed by the installed permission and hands it the
   role (a Read of the role file would need a permission -p mode does not have: measured, so
@@ -17,7 +17,7 @@ import pytest
 
 from msd_core.bench.listing import lines
 
-CORE = ["discuss-phase", "execute-phase", "new-project", "plan-phase", "progress", "verify-work"]
+CORE = ["discuss-phase", "execute-phase", "map-codebase", "new-project", "plan-phase", "progress", "settings", "verify-work"]
 
 
 def listed_msd_lines(run: hostkit.HostRun) -> list[str]:

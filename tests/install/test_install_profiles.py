@@ -20,12 +20,13 @@ from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import resolve_target
 from tests.kit.installkit import files_of, snapshot
 
-CORE_SKILLS = ["discuss-phase", "execute-phase", "new-project", "plan-phase", "progress", "verify-work"]
-CORE_AGENTS = ["debugger", "executor", "phase-researcher", "plan-checker", "planner", "project-researcher", "roadmapper", "verifier"]
-NOT_CORE_AGENTS = ["codebase-mapper", "integration-checker", "reviewer"]
+CORE_SKILLS = ["add-tests", "discuss-phase", "execute-phase", "map-codebase", "new-project", "plan-phase", "progress",
+               "secure-phase", "settings", "ui-phase", "ui-review", "verify-work"]
+CORE_AGENTS = ["codebase-mapper", "debugger", "executor", "phase-researcher", "plan-checker", "planner", "project-researcher",
+               "reviewer", "roadmapper", "verifier"]
+NOT_CORE_AGENTS = ["integration-checker"]
 DROPPED_WORKFLOWS = ["add-phase", "audit-milestone", "autonomous", "code-review", "complete-milestone", "debug", "help",
-                     "map-codebase", "new-milestone", "pause-work", "phase-change", "quick", "resume-work", "settings",
-                     "ship", "todo", "undo"]
+                     "new-milestone", "pause-work", "phase-change", "quick", "resume-work", "ship", "todo", "undo"]
 
 
 def target(tmp_path, name="cfg"):
@@ -163,8 +164,8 @@ def test_agent_role_prints_the_installed_role_in_both_profiles(tmp_path):
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.startswith("Role: msd-planner; use only these tools: Read, Write, Edit, Bash, Grep, Glob, WebFetch.\n\n")
         assert "You are msd-planner." in proc.stdout and "\ndescription:" not in proc.stdout
-    proc = run_msd_run("agent-role", "reviewer", "--root", str(core.config / "msd-core"))
-    assert proc.returncode == 2 and "unknown agent 'reviewer'" in proc.stderr
+    proc = run_msd_run("agent-role", "integration-checker", "--root", str(core.config / "msd-core"))
+    assert proc.returncode == 2 and "unknown agent 'integration-checker'" in proc.stderr
 
 
 def test_agent_role_refuses_an_edited_role_file(tmp_path):

@@ -71,7 +71,7 @@ def test_mcp_session_lists_and_calls_every_tool(tmp_path):
     async def body(session):
         tools = await session.list_tools()
         results = {name: _payload(await session.call_tool(name, args)) for name, args in calls}
-        missing = await session.call_tool("resolve", {"stem": "plan-phase", "root": str(tmp_path / "no-install")})
+        missing = await session.call_tool("resolve", {"stem": "plan-phase", "root": str(tmp_path / "no-install" / "msd-core")})
         return {t.name: t.description for t in tools.tools}, results, missing
 
     described, results, missing = _run(project, body)

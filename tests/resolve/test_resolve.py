@@ -204,9 +204,11 @@ def test_no_global_install_by_default(tmp_path, msd_run):
     assert r.returncode == 3 and "msd install" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_root_not_named_msd_core_is_not_an_install(tmp_path, inst):
+def test_root_not_named_msd_core_is_a_usage_error_naming_it(tmp_path, inst):
     code, _, err = resolve("plan-phase", inst.config, compact_project(tmp_path, False))
-    assert code == 3 and "msd install" in err
+    assert code == 2 and f"--root {inst.config} is not an installed msd-core folder" in err
+    code, _, err = resolve("plan-phase", tmp_path / "typo", compact_project(tmp_path, False))
+    assert code == 2 and f"--root {tmp_path / 'typo'}: no such folder" in err
 
 
 @pytest.mark.parametrize(
@@ -237,10 +239,11 @@ def test_corrupt_project_config_exit_2(tmp_path, inst):
     assert code == 2 and "line 1 column 2" in err
 
 
-def test_non_bool_compact_value_exit_2(tmp_path, inst):
+def test_non_bool_compact_value_is_read_as_its_default_with_a_warning(tmp_path, inst):
     proj = make_project(tmp_path / "p", {"workflow": {"compact_content": "sometimes"}})
-    code, _, err = resolve("plan-phase", inst.root, proj)
-    assert code == 2 and "workflow.compact_content" in err
+    code, out, err = resolve("plan-phase", inst.root, proj)
+    assert code == 0 and json.loads(out)["compact"] is False
+    assert 'config workflow.compact_content in ' in err and 'using the default false' in err
 
 
 # ------------------------------------------------------------------ trace
