@@ -253,8 +253,24 @@ def accepted(root: Path) -> dict[str, str]:
     return {m.group(1): m.group(2).strip() for m in _ACCEPTED_LINE.finditer(text)}
 
 
-def _owners(path: str, plans: list[PlanFacts]) -> list[PlanFacts]:
-    return [p for p in plans if any(path == f or (f.endswith("/") and path.startswith(f)) for f in p.files)]
+class Owners:
+    """Which plans name a path: exact paths from a dict, declared folders (`src/auth/`) by prefix."""
+
+    def __init__(self, plans: list[PlanFacts]):
+        self.exact: dict[str, list[PlanFacts]] = {}
+        self.folders: list[tuple[str, PlanFacts]] = []
+        for p in plans:
+            for f in p.files:
+                if f.endswith("/"):
+                    self.folders.append((f, p))
+                else:
+                    self.exact.setdefault(f, []).append(p)
+
+    def __call__(self, path: str) -> list[PlanFacts]:
+        found = self.exact.get(path, [])
+        if self.folders:
+            found = found + [p for f, p in self.folders if path.startswith(f) and p not in found]
+        return found
 
 
 def _exists(root: Path, rel: str) -> bool:
@@ -322,6 +338,7 @@ def drift(root: Path) -> dict:
 
 def _outside(history, plans, phases, verif, contained, recorded, ok_commits, base) -> list[dict]:
     by_phase = {ph.number: ph for ph in phases}
+    owners_of = Owners(plans)
     anything_verified = [h for h in contained.values()]
     out = []
     for c in history:
@@ -331,7 +348,7 @@ def _outside(history, plans, phases, verif, contained, recorded, ok_commits, bas
             continue
         files, owning = [], {}
         for status, path, old in c.changes:
-            owners = _owners(path, plans) + ([p for p in _owners(old, plans)] if old else [])
+            owners = owners_of(path) + (owners_of(old) if old else [])
             for p in owners:
                 owning[p.phase] = by_phase.get(p.phase)
             files.append({"path": path, "status": status, **({"from": old} if old else {}),
@@ -368,8 +385,8 @@ def _stale(root, history, phases, contained, ok_commits, present) -> list[dict]:
         v = ph.verified
         if not v or v not in present:
             continue
-        watched = [f for p in ph.plans for f in p.files]
-        if not watched:
+        watched = Owners(ph.plans)
+        if not ph.plans or not (watched.exact or watched.folders):
             continue
         changed: dict[str, list[str]] = {}
         if v in contained:
@@ -378,13 +395,13 @@ def _stale(root, history, phases, contained, ok_commits, present) -> list[dict]:
                 if c.hash in inside or c.hash in ok_commits:
                     continue
                 for f in c.files:
-                    if any(f == w or (w.endswith("/") and f.startswith(w)) for w in watched):
+                    if watched(f):
                         changed.setdefault(f, []).append(c.hash)
             rebased = False
         else:  # the verified commit is not in this history (rebased, reset): compare the trees
             proc = _git(["diff", "-M", "--name-only", "-z", v, "HEAD", "--"], root)
             for f in (p for p in (proc.stdout or "").split("\0") if p):
-                if any(f == w or (w.endswith("/") and f.startswith(w)) for w in watched):
+                if watched(f):
                     changed.setdefault(f, [])
             rebased = True
         if not changed:
