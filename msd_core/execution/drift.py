@@ -138,7 +138,7 @@ def read_history(root: Path, base: str | None) -> list[Commit]:
     """The commits from `base` (itself included) to HEAD, newest first, in one `git log`."""
     fmt = "--format=%x02%H%x1f%P%x1f%B%x03"
     rev = ["HEAD", "--not", f"{base}^@"] if base else ["HEAD"]
-    proc = _git(["log", "-z", "-M", "--name-status", fmt, *rev, "--"], root)
+    proc = _git(["log", "-z", "-M", "--no-color", "--name-status", fmt, *rev, "--"], root)
     if proc.returncode != 0:
         raise OperationFailed(f"`git log` failed: {(proc.stderr or '').strip()[:200] or 'no message'}")
     return parse_log(proc.stdout)
@@ -301,7 +301,9 @@ def _workflow(c: Commit, recorded: set[str]) -> str | None:
     return None
 
 
-def drift(root: Path) -> dict:
+def drift(root: Path, main: Path | None = None) -> dict:
+    """The findings for the working tree at `root` (its HEAD, its `.planning/`); `main`: the main
+    checkout, where the run records are (default `root`)."""
     from msd_core.git.runner import head
 
     notes: list[str] = []
@@ -311,7 +313,7 @@ def drift(root: Path) -> dict:
     phases = read_phases(root, notes)
     plans = [p for ph in phases for p in ph.plans]
     ok_commits = accepted(root)
-    recorded = _recorded_hashes(root)
+    recorded = _recorded_hashes(main or root)
     verif = {ph.number: ph.verified for ph in phases if ph.verified}
     present = _existing(root, sorted(set(verif.values()))) if verif else set()
     for ph in phases:
@@ -342,8 +344,6 @@ def _outside(history, plans, phases, verif, contained, recorded, ok_commits, bas
     anything_verified = [h for h in contained.values()]
     out = []
     for c in history:
-        if c.hash == base and not verif:
-            continue  # the first msd commit itself: the workflow starts there
         if c.hash in ok_commits or _workflow(c, recorded):
             continue
         files, owning = [], {}

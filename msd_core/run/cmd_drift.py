@@ -30,7 +30,7 @@ def run(args: argparse.Namespace):
     from msd_core.git.runner import main_checkout
     from msd_core.planning.project import project_root
 
-    root = main_checkout(project_root(args.cwd))
+    root = project_root(args.cwd)  # the working tree: its HEAD and its .planning/ (a linked worktree's own)
     if args.verb == "accept":
         if not args.commit:
             raise UsageError("drift accept needs a commit: `msd_run drift accept <commit> --reason \"...\"`")
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace):
         return drift.accept(root, args.commit, args.reason or "")
     if args.commit or args.reason is not None:
         raise UsageError("a commit and --reason go with `msd_run drift accept`")
-    result = drift.drift(root)
+    result = drift.drift(root, main_checkout(root))
     code = 1 if args.check and not result["clean"] else 0
     if args.text:
         sys.stdout.write(drift.text_lines(result))

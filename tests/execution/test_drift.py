@@ -61,6 +61,8 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "p"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "t")
+    git(root, "config", "user.email", "t@t")
     commit(root, "chore: the project before msd", {"README.md": "hello\n"})
     commit(root, "docs: plan phase 1", {".planning/ROADMAP.md": ROADMAP,
                                         ".planning/phases/01-core/01-01-PLAN.md": plan(must=MUST)})
@@ -247,3 +249,33 @@ def test_outside_git_or_without_a_commit_is_one_line(msd_run, tmp_path):
     (root / ".planning").mkdir(parents=True)
     r = msd_run(["drift"], cwd=root)
     assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_a_commit_a_run_record_lists_is_workflow_without_a_trailer(msd_run, tmp_path):
+    root = project(tmp_path)
+    bare = commit(root, "feat(01-01): made before trailers existed", {"src/app.py": "import habits\nprint(2)\n"})
+    assert [f["commit"] for f in drift(msd_run, root)[1]["findings"] if f["kind"] == "outside-commit"] == [bare]
+    runs = root / ".planning/.msd/runs"
+    runs.mkdir(parents=True)
+    (runs / "01-core__01-01.json").write_text(json.dumps(
+        {"plan": "01-01", "phase_dir": "01-core", "commits": [{"hash": bare, "files": ["src/app.py"]}]}))
+    assert "outside-commit" not in kinds(drift(msd_run, root)[1])
+
+
+def test_a_real_msd_run_commit_is_workflow(msd_run, tmp_path):
+    root = project(tmp_path)
+    write(root, {"src/habits.py": "def create(n):\n    return n.title()\n"})
+    r = msd_run(["commit", "-m", "feat(01-01): titles", "--plan", ".planning/phases/01-core/01-01-PLAN.md",
+                 "--", "src/habits.py"], cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert kinds(drift(msd_run, root)[1]) == ["stale-verification"]
+
+
+def test_a_linked_worktree_is_judged_on_its_own_head(msd_run, tmp_path):
+    root = project(tmp_path)
+    wt = tmp_path / "wt"
+    git(root, "worktree", "add", "-q", "-b", "side", str(wt))
+    fix = commit(wt, "fix: on the side branch", {"src/habits.py": "def create(n):\n    return 3\n"})
+    assert drift(msd_run, root)[0] == 0  # the main checkout's HEAD has no drift
+    code, out = drift(msd_run, wt)
+    assert code == 1 and [f["commit"] for f in out["findings"] if f["kind"] == "outside-commit"] == [fix]
