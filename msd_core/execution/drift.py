@@ -91,10 +91,8 @@ def parse_log(text: str) -> list[Commit]:
         changes, i = [], 0
         while i < len(tokens):
             status = tokens[i]
-            if status[:1] in ("R", "C") and i + 2 < len(tokens):
-                changes.append((status[0], tokens[i + 2], tokens[i + 1] if status[0] == "R" else None))
-                if status[0] == "C":
-                    pass
+            if status[:1] in ("R", "C") and i + 2 < len(tokens):  # a copy (only with -C) is an addition
+                changes.append(("R", tokens[i + 2], tokens[i + 1]) if status[0] == "R" else ("A", tokens[i + 2], None))
                 i += 3
             elif i + 1 < len(tokens):
                 changes.append((status[:1], tokens[i + 1], None))
@@ -183,11 +181,18 @@ def _clean(path: str) -> str:
 
 
 def read_phases(root: Path, notes: list[str]) -> list[PhaseFacts]:
+    """The current milestone's phases: each plan's files and requirements, each phase's requirements
+    (ROADMAP.md and REQUIREMENTS.md's traceability) and verification commit."""
     from msd_core.execution import phase_files
     from msd_core.planning.discovery import phase_dirs
+    from msd_core.planning.requirements import phase_requirements
+    from msd_core.progress.evidence import declared
 
+    planning = root / ".planning"
+    docs = {name: phase_files.read(planning / name, root, []) if (planning / name).is_file() else None
+            for name in ("ROADMAP.md", "REQUIREMENTS.md")}
     out = []
-    for pd in phase_dirs(root / ".planning"):
+    for pd in phase_dirs(planning):
         if pd.milestone is not None or pd.number is None:
             continue
         try:
@@ -198,16 +203,17 @@ def read_phases(root: Path, notes: list[str]) -> list[PhaseFacts]:
         notes.extend(f"{rel}: {why}" for rel, why in files.unreadable)
         plans = []
         for pf in files.plans:
-            from msd_core.progress.evidence import declared
-
-            arts = [_clean(a.path) for a in pf.must.artifacts]
+            kept = [*declared(pf.text), *(_clean(a.path) for a in pf.must.artifacts)]
             links = [_clean(p) for link in pf.must.key_links for p in (link.source, link.target)]
-            names = list(dict.fromkeys([*declared(pf.text), *arts, *links]))
-            executed = any((files.folder / n).is_file() for n in (f"{pf.pid}-SUMMARY.md",))
-            plans.append(PlanFacts(pf.pid, files.phase.id, pd.name, pf.rel, [n for n in names if n],
-                                   pf.requirement_ids, executed, list(dict.fromkeys([*declared(pf.text), *arts]))))
+            executed = (files.folder / f"{pf.pid}-SUMMARY.md").is_file()
+            plans.append(PlanFacts(pf.pid, files.phase.id, pd.name, pf.rel, [n for n in dict.fromkeys(kept + links) if n],
+                                   pf.requirement_ids, executed, [n for n in dict.fromkeys(kept) if n]))
+        reqs = list(files.requirements)
+        if docs["REQUIREMENTS.md"]:
+            reqs += [r for r in phase_requirements(docs["ROADMAP.md"] or "", docs["REQUIREMENTS.md"], files.phase.number)
+                     if r not in reqs]
         verified, where = _verification(files.folder, files.phase.id, root, notes)
-        out.append(PhaseFacts(files.phase.id, pd.name, list(files.requirements), plans, verified, where))
+        out.append(PhaseFacts(files.phase.id, pd.name, reqs, plans, verified, where))
     return out
 
 

@@ -279,3 +279,14 @@ def test_a_linked_worktree_is_judged_on_its_own_head(msd_run, tmp_path):
     assert drift(msd_run, root)[0] == 0  # the main checkout's HEAD has no drift
     code, out = drift(msd_run, wt)
     assert code == 1 and [f["commit"] for f in out["findings"] if f["kind"] == "outside-commit"] == [fix]
+
+
+def test_a_requirement_mapped_in_requirements_md_is_judged_too(msd_run, tmp_path):
+    root = project(tmp_path)
+    commit(root, "docs: requirements", {
+        ".planning/REQUIREMENTS.md": "# Requirements\n\n## Traceability\n\n| Requirement | Phase |\n|---|---|\n"
+                                     "| STORE-01 | Phase 1 |\n",
+        ".planning/phases/01-core/01-01-PLAN.md": plan(must=MUST, reqs=("HABIT-01", "HABIT-02", "STORE-01"))})
+    commit(root, "chore: drop habits", {"src/habits.py": None})
+    reqs = sorted(f["requirement"] for f in drift(msd_run, root)[1]["findings"] if f["kind"] == "requirement-gone")
+    assert reqs == ["HABIT-01", "HABIT-02", "STORE-01"]
