@@ -372,6 +372,8 @@ def _outside(history, plans, phases, verif, contained, recorded, ok_commits, bas
                 continue
             cmds = [_accept_cmd(c.hash), "/msd-quick"]
             why = f"commit {c.hash[:12]} ({c.subject[:60]}) was made outside the workflow"
+        paths = [f["path"] for f in files]
+        why += f" ({', '.join(paths[:3])}{', ...' if len(paths) > 3 else ''})" if paths else ""
         entry = {"kind": "outside-commit", "commit": c.hash, "subject": c.subject, "files": files,
                  "phases": sorted(owning), "command": cmds[0], "commands": cmds, "message": why}
         if c.reverts:
@@ -415,6 +417,7 @@ def _stale(root, history, phases, contained, ok_commits, present) -> list[dict]:
         n = ph.number
         where = "a commit no longer in this branch's history" if rebased else v[:12]
         out.append({"kind": "stale-verification", "phase": n, "verified_commit": v, "rebased": rebased,
+                    "verification": ph.verification,
                     "files": sorted(changed), "commits": sorted({h for hs in changed.values() for h in hs}),
                     "command": f"/msd-verify-work {n}", "commands": [f"/msd-verify-work {n}", f"msd_run verify {n}"],
                     "message": f"phase {n} was verified on {where}; since then {len(changed)} of its files changed "
