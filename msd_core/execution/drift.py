@@ -326,6 +326,9 @@ def drift(root: Path, main: Path | None = None) -> dict:
         if ph.verified and ph.verified not in present:
             notes.append(f"phase {ph.number}: its verification commit {ph.verified[:12]} is not in the repository")
     first = _first_msd_commit(root)
+    if (_git(["rev-parse", "--is-shallow-repository"], root).stdout or "").strip() == "true":
+        notes.append("this clone is shallow: drift reads only the history it holds "
+                     "(`git fetch --unshallow`, or a CI checkout with the full history)")
     candidates = sorted(set(v for v in verif.values() if v in present) | ({first} if first else set()))
     base = _base(root, candidates)
     history = read_history(root, base) if candidates else []

@@ -290,3 +290,30 @@ def test_a_requirement_mapped_in_requirements_md_is_judged_too(msd_run, tmp_path
     commit(root, "chore: drop habits", {"src/habits.py": None})
     reqs = sorted(f["requirement"] for f in drift(msd_run, root)[1]["findings"] if f["kind"] == "requirement-gone")
     assert reqs == ["HABIT-01", "HABIT-02", "STORE-01"]
+
+
+def test_a_shallow_clone_says_what_it_cannot_see(msd_run, tmp_path):
+    root = project(tmp_path)
+    commit(root, "fix: hotfix", {"src/habits.py": "def create(n):\n    return 4\n"})
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{root}", str(clone)], check=True, capture_output=True)
+    code, out = drift(msd_run, clone)
+    assert any("shallow" in n for n in out.get("notes", []))
+    assert "shallow" not in " ".join(drift(msd_run, root)[1].get("notes", []))
+
+
+def test_a_verification_commit_the_repository_does_not_hold_is_a_note(msd_run, tmp_path):
+    root = project(tmp_path)
+    verification(root, "0123456789abcdef0123456789abcdef01234567")
+    code, out = drift(msd_run, root)
+    assert code == 0 and any("0123456789ab is not in the repository" in n for n in out["notes"])
+
+
+def test_an_acceptance_file_that_is_a_symlink_is_refused_in_one_line(msd_run, tmp_path):
+    root = project(tmp_path)
+    (tmp_path / "elsewhere.md").write_text("- " + "a" * 40 + " x\n")
+    (root / ".planning" / "drift-accepted.md").symlink_to(tmp_path / "elsewhere.md")
+    for args in (["drift"], ["drift", "accept", "HEAD", "--reason", "x"]):
+        r = msd_run(args, cwd=root)
+        assert r.returncode == 1 and "symlink" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert (tmp_path / "elsewhere.md").read_text() == "- " + "a" * 40 + " x\n"
