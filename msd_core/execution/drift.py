@@ -72,10 +72,10 @@ class Commit:
 # ------------------------------------------------------------------ git
 
 
-def _git(args: list[str], root: Path, input_text: str | None = None):
+def _git(args: list[str], root: Path):
     from msd_core.git.runner import git
 
-    return git(args, root, check=False, input_text=input_text)
+    return git(args, root, check=False)
 
 
 def parse_log(text: str) -> list[Commit]:
@@ -104,16 +104,11 @@ def parse_log(text: str) -> list[Commit]:
 
 
 def _existing(root: Path, hashes: list[str]) -> set[str]:
-    """Which of `hashes` name commits in the repository (one `git cat-file --batch-check`)."""
+    """Which of `hashes` name commits in the repository (one `git rev-list --no-walk --ignore-missing`)."""
     if not hashes:
         return set()
-    proc = _git(["cat-file", "--batch-check=%(objectname) %(objecttype)"], root, "\n".join(hashes) + "\n")
-    found = set()
-    for line in (proc.stdout or "").splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1] == "commit":
-            found.add(parts[0])
-    return found
+    proc = _git(["rev-list", "--no-walk", "--ignore-missing", *hashes, "--"], root)
+    return set((proc.stdout or "").split()) & set(hashes) if proc.returncode == 0 else set()
 
 
 def _first_msd_commit(root: Path) -> str | None:
@@ -229,6 +224,10 @@ def _verification(folder: Path, pid: str, root: Path, notes: list[str]) -> tuple
     found = check_status.find_block(text or "")
     if not found:
         notes.append(f"{rel_to(path, root)}: no machine part; its phase is not checked for a stale verification")
+        return None, rel_to(path, root)
+    if not found[3]:
+        notes.append(f"{rel_to(path, root)}: its machine part was edited by hand (digest mismatch); its tests_commit is "
+                     f"not trusted: run `msd_run verify {pid}`")
         return None, rel_to(path, root)
     m = _TESTS_COMMIT.search(found[2])
     if m is None:

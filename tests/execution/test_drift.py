@@ -317,3 +317,31 @@ def test_an_acceptance_file_that_is_a_symlink_is_refused_in_one_line(msd_run, tm
         r = msd_run(args, cwd=root)
         assert r.returncode == 1 and "symlink" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert (tmp_path / "elsewhere.md").read_text() == "- " + "a" * 40 + " x\n"
+
+
+def test_drift_imports_nothing_heavy(tmp_path):
+    """drift and drift accept in a git repository: nothing beyond the light set (git through msd_core.git.spawn)."""
+    from tests.kit.probe import denied, probe
+
+    root = project(tmp_path)
+    block = ("must_haves:\n  truths:\n    - \"habits can be created\"\n  artifacts:\n    - path: src/habits.py\n"
+             "  key_links:\n    - from: src/app.py\n      to: src/habits.py\n      pattern: \"import habits\"\n")
+    commit(root, "docs: the plan in the common form", {".planning/phases/01-core/01-01-PLAN.md": plan(must=block)})
+    verification(root, "0123456789abcdef0123456789abcdef01234567")  # the existence check runs too
+    commit(root, "fix: hotfix", {"src/habits.py": "def create(n):\n    return 5\n"})
+    for i, argv in enumerate((["drift"], ["drift", "--text"], ["drift", "accept", "HEAD", "--reason", "ok"])):
+        res = probe(argv, root, tmp_path / f"probe-{i}.json")
+        assert res["code"] == 0, res["err"]
+        assert denied(res["modules"], set()) == [], argv
+
+
+def test_a_hand_edited_machine_part_is_not_trusted(msd_run, tmp_path):
+    root = project(tmp_path)
+    fix = commit(root, "fix: hotfix", {"src/habits.py": "def create(n):\n    return 6\n"})
+    path = root / ".planning/phases/01-core/01-VERIFICATION.md"
+    text = path.read_text()
+    old = text.split("tests_commit: ")[1][:40]
+    commit(root, "docs: moved the verification forward by hand", {path.relative_to(root).as_posix(): text.replace(old, fix)})
+    code, out = drift(msd_run, root)
+    assert code == 1 and any("edited by hand" in n for n in out["notes"])
+    assert kinds(out) == ["outside-commit"]  # no verification to be stale; the hotfix still needs one
