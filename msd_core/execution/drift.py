@@ -531,10 +531,11 @@ def accept(root: Path, commit: str, reason: str) -> dict:
     if proc.returncode != 0 or not _HASH.fullmatch(full):
         raise UsageError(f"{commit!r} names no commit of this repository")
     path = root / ".planning" / ACCEPTED_FILE
+    rel = path.relative_to(root).as_posix()
     with locked(ensure_private_dir(root) / "drift.lock", lock_timeout_from_env(), what="the drift acceptance file"):
         known = accepted(root)
         if full in known:
-            return {"commit": full, "accepted": False, "already": True, "reason": known[full], "file": str(path.relative_to(root))}
+            return {"commit": full, "accepted": False, "already": True, "reason": known[full], "file": rel}
         if path.exists():
             from msd_core.planning.project import read_text_file
 
@@ -545,6 +546,5 @@ def accept(root: Path, commit: str, reason: str) -> dict:
         day = time.strftime("%Y-%m-%d", time.gmtime())
         text += f"- {full} {why} (accepted {day})\n"
         atomic_write_text(path, text)
-    rel = path.relative_to(root).as_posix()
     return {"commit": full, "accepted": True, "reason": why, "file": rel,
             "next": f'msd_run commit --files {rel} -m "docs(drift): accept {full[:12]}"'}
