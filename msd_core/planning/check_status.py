@@ -41,9 +41,9 @@ NOT_RUN = {"skipped", "skip", "blocked", "n/a", "na"}
 
 
 def digest(body: str) -> str:
-    import hashlib  # only when a machine part is there: msd_run's hot path reads this module
+    from msd_core.files.atomic import sha256_bytes  # CPython's built-in SHA-256: hashlib loads OpenSSL
 
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:12]
+    return sha256_bytes(body.encode("utf-8"))[:12]
 
 
 def machine_block(body: str) -> str:

@@ -88,6 +88,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "security": ("msd_core.run.cmd_security", "a phase's threat-model pass: its files and surfaces, findings recorded as gaps"),
     "ui": ("msd_core.run.cmd_ui", "UI phases: whether a phase has a UI, its design contract checked, the UI review recorded as gaps"),
     "import": ("msd_core.run.cmd_import", "a PRD, spec or docs folder into REQUIREMENTS.md, each requirement citing its source"),
+    "drift": ("msd_core.run.cmd_drift", "commits made outside the workflow, stale verifications, files plans name that are gone; accept"),
     "docs": ("msd_core.run.cmd_docs", "the project's docs the milestone left behind (names of changed or missing files)"),
     "spike": ("msd_core.run.cmd_spike", "a throwaway experiment on its own branch: start, finish (finding kept), list"),
     "explore": ("msd_core.run.cmd_explore", "questions answered into .planning/explorations/, no plans: record, list"),

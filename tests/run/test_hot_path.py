@@ -26,6 +26,7 @@ ROWS_ELSEWHERE = {"step-report": "tests/chain/test_step_report.py::test_step_rep
                   "undo": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
                   "recorded": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
                   "ship": "tests/execution/test_lifecycle_undo.py::test_git_commands_import_nothing_heavy",
+                  "drift": "tests/execution/test_drift.py::test_drift_imports_nothing_heavy",
                   # exits 1 on the fixture's gaps: probed in its own project
                   "validate": "tests/execution/test_validate.py::test_validate_imports_nothing_heavy",
                   # the host's side: probed with the host's JSON on stdin

@@ -1,0 +1,550 @@
+"""Drift: code that changed outside the workflow since msd last looked (`msd_run drift`, issue 49).
+
+`drift(root)` reads the current milestone's plans (declared `files_modified`, must-haves
+artifacts, key-link endpoints, requirement IDs), each phase's verification commit (`tests_commit:`
+in the VERIFICATION file's machine part), the run records and `.planning/drift-accepted.md`, then
+reads git's history in ONE pass: `git log -M --name-status` from the oldest relevant commit (the
+merge base of the verification commits and the first commit carrying an `Msd-Plan:` trailer) to
+HEAD. A process per commit is never started. It reports four kinds of findings, each naming the
+command that deals with it (docs/CONTRACTS.md, "Drift"):
+
+  outside-commit      a commit not made through the workflow: no `Msd-Plan:` line anywhere in its
+                      message (a squash of msd commits keeps them; a cherry-pick carries them),
+                      not in a run record, not a planning-docs commit (every file under
+                      `.planning/`), not `msd_run undo`'s revert, not a merge (a merge's own diff
+                      is its parents' commits, each judged), not accepted. Reported while it
+                      touches a file of a phase whose verification does not contain it
+                      (`msd_run verify N` settles it), or, touching no plan's file, while no
+                      verification contains it. Listed with its files, and each file's plans and
+                      requirements.
+  stale-verification  a verified phase whose declared or key-link files changed in a commit the
+                      verification's commit does not contain (accepted commits left out); a
+                      verification made on a commit no longer in this history (rebased) is
+                      compared by one `git diff` of trees.
+  missing-file        an executed plan (it has a SUMMARY) names a file that does not exist; a
+                      rename git detected in the history is followed to the new path
+                      (`renamed_to`), or the commit that deleted it is named.
+  requirement-gone    a requirement of a phase whose plans' artifacts and declared files are all
+                      gone.
+
+`accept(root, commit, reason)` records a commit in `.planning/drift-accepted.md` (committed with
+the project, so a CI clone and a teammate see the same acceptances). Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from msd_core.errors import OperationFailed, UsageError
+
+ACCEPTED_FILE = "drift-accepted.md"
+MAX_ACCEPTED = 4 * 1024 * 1024
+_PLAN_LINE = re.compile(r"^\s*Msd-Plan:\s*(\S+)", re.M)
+_UNDO_SUBJECT = re.compile(r"^revert\([^)]*\): undo (?:plan|phase) ")
+_REVERTS = re.compile(r"^This reverts commit ([0-9a-f]{7,64})", re.M)
+_ACCEPTED_LINE = re.compile(r"^- ([0-9a-f]{40,64})\b[ \t]*(.*)$", re.M)
+_HASH = re.compile(r"[0-9a-f]{40,64}")
+_TESTS_COMMIT = re.compile(r"^tests_commit:\s*([0-9a-f]{40,64})\b", re.M)
+HEADER = ("# Drift accepted\n\nCommits made outside the workflow, reviewed and accepted with a reason "
+          "(`msd_run drift accept <commit> --reason \"...\"`). `msd_run drift` does not report them. "
+          "One line each: `- <commit> <reason> (accepted <date>)`.\n\n")
+
+
+class Commit:
+    __slots__ = ("hash", "parents", "subject", "plans", "changes", "reverts")
+
+    def __init__(self, hash, parents, subject, plans, changes, reverts):
+        self.hash, self.parents, self.subject, self.plans = hash, parents, subject, plans
+        self.changes, self.reverts = changes, reverts  # changes: [(status, path, old path or None)]
+
+    @property
+    def files(self) -> list[str]:
+        out = []
+        for _s, path, old in self.changes:
+            if old:
+                out.append(old)
+            out.append(path)
+        return out
+
+
+# ------------------------------------------------------------------ git
+
+
+def _git(args: list[str], root: Path):
+    from msd_core.git.runner import git
+
+    return git(args, root, check=False)
+
+
+def parse_log(text: str) -> list[Commit]:
+    """Commits from `git log -z -M --name-status --format=%x02%H%x1f%P%x1f%B%x03`."""
+    out: list[Commit] = []
+    for chunk in text.split("\x02")[1:]:
+        head, _sep, rest = chunk.partition("\x03")
+        fields = head.split("\x1f", 2) + ["", ""]
+        full, parents, body = fields[0].strip(), fields[1].split(), fields[2]
+        subject = body.strip().splitlines()[0] if body.strip() else ""
+        tokens = [t.lstrip("\n") for t in rest.split("\0")]
+        tokens = [t for t in tokens if t != ""]
+        changes, i = [], 0
+        while i < len(tokens):
+            status = tokens[i]
+            if status[:1] in ("R", "C") and i + 2 < len(tokens):  # a copy (only with -C) is an addition
+                changes.append(("R", tokens[i + 2], tokens[i + 1]) if status[0] == "R" else ("A", tokens[i + 2], None))
+                i += 3
+            elif i + 1 < len(tokens):
+                changes.append((status[:1], tokens[i + 1], None))
+                i += 2
+            else:
+                break
+        out.append(Commit(full, parents, subject, _PLAN_LINE.findall(body), changes, _REVERTS.findall(body)))
+    return out
+
+
+def _existing(root: Path, hashes: list[str]) -> set[str]:
+    """Which of `hashes` name commits in the repository (one `git rev-list --no-walk --ignore-missing`)."""
+    if not hashes:
+        return set()
+    proc = _git(["rev-list", "--no-walk", "--ignore-missing", *hashes, "--"], root)
+    return set((proc.stdout or "").split()) & set(hashes) if proc.returncode == 0 else set()
+
+
+def _first_msd_commit(root: Path) -> str | None:
+    proc = _git(["rev-list", "--topo-order", "--grep=^[[:space:]]*Msd-Plan: ", "HEAD", "--"], root)
+    lines = (proc.stdout or "").split()
+    return lines[-1] if proc.returncode == 0 and lines else None
+
+
+def _base(root: Path, candidates: list[str]) -> str | None:
+    if not candidates:
+        return None
+    if len(candidates) == 1:
+        return candidates[0]
+    proc = _git(["merge-base", "--octopus", *candidates], root)
+    found = (proc.stdout or "").strip()
+    return found if proc.returncode == 0 and _HASH.fullmatch(found) else None
+
+
+def read_history(root: Path, base: str | None) -> list[Commit]:
+    """The commits from `base` (itself included) to HEAD, newest first, in one `git log`."""
+    fmt = "--format=%x02%H%x1f%P%x1f%B%x03"
+    rev = ["HEAD", "--not", f"{base}^@"] if base else ["HEAD"]
+    proc = _git(["log", "-z", "-M", "--no-color", "--name-status", fmt, *rev, "--"], root)
+    if proc.returncode != 0:
+        raise OperationFailed(f"`git log` failed: {(proc.stderr or '').strip()[:200] or 'no message'}")
+    return parse_log(proc.stdout)
+
+
+def _ancestors(start: str, by_hash: dict[str, Commit]) -> set[str]:
+    """`start` and its ancestors among the logged commits (no git call)."""
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        h = stack.pop()
+        if h in seen or h not in by_hash:
+            continue
+        seen.add(h)
+        stack.extend(by_hash[h].parents)
+    return seen
+
+
+# ------------------------------------------------------------------ the project's side
+
+
+class PlanFacts:
+    __slots__ = ("pid", "phase", "phase_dir", "rel", "files", "requirements", "executed", "artifacts")
+
+    def __init__(self, pid, phase, phase_dir, rel, files, requirements, executed, artifacts):
+        self.pid, self.phase, self.phase_dir, self.rel = pid, phase, phase_dir, rel
+        self.files, self.requirements, self.executed, self.artifacts = files, requirements, executed, artifacts
+
+
+class PhaseFacts:
+    __slots__ = ("number", "dirname", "requirements", "plans", "verified", "verification")
+
+    def __init__(self, number, dirname, requirements, plans, verified, verification):
+        self.number, self.dirname, self.requirements, self.plans = number, dirname, requirements, plans
+        self.verified, self.verification = verified, verification
+
+
+def _clean(path: str) -> str:
+    from msd_core.planning.plan import normalize_declared
+
+    return normalize_declared(str(path).strip())
+
+
+def read_phases(root: Path, notes: list[str]) -> list[PhaseFacts]:
+    """The current milestone's phases: each plan's files and requirements, each phase's requirements
+    (ROADMAP.md and REQUIREMENTS.md's traceability) and verification commit."""
+    from msd_core.execution import phase_files
+    from msd_core.planning.discovery import phase_dirs
+    from msd_core.planning.requirements import phase_requirements
+    from msd_core.progress.evidence import declared
+
+    planning = root / ".planning"
+    docs = {name: phase_files.read(planning / name, root, []) if (planning / name).is_file() else None
+            for name in ("ROADMAP.md", "REQUIREMENTS.md")}
+    out = []
+    for pd in phase_dirs(planning):
+        if pd.milestone is not None or pd.number is None:
+            continue
+        try:
+            files = phase_files.load(root, pd.name)
+        except (UsageError, OperationFailed) as exc:
+            notes.append(f"{pd.name}: {exc.message}")
+            continue
+        notes.extend(f"{rel}: {why}" for rel, why in files.unreadable)
+        plans = []
+        for pf in files.plans:
+            kept = [*declared(pf.text), *(_clean(a.path) for a in pf.must.artifacts)]
+            links = [_clean(p) for link in pf.must.key_links for p in (link.source, link.target)]
+            executed = (files.folder / f"{pf.pid}-SUMMARY.md").is_file()
+            plans.append(PlanFacts(pf.pid, files.phase.id, pd.name, pf.rel, [n for n in dict.fromkeys(kept + links) if n],
+                                   pf.requirement_ids, executed, [n for n in dict.fromkeys(kept) if n]))
+        reqs = list(files.requirements)
+        if docs["REQUIREMENTS.md"]:
+            reqs += [r for r in phase_requirements(docs["ROADMAP.md"] or "", docs["REQUIREMENTS.md"], files.phase.number)
+                     if r not in reqs]
+        verified, where = _verification(files.folder, files.phase.id, root, notes)
+        out.append(PhaseFacts(files.phase.id, pd.name, reqs, plans, verified, where))
+    return out
+
+
+def _verification(folder: Path, pid: str, root: Path, notes: list[str]) -> tuple[str | None, str | None]:
+    """(the commit the phase's verification ran on, the file's path) from its machine part."""
+    from msd_core.execution.phase_files import read, rel_to
+    from msd_core.planning import check_status
+
+    path = folder / f"{pid}-VERIFICATION.md"
+    if not path.is_file():
+        return None, None
+    text = read(path, root, [])
+    found = check_status.find_block(text or "")
+    if not found:
+        notes.append(f"{rel_to(path, root)}: no machine part; its phase is not checked for a stale verification")
+        return None, rel_to(path, root)
+    if not found[3]:
+        notes.append(f"{rel_to(path, root)}: its machine part was edited by hand (digest mismatch); its tests_commit is "
+                     f"not trusted: run `msd_run verify {pid}`")
+        return None, rel_to(path, root)
+    m = _TESTS_COMMIT.search(found[2])
+    if m is None:
+        notes.append(f"{rel_to(path, root)}: its machine part records no tests_commit; run `msd_run verify {pid}`")
+    return (m.group(1) if m else None), rel_to(path, root)
+
+
+def _recorded_hashes(root: Path) -> set[str]:
+    from msd_core.execution import run_record
+
+    out = set()
+    for _path, rec, _why in run_record.read_all(root):
+        for c in (rec or {}).get("commits", []):
+            h = c.get("hash") if isinstance(c, dict) else None
+            if isinstance(h, str) and _HASH.fullmatch(h):
+                out.add(h)
+    return out
+
+
+def accepted(root: Path) -> dict[str, str]:
+    """{commit: reason} from `.planning/drift-accepted.md` ({} when there is none)."""
+    from msd_core.planning.project import read_text_file
+
+    path = root / ".planning" / ACCEPTED_FILE
+    if not path.exists() and not path.is_symlink():
+        return {}
+    text = read_text_file(path, "drift acceptance file", MAX_ACCEPTED, strict_utf8=False)[1]
+    return {m.group(1): m.group(2).strip() for m in _ACCEPTED_LINE.finditer(text)}
+
+
+class Owners:
+    """Which plans name a path: exact paths from a dict, declared folders (`src/auth/`) by prefix."""
+
+    def __init__(self, plans: list[PlanFacts]):
+        self.exact: dict[str, list[PlanFacts]] = {}
+        self.folders: list[tuple[str, PlanFacts]] = []
+        for p in plans:
+            for f in p.files:
+                if f.endswith("/"):
+                    self.folders.append((f, p))
+                else:
+                    self.exact.setdefault(f, []).append(p)
+
+    def __call__(self, path: str) -> list[PlanFacts]:
+        found = self.exact.get(path, [])
+        if self.folders:
+            found = found + [p for f, p in self.folders if path.startswith(f) and p not in found]
+        return found
+
+
+def _exists(root: Path, rel: str) -> bool:
+    from msd_core.execution.verify import _inside
+
+    p = _inside(root, rel)
+    if p is None:
+        return True  # outside the project: not msd's to judge here
+    return p.is_dir() if rel.endswith("/") else p.exists()
+
+
+# ------------------------------------------------------------------ the findings
+
+
+def _workflow(c: Commit, recorded: set[str]) -> str | None:
+    """Why `c` counts as made through the workflow, or None."""
+    if c.plans:
+        return "msd-plan"
+    if c.hash in recorded:
+        return "run-record"
+    if len(c.parents) > 1:
+        return "merge"
+    if _UNDO_SUBJECT.match(c.subject):
+        return "undo"
+    files = c.files
+    if files and all(f.startswith(".planning/") for f in files):
+        return "planning-docs"
+    return None
+
+
+def drift(root: Path, main: Path | None = None) -> dict:
+    """The findings for the working tree at `root` (its HEAD, its `.planning/`); `main`: the main
+    checkout, where the run records are (default `root`)."""
+    from msd_core.git.runner import head
+
+    notes: list[str] = []
+    tip = head(root)
+    if tip is None:
+        raise OperationFailed(f"{root} has no git commit to compare with", hint="drift reads git's history")
+    phases = read_phases(root, notes)
+    plans = [p for ph in phases for p in ph.plans]
+    ok_commits = accepted(root)
+    recorded = _recorded_hashes(main or root)
+    verif = {ph.number: ph.verified for ph in phases if ph.verified}
+    present = _existing(root, sorted(set(verif.values()))) if verif else set()
+    for ph in phases:
+        if ph.verified and ph.verified not in present:
+            notes.append(f"phase {ph.number}: its verification commit {ph.verified[:12]} is not in the repository")
+    first = _first_msd_commit(root)
+    if (_git(["rev-parse", "--is-shallow-repository"], root).stdout or "").strip() == "true":
+        notes.append("this clone is shallow: drift reads only the history it holds "
+                     "(`git fetch --unshallow`, or a CI checkout with the full history)")
+    candidates = sorted(set(v for v in verif.values() if v in present) | ({first} if first else set()))
+    base = _base(root, candidates)
+    history = read_history(root, base) if candidates else []
+    by_hash = {c.hash: c for c in history}
+    contained = {v: _ancestors(v, by_hash) for v in set(verif.values()) if v in by_hash}
+    findings: list[dict] = []
+    findings += _outside(history, plans, phases, verif, contained, recorded, ok_commits, base)
+    findings += _stale(root, history, phases, contained, ok_commits, present)
+    moved, deleted = _renames(history)
+    findings += _missing(root, phases, moved, deleted)
+    findings += _requirements_gone(root, phases, moved)
+    out = {"head": tip, "since": base, "commits_read": len(history), "accepted": len(ok_commits),
+           "findings": findings, "count": len(findings), "clean": not findings}
+    if notes:
+        out["notes"] = notes
+    return out
+
+
+def _outside(history, plans, phases, verif, contained, recorded, ok_commits, base) -> list[dict]:
+    by_phase = {ph.number: ph for ph in phases}
+    owners_of = Owners(plans)
+    anything_verified = [h for h in contained.values()]
+    out = []
+    for c in history:
+        if c.hash in ok_commits or _workflow(c, recorded):
+            continue
+        files, owning = [], {}
+        for status, path, old in c.changes:
+            owners = owners_of(path) + (owners_of(old) if old else [])
+            for p in owners:
+                owning[p.phase] = by_phase.get(p.phase)
+            files.append({"path": path, "status": status, **({"from": old} if old else {}),
+                          "plans": sorted({p.pid for p in owners}),
+                          "requirements": sorted({r for p in owners for r in p.requirements})})
+        if owning:
+            left = [n for n in owning if not (verif.get(n) in contained and c.hash in contained[verif[n]])]
+            if not left:
+                continue
+            cmds = [f"msd_run verify {n}" for n in sorted(left)] + [_accept_cmd(c.hash)]
+            why = (f"commit {c.hash[:12]} ({c.subject[:60]}) was made outside the workflow and changes files of "
+                   f"phase{'s' * (len(left) > 1)} {', '.join(sorted(left))}")
+        else:
+            if any(c.hash in anc for anc in anything_verified):
+                continue
+            cmds = [_accept_cmd(c.hash), "/msd-quick"]
+            why = f"commit {c.hash[:12]} ({c.subject[:60]}) was made outside the workflow"
+        paths = [f["path"] for f in files]
+        why += f" ({', '.join(paths[:3])}{', ...' if len(paths) > 3 else ''})" if paths else ""
+        entry = {"kind": "outside-commit", "commit": c.hash, "subject": c.subject, "files": files,
+                 "phases": sorted(owning), "command": cmds[0], "commands": cmds, "message": why}
+        if c.reverts:
+            entry["reverts"] = c.reverts[0]
+            entry["message"] += f"; it reverts {c.reverts[0][:12]} by hand (`msd_run undo` reverts a plan's commits)"
+        out.append(entry)
+    return out
+
+
+def _accept_cmd(h: str) -> str:
+    return f'msd_run drift accept {h[:12]} --reason "<why>"'
+
+
+def _stale(root, history, phases, contained, ok_commits, present) -> list[dict]:
+    out = []
+    for ph in phases:
+        v = ph.verified
+        if not v or v not in present:
+            continue
+        watched = Owners(ph.plans)
+        if not ph.plans or not (watched.exact or watched.folders):
+            continue
+        changed: dict[str, list[str]] = {}
+        if v in contained:
+            inside = contained[v]
+            for c in history:
+                if c.hash in inside or c.hash in ok_commits:
+                    continue
+                for f in c.files:
+                    if watched(f):
+                        changed.setdefault(f, []).append(c.hash)
+            rebased = False
+        else:  # the verified commit is not in this history (rebased, reset): compare the trees
+            proc = _git(["diff", "-M", "--name-only", "-z", v, "HEAD", "--"], root)
+            for f in (p for p in (proc.stdout or "").split("\0") if p):
+                if watched(f):
+                    changed.setdefault(f, [])
+            rebased = True
+        if not changed:
+            continue
+        n = ph.number
+        where = "a commit no longer in this branch's history" if rebased else v[:12]
+        out.append({"kind": "stale-verification", "phase": n, "verified_commit": v, "rebased": rebased,
+                    "verification": ph.verification,
+                    "files": sorted(changed), "commits": sorted({h for hs in changed.values() for h in hs}),
+                    "command": f"/msd-verify-work {n}", "commands": [f"/msd-verify-work {n}", f"msd_run verify {n}"],
+                    "message": f"phase {n} was verified on {where}; since then {len(changed)} of its files changed "
+                               f"({', '.join(sorted(changed)[:3])}{', ...' if len(changed) > 3 else ''})"})
+    return out
+
+
+def _renames(history: list[Commit]) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """({old path: (new path, commit)}, {deleted path: commit}) over the history, oldest first."""
+    moved: dict[str, tuple[str, str]] = {}
+    deleted: dict[str, str] = {}
+    for c in reversed(history):
+        for status, path, old in c.changes:
+            if status == "R" and old:
+                moved[old] = (path, c.hash)
+                deleted.pop(path, None)
+            elif status == "D":
+                deleted[path] = c.hash
+            elif status == "A":
+                deleted.pop(path, None)
+    return moved, deleted
+
+
+def _follow(path: str, moved: dict) -> tuple[str | None, str | None]:
+    seen, at, by = set(), path, None
+    while at in moved and at not in seen:
+        seen.add(at)
+        at, by = moved[at]
+    return (at, by) if at != path else (None, None)
+
+
+def _missing(root, phases, moved, deleted) -> list[dict]:
+    out = []
+    for ph in phases:
+        for p in ph.plans:
+            for f in p.files:
+                if _exists(root, f) or not (p.executed or f in deleted or f in moved):
+                    continue
+                new, by = _follow(f.rstrip("/"), moved) if not f.endswith("/") else _folder_move(f, moved)
+                n = ph.number
+                entry = {"kind": "missing-file", "phase": n, "plan": p.pid, "plan_file": p.rel, "path": f,
+                         "command": f"/msd-plan-phase {n} --gaps", "commands": [f"/msd-plan-phase {n} --gaps"]}
+                if new and _exists(root, new):
+                    entry.update({"renamed_to": new, "commit": by,
+                                  "message": f"plan {p.pid} names {f}, renamed to {new} in {by[:12]}"})
+                else:
+                    gone_in = deleted.get(f)
+                    if gone_in:
+                        entry["commit"] = gone_in
+                    entry["message"] = (f"plan {p.pid} names {f}, which no longer exists"
+                                        + (f" (deleted in {gone_in[:12]})" if gone_in else ""))
+                out.append(entry)
+    return out
+
+
+def _folder_move(folder: str, moved: dict) -> tuple[str | None, str | None]:
+    for old, (new, by) in moved.items():
+        if old.startswith(folder):
+            rest = old[len(folder):]
+            if new.endswith(rest):
+                return new[: len(new) - len(rest)], by
+    return None, None
+
+
+def _present(root: Path, rel: str, moved: dict) -> bool:
+    """`rel` exists, or a rename in the history leads to a path that exists."""
+    if _exists(root, rel):
+        return True
+    new, _by = _follow(rel, moved) if not rel.endswith("/") else _folder_move(rel, moved)
+    return bool(new) and _exists(root, new)
+
+
+def _requirements_gone(root, phases, moved) -> list[dict]:
+    """A requirement is gone when every artifact mapped to it is gone: a renamed one is not."""
+    out = []
+    for ph in phases:
+        for rid in ph.requirements:
+            mapped = [f for p in ph.plans if rid in p.requirements and p.executed for f in p.artifacts]
+            if mapped and not any(_present(root, f, moved) for f in mapped):
+                n = ph.number
+                out.append({"kind": "requirement-gone", "phase": n, "requirement": rid, "artifacts": sorted(set(mapped)),
+                            "command": f"/msd-plan-phase {n} --gaps", "commands": [f"/msd-plan-phase {n} --gaps"],
+                            "message": f"requirement {rid} of phase {n}: every artifact mapped to it is gone"})
+    return out
+
+
+def text_lines(result: dict) -> str:
+    lines = [f"{f['kind']} {f['message']} -> {f['command']}" for f in result["findings"]]
+    lines.append(f"drift: {result['count']} finding{'s' * (result['count'] != 1)} "
+                 f"({result['commits_read']} commits read, {result['accepted']} accepted)")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ accepting a commit
+
+
+def accept(root: Path, commit: str, reason: str) -> dict:
+    """Record `commit` (any name git resolves) with `reason` in `.planning/drift-accepted.md`."""
+    from msd_core.files.atomic import atomic_write_text, lock_timeout_from_env, locked
+    from msd_core.files.private_dir import ensure_private_dir
+
+    why = " ".join((reason or "").split())
+    if not why:
+        raise UsageError("--reason must say why the commit is accepted")
+    if not re.fullmatch(r"[A-Za-z0-9._/~^-]{1,200}", commit or "") or commit.startswith("-"):
+        raise UsageError(f"{commit!r} does not name a commit")
+    proc = _git(["rev-parse", "--verify", "-q", f"{commit}^{{commit}}"], root)
+    full = (proc.stdout or "").strip()
+    if proc.returncode != 0 or not _HASH.fullmatch(full):
+        raise UsageError(f"{commit!r} names no commit of this repository")
+    path = root / ".planning" / ACCEPTED_FILE
+    rel = path.relative_to(root).as_posix()
+    with locked(ensure_private_dir(root) / "drift.lock", lock_timeout_from_env(), what="the drift acceptance file"):
+        known = accepted(root)
+        if full in known:
+            return {"commit": full, "accepted": False, "already": True, "reason": known[full], "file": rel}
+        if path.exists():
+            from msd_core.planning.project import read_text_file
+
+            text = read_text_file(path, "drift acceptance file", MAX_ACCEPTED, strict_utf8=False)[1]
+            text = text if text.endswith("\n") or not text else text + "\n"
+        else:
+            text = HEADER
+        day = time.strftime("%Y-%m-%d", time.gmtime())
+        text += f"- {full} {why} (accepted {day})\n"
+        atomic_write_text(path, text)
+    return {"commit": full, "accepted": True, "reason": why, "file": rel,
+            "next": f'msd_run commit --files {rel} -m "docs(drift): accept {full[:12]}"'}

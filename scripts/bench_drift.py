@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Benchmark `msd_run drift` on a long history, against `msd_run next` in the same run.
+
+Builds, in a temporary folder, a project whose git history holds `--commits` commits (default
+3,200) written in two `git fast-import` streams: a ROADMAP with `--phases` phases of three plans
+each (every plan declares three files and names them as must-haves artifacts), then commits
+that are mostly msd's (an `Msd-Plan:` trailer), some made outside the workflow, some renaming
+or deleting a file, and planning-docs commits. Phase 1's verification is recorded on a commit
+near the start, so drift reads nearly the whole history (the worst case: its one `git log -M
+--name-status` pass runs from the first msd commit).
+
+Each round runs `msd_run drift` and `msd_run next` once each (interleaved); the medians of wall
+time and of CPU time (msd_run and the git processes it started) are printed with drift's commits read and findings. Usage:
+
+  scripts/bench_drift.py [--commits 3200] [--phases 8] [--runs 5] [--json] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
+       "GIT_COMMITTER_EMAIL": "b@b", "PYTHONPATH": str(REPO)}
+
+
+def _git(root: Path, *args: str, stdin: bytes | None = None) -> str:
+    proc = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, env=ENV)
+    if proc.returncode != 0:
+        sys.exit(f"bench_drift: git {args[0]} failed: {proc.stderr.decode(errors='replace').strip()[:300]}")
+    return proc.stdout.decode().strip()
+
+
+class Stream:
+    """A `git fast-import` stream for one branch, commit by commit."""
+
+    def __init__(self, start: str | None):
+        self.parts: list[bytes] = []
+        self.n = 0
+        self.start = start
+
+    @staticmethod
+    def _data(text: str) -> bytes:
+        raw = text.encode()
+        return b"data %d\n" % len(raw) + raw + b"\n"
+
+    def commit(self, message: str, changes: list[tuple]) -> None:
+        self.n += 1
+        out = [b"commit refs/heads/main\n", b"committer b <b@b> %d +0000\n" % (1_700_000_000 + self.n),
+               self._data(message)]
+        if self.n == 1 and self.start:
+            out.append(f"from {self.start}\n".encode())
+        for change in changes:
+            if change[0] == "M":
+                out.append(f"M 100644 inline {change[1]}\n".encode() + self._data(change[2]))
+            elif change[0] == "D":
+                out.append(f"D {change[1]}\n".encode())
+            else:
+                out.append(f'R "{change[1]}" "{change[2]}"\n'.encode())
+        self.parts.append(b"".join(out) + b"\n")
+
+    def bytes(self) -> bytes:
+        return b"".join(self.parts) + b"done\n"
+
+
+def _roadmap(phases: int) -> str:
+    lines = ["# Roadmap", "", "## Phases", ""] + [f"- [ ] Phase {p}: Part {p}" for p in range(1, phases + 1)] + [""]
+    for p in range(1, phases + 1):
+        reqs = ", ".join(f"P{p:02d}-{r:02d}" for r in range(1, 4))
+        lines += [f"### Phase {p}: Part {p}", f"Goal: part {p} works", f"Requirements: {reqs}", "Plans: 3", ""]
+    return "\n".join(lines)
+
+
+def _plan(p: int, k: int, files: list[str]) -> str:
+    arts = "".join(f"    - {f}\n" for f in files)
+    return (f"---\nphase: {p:02d}-part\nplan: {k:02d}\ntype: execute\nwave: 1\ndepends_on: []\n"
+            f"files_modified: [{', '.join(files)}]\nautonomous: true\nrequirements: [P{p:02d}-{k:02d}]\n"
+            f"must_haves:\n  truths: [\"part {p} works\"]\n  artifacts:\n{arts}  key_links: []\n---\n"
+            f"<objective>part {p}</objective>\n<tasks>\n</tasks>\n")
+
+
+def build(root: Path, commits: int, phases: int, seed: int = 7) -> dict:
+    rnd = random.Random(seed)
+    _git(root, "init", "-q", "-b", "main")
+    plans = {(p, k): [f"src/p{p:02d}/m{k}_{i}.py" for i in range(3)] for p in range(1, phases + 1) for k in (1, 2, 3)}
+    spare = [f"lib/util_{i}.py" for i in range(40)]
+    first = Stream(None)
+    first.commit("chore: the project before msd", [("M", "README.md", "hello\n")] +
+                 [("M", f, "x = 0\n") for f in spare])
+    setup = [("M", ".planning/ROADMAP.md", _roadmap(phases))]
+    for (p, k), files in plans.items():
+        setup.append(("M", f".planning/phases/{p:02d}-part/{p:02d}-{k:02d}-PLAN.md", _plan(p, k, files)))
+    first.commit("docs: roadmap and plans", setup)
+    counter = {"n": 0}
+
+    def body(path: str) -> str:
+        counter["n"] += 1
+        return f"# {path}\nVALUE = {counter['n']}\n"
+
+    def random_commits(stream: Stream, count: int) -> None:
+        for _ in range(count):
+            roll = rnd.random()
+            (p, k), files = rnd.choice(list(plans.items()))
+            if roll < 0.82:
+                stream.commit(f"feat({p:02d}-{k:02d}): step\n\nMsd-Plan: {p:02d}-part/{p:02d}-{k:02d}",
+                              [("M", f, body(f)) for f in rnd.sample(files, 2)])
+            elif roll < 0.92:
+                stream.commit("fix: by hand", [("M", rnd.choice(files + spare), body("fix"))])
+            elif roll < 0.95 and spare:
+                old = spare.pop(rnd.randrange(len(spare)))
+                stream.commit("refactor: move a helper", [("R", old, old.replace("lib/", "lib/moved_"))])
+            else:
+                stream.commit(f"docs({p:02d}): notes", [("M", f".planning/phases/{p:02d}-part/notes.md", body("n"))])
+
+    first.commit("feat(01-01): start\n\nMsd-Plan: 01-part/01-01", [("M", f, body(f)) for f in plans[(1, 1)]])
+    random_commits(first, max(commits // 20, 10))
+    _git(root, "fast-import", "--quiet", stdin=first.bytes())
+    _git(root, "reset", "-q", "--hard", "main")
+    verified = _git(root, "rev-parse", "HEAD")
+    second = Stream("refs/heads/main^0")
+    block = (f"## Machine checks\n\nresult: passed\ntests_command: none\ntests_status: passed\n"
+             f"tests_commit: {verified}\n")
+    sys.path.insert(0, str(REPO))
+    from msd_core.planning.check_status import machine_block
+
+    docs = [("M", f".planning/phases/{p:02d}-part/{p:02d}-{k:02d}-SUMMARY.md", "# done\n") for (p, k) in plans]
+    docs.append(("M", ".planning/phases/01-part/01-VERIFICATION.md",
+                 f"---\nphase: 01-part\nstatus: passed\n---\n{machine_block(block)}\n"))
+    second.commit("docs: summaries and phase 1's verification", docs)
+    random_commits(second, commits - first.n - 1)
+    _git(root, "fast-import", "--quiet", stdin=second.bytes())
+    _git(root, "reset", "-q", "--hard", "main")
+    return {"commits": int(_git(root, "rev-list", "--count", "HEAD")), "phases": phases, "plans": len(plans)}
+
+
+def _time(root: Path, args: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of msd_run and the git it started, stdout)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "msd_core.run", *args], cwd=str(root), env=ENV,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    took = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode not in (0, 1):
+        sys.exit(f"bench_drift: msd_run {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()[:300]}")
+    return took, cpu, proc.stdout
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--commits", type=int, default=3200)
+    ap.add_argument("--phases", type=int, default=8)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the generated repository and print its path")
+    args = ap.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="msd-bench-drift-"))
+    root = tmp / "project"
+    root.mkdir()
+    try:
+        started = time.perf_counter()
+        facts = build(root, max(args.commits, 50), max(args.phases, 1))
+        facts["build_s"] = round(time.perf_counter() - started, 2)
+        drift_s, next_s, drift_cpu, next_cpu, out = [], [], [], [], {}
+        for _ in range(max(args.runs, 1)):
+            took, cpu, text = _time(root, ["drift"])
+            drift_s.append(took)
+            drift_cpu.append(cpu)
+            out = json.loads(text)
+            took, cpu, _text = _time(root, ["next"])
+            next_s.append(took)
+            next_cpu.append(cpu)
+        result = {**facts, "runs": len(drift_s), "drift_s": round(statistics.median(drift_s), 3),
+                  "next_s": round(statistics.median(next_s), 3),
+                  "ratio": round(statistics.median(drift_s) / statistics.median(next_s), 2),
+                  "drift_cpu_s": round(statistics.median(drift_cpu), 3), "next_cpu_s": round(statistics.median(next_cpu), 3),
+                  "commits_read": out.get("commits_read"), "findings": out.get("count"),
+                  "by_kind": {k: sum(1 for f in out.get("findings", []) if f["kind"] == k)
+                              for k in sorted({f["kind"] for f in out.get("findings", [])})}}
+        if args.keep:
+            result["repository"] = str(root)
+        if args.json:
+            print(json.dumps(result))
+        else:
+            print(f"history: {result['commits']} commits, {result['plans']} plans in {result['phases']} phases "
+                  f"(built in {result['build_s']}s)")
+            print(f"msd_run drift: {result['drift_s']}s wall, {result['drift_cpu_s']}s CPU, median of {result['runs']} "
+                  f"({result['commits_read']} commits read, {result['findings']} findings: {result['by_kind']})")
+            print(f"msd_run next:  {result['next_s']}s wall, {result['next_cpu_s']}s CPU; drift/next = {result['ratio']}x "
+                  "(wall)")
+            if args.keep:
+                print(f"repository: {root}")
+    finally:
+        if not args.keep:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
