@@ -20,7 +20,6 @@ CODES: dict[str, tuple[str, str, str | None]] = {
     "planning-file-missing": (WARNING, "PROJECT.md, ROADMAP.md or STATE.md is missing", None),
     "config-unreadable": (ERROR, "config.json is not a JSON object; msd reads its defaults instead", None),
     "config-value-invalid": (WARNING, "a config.json value the schema does not allow; msd reads that key's default instead", None),
-    "config-value-invalid": "msd config set <key> <value> with a value the setting allows (msd config list names what is wrong)",
     "phase-number-shared": (ERROR, "two current phase folders share one number; readers see only the first", None),
     "phase-folder-link": (ERROR, "a symlink where phase folders live; no reader follows it", None),
     "phase-folder-unnamed": (WARNING, "a folder in phases/ whose name gives no phase number; no reader sees it", None),
@@ -60,6 +59,7 @@ CODES: dict[str, tuple[str, str, str | None]] = {
 # (tests/health/test_health_ways.py holds it so).
 WAYS: dict[str, str] = {
     "planning-file-missing": "git checkout -- <file> if it was deleted by mistake; /msd-new-project to set a project up",
+    "config-value-invalid": "msd config set <key> <value> with a value the setting allows (msd config list names what is wrong)",
     "config-unreadable": "msd config list (names the parse error), then fix .planning/config.json or delete it for the defaults",
     "phase-number-shared": ("msd_run phase reconcile --dry-run, then msd_run phase reconcile (when ROADMAP.md lists both); "
                             "a folder of an earlier milestone goes to .planning/milestones/<version>-phases/ (git mv)"),
