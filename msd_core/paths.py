@@ -147,6 +147,17 @@ def work_tree_top(start: str | os.PathLike | None = None) -> Path | None:
     return Path(found) if found is not None else None
 
 
+def require_parent(folder: Path, what: str, hint: str) -> None:
+    """UsageError (exit 2, one line) when `folder` is missing and so is the folder that would hold
+    it: a target msd may create is the last folder of a path, never a tree of them."""
+    folder = Path(folder)
+    if os.path.lexists(folder) or os.path.isdir(folder.parent):
+        return
+    from msd_core.errors import UsageError
+
+    raise UsageError(f"{what} {folder} cannot be made: its parent folder {folder.parent} does not exist", hint=hint)
+
+
 def planning_dir(project_root: Path) -> Path:
     return project_root / PLANNING_DIRNAME
 

@@ -329,6 +329,16 @@ def main(argv: list[str] | None = None) -> int:
         hint = f"did you mean `{close[0]}`?" if close else "see `msd_run --help`"
         _report_error("msd_run", "usage", f"unknown command {name!r}", EXIT_USAGE, hint=hint)
         return EXIT_USAGE
+    from msd_core.files import fresh
+
+    fresh.start()
+    code = _run(name, argv)
+    if code:
+        fresh.undo()  # a command that refuses writes nothing (files.fresh)
+    return code
+
+
+def _run(name: str, argv: list[str]) -> int:
     try:
         parser = build_command_parser(name)
         args = parser.parse_args(argv[1:])
