@@ -242,7 +242,7 @@ def _install_one(verb, target, dry_run, force, json_output, allow_symlink, conte
 CONFIG_DIR_HELP = ("Use this Claude config folder instead of the scope's own (~/.claude or $CLAUDE_CONFIG_DIR for --global, "
                    "./.claude for --local); still give --global or --local.")
 GLOBAL_HELP = "Install into the global Claude config folder (--config-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude)."
-LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
+LOCAL_HELP = "Install into .claude at the top of the git work tree holding the current folder (else the current folder)."
 MERGE_DRIVERS_HELP = ("Do not register git merge drivers for the planning files in the project's repository (by default "
                       "--local registers them in this project, --global in the project holding the current folder, so "
                       "merges never conflict on STATE.md and merge ROADMAP.md and REQUIREMENTS.md by entry).")
