@@ -14,25 +14,27 @@ Standard library only.
 from __future__ import annotations
 
 import os
+from _thread import get_ident
 
-_MADE: list[str] = []  # folders this process created, in the order made
+_MADE: dict[int, list[str]] = {}  # per thread (the MCP server runs calls in threads): folders made, in order
 _LEAVES = (".gitignore",)  # what ensure_private_dir writes into a folder it made
 
 
 def start() -> None:
-    """Forget earlier calls' folders (a test process runs many commands)."""
-    _MADE.clear()
+    """Forget earlier calls' folders (a test process, or a server, runs many commands)."""
+    _MADE[get_ident()] = []
 
 
 def note(folder) -> None:
-    _MADE.append(os.fspath(folder))
+    _MADE.setdefault(get_ident(), []).append(os.fspath(folder))
 
 
 def undo() -> list[str]:
     """Remove the folders made by this call that hold nothing else; their paths, innermost first."""
     removed = []
-    while _MADE:
-        folder = _MADE.pop()
+    made = _MADE.pop(get_ident(), [])
+    while made:
+        folder = made.pop()
         try:
             names = os.listdir(folder)
         except OSError:

@@ -279,6 +279,16 @@ def call(argv: list[str]) -> tuple[int, object]:
     name = argv[0] if argv else ""
     if name not in COMMANDS:
         return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": f"unknown command {name!r}"}
+    from msd_core.files import fresh
+
+    fresh.start()
+    code, out = _call(name, argv)
+    if code:
+        fresh.undo()  # a command that refuses writes nothing (files.fresh)
+    return code, out
+
+
+def _call(name: str, argv: list[str]) -> tuple[int, object]:
     try:
         parser = build_command_parser(name, parser_class=_QuietParser)
         args = parser.parse_args(argv[1:])

@@ -57,6 +57,16 @@ def test_step_done_refused_in_a_project_leaves_no_private_folder(msd_run, tmp_pa
     assert tree(project) == before
 
 
+def test_an_in_process_call_that_refuses_leaves_nothing_either(tmp_path, install):
+    from msd_core.run.dispatch import call
+
+    repo = new_repo(tmp_path / "fresh")
+    code, out = call(["step-done", "--workflow", "plan-phase", "--root", str(install), "--step", "nope",
+                      "--cwd", str(repo)])
+    assert code == 2 and "has no step 'nope'" in out["message"]
+    assert tree(repo) == set()
+
+
 def test_a_refused_call_keeps_a_private_folder_that_already_held_files(msd_run, tmp_path, install):
     project = new_repo(tmp_path / "proj")
     ensure_private_dir(project)
