@@ -199,6 +199,11 @@ def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, a
                 profile=None, merge_drivers=True):
     names = _runtimes(runtime, config_dir)
     scope = _scope(global_, local, verb)
+    if config_dir:  # a folder you name is made, never the folders above it
+        from msd_core.paths import require_parent
+
+        require_parent(_target(scope, config_dir, names[0]).config, "--config-dir",
+                       "create the folder above it first, or choose another --config-dir")
     results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair, profile,
                             merge_drivers) for name in names]  # one install per runtime folder, each with its own manifest and transaction
     _render_all(verb, results, json_output, _human_install)

@@ -39,7 +39,7 @@ from msd_core.install.versions import refuse_downgrade
 from msd_core.ownership import record
 from msd_core.ownership.manifest import Manifest
 from msd_core.ownership.record import BACKUPS_PREFIX, MANIFEST_REL
-from msd_core.paths import Target, require_parent
+from msd_core.paths import Target
 from msd_core.result import OperationResult
 from msd_core.runtimes import permission_config
 from msd_core.shipped import profiles
@@ -252,8 +252,6 @@ def chosen_profile(requested: str | None, old: Manifest | None) -> str:
 def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progress, profile=None,
              drivers=(None, True)) -> OperationResult:
     check_target(target, allow_symlink=allow_symlink, writing=not dry_run)
-    require_parent(target.config, f"the {target.scope} config folder",
-                   "create the folder above it first, or choose another --config-dir")
     source = source or ContentSource.packaged()
     result = OperationResult("install")
     if dry_run:

@@ -305,7 +305,6 @@ def test_a_local_install_never_shadows_the_users_global_status_line(tmp_path, ru
     home_cfg.mkdir(parents=True)
     (home_cfg / "settings.json").write_text('{"statusLine": {"type": "command", "command": "mine"}}')
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home_cfg))
-    (tmp_path / "proj").mkdir()
     t = resolve_target("local", project_dir=tmp_path / "proj")
     res = install(t, source=content)
     assert "statusLine" not in json.loads((t.config / "settings.local.json").read_text())

@@ -107,7 +107,6 @@ def test_local_install_and_uninstall_give_both_settings_files_back(tmp_path, con
 
 
 def test_files_an_install_created_are_removed_by_its_uninstall(tmp_path, content):
-    (tmp_path / "proj").mkdir()
     t = resolve_target("local", project_dir=tmp_path / "proj")
     install(t, source=content)
     assert (t.config / "settings.local.json").exists() and (t.config / "settings.json").exists()
