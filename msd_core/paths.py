@@ -151,8 +151,8 @@ def require_parent(folder: Path, what: str, hint: str) -> None:
     """UsageError (exit 2, one line) when `folder` is missing and so is the folder that would hold
     it: a target msd may create is the last folder of a path, never a tree of them."""
     folder = Path(folder)
-    if os.path.lexists(folder) or os.path.isdir(folder.parent):
-        return
+    if os.path.lexists(folder) or os.path.lexists(folder.parent):
+        return  # a file where the parent should be is the target check's to name
     from msd_core.errors import UsageError
 
     raise UsageError(f"{what} {folder} cannot be made: its parent folder {folder.parent} does not exist", hint=hint)
