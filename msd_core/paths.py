@@ -15,10 +15,12 @@ import os
 import sys
 from pathlib import Path
 
+from msd_core.lean import project_rule
+
 INSTALL_DIRNAME = "msd-core"  # <config>/msd-core
 MANIFEST_NAME = "manifest.json"  # <config>/msd-core/manifest.json
 BOOKKEEPING_DIRNAME = ".msd"  # <config>/msd-core/.msd/ (pristine copies, backups, lock)
-PLANNING_DIRNAME = ".planning"
+PLANNING_DIRNAME = project_rule.PLANNING  # <project>/.planning (the project rule looks for it)
 PROJECT_STATE_DIRNAME = ".msd"  # <project>/.planning/.msd/ (traces, memory db, locks)
 SOURCE_HOME_TOKEN = "~/.claude/"  # how shipped content spells the install target
 TXN_DIRNAME = ".msd-core.txn"  # <folder>/.msd-core.txn/: an all-or-nothing change under way (msd_core.files.txn)
@@ -58,9 +60,17 @@ def global_config_dir(config_dir: str | os.PathLike | None = None) -> Path:
 
 
 def local_config_dir(project_dir: str | os.PathLike | None = None, runtime: str = DEFAULT_RUNTIME) -> Path:
-    """Local target: `./.claude` (or the runtime's folder) under the project root (the current directory)."""
-    base = Path(project_dir) if project_dir else Path.cwd()
+    """Local target: `.claude` (or the runtime's folder) in `project_dir`, else in the top of the git
+    work tree holding the current folder, else in the current folder."""
+    base = Path(project_dir) if project_dir else local_project_dir()
     return base.absolute() / RUNTIME_DIRS[runtime][0]
+
+
+def local_project_dir(start: str | os.PathLike | None = None) -> Path:
+    """The folder a local install (or project-scoped registration) acts on: the top of the git work
+    tree holding `start` (default: cwd), else `start` itself."""
+    here = Path(start).absolute() if start else Path.cwd()
+    return work_tree_top(here) or here
 
 
 def runtime_global_dir(runtime: str, config_dir: str | os.PathLike | None = None) -> Path:
@@ -117,12 +127,31 @@ def host_edits_path() -> Path:
 
 
 def find_project_root(start: str | os.PathLike | None = None) -> Path | None:
-    """Walk up from `start` (default: cwd) to the first folder holding `.planning/`."""
-    here = Path(start).absolute() if start else Path.cwd()
-    for candidate in (here, *here.parents):
-        if (candidate / PLANNING_DIRNAME).is_dir():
-            return candidate
-    return None
+    """The one rule for which project a command acts on (docs/CONTRACTS.md, "Which project"):
+    the nearest folder holding `.planning/`, searching up from `start` (default: cwd) but never
+    above the top of the git work tree holding it; outside a work tree never above the home
+    folder; never the filesystem root or the system temp folder itself. The walk itself is
+    msd_core.lean.project_rule (os.path only, for the guard's lean start)."""
+    found = project_rule.project_root(start)
+    return Path(found) if found is not None else None
+
+
+def work_tree_top(start: str | os.PathLike | None = None) -> Path | None:
+    """The top of the git work tree holding `start` (default: cwd), found by the same walk (a
+    stat of `.git` per folder, never a git process); None outside one."""
+    found = project_rule.work_tree_top(start)
+    return Path(found) if found is not None else None
+
+
+def require_parent(folder: Path, what: str, hint: str) -> None:
+    """UsageError (exit 2, one line) when `folder` is missing and so is the folder that would hold
+    it: a target msd may create is the last folder of a path, never a tree of them."""
+    folder = Path(folder)
+    if os.path.lexists(folder) or os.path.lexists(folder.parent):
+        return  # a file where the parent should be is the target check's to name
+    from msd_core.errors import UsageError
+
+    raise UsageError(f"{what} {folder} cannot be made: its parent folder {folder.parent} does not exist", hint=hint)
 
 
 def planning_dir(project_root: Path) -> Path:

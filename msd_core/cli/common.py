@@ -55,33 +55,51 @@ def fail(exc: MsdError, as_json: bool = False) -> None:
 
 
 def errors_to_exit(fn: Callable) -> Callable:
-    """Decorator: map MsdError to its exit code with one clear line; never a traceback."""
+    """Decorator: map MsdError to its exit code with one clear line; never a traceback. A command
+    that ends non-zero takes back the private folders it made (msd_core.files.fresh)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        as_json = bool(kwargs.get("json_output") or kwargs.get("as_json") or kwargs.get("json_errors"))
-        try:
-            return fn(*args, **kwargs)
-        except MsdError as exc:
-            fail(exc, as_json)
-        except (typer.Exit, typer.Abort, SystemExit):
-            raise
-        except KeyboardInterrupt:
-            sys.stderr.write("msd: interrupted\n")
-            raise typer.Exit(130)
-        except BrokenPipeError:
-            raise typer.Exit(0)
-        except OSError as exc:  # disk full, permission denied, a folder where a file should be, ...
-            from msd_core.errors import from_os_error
+        from msd_core.files import fresh
 
-            fail(from_os_error(exc), as_json)
-        except Exception as exc:  # pragma: no cover - defensive boundary
-            if os.environ.get("MSD_DEBUG"):
-                raise
-            write(f"msd: internal error: {type(exc).__name__}: {exc} (set MSD_DEBUG=1 for a traceback)\n", err=True)
-            raise typer.Exit(EXIT_FAILED)
+        fresh.start()
+        ok = False
+        try:
+            out = _mapped(fn, args, kwargs)
+            ok = True
+            return out
+        except (typer.Exit, SystemExit) as exc:
+            ok = not (exc.exit_code if isinstance(exc, typer.Exit) else exc.code)
+            raise
+        finally:
+            if not ok:
+                fresh.undo()
 
     return wrapper
+
+
+def _mapped(fn: Callable, args, kwargs):
+    as_json = bool(kwargs.get("json_output") or kwargs.get("as_json") or kwargs.get("json_errors"))
+    try:
+        return fn(*args, **kwargs)
+    except MsdError as exc:
+        fail(exc, as_json)
+    except (typer.Exit, typer.Abort, SystemExit):
+        raise
+    except KeyboardInterrupt:
+        sys.stderr.write("msd: interrupted\n")
+        raise typer.Exit(130)
+    except BrokenPipeError:
+        raise typer.Exit(0)
+    except OSError as exc:  # disk full, permission denied, a folder where a file should be, ...
+        from msd_core.errors import from_os_error
+
+        fail(from_os_error(exc), as_json)
+    except Exception as exc:  # pragma: no cover - defensive boundary
+        if os.environ.get("MSD_DEBUG"):
+            raise
+        write(f"msd: internal error: {type(exc).__name__}: {exc} (set MSD_DEBUG=1 for a traceback)\n", err=True)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def stdin_is_tty() -> bool:

@@ -55,6 +55,10 @@ def target_for(scope: str, config_dir: str | None, runtime: str = "claude"):
             # mix a project's files into every project's ones (and --local uninstall remove them)
             raise UsageError(f"./{os.path.basename(target.config)} here is the global folder {home.config}",
                              hint="use --global, or run --local inside a project folder")
+        here = os.getcwd()
+        if os.path.realpath(target.config.parent) != os.path.realpath(here):
+            sys.stderr.write(f"note: --local acts on the top of this git work tree, {target.config.parent} "
+                             f"(started in {here})\n")
     return target
 
 

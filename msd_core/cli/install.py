@@ -212,6 +212,11 @@ def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, a
                 profile=None, merge_drivers=True):
     names = _runtimes(runtime, config_dir)
     scope = _scope(global_, local, verb)
+    if config_dir:  # a folder you name is made, never the folders above it
+        from msd_core.paths import require_parent
+
+        require_parent(_target(scope, config_dir, names[0]).config, "--config-dir",
+                       "create the folder above it first, or choose another --config-dir")
     results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair, profile,
                             merge_drivers) for name in names]  # one install per runtime folder, each with its own manifest and transaction
     _render_all(verb, results, json_output, _human_install)
@@ -259,7 +264,7 @@ def _install_one(verb, target, dry_run, force, json_output, allow_symlink, conte
 CONFIG_DIR_HELP = ("Use this Claude config folder instead of the scope's own (~/.claude or $CLAUDE_CONFIG_DIR for --global, "
                    "./.claude for --local); still give --global or --local.")
 GLOBAL_HELP = "Install into the global Claude config folder (--config-dir, else $CLAUDE_CONFIG_DIR, else ~/.claude)."
-LOCAL_HELP = "Install into ./.claude of the current folder (the project)."
+LOCAL_HELP = "Install into .claude at the top of the git work tree holding the current folder (else the current folder)."
 MERGE_DRIVERS_HELP = ("Do not register git merge drivers for the planning files in the project's repository (by default "
                       "--local registers them in this project, --global in the project holding the current folder, so "
                       "merges never conflict on STATE.md and merge ROADMAP.md and REQUIREMENTS.md by entry).")

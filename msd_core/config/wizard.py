@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from msd_core import paths
 from msd_core.errors import UsageError
 from msd_core.lean.record import record
 
@@ -128,7 +129,10 @@ def write(answers: dict[str, object], cwd: Path) -> dict:
 
 
 def project_dir(cwd: str | os.PathLike | None) -> Path:
+    """The project the wizard writes: the one `--cwd` (default: the current folder) belongs to by the
+    project rule (paths.find_project_root), else a new one at the top of the git work tree holding
+    it, else in that folder."""
     base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
     if not base.is_dir():
         raise UsageError(f"--cwd {base} is not a folder")
-    return base
+    return paths.find_project_root(base) or paths.local_project_dir(base)

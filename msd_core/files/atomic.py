@@ -339,14 +339,23 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8", anchor:
 # ---------------------------------------------------------------- locks
 
 
-def _open_lock_file(lock_path: Path, anchor: Path | None) -> int:
-    """The lock file's descriptor: created if missing, never through a symlink, never a FIFO."""
+def _open_lock_file(lock_path: Path, anchor: Path | None) -> tuple[int, bool]:
+    """(the lock file's descriptor, whether this call created it): created if missing, never
+    through a symlink, never a FIFO."""
     import stat as _stat
 
-    flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_RDWR | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     dfd = open_dir(lock_path.parent, anchor)
+    created = False
     try:
-        fd = os.open(lock_path.name, flags, 0o644, dir_fd=dfd)
+        try:
+            fd = os.open(lock_path.name, flags, dir_fd=dfd)
+        except FileNotFoundError:
+            try:
+                fd = os.open(lock_path.name, flags | os.O_CREAT | os.O_EXCL, 0o644, dir_fd=dfd)
+                created = True
+            except FileExistsError:  # made by another process meanwhile
+                fd = os.open(lock_path.name, flags, dir_fd=dfd)
     except OSError as exc:
         if os.path.islink(lock_path):
             raise _refused(lock_path, "is a symlink; msd does not follow a lock file") from None
@@ -359,7 +368,44 @@ def _open_lock_file(lock_path: Path, anchor: Path | None) -> int:
         from msd_core.files.safe_read import kind
 
         raise _refused(lock_path, f"is {kind(st_mode)}, not a plain lock file")
-    return fd
+    return fd, created
+
+
+def hold(open_lock, lock_path: Path, deadline: float, timed_out, pause: float = 0.02) -> int:
+    """The descriptor of the file at `lock_path`, opened by `open_lock()` and locked (fcntl.flock,
+    exclusive), tried until the monotonic `deadline`, then `timed_out()` is raised. A file its
+    holder removed meanwhile is let go and the one at the path now locked (POSIX only)."""
+    import fcntl
+    import time
+
+    while True:
+        fd = open_lock()
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise timed_out() from None
+                    time.sleep(pause)
+        except BaseException:
+            os.close(fd)
+            raise
+        if _still_named(fd, lock_path):
+            return fd
+        os.close(fd)  # its holder removed it: lock the file there now
+
+
+def _still_named(fd: int, lock_path: Path) -> bool:
+    """Whether the locked file is still the one at `lock_path`: a refused call removes the lock
+    file it made while holding it, and a process that waited on that file must lock the new one."""
+    try:
+        st = os.stat(lock_path, follow_symlinks=False)
+    except OSError:
+        return False
+    mine = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
 
 
 class locked:
@@ -376,6 +422,7 @@ class locked:
         self.lock_path = Path(lock_path)
         self.timeout, self.what, self.anchor = timeout, what, anchor
         self._fd: int | None = None
+        self._created = False
         self._other = None  # filelock's lock where fcntl is missing
 
     def __enter__(self) -> None:
@@ -386,29 +433,27 @@ class locked:
             return None
         import time
 
-        fd = _open_lock_file(self.lock_path, self.anchor)
-        try:
-            deadline = time.monotonic() + max(0.0, self.timeout)
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise LockTimeout(
-                            f"could not lock {self.what or self.lock_path} within {self.timeout:g}s",
-                            hint="another msd process holds it; retry when it finishes (MSD_LOCK_TIMEOUT sets the wait)",
-                        ) from None
-                    time.sleep(0.02)
-        except BaseException:
-            os.close(fd)
-            raise
-        self._fd = fd
+        def open_lock() -> int:
+            fd, self._created = _open_lock_file(self.lock_path, self.anchor)
+            return fd
+
+        def timed_out() -> LockTimeout:
+            return LockTimeout(f"could not lock {self.what or self.lock_path} within {self.timeout:g}s",
+                               hint="another msd process holds it; retry when it finishes (MSD_LOCK_TIMEOUT sets the wait)")
+
+        self._fd = hold(open_lock, self.lock_path, time.monotonic() + max(0.0, self.timeout), timed_out)
         return None
 
     def __exit__(self, *exc) -> bool:
         if self._fd is not None:
             fd, self._fd = self._fd, None
+            if exc[0] is not None and self._created:
+                # the body refused: a lock file this call made goes again, removed while still
+                # held (a process waiting on it sees it gone and locks a new one)
+                try:
+                    os.unlink(self.lock_path)
+                except OSError:
+                    pass
             os.close(fd)  # closing releases the flock
         elif self._other is not None:  # pragma: no cover - Windows
             other, self._other = self._other, None

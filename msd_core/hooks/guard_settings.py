@@ -26,17 +26,12 @@ KEYS = ("planning_write", "shrink_percent", "injection_screen", "secret_read", "
 
 
 def project_root(start: str | None) -> str | None:
-    """The nearest folder at or above `start` holding `.planning/` (msd_core.paths.find_project_root's rule)."""
+    """The project of `start` by the one rule (msd_core.lean.project_rule), a string; None without one."""
     if not isinstance(start, str) or not start:
         return None
-    here = os.path.abspath(start)
-    while True:
-        if os.path.isdir(os.path.join(here, ".planning")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+    from msd_core.lean.project_rule import project_root as rule
+
+    return rule(start)
 
 
 def switched_off() -> bool:

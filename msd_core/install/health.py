@@ -21,7 +21,7 @@ from msd_core.install import host_hooks, runner_path, versions
 from msd_core.install.plan import NEW_SUFFIX, resolutions
 from msd_core.ownership import record
 from msd_core.ownership.hints import command_for, repair_command
-from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target, resolve_target
+from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target, local_project_dir, resolve_target
 from msd_core.result import OperationResult
 
 
@@ -143,7 +143,7 @@ def status(cwd: str | Path | None = None, config_dir: str | Path | None = None, 
 
 
 def _status(cwd, config_dir, verify=False) -> OperationResult:
-    base = Path(cwd) if cwd else Path.cwd()
+    base = local_project_dir(cwd)  # a local install lives at the top of the work tree (paths.local_project_dir)
     targets = [resolve_target("global", config_dir), resolve_target("local", project_dir=base)]
     if targets[0].config == targets[1].config:
         targets = targets[:1]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from msd_core.errors import LockTimeout
-from msd_core.files.atomic import lock_timeout_from_env
+from msd_core.files.atomic import hold, lock_timeout_from_env
 
 LOCK_NAME = ".msd-core.lock"
 
@@ -55,34 +55,18 @@ def install_lock(config: Path, timeout: float | None = None) -> Iterator[None]:
     timeout = lock_timeout_from_env() if timeout is None else timeout
     path = lock_path(config)
     try:
-        import fcntl
+        import fcntl  # noqa: F401 - POSIX: files.atomic.hold locks with it
     except ImportError:  # pragma: no cover - Windows
         from msd_core.files.atomic import locked
 
         with locked(path, timeout, what=f"the msd install in {config}"):
             yield
         return
-    deadline = time.monotonic() + timeout
-    while True:
-        fd = _open_lock_file(path)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            if time.monotonic() >= deadline:
-                raise LockTimeout(
-                    f"another msd install or uninstall is running in {config} (waited {timeout:g}s)",
-                    hint="retry when it finishes; MSD_LOCK_TIMEOUT sets the wait",
-                ) from None
-            time.sleep(0.05)
-            continue
-        try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        os.close(fd)  # the file we locked was removed by its previous holder: lock the new one
+    def timed_out() -> LockTimeout:
+        return LockTimeout(f"another msd install or uninstall is running in {config} (waited {timeout:g}s)",
+                           hint="retry when it finishes; MSD_LOCK_TIMEOUT sets the wait")
+
+    fd = hold(lambda: _open_lock_file(path), path, time.monotonic() + timeout, timed_out, pause=0.05)
     try:
         yield
     finally:

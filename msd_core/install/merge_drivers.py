@@ -53,6 +53,20 @@ def project_repo(target, cwd: Path | None) -> merge_config.Repo | None:
     return repo
 
 
+def _no_repo_entry(target, cwd: Path | None) -> dict:
+    """Why no repository takes the drivers, by its real reason: no project at all, or a project
+    that is not the top of a git work tree."""
+    from msd_core import paths
+
+    if target.scope != "local" and (cwd is None or paths.find_project_root(cwd) is None):
+        where = cwd if cwd is not None else "the current folder"
+        return {"action": f"none: no .planning/ project at or above {where}",
+                "hint": "start one with /msd-new-project (or `msd init new-project`), then run `msd install` again"}
+    where = "the project" if target.scope == "local" else "the current folder's project"
+    return {"action": f"none: {where} is not the top of a git work tree",
+            "hint": "run `msd install` inside the project's repository to add them"}
+
+
 class Planned:
     __slots__ = ("repo", "registration", "records", "entry")
 
@@ -67,9 +81,7 @@ def plan(target, old, cwd: Path | None, enabled: bool = True) -> Planned:
         return Planned(None, None, records, {"action": "skipped (--no-merge-drivers)"})
     repo = project_repo(target, cwd)
     if repo is None:
-        where = "the project" if target.scope == "local" else "the current folder's project"
-        return Planned(None, None, records, {"action": f"none: {where} is not the top of a git work tree",
-                                             "hint": "run `msd install` inside the project's repository to add them"})
+        return Planned(None, None, records, _no_repo_entry(target, cwd))
     try:
         reg = merge_config.plan(repo, runner_argv())
     except merge_config.Refused as exc:

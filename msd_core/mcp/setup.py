@@ -52,7 +52,7 @@ def host_files(scope: str, config_dir: str | None = None, project_dir: str | Non
         servers = paths.home() / ".claude.json" if config == paths.default_global_config_dir() else config / ".claude.json"
         return servers, config / "settings.json"
     if scope == "project":
-        base = Path(project_dir).absolute() if project_dir else Path.cwd()
+        base = Path(project_dir).absolute() if project_dir else paths.local_project_dir()
         return base / ".mcp.json", base / ".claude" / "settings.json"
     raise UsageError(f"--scope {scope!r} is not one of {', '.join(SCOPES)}")
 

@@ -1,7 +1,8 @@
 """Which project a planning command works on, and safe reads of its files.
 
 `project_root(cwd)`: `--cwd` (default: the current directory) must exist; the project is
-the nearest folder at or above it that holds `.planning/` (paths.find_project_root).
+the one the project rule names (paths.find_project_root: the nearest `.planning/` at or above
+it, never above the git work tree's top; docs/CONTRACTS.md, "Which project").
 No project → OperationFailed (exit 1). A `--cwd` that is not a folder → UsageError (exit 2).
 
 Standard library only.

@@ -37,7 +37,7 @@ from msd_core.install.runner_path import own_runner
 from msd_core.install.source import ContentSource
 from msd_core.install.transform import installed_files
 from msd_core.ownership.manifest import Manifest
-from msd_core.paths import Target
+from msd_core.paths import Target, require_parent
 from msd_core.plugin.rebuild import LOCK_NAME, MARKER, is_fresh, listing, plan, record_bytes, refuse_inside_an_install
 from msd_core.result import OperationResult
 from msd_core.runtimes.claude_settings import PERMISSION
@@ -158,6 +158,7 @@ def _check_out(out: Path) -> None:
     if out.is_symlink():
         raise UsageError(f"{out} is a symlink; choose a real folder")
     refuse_inside_an_install(out)
+    require_parent(out, "the plugin folder", "create the folder above it first, or choose another folder")
     if not out.exists():
         return
     if not out.is_dir():

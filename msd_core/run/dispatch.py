@@ -267,6 +267,16 @@ def call(argv: list[str]) -> tuple[int, object]:
     name = argv[0] if argv else ""
     if name not in COMMANDS:
         return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": f"unknown command {name!r}"}
+    from msd_core.files import fresh
+
+    fresh.start()
+    code, out = _call(name, argv)
+    if code:
+        fresh.undo()  # a command that refuses writes nothing (files.fresh)
+    return code, out
+
+
+def _call(name: str, argv: list[str]) -> tuple[int, object]:
     try:
         parser = build_command_parser(name, parser_class=_QuietParser)
         args = parser.parse_args(argv[1:])
@@ -341,6 +351,16 @@ def _main(argv: list[str] | None = None) -> int:
         hint = f"did you mean `{close[0]}`?" if close else "see `msd_run --help`"
         _report_error("msd_run", "usage", f"unknown command {name!r}", EXIT_USAGE, hint=hint)
         return EXIT_USAGE
+    from msd_core.files import fresh
+
+    fresh.start()
+    code = _run(name, argv)
+    if code:
+        fresh.undo()  # a command that refuses writes nothing (files.fresh)
+    return code
+
+
+def _run(name: str, argv: list[str]) -> int:
     try:
         parser = build_command_parser(name)
         args = parser.parse_args(argv[1:])

@@ -129,7 +129,10 @@ def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_em
 
     if not precheck(path, change):
         return "unchanged"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from msd_core.paths import require_parent
+
+    require_parent(path.parent, "the settings folder", "create the folder above it first, or choose another --config-dir")
+    path.parent.mkdir(exist_ok=True)
     with host_lock(path):
         for _ in range(RETRIES):
             data = read_file(path)

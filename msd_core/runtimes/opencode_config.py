@@ -35,7 +35,7 @@ def _load(data: bytes, path: Path):
         text = data[3:].decode("utf-8") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8")
         obj = loads(text, str(path)) if text.strip() else {}
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return None, f"{path} does not parse ({str(exc)[:120]}); left untouched"
+        return None, f"{path} does not parse ({str(exc).replace(str(path), 'the file')[:120]}); left untouched"
     if not isinstance(obj, dict):
         return None, f"{path}: the file is not a JSON object; left untouched"
     return obj, None
