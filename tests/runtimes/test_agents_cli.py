@@ -1,0 +1,78 @@
+"""Agent Skills (`msd install --runtime agents`) in the real Codex CLI (npm @openai/codex, pinned in
+tests/runtimes/clis.py), offline: Codex lists every msd skill from a project's `.agents/skills` and
+from `~/.agents/skills` (`codex debug prompt-input`), and against a stand-in Responses API that
+follows the spine's instruction (tests/runtimes/openai_server.py, MSD_STANDIN_FOLLOW_RESOLVE),
+`$msd-plan-phase 3` makes Codex run the spine's `msd_run resolve ... --raw` and hand its output,
+the detail parts' paths, back to the model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from msd_core.install.installer import install
+from msd_core.install.runner_path import own_runner
+from msd_core.paths import resolve_target
+from msd_core.shipped.profiles import CORE_COMMANDS
+from tests.runtimes.clis import cli_binary
+from tests.runtimes.test_codex_cli import _codex, _prompt, _strings
+
+pytestmark = pytest.mark.slow
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    return project
+
+
+@pytest.mark.parametrize("scope", ["global", "local"])
+def test_codex_lists_the_skills_from_the_agents_folder(scope, tmp_path):
+    exe = cli_binary("codex")
+    project = _project(tmp_path)
+    t = resolve_target(scope, project_dir=project, runtime="agents")
+    assert "msd-plan-phase" not in _prompt(exe, project)  # guard: nothing of ours before the install
+    install(t, profile="core")
+    text = _prompt(exe, project)
+    assert str(t.config / "skills") in text  # the skills root Codex read them from (no trust needed)
+    for stem in CORE_COMMANDS:
+        desc = json.loads((t.config / "skills" / f"msd-{stem}" / "SKILL.md").read_text().split("description: ", 1)[1].split("\n", 1)[0])
+        assert f"- msd-{stem}: {desc}" in text
+
+
+def test_the_spines_msd_run_call_runs_in_codex(tmp_path, monkeypatch):
+    from tests.runtimes.stand_ins import openai_api, requests
+
+    exe = cli_binary("codex")
+    project = _project(tmp_path)
+    t = resolve_target("local", project_dir=project, runtime="agents")
+    install(t)
+    monkeypatch.setenv("MSD_STANDIN_FOLLOW_RESOLVE", "1")
+    # the test session's compact-read recorder (tests/kit/compact_site) would write its log outside
+    # the folders Codex's read-only sandbox lets msd_run write; a slow test is not recorded anyway
+    monkeypatch.delenv("MSD_TEST_COMPACT_LOG", raising=False)
+    monkeypatch.setenv("PATH", f"{own_runner().parent}{os.pathsep}{os.environ['PATH']}")
+    codex_home = Path(os.environ["HOME"]) / ".codex"
+    codex_home.mkdir(parents=True, exist_ok=True)
+    with openai_api(tmp_path) as (base, record):
+        (codex_home / "config.toml").write_text(
+            f'model = "stand-in"\nmodel_provider = "local"\n[model_providers.local]\nname = "local"\n'
+            f'base_url = "{base}"\nwire_api = "responses"\n')
+        proc = _codex(exe, project, "exec", "$msd-plan-phase 3")
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        sent = [r for r in requests(record) if r["path"].endswith("/responses")]
+    assert len(sent) == 2  # the tool call, then the answer with its output
+    first = "\n".join(_strings(sent[0]["body"]))
+    skill = (t.config / "skills/msd-plan-phase/SKILL.md").read_text()
+    assert skill.split("---\n", 2)[2].strip() in first  # Codex put our spine before the model
+    outputs = [item for item in sent[1]["body"]["input"] if isinstance(item, dict) and item.get("type") == "function_call_output"]
+    assert len(outputs) == 1
+    out = json.dumps(outputs[0])
+    assert "exited with code 0" in out
+    for part in sorted((t.root / "workflows/plan-phase/detail").glob("*.md")):
+        assert str(part) in out
