@@ -166,3 +166,16 @@ def test_reference_validator_accepts_every_skill(tmp_path):
     (bad / "SKILL.md").write_text("---\nname: msd-bad\ndescription: d\nargument-hint: x\n---\nx\n")
     proc = subprocess.run([str(exe), "validate", str(bad)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "argument-hint" in proc.stderr
+
+
+def test_core_listing_stays_within_the_core_budget(tmp_path):
+    """Every client lists each skill's name and description every turn: a core install lists only
+    the daily loop, within the core budget Claude Code's listing has (msd_core/bench/listing.py)."""
+    from msd_core.bench.listing import BUDGETS, listing
+    from msd_core.bench.tokenizer import load
+
+    t = resolve_target("local", project_dir=tmp_path, runtime="agents")
+    install(t, profile=CORE)
+    items = listing(t.config, load()[1])
+    assert sorted(items) == sorted(f"skill msd-{c}" for c in CORE_COMMANDS)
+    assert sum(items.values()) <= BUDGETS["core"], items
