@@ -3,7 +3,8 @@ tests/runtimes/clis.py), offline: Codex lists every msd skill from a project's `
 from `~/.agents/skills` (`codex debug prompt-input`), and against a stand-in Responses API that
 follows the spine's instruction (tests/runtimes/openai_server.py, MSD_STANDIN_FOLLOW_RESOLVE),
 `$msd-plan-phase 3` makes Codex run the spine's `msd_run resolve ... --raw` and hand its output,
-the detail parts' paths, back to the model."""
+the detail parts' paths, back to the model. The real Gemini CLI lists the skills of both folders
+to the model too."""
 
 from __future__ import annotations
 
@@ -76,3 +77,26 @@ def test_the_spines_msd_run_call_runs_in_codex(tmp_path, monkeypatch):
     assert "exited with code 0" in out
     for part in sorted((t.root / "workflows/plan-phase/detail").glob("*.md")):
         assert str(part) in out
+
+
+@pytest.mark.parametrize("scope", ["global", "local"])
+def test_gemini_lists_the_skills_from_the_agents_folder(scope, tmp_path):
+    """Gemini CLI (pinned in tests/runtimes/clis.py) against its stand-in API: the request it sends
+    for a plain prompt lists every msd skill of a core install, name and description (its docs:
+    `~/.agents/skills` and a workspace's `.agents/skills` are read as skills)."""
+    from tests.runtimes import stand_ins
+    from tests.runtimes.test_gemini_cli import _run
+
+    exe = cli_binary("gemini")
+    project = _project(tmp_path)
+    t = resolve_target(scope, project_dir=project, runtime="agents")
+    install(t, profile="core")
+    with stand_ins.gemini_api(tmp_path) as (api, record):
+        proc = _run(exe, api, project, ["-p", "hello"])
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        main = [r for r in stand_ins.requests(record) if ":streamGenerateContent" in r["path"] or ":generateContent" in r["path"]]
+    assert main
+    text = "\n".join(_strings(main[-1]["body"]))
+    for stem in CORE_COMMANDS:
+        desc = json.loads((t.config / "skills" / f"msd-{stem}" / "SKILL.md").read_text().split("description: ", 1)[1].split("\n", 1)[0])
+        assert f"msd-{stem}" in text and desc in text, stem

@@ -179,3 +179,25 @@ def test_core_listing_stays_within_the_core_budget(tmp_path):
     items = listing(t.config, load()[1])
     assert sorted(items) == sorted(f"skill msd-{c}" for c in CORE_COMMANDS)
     assert sum(items.values()) <= BUDGETS["core"], items
+
+
+def test_reference_names_keep_two_files_of_one_name_apart():
+    from msd_core.runtimes.agents import reference_names
+
+    got = reference_names(["~/.claude/msd-core/workflows/undo.md", "~/.claude/msd-core/references/undo.md",
+                           "~/.claude/msd-core/references/git-commits.md"])
+    assert list(got.values()) == ["undo.md", "references-undo.md", "git-commits.md"]
+
+
+def test_a_command_with_a_shell_line_it_cannot_render_is_skipped_with_the_reason(tmp_path):
+    from msd_core.install.transform import installed_files
+
+    t = resolve_target("local", project_dir=tmp_path, runtime="agents")
+    files = [("commands/msd/odd.md", b"---\ndescription: Odd.\n---\n!`date`\nDo it.\n"),
+             ("commands/msd/fine.md", b"---\ndescription: Fine.\n---\n@~/.claude/msd-core/references/a.md\nDo it.\n"),
+             ("msd-core/references/a.md", b"Say /msd-odd and /msd-other.\n")]
+    out, _warnings, skipped = installed_files(files, t, "0")
+    assert not any(rel.startswith("skills/msd-odd/") for rel in out)
+    assert skipped == ["commands/msd/odd.md: a shell line the Agent Skills format cannot render"]
+    # a copied reference names shipped commands as skills; others are left alone
+    assert out["skills/msd-fine/references/a.md"] == b"Say msd-odd and /msd-other.\n"
