@@ -4,7 +4,7 @@ from `~/.agents/skills` (`codex debug prompt-input`), and against a stand-in Res
 follows the spine's instruction (tests/runtimes/openai_server.py, MSD_STANDIN_FOLLOW_RESOLVE),
 `$msd-plan-phase 3` makes Codex run the spine's `msd_run resolve ... --raw` and hand its output,
 the detail parts' paths, back to the model. The real Gemini CLI lists the skills of both folders
-to the model too."""
+to the model too, and OpenCode loads them (`opencode debug skill`)."""
 
 from __future__ import annotations
 
@@ -100,3 +100,24 @@ def test_gemini_lists_the_skills_from_the_agents_folder(scope, tmp_path):
     for stem in CORE_COMMANDS:
         desc = json.loads((t.config / "skills" / f"msd-{stem}" / "SKILL.md").read_text().split("description: ", 1)[1].split("\n", 1)[0])
         assert f"msd-{stem}" in text and desc in text, stem
+
+
+@pytest.mark.parametrize("scope", ["global", "local"])
+def test_opencode_loads_the_skills_from_the_agents_folder(scope, tmp_path):
+    """OpenCode (pinned in tests/runtimes/clis.py): `opencode debug skill` lists every skill it
+    loaded with its location; each msd skill of a core install is there, from our folder, with its
+    description and its body."""
+    from tests.runtimes.test_opencode_cli import _oc
+
+    exe = cli_binary("opencode")
+    project = _project(tmp_path)
+    t = resolve_target(scope, project_dir=project, runtime="agents")
+    install(t, profile="core")
+    listed = {s["name"]: s for s in json.loads(_oc(exe, project, "debug", "skill")) if s["name"].startswith("msd-")}
+    assert sorted(listed) == sorted(f"msd-{c}" for c in CORE_COMMANDS)
+    for stem in CORE_COMMANDS:
+        skill = t.config / "skills" / f"msd-{stem}" / "SKILL.md"
+        got = listed[f"msd-{stem}"]
+        assert Path(got["location"]).resolve() == skill.resolve()
+        assert got["description"] == json.loads(skill.read_text().split("description: ", 1)[1].split("\n", 1)[0])
+        assert got["content"].strip() == skill.read_text().split("---\n", 2)[2].strip()
