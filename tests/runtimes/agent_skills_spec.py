@@ -7,7 +7,8 @@ frontmatter; this also checks the body's size and its references.
     equal to the folder's name;
   - `description`: a non-empty string of at most 1,024 characters; `compatibility` at most 500;
     `metadata` a mapping of strings to strings;
-  - the body: under 500 lines and about 5,000 tokens (the spec's advice; bytes / 4 here);
+  - the body: under 500 lines and 5,000 tokens (the spec's advice; counted with `msd bench`'s
+    proxy tokenizer, msd_core/bench/tokenizer.py);
   - `references/`: files directly in it (one level deep), each named in the body by its relative
     path `references/<file>`.
 """
@@ -23,6 +24,12 @@ ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_BODY_LINES = 500
 MAX_BODY_TOKENS = 5000
+
+
+def body_tokens(text: str) -> int:
+    from msd_core.bench.tokenizer import load
+
+    return load()[1](text)
 
 
 def violations(skill_dir: Path) -> list[str]:
@@ -55,8 +62,9 @@ def violations(skill_dir: Path) -> list[str]:
     meta = front.get("metadata", {})
     if not isinstance(meta, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in meta.items()):
         out.append("metadata: a mapping of strings to strings")
-    if len(body.splitlines()) >= MAX_BODY_LINES or len(body.encode("utf-8")) / 4 > MAX_BODY_TOKENS:
-        out.append(f"body too large ({len(body.splitlines())} lines, {len(body.encode())} bytes)")
+    tokens = body_tokens(body)
+    if len(body.splitlines()) >= MAX_BODY_LINES or tokens > MAX_BODY_TOKENS:
+        out.append(f"body too large ({len(body.splitlines())} lines, {tokens} tokens)")
     refs = skill_dir / "references"
     if refs.exists():
         for p in sorted(refs.rglob("*")):

@@ -74,7 +74,8 @@ def test_spec_check_catches_each_kind_of_break(tmp_path):
                    "references/c.md is not named in the body", "references/deep: references go one level deep",
                    "references/deep/b.md: references go one level deep"]
     assert violations(skill("other", "name: not-other\ndescription: d\n", "x\n")) == ["name 'not-other' differs from its folder 'other'"]
-    assert violations(skill("big", "name: big\ndescription: d\n", "line\n" * 500)) == ["body too large (500 lines, 2500 bytes)"]
+    assert violations(skill("big", "name: big\ndescription: d\n", "line\n" * 500)) == ["body too large (500 lines, 1000 tokens)"]
+    assert violations(skill("wide", "name: wide\ndescription: d\n", "word " * 5001)) == ["body too large (1 lines, 5002 tokens)"]
     assert violations(skill("meta", "name: meta\ndescription: d\nmetadata: {a: 1}\n", "x\n")) == ["metadata: a mapping of strings to strings"]
 
 
