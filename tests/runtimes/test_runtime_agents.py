@@ -142,6 +142,7 @@ def test_users_own_skills_and_edits_survive_and_uninstall_leaves_the_folder_as_i
     assert sorted(p.relative_to(t.config).as_posix() for p in t.config.rglob("*")) == ["skills", "skills/my-skill", "skills/my-skill/SKILL.md"]
 
 
+@pytest.mark.slow  # installs from npm on a machine's first run, as the real-CLI tests do
 def test_reference_validator_accepts_every_skill(tmp_path):
     """npm skills-ref (the format's reference validator, a TypeScript port) on every generated skill."""
     from tests.host import hostkit
