@@ -28,13 +28,14 @@ STATE_DUE_NAME = "state-due"  # <project>/.planning/.msd/state-due: STATE.md is 
 RUNNER_EXE = "msd_run.exe" if os.name == "nt" else "msd_run"  # the runtime's program, beside msd
 
 
-# Per agent runtime: (local folder name under the project, env var naming the global folder,
+# Per agent runtime: (local folder name under the project, env var naming the global folder or None,
 # global folder relative to HOME when the variable is unset). The formats live in msd_core/runtimes.
 RUNTIME_DIRS = {
     "claude": (".claude", "CLAUDE_CONFIG_DIR", ".claude"),
     "gemini": (".gemini", "GEMINI_CLI_HOME", ".gemini"),       # GEMINI_CLI_HOME replaces HOME: <it>/.gemini
     "opencode": (".opencode", "OPENCODE_CONFIG_DIR", ".config/opencode"),
     "codex": (".codex", "CODEX_HOME", ".codex"),
+    "agents": (".agents", None, ".agents"),  # the open Agent Skills folder (clients read <it>/skills); no variable names it
 }
 RUNTIMES = tuple(RUNTIME_DIRS)
 DEFAULT_RUNTIME = "claude"
@@ -80,7 +81,7 @@ def runtime_global_dir(runtime: str, config_dir: str | os.PathLike | None = None
     if config_dir:
         return Path(os.path.expanduser(os.fspath(config_dir))).absolute()
     _local, env_name, rel = RUNTIME_DIRS[runtime]
-    env = os.environ.get(env_name)
+    env = os.environ.get(env_name) if env_name else None
     if runtime == "gemini":
         return (Path(os.path.expanduser(env)).absolute() if env else home()) / ".gemini"
     if runtime == "opencode" and not env:

@@ -38,7 +38,8 @@ def _target(scope: str, config_dir: Optional[str], runtime: str = "claude"):
     return target_for(scope, config_dir, runtime)
 
 
-RUNTIME_HELP = "Agent runtime(s): claude (default), gemini, opencode, codex; comma-separate several (claude,gemini)."
+RUNTIME_HELP = ("Agent runtime(s): claude (default), gemini, opencode, codex, agents (Agent Skills in .agents/skills); "
+                "comma-separate several (claude,gemini).")
 
 
 def _runtimes(value: Optional[str], config_dir: Optional[str]) -> list[str]:

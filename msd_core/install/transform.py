@@ -41,6 +41,7 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
 
     rt = get_runtime(target.runtime)
     commands = frozenset(n for rel, _ in files if (n := command_name_from_source(rel)) is not None)
+    by_rel = dict(files)
     out: dict[str, bytes] = {}
     warnings: list[str] = []
     skipped: list[str] = []
@@ -58,8 +59,14 @@ def installed_files(files: list[tuple[str, bytes]], target: Target, version: str
                 if not is_static_name(name):
                     skipped.append(f"{rel}: command name {name!r} is not lower-case words joined by '-'")
                     continue
+                source = data
                 data, warns = rt.command(name, data, target)
                 warnings.extend(warns)
+                for ref_dest, ref_src in rt.command_references(name, source).items():
+                    if ref_src not in by_rel:
+                        warnings.append(f"{rel}: includes {ref_src}, which is not shipped")
+                        continue
+                    out[ref_dest] = rt.finish(by_rel[ref_src], token or rt.home_token(target, ref_dest), ref_dest, commands)
             elif rel.startswith(AGENTS_PREFIX):
                 data = rt.agent(rel[len(AGENTS_PREFIX):-3], data, target)
         except UnicodeDecodeError:
@@ -87,18 +94,19 @@ def agent_relpath(rt, rel: str, profile: str) -> str | None:
 
 
 def installed_registry(registry: dict, files: list[tuple[str, bytes]], target: Target, profile: str) -> dict:
-    """The registry an install's manifest records: for a full install the shipped one; else only
+    """The registry an install's manifest records: for a full install the shipped one (with each
+    agent's `core` file where this install put it, for a runtime that lists no agent); else only
     the workflows and agents the profile holds (of source `files`), each agent's `core` file
     where this install put it."""
-    if profile == FULL:
-        return registry
     from msd_core.runtimes import get as get_runtime
 
     rt = get_runtime(target.runtime)
+    if profile == FULL and not rt.agents_unlisted:
+        return registry
     keep = profiles.kept(files, profile)
     out = dict(registry)
     workflows, agents = registry.get("workflows"), registry.get("agents")
-    if isinstance(workflows, dict):
+    if isinstance(workflows, dict) and profile != FULL:
         out["workflows"] = {k: v for k, v in workflows.items() if k in keep["workflow"]}
     if isinstance(agents, dict):
         out["agents"] = {}

@@ -5,6 +5,8 @@
   gemini.py    Gemini CLI: commands/msd/<name>.toml, agents/*.md, policies/msd-core.toml
   opencode.py  OpenCode: commands/msd-<name>.md, agents/*.md, the permission in its config
   codex.py     Codex CLI: skills/msd-<name>/SKILL.md, agents/*.toml, rules/msd-core.rules
+  agents.py    Agent Skills (.agents/skills, read by most agent CLIs): skills/msd-<name>/SKILL.md
+               with references/, agents unlisted under msd-core/agents/, no permission file
 
 The installer, uninstaller, status and the content checks ask `get(name)` instead of naming
 folders. Not on msd_run's hot path.
@@ -16,7 +18,7 @@ from msd_core.paths import DEFAULT_RUNTIME, RUNTIMES
 
 __all__ = ["get", "RUNTIMES", "DEFAULT_RUNTIME", "SUPPORTED"]
 
-SUPPORTED = ("claude", "gemini", "opencode", "codex")
+SUPPORTED = ("claude", "gemini", "opencode", "codex", "agents")
 
 
 def get(name: str):
@@ -31,6 +33,8 @@ def get(name: str):
         from msd_core.runtimes.opencode import RUNTIME
     elif name == "codex":
         from msd_core.runtimes.codex import RUNTIME
+    elif name == "agents":
+        from msd_core.runtimes.agents import RUNTIME
     return RUNTIME
 
 

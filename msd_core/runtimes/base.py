@@ -77,11 +77,38 @@ def resolve_call(cmd: str) -> tuple[str, str] | None:
     return (words[2], words[i + 1]) if i + 1 < len(words) else None
 
 
+ARGS_PROSE = "the arguments the user gave with the request"
+
+
+def unrendered_body(rt: "Runtime", body: str) -> tuple[list[str], list[str]]:
+    """For a host that renders no shell context and has no `@` includes: (the paths a command's
+    `@` lines include, in order; its other lines, each split workflow's shell line turned into
+    the instruction to run `rt.gate_text` and read what it lists, `$ARGUMENTS` into prose)."""
+    reads: list[str] = []
+    out: list[str] = []
+    for line in body.split("\n"):
+        m = INCLUDE_LINE.match(line)
+        if m:
+            reads.append(m.group("path"))
+            continue
+        m = SHELL_LINE.match(line)
+        found = resolve_call(m.group("cmd")) if m else None
+        if found:
+            stem, root = found
+            out.append(f"Then run {rt.gate_text(stem, root)} and read each file it lists, in order, before the "
+                       "step that needs it (it prints nothing when compact content is on; on any failure run "
+                       "on the workflow alone).")
+            continue
+        out.append(line.replace("$ARGUMENTS", ARGS_PROSE))
+    return reads, out
+
+
 class Runtime:
     name = "claude"
     label = "Claude Code"
     renders_shell = True
     shared = None  # a module with plan_add/plan_remove for a shared config file, or None
+    agents_unlisted = False  # every agent installed where the host does not list it, in every profile
     command_path = ""  # where command <stem> is installed, e.g. "commands/msd/{stem}.toml"
 
     @property
@@ -129,6 +156,11 @@ class Runtime:
     def own_files(self, target: Target) -> dict[str, bytes]:
         return {}
 
+    def command_references(self, name: str, data: bytes) -> dict[str, str]:
+        """{installed relpath: shipped relpath}: shipped files command `name` (source bytes
+        `data`) carries as copies of its own (a skill's references/); none by default."""
+        return {}
+
     def gate_text(self, stem: str, root: str) -> str:
         """What an installed command loading split workflow `stem` must contain so the model
         gets its detail parts (references/compact-content-gate.md): the shell line the host
@@ -173,7 +205,7 @@ def command_stem(rel: str) -> str | None:
 
 
 __all__ = ["Runtime", "parse_frontmatter", "description_of", "core_relpath", "command_stem", "with_frontmatter",
-           "toml_bytes", "resolve_call", "raw_resolve", "SHELL_LINE", "INCLUDE_LINE", "SOURCE_HOME_TOKEN"]
+           "toml_bytes", "resolve_call", "raw_resolve", "unrendered_body", "SHELL_LINE", "INCLUDE_LINE", "SOURCE_HOME_TOKEN"]
 
 
 class _OwnFilePermission:

@@ -20,20 +20,9 @@ from __future__ import annotations
 import json
 
 from msd_core.paths import Target
-from msd_core.runtimes.base import (
-    INCLUDE_LINE,
-    SHELL_LINE,
-    Runtime,
-    description_of,
-    parse_frontmatter,
-    raw_resolve,
-    resolve_call,
-    toml_bytes,
-    with_frontmatter,
-)
+from msd_core.runtimes.base import Runtime, description_of, parse_frontmatter, raw_resolve, toml_bytes, unrendered_body, with_frontmatter
 
 RULES_REL = "rules/msd-core.rules"
-ARGS = "the arguments the user gave with the request"
 
 
 class Codex(Runtime):
@@ -59,22 +48,7 @@ class Codex(Runtime):
 
     def command(self, name: str, data: bytes, target: Target) -> tuple[bytes, list[str]]:
         meta, body = parse_frontmatter(data)
-        reads: list[str] = []
-        out: list[str] = []
-        for line in body.split("\n"):
-            m = INCLUDE_LINE.match(line)
-            if m:
-                reads.append(m.group("path"))
-                continue
-            m = SHELL_LINE.match(line)
-            found = resolve_call(m.group("cmd")) if m else None
-            if found:
-                stem, root = found
-                out.append(f"Then run {self.gate_text(stem, root)} and read each file it lists, in order, before the "
-                           "step that needs it (it prints nothing when compact content is on; on any failure run "
-                           "on the workflow alone).")
-                continue
-            out.append(line.replace("$ARGUMENTS", ARGS))
+        reads, out = unrendered_body(self, body)
         head = []
         if reads:
             head = ["Read these files first, in order (they are this skill's instructions):", "",

@@ -9,12 +9,18 @@ every request (method, path, body) as one JSON line, exits by itself after --lif
 `POST .../chat/completions` streams one assistant message (chat.completion.chunk events, then
 [DONE]) or answers with one JSON completion; `POST .../responses` streams the Responses events
 (response.created, output text delta and done, response.completed); `GET .../models` lists one
-model; anything else gets `{}`. Every answer is the text REPLY and ends the turn.
+model; anything else gets `{}`. Every answer is the text REPLY and ends the turn, except with
+MSD_STANDIN_FOLLOW_RESOLVE=1 in the environment: a Responses request whose input names
+`msd_run resolve <stem> --root <root> --raw` (as an Agent Skills spine does) and holds no tool
+output yet is answered with a call of Codex's `exec_command` tool running exactly that command,
+as a model following the skill would.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the repository (run with python -I)
@@ -32,6 +38,36 @@ def chat_stream() -> bytes:
          "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}},
     ]
     return sse(chunks) + b"data: [DONE]\n\n"
+
+
+RESOLVE_CALL = re.compile(r"`(msd_run resolve [a-z0-9-]+ --root \S+ --raw)`")
+
+
+def resolve_to_run(req) -> str | None:
+    """The `msd_run resolve ... --raw` command the request's input names, when the stand-in is
+    to follow it (module doc) and no tool has answered yet; else None."""
+    if os.environ.get("MSD_STANDIN_FOLLOW_RESOLVE") != "1" or not isinstance(req, dict):
+        return None
+    text = json.dumps(req.get("input", ""))
+    if "function_call_output" in text:
+        return None
+    m = RESOLVE_CALL.search(text.replace('\\"', '"'))
+    return m.group(1) if m else None
+
+
+def function_call_stream(cmd: str) -> bytes:
+    item = {"type": "function_call", "id": "fc_msd", "call_id": "call_msd", "name": "exec_command",
+            "arguments": json.dumps({"cmd": cmd, "login": False}), "status": "completed"}
+    resp = {"id": "resp_msd_call", "object": "response", "created_at": 0, "model": MODEL, "status": "in_progress", "output": []}
+    usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 2,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 12}
+    events = [
+        {"type": "response.created", "response": resp, "sequence_number": 0},
+        {"type": "response.output_item.added", "output_index": 0, "item": {**item, "status": "in_progress"}, "sequence_number": 1},
+        {"type": "response.output_item.done", "output_index": 0, "item": item, "sequence_number": 2},
+        {"type": "response.completed", "response": {**resp, "status": "completed", "output": [item], "usage": usage}, "sequence_number": 3},
+    ]
+    return sse(events, named=True)
 
 
 def responses_stream() -> bytes:
@@ -66,7 +102,8 @@ class Handler(RecordingHandler):
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
         elif path.endswith("/responses"):
-            self.send(200, "text/event-stream", responses_stream())
+            cmd = resolve_to_run(req)
+            self.send(200, "text/event-stream", function_call_stream(cmd) if cmd else responses_stream())
         else:
             self.send_json({})
 

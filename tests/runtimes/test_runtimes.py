@@ -185,7 +185,7 @@ def test_update_replaces_an_unedited_file_whose_content_changed(runtime, tmp_pat
     t = _target(runtime, "local", tmp_path)
     install(t)
     m = load_manifest(t.config)
-    rel = next(r for r in m.files if r.startswith("agents/"))
+    rel = next(r for r in m.files if r.startswith(("agents/", "msd-core/agents/")))  # agents: unlisted
     # simulate an older shipped version: the file on disk equals what the manifest recorded
     old = b"old version\n"
     (t.config / rel).write_bytes(old)
