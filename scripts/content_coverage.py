@@ -10,7 +10,8 @@ matches them against that log.
 
 Entries (the granularity), per content file, once per file and key:
 - `run`: every `msd_run` invocation in the content's code (code spans, fenced lines, the flows'
-  prompts; msd_core.checks.contract's reading), keyed by `msd_run <command> [<subcommand>]` and the
+  prompts; msd_core.checks.contract's reading), keyed by `msd_run <command> [<verb>]` (a subcommand,
+  or the value of a first positional argument with fixed choices: `config get`) and the
   sorted options as written (`msd_run state patch --set-session`). Positional values do not count.
 - `mkdir`: a code line starting with `mkdir`, keyed by its path as written.
 - `write`: a prose line (outside fenced code) with a write verb (write, writes, create,
@@ -133,10 +134,13 @@ def run_key(body: str, parsers: ParserCache) -> str | None:
 
 
 def _subcommands(parser) -> set[str]:
+    """The verbs of a command: its subparsers, or the choices of its first positional argument
+    (`msd_run config get|set|...`)."""
     for action in getattr(parser, "_actions", []):
+        if action.option_strings:
+            continue
         choices = getattr(action, "choices", None)
-        if isinstance(choices, dict) and action.__class__.__name__ == "_SubParsersAction":
-            return set(choices)
+        return {str(c) for c in choices} if choices else set()
     return set()
 
 

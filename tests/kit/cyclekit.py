@@ -312,7 +312,7 @@ class Agent:
             line = re.sub(r"\s--var\s+\S+", "", line)
         if restart:
             line += " --restart"
-        payload = json.loads(self.sh(line).stdout)
+        payload = json.loads(self.sh(line, template=first).stdout)  # the spine's line, as the spine says to adapt it
         seen = [payload["step"]]
         while payload["action"] != "done":
             assert len(seen) < limit, f"{workflow}: no end after {seen}"

@@ -151,6 +151,20 @@ def test_paths_as_the_content_writes_them_match_real_paths():
     assert not pat(".planning/STATE.md").match(".planning/XSTATE.md")
 
 
+def test_write_floor_lists_what_is_uncovered_and_keeps_the_reasons(tree, tmp_path, capsys):
+    path = log(tmp_path, [r for r in EVERYTHING if "gate run" not in r.get("text", "")])  # compact off only
+    excl = tmp_path / "exclusions.txt"
+    excl.write_text("# head\n* :: msd_run verify --json :: a person runs it\n", encoding="utf-8")
+    assert cov.main(["--root", str(tree), "--log", str(path), "--exclusions", str(excl), "--write-floor"]) == 0
+    lines = excl.read_text().splitlines()
+    assert lines[0] == "# head" and "* :: msd_run verify --json :: a person runs it" in lines
+    assert ("msd-core/workflows/discuss/detail/01-more.md :: msd_run gate run --label :: not yet covered: "
+            "/msd-discuss is carried out, but no step takes the branch that says this") in lines
+    assert "agents/msd-helper.md :: .planning/debug/<slug>.md :: not yet covered: no step plays msd-helper doing this" in lines
+    capsys.readouterr()
+    assert cov.main(["--root", str(tree), "--log", str(path), "--exclusions", str(excl), "--check"]) == 0
+
+
 @pytest.mark.slow
 def test_every_content_entry_ran_in_the_cycle_or_is_excluded():
     """The figure CI holds: the cycle (tests/cycle, compact off and on) runs every runtime call and
