@@ -271,9 +271,7 @@ def covers(entry: Entry, done: Executed) -> bool:
                                                                   and command_of(done.key) == entry.key))
     if done.kind not in ("write", "mkdir"):
         return False
-    pattern = path_pattern(entry.key)
-    return bool(pattern.match(done.key.rstrip("/"))) or (entry.kind == "write" and entry.key.endswith("/") and
-                                                         bool(pattern.match(done.key.rstrip("/") + "/x")))
+    return bool(path_pattern(entry.key).match(done.key.rstrip("/")))
 
 
 # ------------------------------------------------------------------ exclusions, report
