@@ -165,6 +165,29 @@ def test_write_floor_lists_what_is_uncovered_and_keeps_the_reasons(tree, tmp_pat
     assert cov.main(["--root", str(tree), "--log", str(path), "--exclusions", str(excl), "--check"]) == 0
 
 
+def test_on_the_shipped_content_a_call_no_step_runs_fails_the_check(tmp_path, capsys):
+    """The real tree and the committed exclusions: a log that runs every entry passes; the same log
+    without `msd_run state sync` fails, naming it in every file that says it."""
+    records = []
+    for compact in ("off", "on"):
+        for e in cov.content_entries(cov.REPO / "msd_core" / "content", compact):
+            kind = "write" if e.kind == "write" else "bash"
+            text = f"mkdir -p {e.key}" if e.kind == "mkdir" else e.key
+            records.append({"kind": kind, "template": text if kind == "bash" else "", "text": text,
+                            "test": f"t[compact-{compact}]"})
+    full = tmp_path / "full.jsonl"
+    full.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    # every entry ran: the exclusions that take out what the cycle does not run are stale then
+    assert cov.main(["--log", str(full), "--check", "--exclusions", str(tmp_path / "none")]) == 0
+    capsys.readouterr()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(json.dumps(r) + "\n" for r in records if not r["text"].startswith("msd_run state sync")),
+                   encoding="utf-8")
+    assert cov.main(["--log", str(cut), "--check", "--exclusions", str(tmp_path / "none")]) == 1
+    out = capsys.readouterr().out
+    assert "MISS run msd_run state sync " in out and "msd-core/workflows/execute-phase.md" in out
+
+
 @pytest.mark.slow
 def test_every_content_entry_ran_in_the_cycle_or_is_excluded():
     """The figure CI holds: the cycle (tests/cycle, compact off and on) runs every runtime call and
