@@ -390,7 +390,8 @@ def write_floor(path: Path, kept: list[tuple[str, str, str]], floor: list[str]) 
 
 
 def run_cycle(log: Path, workers: str, tests: tuple[str, ...]) -> int:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}  # a fresh session, even from a test
+    # a session of its own, even when a test runs this: no pytest or compact-recorder state of the caller's
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MSD_TEST_COMPACT_"))}
     env["MSD_COVERAGE_LOG"] = str(log)
     env.pop("MSD_COMPACT_DEFAULT", None)  # both compact runs of every scenario
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers, *tests]
