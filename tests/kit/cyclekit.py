@@ -20,6 +20,9 @@ the section no longer names it: a content edit that breaks the cycle breaks the 
 fills the placeholders (`<n>`; a placeholder the caller does not fill fails the test), expands
 `~`, runs it in the project and records it (`agent.log`: one entry per command and file write,
 grouped by the slash command being carried out, `agent.begin("/msd-plan-phase 1")`).
+With `MSD_COVERAGE_LOG=<file>` set, each command and write is also appended to that file as one
+JSON line (the command as the content wrote it, placeholders unfilled; the line run; the path
+written; the test and slash command): scripts/content_coverage.py matches the content against it.
 Commands the content gives as a worked example (a commit line naming example files) are run
 with `commit_like`: the same command and options, the agent's own files and message.
 
@@ -181,6 +184,7 @@ class Agent:
         if not emit:
             return ""
         line = emit.group(1).split(" || ")[0]
+        self._cover("bash", line, line)
         proc = self._exec(shlex.split(line), self.project)
         assert proc.returncode == 0, f"{invocation}: {line} -> {proc.returncode}: {proc.stderr}"
         self.emitted[invocation] = proc.stdout
@@ -199,9 +203,35 @@ class Agent:
                                stdin=subprocess.DEVNULL)
 
     # -- the agent's tools
-    def sh(self, command: str, /, *, ok=(0,), cwd: Path | None = None, **values) -> subprocess.CompletedProcess:
-        """Run one command line (placeholders filled from `values`), as the Bash tool would."""
+    def _cover(self, kind: str, text: str, template: str = "") -> None:
+        """One JSON line in $MSD_COVERAGE_LOG (when set) for scripts/content_coverage.py."""
+        target = os.environ.get("MSD_COVERAGE_LOG")
+        if not target:
+            return
+        record = {"kind": kind, "template": template, "text": text, "invocation": self.invocation,
+                  "test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0], "compact": self._compact()}
+        with open(target, "a", encoding="utf-8") as fh:  # one write per line: appends from workers do not interleave
+            fh.write(json.dumps(record) + "\n")
+
+    def _compact(self) -> str:
+        """'on' or 'off': the scenario's compact parameter (tests/cycle/conftest.py), else the project's
+        workflow.compact_content, else 'off'."""
+        test = os.environ.get("PYTEST_CURRENT_TEST", "")
+        for mode in ("on", "off"):
+            if f"compact-{mode}" in test:
+                return mode
+        try:
+            value = json.loads((self.project / ".planning/config.json").read_text(encoding="utf-8"))["workflow"]["compact_content"]
+        except (OSError, ValueError, KeyError, TypeError):
+            value = False
+        return "on" if value is True else "off"
+
+    def sh(self, command: str, /, *, ok=(0,), cwd: Path | None = None, template: str | None = None,
+           **values) -> subprocess.CompletedProcess:
+        """Run one command line (placeholders filled from `values`), as the Bash tool would.
+        `template`: the line as the content wrote it, when `command` was rewritten from it (coverage log)."""
         line = fill(command, values)
+        self._cover("bash", line, command if template is None else template)
         proc = self._exec(shlex.split(line), cwd or self.project)
         where = ""
         if cwd is not None and Path(cwd) != self.project:
@@ -250,7 +280,7 @@ class Agent:
                 continue
             out.append(a)
             i += 1
-        return self.sh(" ".join(shlex.quote(fill(a, values)) for a in out), ok=ok, cwd=cwd)
+        return self.sh(" ".join(shlex.quote(fill(a, values)) for a in out), ok=ok, cwd=cwd, template=example)
 
     def write(self, rel: str, text: str, root: Path | None = None) -> Path:
         base = root or self.project
@@ -259,6 +289,7 @@ class Agent:
         path.write_text(text, encoding="utf-8")
         shown = str(path.relative_to(self.project)) if path.is_relative_to(self.project) else str(path)
         self.log.append(Action(self.invocation, self.session, "write", shown, content=text))
+        self._cover("write", shown)
         return path
 
     def msd(self, *args: str, ok=(0,)) -> dict:
@@ -281,7 +312,7 @@ class Agent:
             line = re.sub(r"\s--var\s+\S+", "", line)
         if restart:
             line += " --restart"
-        payload = json.loads(self.sh(line).stdout)
+        payload = json.loads(self.sh(line, template=first).stdout)  # the spine's line, as the spine says to adapt it
         seen = [payload["step"]]
         while payload["action"] != "done":
             assert len(seen) < limit, f"{workflow}: no end after {seen}"

@@ -424,10 +424,10 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
                     assert result == "complete"
                     branches[pid] = f"worktree-agent-{pid}"
                 state["wave"] = out["next_wave"]
-                merge = a.content.command(stem, "execute-wave", "msd_run wave merge")
-                merge = re.sub(r"\s\(?`?--branch.*$", "", merge)
+                written = a.content.command(stem, "execute-wave", "msd_run wave merge")
+                merge = re.sub(r"\s\(?`?--branch.*$", "", written)
                 line = fill_merge(merge, v, out["next_wave"], branches)
-                a.sh(line)
+                a.sh(line, template=written)
             else:
                 for pid in batch["plans"]:
                     result, done = executor.run(by_id[pid], phase, templates[pid], cwd=a.project)
