@@ -81,6 +81,13 @@ def new_project(
     else:
         answers = {**base, **given}
     result = settings.write(answers, project)
+    if result.pop("created", False):
+        from pathlib import Path
+
+        from msd_core.progress import evidence
+
+        # msd made this project: every SUMMARY it gets needs its recorded commits (progress.evidence)
+        evidence.mark_since(evidence.main_root(Path(result["path"]).parent.parent))
     if json_output:
         print_envelope("init new-project", result)
         return

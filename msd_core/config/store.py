@@ -474,6 +474,8 @@ def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
             atomic_write_bytes(cfg, _dump(work, raw, before), anchor=root)
     result.pop("create_file", None)
     result.update({"path": str(cfg), "changed": bool(changed)})
+    if data is None and changed:
+        result["created"] = True  # this write made the file (the caller decides whether to say so)
     return result
 
 

@@ -118,14 +118,15 @@ def write(answers: dict[str, object], cwd: Path) -> dict:
     from msd_core.config import store
 
     path = None
-    changed = False
+    changed = created = False
     for q in QUESTIONS:
         value = answers[q.key]
         text = ("true" if value else "false") if q.is_bool else str(value)
         out = store.set_value(q.key, text, cwd, create=True)
         path = out["path"]
         changed = changed or out["changed"]
-    return {"path": path, "changed": changed, "settings": {q.key: answers[q.key] for q in QUESTIONS}}
+        created = created or out.get("created", False)
+    return {"path": path, "changed": changed, "created": created, "settings": {q.key: answers[q.key] for q in QUESTIONS}}
 
 
 def project_dir(cwd: str | os.PathLike | None) -> Path:

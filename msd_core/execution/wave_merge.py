@@ -19,7 +19,10 @@
    is left half done; the result names the plan being merged, the earlier plan of the wave
    (or the main line) that changed the same files, and the files. Merging stops there:
    plans after it are not merged, and no worktree or branch is removed (exit 1).
-4. When every plan merged: each executor's worktree is removed (`git worktree remove`, never
+4. A wave with nothing left to merge (every branch already merged) while another wave of the phase
+   holds an executor branch not merged is refused (exit 1, `refused` naming the wave to merge):
+   a stale `--wave` must not answer "already merged" over unmerged work (issue 45).
+5. When every plan merged: each executor's worktree is removed (`git worktree remove`, never
    forced: one with uncommitted changes is kept and named) and its branch deleted with
    `git branch -d` (only when merged).
 
@@ -119,6 +122,23 @@ def _brought(main: Path, branch: str, phase_dir: Path, plan: dict, record: dict 
     return foreign, outside
 
 
+def _unmerged_elsewhere(main: Path, phase_dir: Path, plans: list[dict], wave: int, checked_out: str | None) -> list[dict]:
+    """[{plan, wave, branch}] of the phase's plans in other waves whose recorded executor branch exists
+    and is not merged into HEAD."""
+    out: list[dict] = []
+    for p in plans:
+        if p["wave"] == wave:
+            continue
+        try:
+            record = run_record.load(run_record.record_path(main, phase_dir.name, p["id"]))
+        except OperationFailed:
+            continue
+        for br in run_record.branches(record):
+            if br != checked_out and _branch_exists(main, br) and not _is_ancestor(main, br, "HEAD"):
+                out.append({"plan": p["id"], "wave": p["wave"], "branch": br})
+    return out
+
+
 def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, list[str]] | None = None) -> tuple[dict, int]:
     from msd_core.execution.waves import read_plans
 
@@ -212,6 +232,19 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
         for br in branches:
             entry["copied"] += _copy_planning_leftovers(main, wt_by_branch.get(br) or record_wt.get(br))
         merged.append(entry)
+    if all(b["status"].startswith("already merged") for e in merged for b in e["branches"]):
+        # nothing of this wave was left to merge: a stale --wave (issue 45) must not hide another wave's branches
+        waiting = _unmerged_elsewhere(main, phase_dir, plans, wave, checked_out)
+        if waiting:
+            other = waiting[0]["wave"]
+            shown = ", ".join(f"{w['branch']} (plan {w['plan']})" for w in waiting[:3])
+            result["refused"] = {
+                "waves": sorted({w["wave"] for w in waiting}), "branches": waiting,
+                "message": (f"wave {wave} has nothing left to merge, but wave {other}'s executor branches are not merged: "
+                            f"{shown}; run `msd_run wave merge --phase-dir {phase_dir.name} --wave {other}`"),
+            }
+            result["head"] = head(main)
+            return result, 1
     # every plan landed: remove the executors' worktrees and merged branches
     for entry in merged:
         for b in entry["branches"]:

@@ -9,6 +9,10 @@ Rules:
 - `step-done` for the current step: the result must be a JSON object holding every
   expected field with its type, and every expected file must exist. Its scalar fields
   become flow variables (`<phase_dir>` in later prompts and paths).
+- A flow's `[derived]` variables are the runtime's (msd_core.flows.derive): every payload
+  fills them from the files, and `step-done` sets them over whatever the agent reported before
+  it chooses a transition; one a condition of the step needs and the runtime cannot compute
+  refuses the step (exit 2) naming what is missing and the command that produces it.
 - Transitions: the first `when` whose condition holds and whose target has visits left
   wins; else `next`. If `next`'s target has no visits left, the flow fails (exit 1) and
   nothing changes.
@@ -50,6 +54,8 @@ class Env:
     now: Callable[[], str] = lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     # canonical phase variables (msd_core.planning.phase_ref.flow_phase_vars); identity by default
     normalise_vars: Callable[[dict], dict] = lambda vars: vars
+    # the runtime's own variables (msd_core.flows.derive): (vars, names) -> ({name: value}, {name: why not})
+    derive: Callable[[dict, tuple], tuple[dict, dict]] = lambda vars, names: ({}, {})
 
 
 # ------------------------------------------------------------------ variables and paths
@@ -139,10 +145,21 @@ def current_step(flow: Flow, run: dict) -> Step:
     return step
 
 
+def with_derived(flow: Flow, vars: dict, env: Env) -> tuple[dict, dict]:
+    """(`vars` with the flow's derived variables as the files say now, {name: why not computed}).
+    A derived variable the runtime cannot compute is dropped, never left at an older value."""
+    if not flow.derived:
+        return vars, {}
+    values, problems = env.derive(vars, tuple(flow.derived))
+    out = {k: v for k, v in vars.items() if k not in flow.derived}
+    out.update(values)
+    return out, problems
+
+
 def step_payload(flow: Flow, run: dict, env: Env) -> dict:
     """What `next-step` prints for the run's current step."""
     step = current_step(flow, run)
-    vars = run.get("vars", {})
+    vars, underived = with_derived(flow, run.get("vars", {}), env)
     context: list[str] = []
     unavailable: list[dict] = []
     for rel in step.context_files:
@@ -188,6 +205,9 @@ def step_payload(flow: Flow, run: dict, env: Env) -> dict:
     missing = sorted({m.group(1) for m in PLACEHOLDER_RE.finditer(step.prompt) if m.group(1) not in vars})
     if missing:
         out["missing_vars"] = missing
+        why = {n: underived[n] for n in missing if n in underived}
+        if why:
+            out["underived"] = why
     if step.action != "done":
         out["report"] = f"msd_run step-done --workflow {flow.workflow} --step {step.id}" + (
             " --result '<json>'" if step.fields else ""
@@ -335,6 +355,13 @@ def complete_step(flow: Flow, run: dict, step_id: str, result: dict, env: Env) -
     vars, problems = validate_result(current, run.get("vars", {}), result, env)
     if problems:
         raise UsageError(f"result of step {step_id} does not meet its expects: " + "; ".join(problems))
+    vars, underived = with_derived(flow, vars, env)
+    needed = sorted({name[1] for w in current.when for name in w.condition.names()
+                     if name[0] == "var" and name[1] in underived})
+    if needed:
+        raise UsageError(f"step {step_id}: the runtime cannot count {', '.join(needed)}: " + "; ".join(underived[n] for n in needed))
+    overridden = {n: {"reported": result[n], "derived": vars[n]} for n in flow.derived
+                  if n in result and n in vars and result[n] != vars[n]}
     visits = dict(run.get("visits", {}))
     target, why = choose_next(flow, current, result, vars, visits, env)
     visits[target] = visits.get(target, 0) + 1
@@ -348,4 +375,7 @@ def complete_step(flow: Flow, run: dict, step_id: str, result: dict, env: Env) -
     new["current"] = target
     new["status"] = "done" if flow.step(target).action == "done" else "running"
     new["updated"] = entry["at"]
-    return new, {"recorded": step_id, "repeated": False, "next_step": target, "why": why, "status": new["status"]}
+    report = {"recorded": step_id, "repeated": False, "next_step": target, "why": why, "status": new["status"]}
+    if overridden:
+        report["derived"] = overridden  # the agent's number was not taken: the files say otherwise
+    return new, report

@@ -84,6 +84,7 @@ class Flow:
     steps: tuple[Step, ...]
     description: str = ""
     inputs: dict = field(default_factory=dict)
+    derived: dict = field(default_factory=dict)  # name -> description: computed by the runtime (flows.derive)
 
     def step(self, step_id: str) -> Step | None:
         for s in self.steps:

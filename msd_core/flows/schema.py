@@ -29,8 +29,12 @@ A flow (`msd-core/flows/<workflow>.toml`) is a small state machine:
   lower-case words (`"proceed|guide|stop"`: the value must be one of them); a trailing `?`
   makes it optional. `expects.files`: `.planning/...` paths that must exist afterwards.
 - `when.if`: see msd_core.flows.conditions. `result.X` must be a field the step expects.
-- Every `<name>` placeholder and `var.name` must be a declared input or a field that some
-  step's `expects.fields` reports (a typo is an error, not an unfilled path at run time).
+- `[derived]`: variables the runtime computes (msd_core.flows.derive: `wave`, `plans_remaining`),
+  name = "description". No step's `expects.fields` may ask the agent for one.
+- Every `<name>` placeholder and `var.name` must be a declared input, a derived variable or a
+  field that some step's `expects.fields` reports (a typo is an error, not an unfilled path at
+  run time). Whether it is known by the time each prompt shows it is the content guard's rule
+  (msd_core.checks.flows).
 - A `when` whose target already reached its `max_visits` is passed over.
 
 Every error is reported as (line, message). Standard library only (tomllib/tomli).
@@ -53,7 +57,7 @@ PLACEHOLDER_RE = re.compile(r"<([^<>]*)>")
 VAR_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 FIELD_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
-TOP_KEYS = {"workflow", "version", "start", "description", "inputs", "steps"}
+TOP_KEYS = {"workflow", "version", "start", "description", "inputs", "derived", "steps"}
 STEP_KEYS = {"id", "action", "prompt", "context_files", "expects", "agent", "next", "when", "max_visits", "title"}
 WHEN_KEYS = {"if", "goto"}
 EXPECTS_KEYS = {"fields", "files"}
@@ -357,6 +361,18 @@ def parse_flow(text: str, name: str | None = None) -> tuple[Flow | None, Errors]
     if not isinstance(inputs, dict) or not all(VAR_NAME_RE.match(k) and isinstance(v, str) for k, v in inputs.items()):
         errors.append((lines.top_key("inputs"), "inputs must be a table of name = \"description\" (lower-case names)"))
         inputs = {}
+    derived = data.get("derived", {})
+    from msd_core.flows.derive import NAMES as DERIVABLE
+
+    if not isinstance(derived, dict) or not all(isinstance(v, str) for v in derived.values()):
+        errors.append((lines.top_key("derived"), "derived must be a table of name = \"description\""))
+        derived = {}
+    for k in derived:
+        if k not in DERIVABLE:
+            errors.append((lines.top_key("derived"), f"derived: the runtime computes no variable {k!r} (it computes "
+                                                     f"{', '.join(sorted(DERIVABLE))}: msd_core/flows/derive.py)"))
+        elif k in inputs:
+            errors.append((lines.top_key("derived"), f"derived: {k!r} is also an input; the runtime computes it"))
     raw_steps = data.get("steps")
     if not isinstance(raw_steps, list) or not raw_steps:
         errors.append((lines.top_key("steps"), "a flow needs at least one [[steps]] entry"))
@@ -403,7 +419,8 @@ def parse_flow(text: str, name: str | None = None) -> tuple[Flow | None, Errors]
         errors.append((lines.top_key("steps") if not lines.steps else lines.step(0), "the flow has no step with action = \"done\""))
     if errors:
         return None, sorted(set(errors))
-    flow = Flow(workflow=workflow, version=version, start=start, steps=tuple(steps), description=description, inputs=dict(inputs))
+    flow = Flow(workflow=workflow, version=version, start=start, steps=tuple(steps), description=description, inputs=dict(inputs),
+                derived={k: v for k, v in derived.items() if k in DERIVABLE})
     _check_graph(flow, lines, index, errors)
     _check_variables(flow, lines, index, errors)
     if errors:
@@ -439,7 +456,12 @@ def _check_graph(flow: Flow, lines: _Lines, index: dict, errors: Errors) -> None
 
 def _check_variables(flow: Flow, lines: _Lines, index: dict, errors: Errors) -> None:
     """Every `<name>` and `var.name` must be a declared input or a field some step reports."""
-    known = set(flow.inputs) | {f.name for s in flow.steps for f in s.fields}
+    known = set(flow.inputs) | set(flow.derived) | {f.name for s in flow.steps for f in s.fields}
+    for s in flow.steps:
+        for f in s.fields:
+            if f.name in flow.derived:
+                errors.append((lines.step(index[s.id], "expects"), f"step {s.id!r}: field {f.name} is derived by the runtime "
+                                                                   "(the flow's [derived] table); drop it from expects.fields"))
 
     def check(text: str, where: str, line: int) -> None:
         for m in PLACEHOLDER_RE.finditer(text):

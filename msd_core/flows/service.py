@@ -70,9 +70,16 @@ def open_flow(workflow: str, cwd: str | os.PathLike | None = None, state_file_ar
     src = source.load(workflow, root=root, flows_dir=flows_dir)
     project_root = paths.find_project_root(here) or here
     env = engine.Env(project_root=project_root, config_get=_config_getter(here), resolve_installed=src.resolve_installed,
-                     normalise_vars=lambda vars: _phase_vars(project_root, vars))
+                     normalise_vars=lambda vars: _phase_vars(project_root, vars),
+                     derive=lambda vars, names: _derived(project_root, vars, names))
     spath = state_file.state_path(project_root, state_file_arg, here)
     return FlowContext(workflow, here, project_root, spath, src, env, root=root)
+
+
+def _derived(project_root: Path, vars: dict, names: tuple) -> tuple[dict, dict]:
+    from msd_core.flows.derive import compute
+
+    return compute(project_root, vars, names)
 
 
 def _phase_vars(project_root: Path, vars: dict) -> dict:

@@ -10,11 +10,17 @@ A plan is complete when msd has seen all of:
    (a declared folder `src/auth/` is touched by any file under it), or a recorded deviation
    (a commit made with `--deviation "<why>"`) saying why a declared path was left.
 
-Which plans need it (`since`): only plans msd executed. `msd_run wave plan` (execute-phase's
-first call) and `msd_run commit --plan` write `.planning/.msd/evidence.json` (`{"since": <epoch
-seconds>}`) once; a SUMMARY written at or after that moment needs the evidence. A project msd
-never executed (no such file: every project made before msd, a fresh clone, whose git-ignored
-run records are gone too) and SUMMARYs older than it are taken on their SUMMARY, as before.
+Which plans need it: every plan of a project msd wrote, from its first command (issue 45). The
+marker `.planning/.msd/evidence.json` (`{"since": <epoch seconds>, "cutoff": {"<phase-dir>/<plan-id>":
+"<sha256 of its SUMMARY>", ...}}`) is written once (`begin`), when msd creates the project (`msd init new-project`, or the
+new-project flow's first `msd_run config set` that creates `.planning/config.json`), when a person
+adopts an older project (`msd_run evidence adopt`), and, for a tree that came to msd neither way,
+by its first `msd_run wave plan` or `msd_run commit --plan`. `cutoff` lists the plans summarised
+when the marker was written, each with its SUMMARY's sha256: those, and only while their SUMMARY
+is unchanged, are taken on their word; every other SUMMARY needs the evidence, whenever its file was
+written, copied or checked out (a file's time is not asked). A marker without `cutoff`
+(written by an older msd) exempts SUMMARYs written before `since`. A project with no marker (a tree
+msd never wrote, or a fresh clone: `.planning/.msd/` is git-ignored) is taken on its SUMMARYs.
 
 The run record is the evidence read first (a JSON read per plan, no git call: `next` stays
 fast). A plan it does not prove is then looked up in git, once per process for all plans: the
@@ -23,7 +29,7 @@ commits reachable from HEAD whose `Msd-Plan: <phase-dir>/<plan-id>` trailer name
 made them (`.planning/.msd/` is never committed), so a teammate's plan merged in is proven by
 its commits, never sent back to be executed again. Undo and wave merge check each recorded
 commit against git itself (msd_core.execution.provenance).
-Nothing here writes except `mark_since`. Standard library only.
+Nothing here writes except `begin` (and `mark_since`, its quiet form). Standard library only.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from msd_core import paths
 
 SINCE_FILE = "evidence.json"
 MAX_RECORD = 4 * 1024 * 1024  # a run record's size cap (msd_core.execution.run_record reads it from here)
+MAX_MARKER = 1024 * 1024  # the evidence marker's cap (its cutoff lists every plan summarised before msd)
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _HASH = re.compile(r"[0-9a-f]{7,64}")
 
@@ -64,31 +71,90 @@ def main_root(root: Path) -> Path:
         return Path(root)
 
 
-def since(main: Path) -> float | None:
-    """When msd began executing this project (None: never, or the file is unreadable or damaged)."""
+def marker(main: Path) -> dict | None:
+    """The evidence marker: {"since": float, "cutoff": {"<phase-dir>/<plan-id>": SUMMARY sha256} or None (an
+    older marker: SUMMARYs before `since` are exempt)}; None when there is none, or it is unreadable or damaged."""
     from msd_core.files.bounded import loads_json
     from msd_core.files.safe_read import read_regular
 
     try:
-        data = loads_json(read_regular(paths.project_state_dir(main) / SINCE_FILE, 4096, follow_symlinks=False),
+        data = loads_json(read_regular(paths.project_state_dir(main) / SINCE_FILE, MAX_MARKER, follow_symlinks=False),
                           "the evidence marker")
     except (OSError, ValueError):
         return None
     value = data.get("since") if isinstance(data, dict) else None
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    cutoff = data.get("cutoff")
+    return {"since": float(value),
+            "cutoff": {k: v for k, v in cutoff.items() if isinstance(v, str)} if isinstance(cutoff, dict) else None}
 
 
-def mark_since(main: Path) -> None:
-    """Record, once, that msd executes this project from now on (best effort: a read-only project is left)."""
+def since(main: Path) -> float | None:
+    """When msd began asking this project for evidence (None: never, or the marker is unreadable or damaged)."""
+    found = marker(main)
+    return found["since"] if found else None
+
+
+def summary_hash(path: Path) -> str | None:
+    """The sha256 of a SUMMARY's bytes (None: not a regular file msd can read). The file layer's sha256,
+    which keeps hashlib off msd_run's hot path."""
+    from msd_core.files.atomic import sha256_bytes
+    from msd_core.files.safe_read import read_regular
+
+    try:
+        return sha256_bytes(read_regular(path, MAX_RECORD, follow_symlinks=False))
+    except (OSError, ValueError):
+        return None
+
+
+def summarised(main: Path) -> dict[str, str]:
+    """{"<phase-dir>/<plan-id>": its SUMMARY's sha256} of every plan summarised in the project's phase folders now."""
+    from msd_core.planning.discovery import plan_id
+
+    phases = Path(main) / ".planning" / "phases"
+    out: dict[str, str] = {}
+    try:
+        folders = [e for e in os.scandir(phases) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return out
+    for folder in sorted(folders, key=lambda e: e.name):
+        try:
+            names = sorted(e.name for e in os.scandir(folder.path) if e.is_file(follow_symlinks=False))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith("-SUMMARY.md") or name == "SUMMARY.md":
+                digest = summary_hash(Path(folder.path) / name)
+                if digest is not None:
+                    out[f"{folder.name}/{plan_id(Path(folder.path) / name)}"] = digest
+    return out
+
+
+def begin(main: Path) -> dict:
+    """Write the marker unless there is one: from now on every SUMMARY needs its evidence, except those
+    of the plans summarised now, as their SUMMARYs read now (its `cutoff`). {"since", "cutoff": {plan: sha256},
+    "created": bool}; OSError when it cannot be written."""
     from msd_core.files.atomic import atomic_write_bytes
     from msd_core.files.private_dir import ensure_private_dir
 
     target = paths.project_state_dir(main) / SINCE_FILE
     if os.path.lexists(target):
-        return
+        found = marker(main)
+        if found is not None:
+            return {"since": found["since"], "cutoff": found["cutoff"], "created": False}
+        raise OSError(f"{target} exists but is not an evidence marker; move it aside and run `msd_run evidence adopt`")
+    cutoff = summarised(main)
+    now = time.time()
+    folder = ensure_private_dir(main)
+    atomic_write_bytes(folder / SINCE_FILE, (json.dumps({"since": now, "cutoff": cutoff}, indent=1) + "\n").encode("utf-8"))
+    return {"since": now, "cutoff": cutoff, "created": True}
+
+
+def mark_since(main: Path) -> None:
+    """`begin`, best effort: a read-only project (or a damaged marker) is left as it is."""
     try:
-        folder = ensure_private_dir(main)
-        atomic_write_bytes(folder / SINCE_FILE, (json.dumps({"since": time.time()}) + "\n").encode("utf-8"))
+        begin(main)
     except OSError:
         pass
 
@@ -164,11 +230,13 @@ class Reading:
     when msd began executing it (`since`), and git's log, read once for this reading and never for
     another (a long-lived process judges each reading by the commits there are then)."""
 
-    __slots__ = ("main", "since", "_commits")
+    __slots__ = ("main", "since", "cutoff", "_commits")
 
     def __init__(self, main: Path):
         self.main = Path(main)
-        self.since = since(self.main)
+        found = marker(self.main)
+        self.since = found["since"] if found else None
+        self.cutoff = found["cutoff"] if found else None
         self._commits: dict[str, list[dict]] | None = None
 
     def git_commits(self, phase_dir: str, plan_id: str) -> list[dict]:
@@ -194,9 +262,19 @@ class Reading:
         return lacking
 
     def unproven(self, phase_folder: Path, plan_id: str, plan_text: str | None) -> dict | None:
-        """`missing` for a plan whose SUMMARY (`<plan_id>-SUMMARY.md`, or a bare `SUMMARY.md`) was written at
-        or after `since`; None when no evidence is asked of it (msd never executed the project, an older SUMMARY)."""
+        """`missing` for a summarised plan evidence is asked of: not in the marker's `cutoff` (an older marker:
+        a SUMMARY written at or after `since`); None when none is asked (no marker, a plan summarised before msd)."""
         if self.since is None:
+            return None
+        if self.cutoff is not None:
+            for name in (f"{plan_id}-SUMMARY.md", "SUMMARY.md"):
+                path = Path(phase_folder) / name
+                if not os.path.lexists(path):
+                    continue
+                kept = self.cutoff.get(f"{Path(phase_folder).name}/{plan_id}")
+                if kept is not None and summary_hash(path) == kept:
+                    return None  # summarised before msd wrote this project, unchanged since: taken on its SUMMARY
+                return self.missing(Path(phase_folder).name, plan_id, plan_text)
             return None
         for name in (f"{plan_id}-SUMMARY.md", "SUMMARY.md"):
             try:

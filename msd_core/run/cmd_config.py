@@ -83,6 +83,16 @@ def _not_a_guard(key) -> None:
                          hint=f"the user changes it in their terminal: `msd config set {key} ...`")
 
 
+def _begin_evidence(config_path: str) -> None:
+    """msd made this project's config.json (the new-project flow's first setting): from now on its
+    SUMMARYs need their recorded commits (msd_core.progress.evidence)."""
+    from pathlib import Path
+
+    from msd_core.progress import evidence
+
+    evidence.mark_since(evidence.main_root(Path(config_path).parent.parent))
+
+
 def run(args):
     from msd_core.config import store
 
@@ -99,7 +109,10 @@ def run(args):
     if args.verb == "set":
         _need(args, 2)
         _not_a_guard(args.key)
-        return store.set_value(args.key, args.value, args.cwd, create=args.create, personal=args.personal)
+        out = store.set_value(args.key, args.value, args.cwd, create=args.create, personal=args.personal)
+        if out.pop("created", False) and not args.personal:
+            _begin_evidence(out["path"])
+        return out
     if args.verb == "migrate":
         _need(args, 0)
         from msd_core.config.migrate import migrate

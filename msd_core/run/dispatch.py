@@ -79,6 +79,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge-driver": ("msd_core.run.cmd_merge_driver", "the merge git runs for a planning file (registered by msd install)"),
     # lifecycle (k-lifecycle2)
     "undo": ("msd_core.run.cmd_undo", "revert a plan's or phase's recorded commits (--dry-run first)"),
+    "evidence": ("msd_core.run.cmd_evidence", "whether SUMMARYs need their recorded commits: status, or adopt an older project"),
     "recorded": ("msd_core.run.cmd_recorded", "the commits msd recorded for a plan or phase"),
     "debug": ("msd_core.run.cmd_debug", "debug sessions in .planning/debug/: start, list, resume, close"),
     "ship": ("msd_core.run.cmd_ship", "PR plan for a phase or milestone: branch, remote, gh, body file"),

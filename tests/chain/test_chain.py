@@ -39,11 +39,12 @@ AGENT = textwrap.dedent(r'''
     counter = project / "waves.txt"
     result = {}
     if step == "discover-plans":
-        result = {"phase": "02", "phase_dir": "02-a", "plans_remaining": 2}
+        result = {"phase": "02", "phase_dir": "02-a"}
     elif step == "execute-wave":
         n = int(counter.read_text()) + 1 if counter.exists() else 1
         counter.write_text(str(n))
-        result = {"wave": n, "plans_remaining": 2 - n, "stuck": False}
+        (project / f".planning/phases/02-a/02-0{n}-SUMMARY.md").write_text("# done\n")  # msd_run counts what is left
+        result = {"stuck": False}
     elif step == "gate":
         result = {"status": "passed"}
     elif step == "verify":
@@ -74,7 +75,10 @@ AGENT = textwrap.dedent(r'''
 @pytest.fixture
 def setup(tmp_path):
     project = tmp_path / "proj"
-    (project / ".planning").mkdir(parents=True)
+    phase = project / ".planning" / "phases" / "02-a"
+    phase.mkdir(parents=True)
+    for n in (1, 2):  # one plan in each of two waves
+        (phase / f"02-0{n}-PLAN.md").write_text(f"---\nwave: {n}\n---\n# 02-0{n}\n")
     agent = tmp_path / "agent.py"
     agent.write_text(AGENT)
     install = fake_install(tmp_path / "cfg", extra={"agents/msd-executor.md": "executor\n"})
@@ -108,7 +112,8 @@ def test_chain_runs_every_agent_step_to_done(msd, setup):
                                                  "update-state"]
     wave = calls[1]["brief"]
     assert "Act as the msd-executor agent; its definition: " + str(install.parent / "agents" / "msd-executor.md") in wave
-    assert "phase 02" in wave and "wave (int), plans_remaining (int)" in wave
+    assert "wave 1 of phase 02" in wave and "stuck (bool)" in wave
+    assert "wave 2 of phase 02" in calls[3]["brief"]  # the second visit names the wave the files say is next
     # the report command is literal: no shell variable, no redirect
     line = next(ln.strip() for ln in wave.splitlines() if ln.strip().startswith("msd_run step-report --ticket "))
     assert "$" not in line and ">" not in line and "execute-phase-execute-wave-1.ticket.json" in line
@@ -186,7 +191,7 @@ def test_an_agent_reporting_nothing_is_named_as_such(msd, setup):
     r = _chain(msd, project, install, cmd, log, mode="silent", at="discover-plans")
     assert r.returncode == 1
     assert "the agent reported no result at all (no `msd_run step-report` call, no result file)" in r.stderr
-    assert "phase, phase_dir, plans_remaining" in r.stderr
+    assert "phase, phase_dir" in r.stderr
 
 
 def test_agent_writing_bad_json_is_reported(msd, setup):
@@ -581,7 +586,7 @@ FAKE_CLAUDE = textwrap.dedent(r'''
         fh.write(json.dumps({"argv": sys.argv[1:], "brief": brief}) + "\n")
     line = next(l.strip() for l in brief.splitlines() if l.strip().startswith("msd_run step-report "))
     argv = shlex.split(line)
-    argv[argv.index("--result") + 1] = json.dumps({"phase": "02", "phase_dir": "02-a", "plans_remaining": 0})
+    argv[argv.index("--result") + 1] = json.dumps({"phase": "02", "phase_dir": "02-a"})
     sys.exit(subprocess.run([sys.executable, "-m", "msd_core.run", *argv[1:]]).returncode)
 ''')
 

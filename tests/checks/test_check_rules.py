@@ -50,6 +50,8 @@ EXPECTED = {
         ("shell-context", "msd-core/workflows/notes.md", 5),
     },
     "flows": {("flows", "msd-core/flows/notes.toml", 9), ("flows", "msd-core/flows/plan.toml", 10)},
+    # a prompt naming <plan>, which only that step reports: the literal placeholder, then a stale value
+    "flow-placeholders": {("flow-placeholders", "msd-core/flows/plan.toml", 8)},
     "generated": {("generated", "INVENTORY.md", 0), ("generated", "msd-core/registry.json", 14)},
     "agreement": {("template-headings", "msd-core/references/summary-notes.md", 4),
                   ("deviation-labels", "msd-core/references/summary-notes.md", 7),
@@ -86,7 +88,7 @@ def test_every_rule_has_a_failing_fixture():
     rules = {rule for triples_ in EXPECTED.values() for rule, _, _ in triples_}
     assert {"size", "partition.disjoint", "partition.registration", "partition.protected", "includes",
             "commit-scope", "contract", "shell-context", "flows", "generated", "template-headings",
-            "deviation-labels", "template-fields", "floor", "statuses"} <= rules
+            "deviation-labels", "template-fields", "floor", "statuses", "flow-placeholders"} <= rules
 
 
 # --- building blocks -------------------------------------------------------------------
@@ -539,3 +541,22 @@ def test_a_command_named_outside_its_profile_is_a_violation(tree):
                      (5, "names /msd-nowhere, which the core profile does not install"),
                      (5, "names /msd-nowhere, which the full profile does not install")]
     assert all(v.file == "msd-core/references/gate.md" for v in report.violations if v.rule == "named-commands")
+
+
+def test_flow_placeholder_reported_on_one_branch_only_is_refused():
+    """A field reported on one path to a step does not supply its prompt on the other path."""
+    from msd_core.checks import flow_vars
+    from msd_core.flows.schema import parse_flow
+
+    text = "\n".join([
+        'workflow = "w"', "version = 1", 'start = "ask"', "[inputs]", 'phase = "p"',
+        "[[steps]]", 'id = "ask"', 'action = "run"', 'prompt = "Ask about <phase>."',
+        'expects = { fields = { deep = "bool" } }', 'next = "use"',
+        "[[steps.when]]", 'if = "result.deep == true"', 'goto = "dig"',
+        "[[steps]]", 'id = "dig"', 'action = "run"', 'prompt = "Dig."', 'expects = { fields = { topic = "string" } }', 'next = "use"',
+        "[[steps]]", 'id = "use"', 'action = "run"', 'prompt = "Use <topic> of <phase>."', 'next = "done"',
+        "[[steps]]", 'id = "done"', 'action = "done"', ""])
+    flow, errors = parse_flow(text, "w")
+    assert errors == []
+    found = flow_vars.problems(flow)
+    assert [s for s, _ in found] == ["use"] and "<topic>" in found[0][1] and "always runs before" in found[0][1]

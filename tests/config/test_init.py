@@ -205,3 +205,22 @@ def test_wizard_gives_up_after_repeated_nonsense(tmp_path):
             pty.send("what\n")
         code, out = pty.finish()
     assert code == 2 and "no valid answer for --mode" in out
+
+
+def test_a_project_msd_init_creates_asks_for_evidence_before_any_wave_plan(msd, tmp_path):
+    """issue 45: `msd init new-project` is msd's first command, so the project carries the evidence
+    marker from then on: a SUMMARY an agent writes without `msd_run wave plan` or a recorded commit
+    is not taken on its word."""
+    from msd_core.progress import evidence
+
+    r = msd(["init", "new-project", "--cwd", str(tmp_path), "--defaults"])
+    assert r.returncode == 0, r.stderr
+    assert evidence.since(tmp_path) is not None
+    phase = tmp_path / ".planning/phases/01-core"
+    phase.mkdir(parents=True)
+    (phase / "01-01-PLAN.md").write_text("---\nwave: 1\nfiles_modified: [src/a.py]\n---\n# Plan\n")
+    (phase / "01-01-SUMMARY.md").write_text("# done\n")
+    lack = evidence.Reading(tmp_path).unproven(phase, "01-01", (phase / "01-01-PLAN.md").read_text())
+    assert lack is not None and "no commit recorded" in lack["reason"]
+    again = msd(["init", "new-project", "--cwd", str(tmp_path), "--defaults"])  # config.json exists: the marker stays
+    assert again.returncode == 0 and evidence.since(tmp_path) is not None

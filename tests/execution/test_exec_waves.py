@@ -134,8 +134,9 @@ def test_wave_plan_batches_sequential_stuck(tmp_path):
     # skipping 02-01 leaves 02-02, 02-03; after they complete, 02-04 waits on 02-01: stuck
     for pid in ("02-02", "02-03"):
         (phase / f"{pid}-SUMMARY.md").write_text("s\n")
-        old = time.time() - 3600  # summarised before msd executed the project: no recorded commits asked (evidence)
-        os.utime(phase / f"{pid}-SUMMARY.md", (old, old))
+    # summarised before msd took the project: its cutoff lists them, no recorded commits asked (evidence)
+    (root / ".planning" / ".msd" / "evidence.json").unlink()
+    assert json.loads(run_msd(["evidence", "adopt"], root).stdout)["cutoff"] == ["02-demo/02-02", "02-demo/02-03"]
     out = json.loads(run_msd(["wave", "plan", "--phase-dir", "02-demo", "--skip", "02-01"], root).stdout)
     assert out["next_wave"] == 2 and out["runnable"] == [] and out["stuck"] is True
     assert out["blocked"] == [{"plan": "02-04", "waiting_on": ["02-01"]}]
@@ -198,3 +199,31 @@ def test_phase_dir_outside_planning_is_refused(tmp_path):
         for action in (["plan"], ["check"], ["merge", "--wave", "1"]):
             r = run_msd(["wave", action[0], "--phase-dir", bad, *action[1:]], root)
             assert r.returncode == 2 and r.stderr.count("\n") == 1, (bad, action, r.stderr)
+
+
+FOUR = {"02-01": {"wave": 1, "files": ["src/alpha.py"], "tasks": 1},
+        "02-02": {"wave": 1, "files": ["src/beta.py"], "tasks": 1},
+        "02-03": {"wave": 2, "files": ["src/gamma.py"], "tasks": 1},
+        "02-04": {"wave": 2, "files": ["src/delta.py"], "tasks": 1}}
+
+
+def test_a_stale_wave_number_does_not_answer_already_merged_over_the_next_waves_branches(tmp_path):
+    """issue 45: wave 1 merged, wave 2's executors done; `--wave 1` (the number the last visit ran)
+    used to exit 0 "already merged" and leave wave 2 unmerged. It now names the wave to merge."""
+    root = tmp_path / "p"
+    phase = make_project(root, FOUR)
+    first = {k: v for k, v in FOUR.items() if v["wave"] == 1}
+    _run_isolated(root, phase, first)
+    assert run_msd(["wave", "merge", "--phase-dir", "02-demo", "--wave", "1"], root).returncode == 0
+    second = {k: v for k, v in FOUR.items() if v["wave"] == 2}
+    _run_isolated(root, phase, second)
+    stale = run_msd(["wave", "merge", "--phase-dir", "02-demo", "--wave", "1"], root)
+    assert stale.returncode == 1
+    refused = json.loads(stale.stdout)["refused"]
+    assert refused["waves"] == [2] and {b["plan"] for b in refused["branches"]} == {"02-03", "02-04"}
+    assert "run `msd_run wave merge --phase-dir 02-demo --wave 2`" in stale.stderr
+    assert "worktree-agent-02-03" in git(root, "branch")  # nothing merged, nothing removed
+    right = run_msd(["wave", "merge", "--phase-dir", "02-demo", "--wave", "2"], root)
+    assert right.returncode == 0, right.stderr
+    assert [m["plan"] for m in json.loads(right.stdout)["merged"]] == ["02-03", "02-04"]
+    assert run_msd(["wave", "merge", "--phase-dir", "02-demo", "--wave", "1"], root).returncode == 0  # now truly all merged

@@ -97,11 +97,18 @@ def test_corrupt_state_file_is_reported_and_kept(msd_run, install, project):
     assert r.returncode == 2 and "--restart" in r.stderr
 
 
+def _open_plan(project):
+    folder = project / ".planning" / "phases" / "01-a"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "01-01-PLAN.md").write_text("---\nwave: 1\n---\n# 01-01\n")
+
+
 def test_state_keeps_other_workflows_and_custom_state_file(msd_run, install, project):
     state = project / ".planning" / "state.json"
     state.write_text(json.dumps({"version": 1, "workflows": {"other": {"current": "x"}}, "note": "keep"}))
+    _open_plan(project)
     _json(msd_run(["step-done", "--workflow", "execute-phase", "--root", str(install), "--step", "discover-plans",
-                   "--result", '{"phase": "1", "phase_dir": "01-a", "plans_remaining": 1}'], cwd=project))
+                   "--result", '{"phase": "1", "phase_dir": "01-a"}'], cwd=project))
     doc = json.loads(state.read_text())
     assert doc["note"] == "keep" and doc["workflows"]["other"] == {"current": "x"}
     assert doc["workflows"]["execute-phase"]["current"] == "execute-wave"
@@ -127,8 +134,9 @@ def test_concurrent_step_done_records_once(msd_run, install, project):
     import subprocess
     import sys
 
+    _open_plan(project)
     args = [sys.executable, "-m", "msd_core.run", "step-done", "--workflow", "execute-phase", "--root", str(install),
-            "--step", "discover-plans", "--result", '{"phase": "1", "phase_dir": "01-a", "plans_remaining": 2}']
+            "--step", "discover-plans", "--result", '{"phase": "1", "phase_dir": "01-a"}']
     procs = [subprocess.Popen(args, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
              for _ in range(4)]
     outs = [json.loads(p.communicate(timeout=60)[0]) for p in procs]

@@ -292,13 +292,22 @@ def test_oversized_and_non_object_results_are_refused(project):
 
 def test_execute_phase_waves_then_verify(project):
     w = Walker("execute-phase", project)
+    w.plans("02-a", {"02-01": 1, "02-02": 1, "02-03": 2})
     w.next("phase=02")
-    assert w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 3})["next_step"] == "execute-wave"
-    assert w.done("execute-wave", {"wave": 1, "plans_remaining": 1, "stuck": False})["next_step"] == "gate"
+    out = w.done("discover-plans", {"phase": "02", "phase_dir": "02-a"})
+    assert out["next_step"] == "execute-wave"
+    assert "Execute wave 1 of phase 02" in out["next"]["prompt"] and "--wave 1`" in out["next"]["prompt"]
+    w.summarise("02-a", "02-01", "02-02")
+    assert w.done("execute-wave", {"stuck": False})["next_step"] == "gate"
     # the same result again is a repeat, not a new wave
-    assert w.done("execute-wave", {"wave": 1, "plans_remaining": 1, "stuck": False})["repeated"] is True
-    assert w.done("gate", {"status": "passed"})["next_step"] == "execute-wave"
-    assert w.done("execute-wave", {"wave": 2, "plans_remaining": 0, "stuck": False})["next_step"] == "gate"
+    assert w.done("execute-wave", {"stuck": False})["repeated"] is True
+    out = w.done("gate", {"status": "passed"})
+    assert out["next_step"] == "execute-wave"  # msd_run counted plan 02-03 left, nobody reported it
+    # the second visit names the wave the files say is next, never the one the last visit ran
+    assert "Execute wave 2 of phase 02" in out["next"]["prompt"] and "--wave 2`" in out["next"]["prompt"]
+    assert "<wave>" not in w.next()["prompt"]
+    w.summarise("02-a", "02-03")
+    assert w.done("execute-wave", {"stuck": False})["next_step"] == "gate"
     assert w.done("gate", {"status": "passed"})["next_step"] == "verify"
     with pytest.raises(UsageError, match="02-VERIFICATION.md does not exist"):
         w.done("verify", {"status": "passed"})
@@ -315,22 +324,57 @@ def test_execute_phase_waves_then_verify(project):
 def test_execute_phase_without_verifier_and_nothing_left(project):
     write_config(project, {"workflow": {"verifier": False}})
     w = Walker("execute-phase", project)
-    assert w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 0})["next_step"] == "gate"
+    w.plans("02-a", {"02-01": 1})
+    w.summarise("02-a", "02-01")
+    assert w.done("discover-plans", {"phase": "02", "phase_dir": "02-a"})["next_step"] == "gate"
     assert w.done("gate", {"status": "skipped"})["next_step"] == "update-state"
+
+
+def test_execute_phase_counts_plans_itself_whatever_the_agent_reports(project):
+    """issue 45: `plans_remaining: 0` from the agent no longer moves a phase with an open plan to the gate."""
+    w = Walker("execute-phase", project)
+    w.plans("02-a", {"02-01": 1, "02-02": 2})
+    w.summarise("02-a", "02-01")
+    out = w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 0})
+    assert out["next_step"] == "execute-wave"
+    assert out["derived"] == {"plans_remaining": {"reported": 0, "derived": 1}}
+    assert "Execute wave 2 of phase 02" in out["next"]["prompt"]
+
+
+def test_execute_phase_an_unproven_summary_is_not_done(project):
+    """Once msd holds the evidence marker, a SUMMARY without recorded commits leaves its plan open (progress.evidence)."""
+    from msd_core.progress import evidence
+
+    evidence.mark_since(project)
+    w = Walker("execute-phase", project)
+    w.plans("02-a", {"02-01": 1})
+    w.summarise("02-a", "02-01")  # written after the marker, no `msd_run commit --plan` behind it
+    assert w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 0})["next_step"] == "execute-wave"
+
+
+def test_execute_phase_refuses_when_it_cannot_count(project):
+    """No phase folder: step-done refuses, naming what is missing and the command that finds it; nothing recorded."""
+    w = Walker("execute-phase", project)
+    with pytest.raises(UsageError, match=r"cannot count plans_remaining: no phase folder \.planning/phases/02-a: run `msd_run wave plan"):
+        w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 0})
+    assert _state_bytes(project) is None
 
 
 def test_execute_phase_stuck_wave_leaves_the_loop(project):
     w = Walker("execute-phase", project)
-    w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 3})
-    w.done("execute-wave", {"wave": 1, "plans_remaining": 2, "stuck": True})
+    w.plans("02-a", {"02-01": 1, "02-02": 1, "02-03": 2})
+    w.done("discover-plans", {"phase": "02", "phase_dir": "02-a"})
+    w.done("execute-wave", {"stuck": True})
     assert w.done("gate", {"status": "passed"})["next_step"] == "update-state"
 
 
 def test_execute_phase_gate_failure_routes_on_the_recorded_file(project):
     """The report says passed; the gate's marker file says otherwise: fix-up, never verify."""
     w = Walker("execute-phase", project)
-    w.done("discover-plans", {"phase": "02", "phase_dir": "02-a", "plans_remaining": 1})
-    w.done("execute-wave", {"wave": 1, "plans_remaining": 0, "stuck": False})
+    w.plans("02-a", {"02-01": 1})
+    w.done("discover-plans", {"phase": "02", "phase_dir": "02-a"})
+    w.summarise("02-a", "02-01")
+    w.done("execute-wave", {"stuck": False})
     w.touch(".planning/.msd/gate/failed")
     assert w.done("gate", {"status": "passed"})["next_step"] == "fix-up"
     assert w.done("fix-up", {"fixed": True})["next_step"] == "gate"

@@ -61,6 +61,15 @@ class Walker:
     def state(self) -> dict:
         return self.service.show(self.ctx())
 
+    def plans(self, phase_dir: str, waves: dict[str, int]) -> None:
+        """PLAN files in .planning/phases/<phase_dir>/: {plan id: wave}."""
+        for pid, wave in waves.items():
+            self.touch(f".planning/phases/{phase_dir}/{pid}-PLAN.md", f"---\nwave: {wave}\nfiles_modified: []\n---\n# {pid}\n")
+
+    def summarise(self, phase_dir: str, *plan_ids: str) -> None:
+        for pid in plan_ids:
+            self.touch(f".planning/phases/{phase_dir}/{pid}-SUMMARY.md", f"# {pid} done\n")
+
     def touch(self, rel: str, text: str = "x\n") -> None:
         p = self.project / rel
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -158,11 +158,22 @@ def test_projects_msd_never_executed_are_taken_on_their_summaries(tmp_path):
     _write(root, SUMMARY, "# done\n")
     assert _next(root)["route"] == "verify-work"
     assert not (root / ".planning/.msd/evidence.json").exists()  # `next` marks nothing
-    _start_execution(root)  # msd starts executing after the SUMMARY was written
-    old = time.time() - 3600
-    os.utime(root / SUMMARY, (old, old))
+    _start_execution(root)  # msd starts executing after the SUMMARY was written: its cutoff lists it
     assert _next(root)["route"] == "verify-work"
-    os.utime(root / SUMMARY)  # written again now: msd must see it proven
+    os.utime(root / SUMMARY)  # touched (a checkout, a copy): the same SUMMARY, still taken on its word
+    assert _next(root)["route"] == "verify-work"
+    _write(root, SUMMARY, "# done again\n")  # rewritten after the cutoff: msd must see it proven
+    assert _next(root)["route"] == "execute-phase"
+
+
+def test_a_marker_of_an_older_msd_exempts_summaries_written_before_it(tmp_path):
+    """A marker without `cutoff` (`{"since": t}`, as msd wrote it before issue 45) keeps its meaning."""
+    root = _project(tmp_path)
+    _write(root, SUMMARY, "# done\n")
+    (root / ".planning/.msd").mkdir(parents=True, exist_ok=True)
+    (root / ".planning/.msd/evidence.json").write_text(json.dumps({"since": time.time() + 60}))
+    assert _next(root)["route"] == "verify-work"
+    (root / ".planning/.msd/evidence.json").write_text(json.dumps({"since": time.time() - 3600}))
     assert _next(root)["route"] == "execute-phase"
 
 
@@ -299,3 +310,53 @@ def test_a_long_lived_process_reads_git_again_for_each_reading(tmp_path):
     assert reading.git_commits("01-core", "01-01") == []  # the same reading: the log read once
     (found,) = evidence.Reading(root).git_commits("01-core", "01-01")
     assert sorted(found["files"]) == ["src/a.txt", "src/b.txt"] and found["deviation"] is None
+
+
+# --- evidence from the first command (issue 45) ----------------------------------------------
+
+
+def _without_config(tmp_path: Path) -> Path:
+    """The tree of `_project`, minus config.json: what msd finds before it made the project."""
+    root = _project(tmp_path)
+    cfg = root / ".planning/config.json"
+    if cfg.exists():
+        cfg.unlink()
+    return root
+
+
+def test_the_new_project_flows_first_setting_starts_the_evidence(tmp_path):
+    """The flow's ask-settings step writes config.json with `msd_run config set`: the project is msd's from then on."""
+    root = _without_config(tmp_path)
+    _msd(root, "config", "set", "mode", "yolo", "--create")
+    assert _msd(root, "evidence", "status")["required"] is True
+    _write(root, SUMMARY, "# done\n")
+    assert _next(root)["route"] == "execute-phase"
+
+
+def test_setting_a_value_in_an_existing_config_starts_nothing(tmp_path):
+    root = _without_config(tmp_path)
+    (root / ".planning/config.json").write_text('{"mode": "interactive"}\n')
+    _msd(root, "config", "set", "mode", "yolo")
+    assert _msd(root, "evidence", "status")["required"] is False
+    _write(root, SUMMARY, "# done\n")
+    assert _next(root)["route"] == "verify-work"  # a tree msd never wrote: taken on its SUMMARY
+
+
+def test_adopting_an_older_project_records_its_cutoff(tmp_path):
+    """`msd_run evidence adopt`: plans summarised now stay taken on their word (by content, not by a
+    file's time); any SUMMARY written or changed after it needs its recorded commits."""
+    root = _project(tmp_path)
+    _write(root, SUMMARY, "# done\n")
+    second = f"{PHASE}/01-02-PLAN.md"
+    _write(root, second, "---\nphase: 01-core\nplan: 02\nwave: 2\nfiles_modified: [src/c.txt]\n---\n# Plan 2\n")
+    status = _msd(root, "evidence", "status")
+    assert status["required"] is False and "msd_run evidence adopt" in status["hint"]
+    adopted = _msd(root, "evidence", "adopt")
+    assert adopted["created"] is True and adopted["cutoff"] == ["01-core/01-01"]
+    assert _msd(root, "evidence", "adopt")["created"] is False  # once
+    os.utime(root / SUMMARY, (time.time() + 60, time.time() + 60))  # a checkout touches it: the same SUMMARY
+    assert _next(root)["route"] == "execute-phase" and "01-01" not in _next(root).get("reason", "")
+    _write(root, f"{PHASE}/01-02-SUMMARY.md", "# done\n")  # summarised after the cutoff, nothing recorded
+    out = _next(root)
+    assert out["route"] == "execute-phase" and "plan 01-02 has a SUMMARY but no commit recorded" in out["reason"]
+    assert "01-01" not in out["reason"]

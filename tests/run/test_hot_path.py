@@ -65,6 +65,8 @@ HOT = [
     ("history-digest-phase", ["history-digest", "--phase", "1", "--no-cache"], set()),
     # git runs through msd_core.git.spawn, never subprocess (this fixture is no repository: git is asked)
     ("wave-plan", ["wave", "plan", "--phase-dir", "{phase_dir}"], set()),
+    ("evidence-status", ["evidence", "status"], set()),
+    ("evidence-adopt", ["evidence", "adopt"], set()),
     ("wave-check", ["wave", "check", "--phase-dir", "{phase_dir}"], set()),
     ("check-plan", ["check", "plan", "1", "--json"], set()),
     ("verify", ["verify", "1", "--json", "--no-write"], set()),

@@ -1,0 +1,51 @@
+"""`msd_run evidence status | adopt`: whether msd asks this project's SUMMARYs for their evidence.
+
+    msd_run evidence status [--cwd DIR]
+        {"required": bool, "since", "cutoff": [plans taken on their SUMMARY]}: `required` false means
+        every SUMMARY is taken on its word (a tree msd never wrote, or a fresh clone).
+    msd_run evidence adopt [--cwd DIR]
+        for a project made before msd: from now on every SUMMARY needs the proof of its recorded
+        commits (msd_core.progress.evidence), except the plans summarised now, while their SUMMARY
+        is unchanged (the cutoff, recorded with each SUMMARY's sha256). A project that carries the
+        marker already is left as it is (`created` false). Exit 1 when the marker cannot be written.
+
+A project msd creates (`msd init new-project`, the new-project flow) carries the marker from its
+first command; `adopt` is for a person bringing an older `.planning/` to msd.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=("status", "adopt"), help="status: read the marker; adopt: write it for an older project")
+    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+
+
+def run(args: argparse.Namespace):
+    from pathlib import Path
+
+    from msd_core.errors import OperationFailed, UsageError
+    from msd_core.planning import project
+    from msd_core.progress import evidence
+
+    cwd = Path(args.cwd or ".").expanduser().absolute()
+    if not cwd.is_dir():
+        raise UsageError(f"--cwd {cwd} is not a directory")
+    root = project.project_root(str(cwd))
+    main = evidence.main_root(root)
+    if args.action == "adopt":
+        if not (main / ".planning").is_dir():
+            raise UsageError(f"no .planning/ at {main}", hint="start a project with /msd-new-project or `msd init new-project`")
+        try:
+            out = evidence.begin(main)
+        except OSError as exc:
+            raise OperationFailed(f"the evidence marker was not written: {getattr(exc, 'strerror', None) or exc}") from None
+        return {"required": True, "since": out["since"], "created": out["created"],
+                "cutoff": sorted(out["cutoff"] or {})}
+    found = evidence.marker(main)
+    if found is None:
+        return {"required": False, "since": None, "cutoff": [],
+                "hint": "SUMMARYs are taken on their word; `msd_run evidence adopt` asks them for their commits from now on"}
+    return {"required": True, "since": found["since"], "cutoff": sorted(found["cutoff"] or {})}
