@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import email.parser
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -172,7 +171,7 @@ def check_tools(sdist: Path, wheel: Path, rep: Report) -> None:
         r = run(cmd)
         if r.returncode != 0:
             missing = "No module named" in r.stderr
-            why = f"not installed (pip install -e '.[release]')" if missing else (r.stdout + r.stderr).strip()[-800:]
+            why = "not installed (pip install -e '.[release]')" if missing else (r.stdout + r.stderr).strip()[-800:]
             rep.fail(name, why)
         else:
             rep.ok(name)

@@ -28,11 +28,10 @@ ENV_KEYS = ("HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "OPENCODE_CONFIG_DIR
 
 def installed_tree(runtime: str, scope: str) -> dict[str, bytes]:
     """Install into a throw-away HOME and project; {relpath under the runtime's folder: normalised bytes}."""
+    import msd_core
     from msd_core.install.installer import install
     from msd_core.install.runner_path import own_runner
     from msd_core.paths import resolve_target
-
-    import msd_core
 
     msd_home = os.path.dirname(os.path.dirname(os.path.abspath(msd_core.__file__)))  # after <RUNNER_DIR>: a venv may lie inside it
     saved = {k: os.environ.get(k) for k in ENV_KEYS}

@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 
 from msd_core.errors import IntegrityError, UsageError
-from msd_core.shipped.layout import UNLISTED_AGENTS_PREFIX
 from msd_core.resolve.installed import open_install, registered_relpath
 from msd_core.resolve.names import check_name
 from msd_core.resolve.parts import compact_for
+from msd_core.shipped.layout import UNLISTED_AGENTS_PREFIX
 
 SKILLS_PREFIX = "msd-core/agent-skills/"
 

@@ -131,7 +131,6 @@ def brief(ctx, step: dict, result_path: Path, ticket: Path | None = None) -> str
 
 def _chain_dir(ctx) -> Path:
     from msd_core.files.private_dir import ensure_private_dir
-
     from msd_core.paths import CHAIN_DIRNAME
 
     folder = ensure_private_dir(ctx.project_root) / CHAIN_DIRNAME

@@ -28,6 +28,7 @@ from pathlib import Path
 from msd_core.errors import UsageError
 from msd_core.paths import CHAIN_RESULT_SUFFIX as RESULT_SUFFIX
 from msd_core.paths import CHAIN_TICKET_SUFFIX as TICKET_SUFFIX
+
 MAX_TICKET_BYTES = 256 * 1024
 EXAMPLE_VALUES = {"string": "...", "int": 0, "number": 0, "bool": True, "list": [], "object": {}}
 

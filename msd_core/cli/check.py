@@ -36,7 +36,6 @@ def register(app: typer.Typer) -> None:
                                  + ", ".join(f"{r} {n}" for r, n in counts(report.violations).items()))
 
         def human(_: OperationResult) -> None:
-            import sys
 
             lines = text_lines(report)
             if report.violations:

@@ -13,7 +13,6 @@ from msd_core.errors import UsageError
 from msd_core.result import OperationResult
 
 
-
 def _scope(global_: bool, local: bool, verb: str) -> str:
     if global_ and local:
         raise UsageError("choose one of --global and --local, not both")

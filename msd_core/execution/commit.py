@@ -64,7 +64,6 @@ from pathlib import Path
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.execution import run_record
 from msd_core.execution.provenance import trailer
-from msd_core.git.trailers import DEVIATION_KEY
 from msd_core.git.runner import (
     INDEX_LOCK_WAIT,
     commit_and_files,
@@ -79,6 +78,7 @@ from msd_core.git.runner import (
     repo_paths,
     toplevel,
 )
+from msd_core.git.trailers import DEVIATION_KEY
 
 
 def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:

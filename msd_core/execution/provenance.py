@@ -20,7 +20,6 @@ from pathlib import Path
 
 from msd_core.git.trailers import PLAN_KEY
 
-
 TRAILER_KEY = PLAN_KEY
 
 

@@ -81,7 +81,6 @@ def read_plans(phase_dir: Path) -> tuple[list[dict], list[str]]:
     from msd_core.planning.discovery import plan_files, plan_id
     from msd_core.planning.plan import normalize_declared, parse_plan
     from msd_core.planning.project import read_text_file
-
     from msd_core.progress import evidence
 
     plans: list[dict] = []

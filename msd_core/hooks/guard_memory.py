@@ -62,9 +62,9 @@ class _Held:
         return _read(str(self.folder / name))
 
     def write(self, name: str, doc: dict) -> None:
-        from msd_core.files.atomic import atomic_write_bytes
-
         import json
+
+        from msd_core.files.atomic import atomic_write_bytes
 
         data = (json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
         atomic_write_bytes(self.folder / name, data, anchor=self.root)

@@ -36,8 +36,26 @@ the rest of what the screen looks for).
 from __future__ import annotations
 
 from msd_core.hooks.injection_rows import (
-    CONFUSABLE, CUES, ENCODED, HIDDEN, IMPERATIVE, INVISIBLE, MAX_DECODED, MAX_FINDINGS, MAX_RUN, MAX_SCREEN_CHARS, MIN_RUN,
-    NEGATIONS, OBFUSCATED, ROWS, RUN_GATE, RUN_TOGETHER, SEPARATOR, STEALTH, WHAT, _NOUNS,
+    _NOUNS,
+    CONFUSABLE,
+    CUES,
+    ENCODED,
+    HIDDEN,
+    IMPERATIVE,
+    INVISIBLE,
+    MAX_DECODED,
+    MAX_FINDINGS,
+    MAX_RUN,
+    MAX_SCREEN_CHARS,
+    MIN_RUN,
+    NEGATIONS,
+    OBFUSCATED,
+    ROWS,
+    RUN_GATE,
+    RUN_TOGETHER,
+    SEPARATOR,
+    STEALTH,
+    WHAT,
 )
 
 _compiled: dict = {}  # row index -> compiled pattern

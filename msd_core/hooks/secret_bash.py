@@ -34,7 +34,8 @@ import os
 import time
 
 from msd_core.hooks import secret_files
-from msd_core.hooks.shell_words import TooSlow, parse, text as word_text
+from msd_core.hooks.shell_words import TooSlow, parse
+from msd_core.hooks.shell_words import text as word_text
 
 MAX_SCAN = 256 << 10  # characters: a longer command is refused, not read
 MAX_DEPTH = 4  # `bash -c` inside `bash -c` ...

@@ -23,7 +23,6 @@ move the record (a document msd_run shrank may meet its old reference on the age
 
 from __future__ import annotations
 
-import os
 import time
 
 RECORD = "references.json"

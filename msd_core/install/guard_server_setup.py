@@ -31,12 +31,11 @@ approval, and until then every guard would be off.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from msd_core.install.lean_start import LEAN_FLAGS, LEAN_MARK, interpreter, lean_start
 from msd_core.lean.guard_names import GUARD_SERVER as SERVER
 from msd_core.lean.guard_names import GUARD_TOOL as TOOL
-from msd_core.install.lean_start import LEAN_FLAGS, LEAN_MARK, interpreter, lean_start
 
 PERMISSION = f"mcp__{SERVER}"
 RECORD = "guard_server"  # key in the manifest's hooks record: {"created_file": bool, "created": [...], "blank"?: str}

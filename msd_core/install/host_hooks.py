@@ -63,10 +63,8 @@ untouched with a one-line warning.
 
 from __future__ import annotations
 
-import copy
 import os
 import shlex
-import sys
 from pathlib import Path
 
 from msd_core.install import runner_path
@@ -162,7 +160,8 @@ DENY = ("permissions", "deny")
 
 
 def hook_entry(exe: Path, arg: str, root: str, rule: str | None = None, transport: str = "command") -> dict:
-    from msd_core.lean.guard_names import GUARD_SERVER as NAME, GUARD_TOOL as TOOL
+    from msd_core.lean.guard_names import GUARD_SERVER as NAME
+    from msd_core.lean.guard_names import GUARD_TOOL as TOOL
 
     if arg == GUARD_EVENT and transport == "mcp":
         entry = {"type": "mcp_tool", "server": NAME, "tool": TOOL, "input": dict(GUARD_INPUT), "timeout": TIMEOUT}
@@ -194,7 +193,8 @@ def is_ours(hook) -> bool:
     """An msd hook: `msd_run hook ...` (exec form), a lean one (`python -I -S -c <start> hook ...`),
     a guard row calling msd's guard server (mcp_tool), or an older install's shell PATH hook."""
     if isinstance(hook, dict) and hook.get("type") == "mcp_tool":
-        from msd_core.lean.guard_names import GUARD_SERVER as NAME, GUARD_TOOL as TOOL
+        from msd_core.lean.guard_names import GUARD_SERVER as NAME
+        from msd_core.lean.guard_names import GUARD_TOOL as TOOL
 
         return hook.get("server") == NAME and hook.get("tool") == TOOL
     if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):

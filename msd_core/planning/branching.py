@@ -118,9 +118,8 @@ def apply(root: Path, branch: str) -> str:
     if _git(root, "rev-parse", "--is-inside-work-tree", check=False).returncode != 0:
         raise OperationFailed(f"{root} is not a git repository; no branch made",
                               hint="run `git init`, or set git.branching_strategy to none")
-    from msd_core.git.runner import current_branch
-
     from msd_core.git import branches
+    from msd_core.git.runner import current_branch
 
     current = current_branch(root) or ""
     if current == branch:

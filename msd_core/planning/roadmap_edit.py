@@ -29,7 +29,7 @@ from msd_core.planning.discovery import normalize_phase
 _NUM = r"\d+(?:\.\d+)?"
 _PHASE_RE = re.compile(rf"(?<![\w.])(Phase\s+)({_NUM})(?![\w]|\.\d)", re.I)
 _ROW_RE = re.compile(rf"^(\|\s*)({_NUM})(\.\s)")
-_PLANID_RE = re.compile(rf"(?<![\w.\-])(\d{{2}}(?:\.\d+)?|\d\.\d+)-(\d{{2}})(?![\w.]|\.\d)")
+_PLANID_RE = re.compile(r"(?<![\w.\-])(\d{2}(?:\.\d+)?|\d\.\d+)-(\d{2})(?![\w.]|\.\d)")
 _FILEID_RE = re.compile(r"(?<![\w.\-])(\d{2}(?:\.\d+)?|\d\.\d+)-(?=[A-Z][A-Z\-]*\.md\b)")
 _CHECK_RE = re.compile(rf"^\s*[-*]\s*\[[ xX✓]\]\s*(?:\*\*)?\s*Phase\s+({_NUM})\b", re.I)
 _HEAD_RE = re.compile(rf"^(#{{2,4}})\s*Phase\s+({_NUM})\b", re.I)

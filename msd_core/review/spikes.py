@@ -50,7 +50,6 @@ def _top(root: Path) -> Path:
 def _clean_tree(top: Path, doing: str, root: Path) -> None:
     """Refuse a tree with uncommitted changes; drafts under .planning/drafts/ do not count."""
     from msd_core.git import branches
-
     from msd_core.git.exclude import exclude_line
 
     drafts = (exclude_line(str(top), Path(root), DRAFTS) or "").lstrip("/")
@@ -136,7 +135,6 @@ def finish(root: Path, slug: str, finding: bytes, verdict: str, branch_choice: s
     from msd_core.git import branches
     from msd_core.git.runner import current_branch
     from msd_core.planning.outside_text import save
-
     from msd_core.review.slugs import SLUG_RE
 
     if not SLUG_RE.match(slug or ""):

@@ -39,9 +39,7 @@ def run(args: argparse.Namespace):
     root = project_root(args.cwd)
     if args.verb == "list":
         return explore_notes.list_notes(root)
-    from msd_core.run.inputs import read_input, screen
-
-    from msd_core.run.inputs import drop_draft
+    from msd_core.run.inputs import drop_draft, read_input, screen
 
     base = Path(args.cwd or ".").expanduser().absolute()
     raw = read_input(args.note, "--note", MAX_NOTE_BYTES, base)

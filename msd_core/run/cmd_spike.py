@@ -48,9 +48,7 @@ def run(args: argparse.Namespace):
         return spikes.start(root, args.question, args.slug)
     if args.verb == "list":
         return spikes.list_spikes(root)
-    from msd_core.run.inputs import read_input, screen
-
-    from msd_core.run.inputs import drop_draft
+    from msd_core.run.inputs import drop_draft, read_input, screen
 
     base = Path(args.cwd or ".").expanduser().absolute()
     raw = read_input(args.finding, "--finding", MAX_NOTE_BYTES, base)

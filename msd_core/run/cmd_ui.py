@@ -19,7 +19,8 @@ import argparse
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from msd_core.run.cmd_security import add_record_options, phase_options as common
+    from msd_core.run.cmd_security import add_record_options
+    from msd_core.run.cmd_security import phase_options as common
 
     subs = parser.add_subparsers(dest="verb", required=True, metavar="detect|contract|record|show")
 

@@ -24,7 +24,6 @@ import copy
 import json
 import os
 import stat
-import time
 from pathlib import Path
 
 from msd_core.errors import OperationFailed

@@ -12,7 +12,6 @@ does not parse, is not an object, or is a symlink is left untouched with a warni
 from __future__ import annotations
 
 import copy
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 
 from tests.kit.gitkit import commits, git, make_project, run_msd, start_executor

@@ -308,7 +308,7 @@ def test_the_machine_part_of_a_verification_is_kept(planning_project, decide):
     (planning_project / ".planning" / rel).write_text(old)
     judged = old.replace("status: gaps_found", "status: gaps_found\nscore: 0/1") + "\n## Truths\none gap\n"
     assert decide(planning_project, "Write", write(planning_project, rel, judged)) is None
-    dropped = f"---\nphase: 02-accounts\nstatus: passed\n---\n# Phase 2\nall good\n"
+    dropped = "---\nphase: 02-accounts\nstatus: passed\n---\n# Phase 2\nall good\n"
     assert "it changes or drops the machine part" in decide(planning_project, "Write", write(planning_project, rel, dropped))
     assert "it changes or drops the machine part" in decide(
         planning_project, "Edit", edit(planning_project, rel, "result: failed", "result: passed"))

@@ -104,7 +104,7 @@ def test_two_plans_of_one_wave_run_isolated_and_merge_in_plan_order(host_global)
         bash('msd_run gate run --label "phase 01 wave 1"', after("gate")),
         step_done("execute-phase", "gate", {"status": "passed"}, '"status":"passed"'),
         bash("msd_run state sync", after("update-state")),
-        bash(f"msd_run commit --files .planning/STATE.md .planning/ROADMAP.md -m \"docs(phase-1): execute phase 1\"", ""),
+        bash("msd_run commit --files .planning/STATE.md .planning/ROADMAP.md -m \"docs(phase-1): execute phase 1\"", ""),
         step_done("execute-phase", "update-state", {"updated": True}, '"committed":true'),
         {"when": after("done"), "text": "EXECUTE-DONE"},
     ]

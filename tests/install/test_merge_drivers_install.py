@@ -73,7 +73,6 @@ def test_local_install_registers_and_uninstall_restores_every_byte(project, cont
 
 
 def test_files_msd_created_are_removed_again(project, content, tmp_path):
-    import shutil
 
     before = files(project)
     assert before[".gitattributes"] is None

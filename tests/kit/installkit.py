@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import time
 import shutil
+import time
 from pathlib import Path
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "install" / "basic"

@@ -2,6 +2,4 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tests.health.conftest import healthy, write  # noqa: F401 (the fixture is shared)

@@ -12,7 +12,6 @@ from msd_core.usage import locate, report
 from msd_core.usage.attribute import Scanner, canonical_phase, facts_of_call, runner_calls
 from tests.kit.transcripts import Transcript, agent, bash, meta, usage
 
-
 # --- where the host keeps them ----------------------------------------------------------------
 
 # (cwd, folder) pairs the real CLI 2.1.332 produced (spaces, `_`, `.`, a non-ASCII letter, and a
