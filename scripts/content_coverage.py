@@ -227,6 +227,8 @@ def read_log(path: Path) -> list[Executed]:
         if not isinstance(rec, dict):
             continue
         test = str(rec.get("test", ""))
+        if not test.startswith(CYCLE_TESTS):
+            continue  # a log of a whole test session (CI's step 1) holds other tests' agents too: only the cycle counts
         compact = next((m for m in ("on", "off") if f"compact-{m}" in test), str(rec.get("compact", "off")))
         common = {"test": test, "invocation": str(rec.get("invocation", "")), "compact": compact}
         text, template = str(rec.get("text", "")), str(rec.get("template") or rec.get("text", ""))
