@@ -216,7 +216,8 @@ def _mkdir_path(text: str) -> str | None:
 # ------------------------------------------------------------------ what the cycle ran
 
 
-def read_log(path: Path) -> list[Executed]:
+def read_log(path: Path, cycle_only: bool = False) -> list[Executed]:
+    """What the log says ran; `cycle_only`: only the records of tests/cycle (a whole session's log)."""
     parsers = ParserCache()
     out: list[Executed] = []
     for raw in Path(path).read_text(encoding="utf-8").splitlines():
@@ -227,7 +228,7 @@ def read_log(path: Path) -> list[Executed]:
         if not isinstance(rec, dict):
             continue
         test = str(rec.get("test", ""))
-        if not test.startswith(CYCLE_TESTS):
+        if cycle_only and not test.startswith(CYCLE_TESTS):
             continue  # a log of a whole test session (CI's step 1) holds other tests' agents too: only the cycle counts
         compact = next((m for m in ("on", "off") if f"compact-{m}" in test), str(rec.get("compact", "off")))
         common = {"test": test, "invocation": str(rec.get("invocation", "")), "compact": compact}
@@ -406,6 +407,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=REPO / "msd_core" / "content", help="the content tree")
     parser.add_argument("--exclusions", type=Path, default=EXCLUSIONS)
     parser.add_argument("--check", action="store_true", help="exit 1 on an uncovered, unexcluded entry or a stale exclusion")
+    parser.add_argument("--cycle-only", action="store_true",
+                        help="with --log: count only the records of tests/cycle (a log of a whole test session)")
     parser.add_argument("--verbose", action="store_true", help="also list what covered each entry")
     parser.add_argument("--json", action="store_true", help="the figures as JSON")
     parser.add_argument("--write-floor", action="store_true",
@@ -422,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
             if code != 0:
                 print(f"content coverage: the cycle tests failed (exit {code}); no figure", file=sys.stderr)
                 return 1
-        executed = read_log(log)
+        executed = read_log(log, cycle_only=args.cycle_only)
     exclusions = read_exclusions(args.exclusions)
     if args.write_floor:  # keep the reasons written by hand, list what is uncovered besides them
         exclusions = [x for x in exclusions if not x[2].startswith(NOT_YET)]

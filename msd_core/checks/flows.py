@@ -16,6 +16,18 @@ RULE = "flows"
 FIX = "fix the flow file (see msd_core/flows/schema.py for the format)"
 
 
+def _line_of(exc: Exception) -> int:
+    """The line of a TOML error: `lineno` where the parser sets it (3.14+), else the "(at line N"
+    its message carries (tomllib before 3.14, tomli)."""
+    import re
+
+    line = getattr(exc, "lineno", None)
+    if isinstance(line, int) and line > 0:
+        return line
+    m = re.search(r"\(at line (\d+)", str(exc))
+    return int(m.group(1)) if m else 1
+
+
 def _validate(text: str, name: str) -> tuple[list[tuple[int, str]], list[str]]:
     """(problems, content paths named) for one flow file."""
     try:
@@ -26,7 +38,7 @@ def _validate(text: str, name: str) -> tuple[list[tuple[int, str]], list[str]]:
         except BoundedInputError as exc:
             return [(1, exc.message)], []
         except tomllib.TOMLDecodeError as exc:
-            return [(getattr(exc, "lineno", 1) or 1, f"not valid TOML: {exc}")], []
+            return [(_line_of(exc), f"not valid TOML: {exc}")], []
         return [], []
     problems = list(schema.validate_flow_text(text, name))
     paths: list[str] = []

@@ -19,7 +19,7 @@ import argparse
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("status", "adopt"), help="status: read the marker; adopt: write it for an older project")
+    parser.add_argument("action", choices=("status", "adopt"), metavar="status|adopt", help="status: read the marker; adopt: write it for an older project")
     parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
 
 

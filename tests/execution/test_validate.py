@@ -117,9 +117,15 @@ def test_must_haves_truths_and_artifacts():
 
 
 def test_the_planning_guard_reads_requirement_ids_through_the_same_reader():
+    """The guard's loss check (planning.requirements.mapped_lost, called by hooks/planning_guard.py)
+    reads the ids with definition_ids: a draft dropping them all loses exactly those ROADMAP maps."""
+    import inspect
+
     from msd_core.hooks import planning_guard
 
-    assert planning_guard._requirement_ids(REQS) == requirements.definition_ids(REQS)
+    ids = requirements.definition_ids(REQS)
+    assert ids and requirements.mapped_lost(REQS, "", " ".join(ids)) == ids
+    assert "mapped_lost" in inspect.getsource(planning_guard)
 
 
 # ------------------------------------------------------------------------------- test files
