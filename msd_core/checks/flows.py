@@ -71,5 +71,6 @@ def check(ctx: CheckContext) -> list[Violation]:
             target = path.rstrip("/")
             if target not in existing and not any(f.startswith(target + "/") for f in existing):
                 line = next((i for i, ln in enumerate(text.splitlines(), 1) if path in ln), 0)
-                out.append(Violation(rel, line, RULE, f"context file {path!r} is not shipped in this tree", "name a shipped file or add it"))
+                out.append(Violation(rel, line, RULE, f"context file {path!r} is not shipped in this tree",
+                                     "name a shipped file or add it"))
     return out
