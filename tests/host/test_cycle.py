@@ -9,7 +9,9 @@ other than the one the flow should give leaves the script unmatched and the run 
 with SCRIPT-EXHAUSTED instead of the stage's closing line. After each stage: `.planning/`
 (state, plans, summaries, flow state) and that no tool call was denied or failed.
 
-Settings: mode yolo, research and plan check off, verifier on, commit_docs off (no git).
+Settings: mode yolo, research and plan check off, verifier on, commit_docs off: a git repository
+whose commits hold the code only (the executor commits its task through `msd_run commit --plan`,
+the evidence that counts its SUMMARY).
 File writes run with `--permission-mode acceptEdits` (a user accepting edits); every
 Bash line is covered by the one permission msd installs, `Bash(msd_run *)`.
 """
@@ -69,6 +71,21 @@ def subagent(host: hostkit.Host, name: str, writes: list[tuple[str, str]], done:
     return turns + [{"when_system": marker, "text": done, "repeat": True}]
 
 
+def executor(host: hostkit.Host, plan: str, summary_name: str) -> list[dict]:
+    """Turns of msd-executor as its agent file says: the task's file written and committed through
+    `msd_run commit --plan <plan> --task N` (the commit that proves the plan done), then the SUMMARY,
+    committed the same way (commit_docs is false: it stays uncommitted, and msd_run says so)."""
+    marker = agent_marker(host, "msd-executor")
+    summary = f"{PH}/01-01-SUMMARY.md"
+    return [{**write(host, "Core", "core\n"), "when_system": marker},
+            {**bash(f'msd_run commit --plan {plan} --task 1 --files Core -m "feat(01-01): core"', "Core"),
+             "when_system": marker},
+            {**write(host, summary, template(host, summary_name), '"committed":true'), "when_system": marker},
+            {**bash(f'msd_run commit --plan {plan} --files {summary} -m "docs(01-01): complete core"', "SUMMARY"),
+             "when_system": marker},
+            {"when_system": marker, "text": "PLAN COMPLETE", "repeat": True}]
+
+
 def template(host: hostkit.Host, name: str, **extra: str) -> str:
     return render((host.config_dir / "msd-core" / "templates" / name).read_text(), {**VALUES, **extra})
 
@@ -109,6 +126,7 @@ def state_text(host: hostkit.Host) -> str:
 def test_the_whole_cycle_in_the_real_host(host_global):
     host = host_global
     p = host.project
+    hostkit.new_repo(p)  # code is committed (msd_run commit --plan records the plan's commits); docs are not
     settings = {"testing.command": "none", "mode": "yolo", "workflow.research": "false",
                 "workflow.plan_check": "false", "workflow.verifier": "true", "commit_docs": "false"}
 
@@ -194,7 +212,7 @@ def test_the_whole_cycle_in_the_real_host(host_global):
         bash(f"msd_run extensions executor --plan {plan} --root {ROOT} --raw", '"compiled"'),
         bash(f"msd_run template select {plan} --root {ROOT}", "deviation-rules.md"),
         step_done("execute-phase", "discover-plans", {"phase": "01", "phase_dir": "01-core", "plans_remaining": 1}, summary_name),
-        *subagent(host, "msd-executor", [(f"{PH}/01-01-SUMMARY.md", template(host, summary_name))], "PLAN COMPLETE"),
+        *executor(host, plan, summary_name),
         *agent("msd-executor", f"Execute {plan}.", after("execute-wave")),
         step_done("execute-phase", "execute-wave", {"wave": 1, "plans_remaining": 0, "stuck": False}, "PLAN COMPLETE"),
         bash('msd_run gate run --label "phase 01 wave 1"', after("gate")),

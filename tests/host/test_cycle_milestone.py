@@ -73,6 +73,14 @@ def turns_of(host: hostkit.Host, actions) -> list[dict]:
         if act.kind == "bash":
             assert " && " not in act.text, act.text  # no worktrees here: every command runs in the project
             out.append(bash(act.text))
+        elif act.kind == "edit":
+            # the judgement written around this project's own machine part (cyclekit.Agent.write):
+            # read the file, then edit the text before and after the part
+            path = str(host.project / act.text)
+            if act.edits:
+                out.append({"tool_use": [{"name": "Read", "input": {"file_path": path}}]})
+            out += [{"tool_use": [{"name": "Edit", "input": {"file_path": path, "old_string": old, "new_string": new}}]}
+                    for old, new in act.edits]
         else:
             out.append({"tool_use": [{"name": "Write", "input": {"file_path": str(host.project / act.text),
                                                                   "content": act.content}}]})
@@ -80,10 +88,13 @@ def turns_of(host: hostkit.Host, actions) -> list[dict]:
 
 
 def _planning_files(root) -> dict[str, str]:
-    """The planning files, clock times masked (the two projects ran minutes apart)."""
+    """The planning files, clock times masked (the two projects ran minutes apart), and so are commit
+    hashes and digests (a verification's machine part names the commit its tests ran on)."""
     skip = (".planning/.msd/", ".planning/state.json")
     stamp = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?")
-    return {str(p.relative_to(root)): stamp.sub("<time>", p.read_text()) for p in sorted((root / ".planning").rglob("*"))
+    digest = re.compile(r"\b[0-9a-f]{12}(?:[0-9a-f]{28})?\b")
+    return {str(p.relative_to(root)): digest.sub("<hash>", stamp.sub("<time>", p.read_text()))
+            for p in sorted((root / ".planning").rglob("*"))
             if p.is_file() and not str(p.relative_to(root)).startswith(skip)}
 
 
@@ -98,16 +109,17 @@ def test_a_whole_milestone_in_the_real_host(host_global, compact):
 
     for (invocation, actions), expected_next in zip(runs, nexts):
         closing = f"DONE {invocation}"
-        run = host.run(invocation, turns_of(host, actions) + [{"text": closing}], args=ARGS, timeout=300)
+        turns = turns_of(host, actions)
+        run = host.run(invocation, turns + [{"text": closing}], args=ARGS, timeout=300)
         assert run.returncode == 0, run.stderr[-2000:]
         assert run.refusals == [], run.refusals
         name = invocation.split()[0].lstrip("/")
         assert f"<command-name>/{name}</command-name>" in run.first_user_text
         assert run.permission_denials == [], f"{invocation}: denied {run.permission_denials}"
-        results = [r for r in run.tool_results if r[0] in ("Bash", "Write")]
+        results = [r for r in run.tool_results if r[0] in ("Bash", "Write", "Edit", "Read")]
         failed = [(n, i.get("command", i.get("file_path")), out[:300]) for n, i, out, err in results if err]
         assert failed == [], f"{invocation}: tool calls failed: {failed}"
-        assert len(results) == len(actions), f"{invocation}: {len(results)} of {len(actions)} actions ran"
+        assert len(results) == len(turns), f"{invocation}: {len(results)} of {len(turns)} tool calls ran"
         assert run.result.get("result") == closing
         # the skill reached the model: its spine, and its detail parts unless compact content is on
         stem = name.removeprefix("msd-")

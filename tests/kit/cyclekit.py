@@ -150,15 +150,46 @@ def fill(command: str, values: dict) -> str:
     return PLACEHOLDER.sub(sub, command)
 
 
+MACHINE_START = "<!-- msd:verify:start -->"
+MACHINE_END = "<!-- msd:verify:end"
+
+
+def _machine_part(text: str) -> tuple[int, int] | None:
+    """(start, end) of the one machine part in `text` (end: after its end marker's ` -->`), else None."""
+    if text.count(MACHINE_START) != 1 or text.count(MACHINE_END) != 1:
+        return None
+    start, tail = text.index(MACHINE_START), text.index(MACHINE_END)
+    close = text.find(" -->", tail)
+    return (start, close + 4) if start < tail and close >= 0 else None
+
+
+def _around_machine_part(old: str, new: str) -> list[tuple[str, str]] | None:
+    """The Edit calls (old_string, new_string) that turn `old` into `new` when both hold the same machine
+    part and only the text around it changes; None otherwise (a plain write). Each old_string is
+    anchored on the part's markers, so it occurs once in the file."""
+    a, b = _machine_part(old), _machine_part(new)
+    if a is None or b is None or old[a[0]:a[1]] != new[b[0]:b[1]]:
+        return None
+    edits = []
+    if old[:a[0]] != new[:b[0]]:
+        edits.append((old[:a[0]] + MACHINE_START, new[:b[0]] + MACHINE_START))
+    if old[a[1]:] != new[b[1]:]:
+        edits.append((" -->" + old[a[1]:], " -->" + new[b[1]:]))
+    if any(old.count(o) != 1 for o, _n in edits):
+        return None
+    return edits
+
+
 @dataclass
 class Action:
     invocation: str  # the slash command being carried out ("" before any)
     session: int  # which carrying-out of it (one per `Agent.begin`)
-    kind: str  # "bash" | "write"
+    kind: str  # "bash" | "write" | "edit"
     text: str  # the command, or the path written (relative to the project)
     content: str = ""
     code: int = 0
     out: str = ""
+    edits: tuple = ()  # "edit": the (old, new) replacements, in order, that make `content` of the file
 
 
 @dataclass
@@ -283,12 +314,21 @@ class Agent:
         return self.sh(" ".join(shlex.quote(fill(a, values)) for a in out), ok=ok, cwd=cwd, template=example)
 
     def write(self, rel: str, text: str, root: Path | None = None) -> Path:
+        """Write the file. A text that keeps the machine part `msd_run verify` wrote in it as it is
+        is logged as edits around that part (the judgement before and after it): the part holds
+        what only this project has (its commit, the digest), so a replay in another project
+        (tests/host/test_cycle_milestone.py) edits around its own part instead of writing this one."""
         base = root or self.project
         path = base / rel
         path.parent.mkdir(parents=True, exist_ok=True)
+        old = path.read_text(encoding="utf-8") if path.is_file() else None
         path.write_text(text, encoding="utf-8")
         shown = str(path.relative_to(self.project)) if path.is_relative_to(self.project) else str(path)
-        self.log.append(Action(self.invocation, self.session, "write", shown, content=text))
+        edits = _around_machine_part(old, text) if old is not None else None
+        if edits is not None:
+            self.log.append(Action(self.invocation, self.session, "edit", shown, content=text, edits=tuple(edits)))
+        else:
+            self.log.append(Action(self.invocation, self.session, "write", shown, content=text))
         self._cover("write", shown)
         return path
 
