@@ -70,8 +70,10 @@ def problems(flow) -> list[tuple[str, str]]:
 
 
 def check(ctx: CheckContext) -> list[Violation]:
-    try:
-        from msd_core.flows import schema
+    import importlib
+
+    try:  # import_module consults sys.modules (a `from` import would take a loaded package's attribute)
+        schema = importlib.import_module("msd_core.flows.schema")
     except ImportError:  # an older checkout without the flow schema: rule `flows` parses the TOML alone
         return []
 

@@ -30,8 +30,10 @@ def _line_of(exc: Exception) -> int:
 
 def _validate(text: str, name: str) -> tuple[list[tuple[int, str]], list[str]]:
     """(problems, content paths named) for one flow file."""
-    try:
-        from msd_core.flows import schema
+    import importlib
+
+    try:  # import_module consults sys.modules (a `from` import would take a loaded package's attribute)
+        schema = importlib.import_module("msd_core.flows.schema")
     except ImportError:
         try:
             loads_toml(text, name)
