@@ -188,9 +188,9 @@ class FifoDaemon:
                 body = fh.read()
             if self.stopping:
                 return
+            self.requests.append(body)  # recorded before the answer: the client may be gone right after it
             with open(self.folder / f"rep.{i}", "wb"):
                 pass
-            self.requests.append(body)
             (self.folder / f"lock.{i}").unlink(missing_ok=True)
 
     def argv(self) -> list[str]:
