@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 
 from msd_core.lean.guard_limits import MAX_DOCUMENT
+from msd_core.planning.md_lines import prose_lines
 
 MIN_BYTES = 1024
 MAX_READ = MAX_DOCUMENT
@@ -65,12 +66,10 @@ def read_text(path: str) -> str | None:
 
 
 def _headings(text: str) -> list[str]:
-    out, fenced = [], False
-    for line in text.splitlines():
+    out = []
+    for _, line in prose_lines(text):
         s = line.strip()
-        if s.startswith("```") or s.startswith("~~~"):
-            fenced = not fenced
-        elif not fenced and s.startswith("#"):
+        if s.startswith("#"):
             out.append(s.lstrip("#").strip().strip("*").strip().rstrip(":").strip().lower())
     return out
 

@@ -1,17 +1,38 @@
 """The lines of a markdown file that are prose, not examples: numbered, code fences left out.
 
 `prose_lines(text)` yields (1-based line number, line) for every line outside a ``` or ~~~
-fence (the fence lines themselves included in neither). Standard library only.
+fence (the fence lines themselves included in neither); `skip_details=True` also leaves out
+`<details>` blocks (where ROADMAP.md keeps archived milestones), their opening and closing
+lines included. `live_lines(lines)` does the same over a list of lines, with 0-based indexes,
+for code that edits the list in place. Every reader that skips code examples in a planning
+file uses one of them. Standard library only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 
-def prose_lines(text: str):
-    fenced = False
-    for n, line in enumerate((text or "").splitlines(), start=1):
-        if line.lstrip().startswith(("```", "~~~")):
+
+def live_lines(lines: Iterable[str], *, skip_details: bool = False) -> Iterator[tuple[int, str]]:
+    fenced = details = False
+    for i, line in enumerate(lines):
+        s = line.lstrip()
+        if s.startswith(("```", "~~~")):
             fenced = not fenced
             continue
-        if not fenced:
-            yield n, line
+        if fenced:
+            continue
+        if skip_details:
+            low = s.lower()
+            if low.startswith("<details"):
+                details = True
+            if details:
+                if low.startswith("</details"):
+                    details = False
+                continue
+        yield i, line
+
+
+def prose_lines(text: str, *, skip_details: bool = False) -> Iterator[tuple[int, str]]:
+    for i, line in live_lines((text or "").splitlines(), skip_details=skip_details):
+        yield i + 1, line

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from msd_core.planning.md_lines import prose_lines
+
 ID_SOURCE = r"[A-Z][A-Z0-9]*-\d+"
 DEFINITION_SOURCE = (r"^\s*(?:[-*]\s*(?:\[[ xX✓]\]\s*)?\*\*(?P<a>" + ID_SOURCE + r")\*\*"
                      r"|\|\s*\**(?P<b>" + ID_SOURCE + r")\**\s*\|)")
@@ -72,13 +74,7 @@ def _roadmap_ids(roadmap: str, number: str) -> list[str]:
     label = _compiled("reqline", _REQ_LINE_RE, re.I)
     ids = _compiled("id", ID_SOURCE)
     inside, level, out = False, 0, []
-    fenced = False
-    for line in (roadmap or "").splitlines():
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
+    for _, line in prose_lines(roadmap):
         m = head.match(line)
         if m:
             inside, level = normalize_phase(m.group("num")) == number, len(m.group("hashes"))

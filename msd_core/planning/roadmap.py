@@ -6,7 +6,7 @@ Reads the shapes real roadmaps use:
   ### Phase 4: Search ✅                  headings (level 2-4); ✅ / COMPLETE / SHIPPED mark done,
                                          and so do SUPERSEDED / CANCELLED / DROPPED / a ~~struck~~ name
 
-Lines inside fenced code blocks are ignored. A phase found both ways keeps the checklist's
+Lines inside fenced code blocks are ignored (md_lines.prose_lines). A phase found both ways keeps the checklist's
 verdict. Phases in `<details>` blocks (archived milestones) are read like the others.
 
 Standard library only.
@@ -18,6 +18,7 @@ import re
 
 from msd_core.lean.record import record
 from msd_core.planning.discovery import normalize_phase
+from msd_core.planning.md_lines import prose_lines
 
 _CHECK_RE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX✓])\]\s*(?:\*\*)?\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>[^*\n]*)")
 _HEAD_RE = re.compile(r"^\s*#{2,4}\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b\s*[:.\-—]?\s*(?P<name>.*)$")
@@ -35,12 +36,8 @@ class RoadmapPhase:
 def roadmap_phases(text: str) -> list[RoadmapPhase]:
     found: dict[str, RoadmapPhase] = {}
     from_checklist: set[str] = set()
-    fenced = False
-    for n, line in enumerate(text.splitlines(), start=1):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced or "Phase" not in line:  # both patterns need the word: most lines are skipped unmatched
+    for n, line in prose_lines(text):
+        if "Phase" not in line:  # both patterns need the word: most lines are skipped unmatched
             continue
         m = _CHECK_RE.match(line)
         if m:
@@ -76,12 +73,8 @@ def listed_twice(text: str) -> dict[str, list[str]]:
     of two clones that each added a phase leaves (roadmap_phases keeps one; `msd_run phase
     reconcile` renumbers the later ones)."""
     names: dict[str, list[str]] = {}
-    fenced = False
-    for line in text.splitlines():
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced or "Phase" not in line:
+    for _, line in prose_lines(text):
+        if "Phase" not in line:
             continue
         m = _CHECK_RE.match(line)
         num = normalize_phase(m.group("num")) if m else None
@@ -128,19 +121,8 @@ _BOX_PLAN_RE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX✓])\]\s*`?(?P<key>[0-9]+
 def checkbox_lines(text: str) -> list[Checkbox]:
     """Phase and plan checklist lines outside fenced code and `<details>` blocks (archived milestones)."""
     out: list[Checkbox] = []
-    fenced = details = False
-    for n, line in enumerate(text.splitlines(), start=1):
-        s = line.strip()
-        if s.startswith("```"):
-            fenced = not fenced
-            continue
-        low = s.lower()
-        if low.startswith("<details"):
-            details = True
-        if low.startswith("</details"):
-            details = False
-            continue
-        if fenced or details or "[" not in line:
+    for n, line in prose_lines(text, skip_details=True):
+        if "[" not in line:
             continue
         for kind, rx in (("phase", _BOX_PHASE_RE), ("plan", _BOX_PLAN_RE)):
             m = rx.match(line)
@@ -157,7 +139,6 @@ REQ_ID_RE = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d+\b")
 def phase_requirements(text: str, number: str) -> tuple[list[str], int]:
     """The requirement IDs the `Requirements:` line of phase `number`'s block names (`HABIT-01,
     HABIT-02`; `TBD` or none: []), and that line's number (0 when the block has no such line)."""
-    from msd_core.planning.md_lines import prose_lines
 
     inside = False
     for n, line in prose_lines(text):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from msd_core.planning.discovery import normalize_phase
+from msd_core.planning.md_lines import live_lines
 
 _NUM = r"\d+(?:\.\d+)?"
 _PHASE_RE = re.compile(rf"(?<![\w.])(Phase\s+)({_NUM})(?![\w]|\.\d)", re.I)
@@ -46,18 +47,8 @@ def styled(new: str, like: str) -> str:
 
 def _live_lines(lines: list[str]):
     """Indexes of lines outside fenced code and `<details>` blocks."""
-    fenced = details = False
-    for i, line in enumerate(lines):
-        s = line.strip()
-        if s.startswith("```"):
-            fenced = not fenced
-            continue
-        if s.lower().startswith("<details"):
-            details = True
-        if not fenced and not details:
-            yield i
-        if s.lower().startswith("</details"):
-            details = False
+    for i, _ in live_lines(lines, skip_details=True):
+        yield i
 
 
 def renumber_text(text: str, mapping: dict[str, str], folders: dict[str, str] | None = None) -> str:

@@ -384,17 +384,12 @@ def _audit_due(planning: Path, ordered) -> str | None:
 def state_field(text: str, name: str) -> str | None:
     """First `Name: value` / `**Name:** value` / `name_with_underscores: value` line outside code fences,
     under any of the line's labels (state_labels: `Left off` / `Stopped at`)."""
+    from msd_core.planning.md_lines import prose_lines
     from msd_core.planning.state_labels import field_names
 
     label = "(?:" + "|".join(r"[ _]".join(re.escape(w) for w in n.split()) for n in field_names(name)) + ")"
     pattern = re.compile(rf"^[ \t]*(?:[-*][ \t]+)?(?:\*\*{label}(?::\*\*|\*\*:)|{label}:)[ \t]*(?P<val>.*?)[ \t]*$", re.I)
-    fenced = False
-    for line in text.splitlines():
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
+    for _, line in prose_lines(text):
         m = pattern.match(line)
         if m:
             return m.group("val").strip()
