@@ -1,4 +1,4 @@
-"""Flow variables the runtime computes, never an agent's word (issue 45).
+"""Flow variables the runtime computes, never an agent's word.
 
 A flow names them in its `[derived]` table (`wave = "..."`); each name must be one of `NAMES`.
 `next-step` fills them into every prompt it shows, so each visit names the current value, and
@@ -7,9 +7,12 @@ transitions are chosen. They are asked of the same functions `next` and `wave pl
 (msd_core.progress.plans, over progress.evidence):
 
 - `plans_remaining`: the phase's plans not done (no SUMMARY, or a SUMMARY msd holds no proof for);
-- `wave`: the lowest wave holding such a plan (the wave `msd_run wave plan` lays out next).
+- `wave`: the lowest wave holding such a plan (the wave `msd_run wave plan` lays out next);
+- `plans`: the PLAN.md files the phase folder holds (what the planner wrote);
+- `new_ids`: the requirement IDs REQUIREMENTS.md defines that ROADMAP.md names nowhere yet (what a
+  new milestone added before its roadmap maps them).
 
-Both need the phase folder (`phase_dir`, a folder of `.planning/phases/`). `compute(root, vars,
+All but `new_ids` need the phase folder (`phase_dir`, a folder of `.planning/phases/`). `compute(root, vars,
 names)` answers (values, problems): a name it cannot compute is in `problems` with the reason
 and the command that produces what is missing. Standard library only.
 """
@@ -21,7 +24,11 @@ from pathlib import Path
 NAMES = {
     "plans_remaining": "the phase's plans without a SUMMARY or without the proof of their recorded commits",
     "wave": "the lowest wave holding a plan not done",
+    "plans": "the PLAN.md files in the phase folder",
+    "new_ids": "the requirement IDs REQUIREMENTS.md defines that ROADMAP.md does not name yet",
 }
+NEEDS_FOLDER = ("plans_remaining", "wave", "plans")
+MAX_DOC = 2 * 1024 * 1024
 
 
 def _folder(root: Path, vars: dict) -> tuple[Path | None, str | None]:
@@ -39,19 +46,30 @@ def _folder(root: Path, vars: dict) -> tuple[Path | None, str | None]:
 def compute(root: Path, vars: dict, names) -> tuple[dict, dict]:
     """({name: value} for each of `names` computed from the files, {name: why not})."""
     wanted = [n for n in names if n in NAMES]
-    if not wanted:
-        return {}, {}
-    folder, why = _folder(Path(root), vars)
-    if folder is None:
-        return {}, {n: why for n in wanted}
-    from msd_core.progress.plans import next_wave, open_plans
-
-    left = open_plans(Path(root), folder)
     values: dict = {}
     problems: dict = {}
-    for n in wanted:
+    if "new_ids" in wanted:
+        count, why = _new_ids(Path(root))
+        if why:
+            problems["new_ids"] = why
+        else:
+            values["new_ids"] = count
+    by_folder = [n for n in wanted if n in NEEDS_FOLDER]
+    if not by_folder:
+        return values, problems
+    folder, why = _folder(Path(root), vars)
+    if folder is None:
+        problems.update({n: why for n in by_folder})
+        return values, problems
+    from msd_core.planning.discovery import plan_files
+    from msd_core.progress.plans import next_wave, open_plans
+
+    left = open_plans(Path(root), folder) if {"plans_remaining", "wave"} & set(by_folder) else []
+    for n in by_folder:
         if n == "plans_remaining":
             values[n] = len(left)
+        elif n == "plans":
+            values[n] = len(plan_files(folder))
         elif n == "wave":
             w = next_wave(left)
             if w is None:
@@ -59,3 +77,26 @@ def compute(root: Path, vars: dict, names) -> tuple[dict, dict]:
             else:
                 values[n] = w
     return values, problems
+
+
+def _new_ids(root: Path) -> tuple[int, str | None]:
+    from msd_core.errors import MsdError
+    from msd_core.planning.project import read_text_file
+    from msd_core.planning.requirements import definition_ids
+
+    planning = root / ".planning"
+    texts = {}
+    for name in ("REQUIREMENTS.md", "ROADMAP.md"):
+        path = planning / name
+        if name == "ROADMAP.md" and not path.exists():
+            texts[name] = ""  # no roadmap yet: every defined ID is new
+            continue
+        try:
+            texts[name] = read_text_file(path, f".planning/{name}", MAX_DOC)[1]
+        except MsdError as exc:
+            return 0, f"{exc.message}: write .planning/{name} first"
+    roadmap = texts["ROADMAP.md"]
+    import re
+
+    return sum(1 for rid in definition_ids(texts["REQUIREMENTS.md"])
+               if not re.search(rf"(?<![\w-]){re.escape(rid)}(?![\w-])", roadmap)), None

@@ -127,6 +127,35 @@ def test_plan_phase_happy_path_with_research_check_and_one_revision(project):
     assert w.done("commit", {"committed": True})["status"] == "done"
 
 
+def test_plan_phase_counts_the_plans_itself_whatever_the_agent_reports(project):
+    """The planner's `plans` is the runtime's count of PLAN.md files, shown in the commit prompt."""
+    w = Walker("plan-phase", project)
+    write_config(project, {"workflow": {"research": False, "plan_check": False}})
+    w.next("phase=02")
+    w.done("load-context", {"phase": "02", "phase_dir": "02-a"})
+    w.plans("02-a", {"02-01": 1, "02-02": 2})
+    out = w.done("plan", {"plans": 5})
+    assert out["derived"] == {"plans": {"reported": 5, "derived": 2}}
+    assert out["next_step"] == "commit" and "Commit the 2 plans of phase 02" in out["next"]["prompt"]
+
+
+def test_new_milestone_counts_the_new_requirement_ids_itself(project):
+    """`new_ids` is what REQUIREMENTS.md defines and ROADMAP.md does not name yet; no report is taken."""
+    planning = project / ".planning"
+    (planning / "ROADMAP.md").write_text("# Roadmap\n\n- [x] **Phase 1: Core** - x\n  Requirements: CORE-01, CORE-02\n")
+    (planning / "REQUIREMENTS.md").write_text(
+        "# Requirements\n\n- [x] **CORE-01**: one\n- [x] **CORE-02**: two\n"
+        "\n## v2 Requirements\n\n- [ ] **CORE-03**: three\n- [ ] **SYNC-01**: four\n- [ ] **CORE-010**: five\n")
+    w = Walker("new-milestone", project)
+    w.next()
+    w.done("check-previous", {"finished": True, "last_phase": "1"})
+    w.done("shipped", {"summary": "core"})
+    w.done("questioning", {"version": "v2", "name": "Sync", "goals": "sync"})
+    out = w.done("write-requirements", {"new_ids": 9})
+    assert out["derived"] == {"new_ids": {"reported": 9, "derived": 3}}
+    assert "(3 ids ROADMAP.md does not name yet)" in out["next"]["prompt"]
+
+
 def test_plan_phase_skips_research_when_it_exists_and_check_when_off(project):
     write_config(project, {"workflow": {"plan_check": False}})
     w = Walker("plan-phase", project)
@@ -204,10 +233,11 @@ def test_failing_step_changes_nothing(project):
             w.done(step, result)
     w.touch(".planning/phases/02-a/02-RESEARCH.md")
     w.done("research")
+    assert w.done("plan", {})["next_step"] == "check"
     before = _state_bytes(project)
-    for result in ({}, {"plans": "three"}, {"plans": True}, {"plans": 1.5}):
-        with pytest.raises(UsageError, match="plans"):
-            w.done("plan", result)
+    for result in ({}, {"issues_found": "three"}, {"issues_found": True}, {"issues_found": 1.5}):
+        with pytest.raises(UsageError, match="issues_found"):
+            w.done("check", result)
     assert _state_bytes(project) == before
 
 
