@@ -1,0 +1,126 @@
+"""An Agent Skills spine runs in the real CLIs that read `.agents/skills` (each pinned in
+tests/runtimes/clis.py), offline against a stand-in model that follows the skill
+(tests/runtimes/skill_script.py): the model activates `msd-plan-phase` through the client's own
+skill tool, the client puts the spine (SKILL.md's body) in the next request, the model runs the
+`msd_run resolve ... --raw` command the spine names through the client's shell tool, and what it
+printed reaches the model in the request after that. Compact content off (the detail parts'
+paths come back) and on (it prints nothing and exits 0), set in the project's config."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from msd_core.install.installer import install
+from msd_core.paths import resolve_target
+from tests.runtimes import skill_script, stand_ins
+from tests.runtimes.clis import cli_binary, ripgrep_dir
+
+pytestmark = pytest.mark.slow
+
+VENV_BIN = Path(sys.executable).parent
+SKILL = "msd-plan-phase"
+RUN_TIMEOUT = 180
+
+
+def _project(tmp_path: Path, compact: bool) -> tuple[Path, object]:
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".planning").mkdir()
+    (project / ".planning/config.json").write_text(json.dumps({"workflow": {"compact_content": compact}}))
+    t = resolve_target("local", project_dir=project, runtime="agents")
+    install(t, profile="core")
+    return project, t
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1", **extra}
+    env.pop("MSD_TEST_COMPACT_LOG", None)  # the project's config sets compact content; no default is read
+    return env
+
+
+def _resolve_output(project: Path, t) -> str:
+    out = subprocess.run([str(VENV_BIN / "msd_run"), "resolve", "plan-phase", "--root", ".agents/msd-core", "--raw"],
+                         cwd=project, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def check_the_spine_ran(turns: list[list[str]], project: Path, t, compact: bool) -> None:
+    """`turns`: the tool results of each model request (with tools) the client sent, in order.
+    The first has none, the second the activated skill's spine, the third also what the spine's
+    `msd_run` call printed."""
+    assert [len(r) for r in turns[:3]] == [0, 1, 2], [len(r) for r in turns]
+    spine = (t.config / "skills" / SKILL / "SKILL.md").read_text().split("---\n", 2)[2]
+    got = turns[1][0].replace("\\n", "\n").replace('\\"', '"').replace("\\u2014", "\u2014")
+    for line in (ln for ln in spine.splitlines() if ln.strip()):
+        assert line in got, line  # the whole spine reached the model
+    ran = turns[2][1].replace("\\n", "\n")
+    printed = _resolve_output(project, t)
+    parts = sorted((t.root / "workflows/plan-phase/detail").glob("*.md"))
+    if compact:
+        assert printed == ""
+        assert not any(str(p) in ran for p in parts)
+    else:
+        assert printed.split() == [str(p) for p in parts] and parts
+        assert all(str(p) in ran for p in parts)  # msd_run's answer reached the model
+    for bad in ("command not found", "No such file", "rejected", "denied", "Traceback"):
+        assert bad not in ran, ran[-800:]
+
+
+def _gemini_turns(record: Path) -> list[list[str]]:
+    reqs = [r["body"] for r in stand_ins.requests(record) if ":streamGenerateContent" in r["path"] or ":generateContent" in r["path"]]
+    return [skill_script.gemini_results(b) for b in reqs if isinstance(b, dict) and b.get("tools")]
+
+
+def _chat_turns(record: Path) -> list[list[str]]:
+    reqs = [r["body"] for r in stand_ins.requests(record) if r["path"].endswith("/chat/completions")]
+    return [skill_script.chat_results(b) for b in reqs if isinstance(b, dict) and b.get("tools")]
+
+
+@pytest.mark.parametrize("compact", [False, True], ids=["compact-off", "compact-on"])
+def test_gemini_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
+    """Gemini CLI offers `activate_skill` and `run_shell_command` in a headless run only where no
+    approval is asked (`--approval-mode yolo`; without it neither tool is in the request)."""
+    from tests.runtimes.test_gemini_cli import _run
+
+    exe = cli_binary("gemini")
+    project, t = _project(tmp_path, compact)
+    monkeypatch.setenv("MSD_STANDIN_SKILL", SKILL)
+    monkeypatch.delenv("MSD_TEST_COMPACT_LOG", raising=False)
+    with stand_ins.gemini_api(tmp_path) as (api, record):
+        proc = _run(exe, api, project, ["--approval-mode", "yolo", "-p", "Plan phase 3 with msd."])
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        turns = _gemini_turns(record)
+    check_the_spine_ran(turns, project, t, compact)
+
+
+@pytest.mark.parametrize("compact", [False, True], ids=["compact-off", "compact-on"])
+def test_opencode_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
+    """OpenCode's `skill` tool loads the skill; its `bash` tool runs `msd_run` under the user's
+    permission (an `allow` for `msd_run *` in their opencode.json: `opencode run` cannot ask). The
+    skill tool lists the skill's files with ripgrep: without `rg` on PATH it fetches one from the
+    network and the tool fails ("ripgrep execution failed"), so the test puts one on PATH."""
+    exe = cli_binary("opencode")
+    rg = ripgrep_dir(tmp_path / "bin")
+    project, t = _project(tmp_path, compact)
+    monkeypatch.setenv("MSD_STANDIN_SKILL", SKILL)
+    monkeypatch.delenv("MSD_TEST_COMPACT_LOG", raising=False)
+    with stand_ins.openai_api(tmp_path) as (base, record):
+        gcfg = resolve_target("global", runtime="opencode").config
+        gcfg.mkdir(parents=True, exist_ok=True)
+        (gcfg / "opencode.json").write_text(json.dumps({
+            "provider": {"local": {"npm": "@ai-sdk/openai-compatible", "name": "Local",
+                                   "options": {"baseURL": base, "apiKey": "stand-in"}, "models": {"stand-in": {"tool_call": True}}}},
+            "model": "local/stand-in", "permission": {"bash": {"msd_run *": "allow"}}}))
+        proc = subprocess.run([str(exe), "run", "Plan phase 3 with msd."], cwd=project, env=_env(PWD=str(project), PATH=f"{VENV_BIN}{os.pathsep}{rg}{os.pathsep}{os.environ.get('PATH', '')}"),
+                              capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        turns = _chat_turns(record)
+    check_the_spine_ran(turns, project, t, compact)
