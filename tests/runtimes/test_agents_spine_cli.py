@@ -8,6 +8,7 @@ paths come back) and on (it prints nothing and exits 0), set in the project's co
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 
 from msd_core.install.installer import install
 from msd_core.paths import resolve_target
+from msd_core.shipped.profiles import CORE_COMMANDS
 from tests.runtimes import skill_script, stand_ins
 from tests.runtimes.clis import cli_binary, ripgrep_dir
 
@@ -52,10 +54,21 @@ def _resolve_output(project: Path, t) -> str:
     return out.stdout
 
 
-def check_the_spine_ran(turns: list[list[str]], project: Path, t, compact: bool) -> None:
-    """`turns`: the tool results of each model request (with tools) the client sent, in order.
-    The first has none, the second the activated skill's spine, the third also what the spine's
-    `msd_run` call printed."""
+def check_listed(first: dict, t) -> None:
+    """The client's first model request lists every skill of the core install, name and description."""
+    text = html.unescape(json.dumps(first, ensure_ascii=False).replace('\\"', '"'))  # Qwen writes `&apos;`
+    for stem in CORE_COMMANDS:
+        skill = t.config / "skills" / f"msd-{stem}" / "SKILL.md"
+        desc = json.loads(skill.read_text().split("description: ", 1)[1].split("\n", 1)[0])
+        assert f"msd-{stem}" in text and desc in text, stem
+
+
+def check_the_spine_ran(bodies: list[dict], results, project: Path, t, compact: bool) -> None:
+    """`bodies`: the model requests (with tools) the client sent, in order; `results` gives a
+    request's tool results. The first lists the skills and has no result, the second has the
+    activated skill's spine, the third also what the spine's `msd_run` call printed."""
+    check_listed(bodies[0], t)
+    turns = [results(b) for b in bodies]
     assert [len(r) for r in turns[:3]] == [0, 1, 2], [len(r) for r in turns]
     spine = (t.config / "skills" / SKILL / "SKILL.md").read_text().split("---\n", 2)[2]
     got = turns[1][0].replace("\\n", "\n").replace('\\"', '"').replace("\\u2014", "\u2014")
@@ -74,14 +87,17 @@ def check_the_spine_ran(turns: list[list[str]], project: Path, t, compact: bool)
         assert bad not in ran, ran[-800:]
 
 
-def _gemini_turns(record: Path) -> list[list[str]]:
-    reqs = [r["body"] for r in stand_ins.requests(record) if ":streamGenerateContent" in r["path"] or ":generateContent" in r["path"]]
-    return [skill_script.gemini_results(b) for b in reqs if isinstance(b, dict) and b.get("tools")]
+def _with_tools(record: Path, *path_ends: str) -> list[dict]:
+    reqs = [r["body"] for r in stand_ins.requests(record) if r["path"].split("?")[0].endswith(path_ends)]
+    return [b for b in reqs if isinstance(b, dict) and b.get("tools")]
 
 
-def _chat_turns(record: Path) -> list[list[str]]:
-    reqs = [r["body"] for r in stand_ins.requests(record) if r["path"].endswith("/chat/completions")]
-    return [skill_script.chat_results(b) for b in reqs if isinstance(b, dict) and b.get("tools")]
+def _gemini_turns(record: Path) -> list[dict]:
+    return _with_tools(record, ":streamGenerateContent", ":generateContent")
+
+
+def _chat_turns(record: Path) -> list[dict]:
+    return _with_tools(record, "/chat/completions")
 
 
 @pytest.mark.parametrize("compact", [False, True], ids=["compact-off", "compact-on"])
@@ -98,7 +114,7 @@ def test_gemini_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
         proc = _run(exe, api, project, ["--approval-mode", "yolo", "-p", "Plan phase 3 with msd."])
         assert proc.returncode == 0, proc.stderr[-2000:]
         turns = _gemini_turns(record)
-    check_the_spine_ran(turns, project, t, compact)
+    check_the_spine_ran(turns, skill_script.gemini_results, project, t, compact)
 
 
 @pytest.mark.parametrize("compact", [False, True], ids=["compact-off", "compact-on"])
@@ -123,4 +139,28 @@ def test_opencode_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
                               capture_output=True, text=True, timeout=RUN_TIMEOUT)
         assert proc.returncode == 0, proc.stderr[-2000:]
         turns = _chat_turns(record)
-    check_the_spine_ran(turns, project, t, compact)
+    check_the_spine_ran(turns, skill_script.chat_results, project, t, compact)
+
+
+def _qwen(exe: Path, project: Path, base: str, *args: str) -> subprocess.CompletedProcess:
+    """Qwen Code with its OpenAI-compatible provider pointed at the stand-in (its env names)."""
+    settings = Path(os.environ["HOME"]) / ".qwen" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"security": {"auth": {"selectedType": "openai"}}, "model": {"name": "stand-in"}}))
+    env = _env(OPENAI_BASE_URL=base, OPENAI_API_KEY="stand-in", OPENAI_MODEL="stand-in")
+    return subprocess.run([str(exe), *args], cwd=project, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+                          stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("compact", [False, True], ids=["compact-off", "compact-on"])
+def test_qwen_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
+    """Qwen Code reads `.agents/skills` (PROJECT_SKILL_DIRS in its bundle: `.qwen`, `.agents`), lists
+    them to the model in its `skill` tool, and runs `msd_run` with `run_shell_command`."""
+    exe = cli_binary("qwen")
+    project, t = _project(tmp_path, compact)
+    monkeypatch.setenv("MSD_STANDIN_SKILL", SKILL)
+    with stand_ins.openai_api(tmp_path) as (base, record):
+        proc = _qwen(exe, project, base, "--approval-mode", "yolo", "-p", "Plan phase 3 with msd.")
+        assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
+        turns = _chat_turns(record)
+    check_the_spine_ran(turns, skill_script.chat_results, project, t, compact)
