@@ -42,7 +42,8 @@ def _json_for(schema: dict) -> object:
 
 
 def _answer(request: dict | None = None) -> dict:
-    call = skill_script.next_call(skill_script.gemini_tools(request or {}), skill_script.gemini_results(request or {}))
+    req = request or {}
+    call = skill_script.next_call(skill_script.gemini_tools(req), skill_script.gemini_results(req), skill_script.gemini_after_call(req))
     if call:  # a model following MSD_STANDIN_SKILL (tests/runtimes/skill_script.py)
         return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": call[0], "args": call[1]}}]},
                                 "finishReason": "STOP", "index": 0}],

@@ -58,7 +58,7 @@ def chat_call(req) -> tuple[str, dict] | None:
     """The tool call a model following MSD_STANDIN_SKILL makes next (tests/runtimes/skill_script.py)."""
     if not isinstance(req, dict):
         return None
-    return skill_script.next_call(skill_script.chat_tools(req), skill_script.chat_results(req))
+    return skill_script.next_call(skill_script.chat_tools(req), skill_script.chat_results(req), skill_script.chat_after_call(req))
 
 
 RESOLVE_CALL = re.compile(r"`(msd_run resolve [a-z0-9-]+ --root \S+ --raw)`")

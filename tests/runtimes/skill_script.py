@@ -5,8 +5,9 @@ With MSD_STANDIN_SKILL=<skill name> in the server's environment, a request that 
 answered as a model following the skill would, turn by turn, whatever the client calls its tools:
 
   no tool result yet       ->  call the client's skill tool (`activate_skill`, `skill`, ...) with the name
-  one tool result, naming  ->  call the client's shell tool (`run_shell_command`, `bash`, ...) with
-  `msd_run resolve <stem> --root <root> --raw`        exactly that command
+  one tool result, and it  ->  call the client's shell tool (`run_shell_command`, `bash`, ...) with
+  or what the client added    exactly that command
+  after it names `msd_run resolve <stem> --root <root> --raw`
   anything else            ->  no call: the server's plain text answer ends the turn
 
 The tool and its argument are found in the request's own tool list (`SKILL_TOOLS`, `SHELL_TOOLS`,
@@ -46,9 +47,11 @@ def _args(schema: dict, keys: tuple[str, ...], value: str) -> dict:
     return out
 
 
-def next_call(tools: dict[str, dict], results: list[str]) -> tuple[str, dict] | None:
+def next_call(tools: dict[str, dict], results: list[str], after: str = "") -> tuple[str, dict] | None:
     """(tool name, arguments) of the next call, or None for the plain answer.
-    `tools`: {name: parameters schema} the request offers; `results`: its tool results' texts, in order."""
+    `tools`: {name: parameters schema} the request offers; `results`: its tool results' texts, in
+    order; `after`: all the request holds after the model's first call (Copilot CLI puts a skill's
+    body in a user message after the tool result)."""
     skill = wanted_skill()
     if not skill or not tools:
         return None
@@ -56,7 +59,7 @@ def next_call(tools: dict[str, dict], results: list[str]) -> tuple[str, dict] | 
         name = _pick(tools, SKILL_TOOLS)
         return (name, _args(tools[name], NAME_KEYS, skill)) if name else None
     if len(results) == 1:
-        m = RESOLVE_CALL.search(results[0].replace('\\"', '"'))
+        m = RESOLVE_CALL.search((after or results[0]).replace('\\"', '"'))
         name = _pick(tools, SHELL_TOOLS)
         if m and name:
             return name, _args(tools[name], COMMAND_KEYS, m.group(1))
@@ -80,6 +83,19 @@ def _text(content) -> str:
 def chat_results(req: dict) -> list[str]:
     """The tool results of an OpenAI chat-completions request, in order."""
     return [_text(m.get("content")) for m in req.get("messages") or [] if isinstance(m, dict) and m.get("role") == "tool"]
+
+
+def chat_after_call(req: dict) -> str:
+    """Every message of an OpenAI chat-completions request after the model's first tool call, as text."""
+    msgs = [m for m in req.get("messages") or [] if isinstance(m, dict)]
+    first = next((i for i, m in enumerate(msgs) if m.get("role") == "assistant" and m.get("tool_calls")), len(msgs))
+    return "\n".join(_text(m.get("content")) for m in msgs[first + 1:])
+
+
+def gemini_after_call(req: dict) -> str:
+    contents = [c for c in req.get("contents") or [] if isinstance(c, dict)]
+    first = next((i for i, c in enumerate(contents) if any("functionCall" in p for p in c.get("parts") or [])), len(contents))
+    return "\n".join(json.dumps(c) for c in contents[first + 1:])
 
 
 def gemini_tools(req: dict) -> dict[str, dict]:

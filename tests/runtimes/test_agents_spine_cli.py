@@ -63,15 +63,16 @@ def check_listed(first: dict, t) -> None:
         assert f"msd-{stem}" in text and desc in text, stem
 
 
-def check_the_spine_ran(bodies: list[dict], results, project: Path, t, compact: bool) -> None:
-    """`bodies`: the model requests (with tools) the client sent, in order; `results` gives a
-    request's tool results. The first lists the skills and has no result, the second has the
-    activated skill's spine, the third also what the spine's `msd_run` call printed."""
+def check_the_spine_ran(bodies: list[dict], api: str, project: Path, t, compact: bool) -> None:
+    """`bodies`: the model requests (with tools) the client sent, in order, in `api`'s shape ("chat"
+    or "gemini"). The first lists the skills and has no tool result, the second has the activated
+    skill's spine after the model's call, the third also what the spine's `msd_run` call printed."""
+    results, after = getattr(skill_script, f"{api}_results"), getattr(skill_script, f"{api}_after_call")
     check_listed(bodies[0], t)
     turns = [results(b) for b in bodies]
     assert [len(r) for r in turns[:3]] == [0, 1, 2], [len(r) for r in turns]
     spine = (t.config / "skills" / SKILL / "SKILL.md").read_text().split("---\n", 2)[2]
-    got = turns[1][0].replace("\\n", "\n").replace('\\"', '"').replace("\\u2014", "\u2014")
+    got = after(bodies[1]).replace("\\n", "\n").replace('\\"', '"').replace("\\u2014", "\u2014")
     for line in (ln for ln in spine.splitlines() if ln.strip()):
         assert line in got, line  # the whole spine reached the model
     ran = turns[2][1].replace("\\n", "\n")
@@ -114,7 +115,7 @@ def test_gemini_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
         proc = _run(exe, api, project, ["--approval-mode", "yolo", "-p", "Plan phase 3 with msd."])
         assert proc.returncode == 0, proc.stderr[-2000:]
         turns = _gemini_turns(record)
-    check_the_spine_ran(turns, skill_script.gemini_results, project, t, compact)
+    check_the_spine_ran(turns, "gemini", project, t, compact)
 
 
 @pytest.mark.parametrize("compact", [False, True], ids=["compact-off", "compact-on"])
@@ -139,7 +140,7 @@ def test_opencode_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
                               capture_output=True, text=True, timeout=RUN_TIMEOUT)
         assert proc.returncode == 0, proc.stderr[-2000:]
         turns = _chat_turns(record)
-    check_the_spine_ran(turns, skill_script.chat_results, project, t, compact)
+    check_the_spine_ran(turns, "chat", project, t, compact)
 
 
 def _qwen(exe: Path, project: Path, base: str, *args: str) -> subprocess.CompletedProcess:
@@ -163,4 +164,36 @@ def test_qwen_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
         proc = _qwen(exe, project, base, "--approval-mode", "yolo", "-p", "Plan phase 3 with msd.")
         assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
         turns = _chat_turns(record)
-    check_the_spine_ran(turns, skill_script.chat_results, project, t, compact)
+    check_the_spine_ran(turns, "chat", project, t, compact)
+
+
+def _copilot_env(base: str) -> dict[str, str]:
+    """Copilot CLI against the stand-in: its BYOK provider (`copilot help providers`) with offline
+    mode (`copilot help environment`: no GitHub login, telemetry, web tools or auto-update)."""
+    return _env(COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=base, COPILOT_PROVIDER_API_KEY="stand-in",
+                COPILOT_MODEL="stand-in", COPILOT_AUTO_UPDATE="false")
+
+
+def test_copilot_lists_the_skills_from_the_agents_folder(tmp_path):
+    exe = cli_binary("copilot")
+    project, t = _project(tmp_path, False)
+    proc = subprocess.run([str(exe), "skill", "list"], cwd=project, env=_copilot_env("http://127.0.0.1:9/v1"),
+                          capture_output=True, text=True, timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    project_part = proc.stdout.split("Project skills:", 1)[1].split("\n\n", 1)[0]
+    for stem in CORE_COMMANDS:
+        desc = json.loads((t.config / "skills" / f"msd-{stem}" / "SKILL.md").read_text().split("description: ", 1)[1].split("\n", 1)[0])
+        assert f"msd-{stem} - {desc}" in project_part
+
+
+@pytest.mark.parametrize("compact", [False, True], ids=["compact-off", "compact-on"])
+def test_copilot_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
+    exe = cli_binary("copilot")
+    project, t = _project(tmp_path, compact)
+    monkeypatch.setenv("MSD_STANDIN_SKILL", SKILL)
+    with stand_ins.openai_api(tmp_path) as (base, record):
+        proc = subprocess.run([str(exe), "--allow-all-tools", "-p", "Plan phase 3 with msd."], cwd=project, env=_copilot_env(base),
+                              capture_output=True, text=True, timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
+        turns = _chat_turns(record)
+    check_the_spine_ran(turns, "chat", project, t, compact)
