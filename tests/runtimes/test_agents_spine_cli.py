@@ -20,7 +20,7 @@ from msd_core.install.installer import install
 from msd_core.paths import resolve_target
 from msd_core.shipped.profiles import CORE_COMMANDS
 from tests.runtimes import skill_script, stand_ins
-from tests.runtimes.agent_clients import CLIENTS, copilot_env
+from tests.runtimes.agent_clients import CLIENTS, copilot_env, env
 from tests.runtimes.clis import cli_binary
 
 pytestmark = pytest.mark.slow
@@ -42,7 +42,7 @@ def _project(tmp_path: Path, compact: bool) -> tuple[Path, object]:
 
 def _resolve_output(project: Path, t) -> str:
     out = subprocess.run([str(VENV_BIN / "msd_run"), "resolve", "plan-phase", "--root", ".agents/msd-core", "--raw"],
-                         cwd=project, capture_output=True, text=True, timeout=60)
+                         cwd=project, env=env(), capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
