@@ -1,7 +1,7 @@
 """Agent Skills: the open format (agentskills.io/specification) most agent CLIs read from a
-project's `.agents/skills/` and a user's `~/.agents/skills/` (both folders proven in the real
-Codex CLI 0.171.0, Gemini CLI 0.61.0 and OpenCode 1.18.33: tests/runtimes/test_agents_cli.py; the
-README's "Other agent runtimes" table names the others and how far each was checked).
+project's `.agents/skills/` and a user's `~/.agents/skills/` (proven in six real CLIs, Codex,
+Gemini CLI, OpenCode, Qwen Code, Copilot CLI and Kimi Code: tests/runtimes/test_agents_cli.py and
+test_agents_spine_cli.py; the README's Agent Skills table gives their versions and the others).
 
   commands/msd/<name>.md  ->  skills/msd-<name>/SKILL.md   a small spine: frontmatter `name`
       (= the folder) and `description` only, the files the command includes copied beside it

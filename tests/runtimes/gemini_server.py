@@ -9,6 +9,8 @@ every request (method, path, body) as one JSON line, and exits by itself after -
 seconds. `...:streamGenerateContent` gets one server-sent event and `...:generateContent`
 one JSON answer, both a model turn with the text REPLY; `...:countTokens` gets a count; any
 other path a small empty JSON object. The CLI gets a finished answer, so a run never waits.
+With MSD_STANDIN_SKILL=<skill> a request offering tools is answered as tests/runtimes/skill_script.py
+says (activate the skill, run its `msd_run` call).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the repository (run with python -I)
 from tests.kit.stand_in_server import RecordingHandler, arguments, parsed_body, serve, sse  # noqa: E402
+from tests.runtimes import skill_script  # noqa: E402
 
 REPLY = "MSD-GEMINI-OK"
 
@@ -39,6 +42,12 @@ def _json_for(schema: dict) -> object:
 
 
 def _answer(request: dict | None = None) -> dict:
+    req = request or {}
+    call = skill_script.next_call(skill_script.gemini_tools(req), skill_script.gemini_results(req), skill_script.gemini_after_call(req))
+    if call:  # a model following MSD_STANDIN_SKILL (tests/runtimes/skill_script.py)
+        return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": call[0], "args": call[1]}}]},
+                                "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12}, "modelVersion": "stand-in"}
     config = (request or {}).get("generationConfig") or {}
     text = REPLY
     if config.get("responseMimeType") == "application/json":

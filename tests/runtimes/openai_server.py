@@ -13,7 +13,8 @@ model; anything else gets `{}`. Every answer is the text REPLY and ends the turn
 MSD_STANDIN_FOLLOW_RESOLVE=1 in the environment: a Responses request whose input names
 `msd_run resolve <stem> --root <root> --raw` (as an Agent Skills spine does) and holds no tool
 output yet is answered with a call of Codex's `exec_command` tool running exactly that command,
-as a model following the skill would.
+as a model following the skill would. With MSD_STANDIN_SKILL=<skill> a chat-completions request
+is answered as tests/runtimes/skill_script.py says (activate the skill, run its `msd_run` call).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the repository (run with python -I)
 from tests.kit.stand_in_server import RecordingHandler, arguments, parsed_body, serve, sse  # noqa: E402
+from tests.runtimes import skill_script  # noqa: E402
 
 REPLY = "MSD-OPENAI-OK"
 MODEL = "stand-in"
@@ -38,6 +40,25 @@ def chat_stream() -> bytes:
          "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}},
     ]
     return sse(chunks) + b"data: [DONE]\n\n"
+
+
+def chat_call_stream(name: str, args: dict) -> bytes:
+    """One streamed assistant turn that calls tool `name` (a chat-completions tool call)."""
+    base = {"id": "chatcmpl-msd", "object": "chat.completion.chunk", "created": 0, "model": MODEL}
+    call = {"index": 0, "id": f"call_msd_{name}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": None, "tool_calls": [call]}, "finish_reason": None}]},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
+         "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}},
+    ]
+    return sse(chunks) + b"data: [DONE]\n\n"
+
+
+def chat_call(req) -> tuple[str, dict] | None:
+    """The tool call a model following MSD_STANDIN_SKILL makes next (tests/runtimes/skill_script.py)."""
+    if not isinstance(req, dict):
+        return None
+    return skill_script.next_call(skill_script.chat_tools(req), skill_script.chat_results(req), skill_script.chat_after_call(req))
 
 
 RESOLVE_CALL = re.compile(r"`(msd_run resolve [a-z0-9-]+ --root \S+ --raw)`")
@@ -94,7 +115,16 @@ class Handler(RecordingHandler):
         stream = isinstance(req, dict) and req.get("stream")
         path = self.path.split("?")[0]
         if path.endswith("/chat/completions"):
-            if stream:
+            call = chat_call(req)
+            if call and stream:
+                self.send(200, "text/event-stream", chat_call_stream(*call))
+            elif call:
+                msg = {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": f"call_msd_{call[0]}", "type": "function", "function": {"name": call[0], "arguments": json.dumps(call[1])}}]}
+                self.send_json({"id": "chatcmpl-msd", "object": "chat.completion", "created": 0, "model": MODEL,
+                                "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls"}],
+                                "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
+            elif stream:
                 self.send(200, "text/event-stream", chat_stream())
             else:
                 self.send_json({

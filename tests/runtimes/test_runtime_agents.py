@@ -142,28 +142,69 @@ def test_users_own_skills_and_edits_survive_and_uninstall_leaves_the_folder_as_i
     assert sorted(p.relative_to(t.config).as_posix() for p in t.config.rglob("*")) == ["skills", "skills/my-skill", "skills/my-skill/SKILL.md"]
 
 
-@pytest.mark.slow  # installs from npm on a machine's first run, as the real-CLI tests do
-def test_reference_validator_accepts_every_skill(tmp_path):
-    """npm skills-ref (the format's reference validator, a TypeScript port) on every generated skill."""
+VALIDATE_ALL = """import { validate } from %s;
+const out = {};
+for (const dir of process.argv.slice(1)) out[dir] = await validate(dir);
+console.log(JSON.stringify(out));
+"""
+
+
+def _skills_ref() -> Path:
+    """The prefix npm installed skills-ref into (once per machine); skips without npm."""
     from tests.host import hostkit
     from tests.runtimes.clis import cache_root
 
     if not shutil.which("npm") or not shutil.which("node"):
         pytest.skip("node/npm not installed: cannot run the reference validator skills-ref")
     try:
-        prefix = hostkit.npm_install(*SKILLS_REF, cache_root())
+        return hostkit.npm_install(*SKILLS_REF, cache_root())
     except hostkit.HostUnavailable as exc:
         pytest.skip(str(exc))
-    exe = prefix / "node_modules" / ".bin" / "skills-ref"
-    t = resolve_target("local", project_dir=tmp_path, runtime="agents")
-    install(t)
-    for skill in _skills(t):
-        proc = subprocess.run([str(exe), "validate", str(skill)], capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
-        props = json.loads(subprocess.run([str(exe), "read-properties", str(skill)], capture_output=True, text=True,
-                                          timeout=60, check=True).stdout)
-        assert props["name"] == skill.name
+
+
+def _validate_all(prefix: Path, dirs: list[Path]) -> dict[str, list[str]]:
+    """{dir: the errors skills-ref's own `validate` (what its CLI's `validate` calls) finds}, in one node process."""
+    lib = json.dumps((prefix / "node_modules/skills-ref/dist/index.js").as_uri())
+    proc = subprocess.run(["node", "--input-type=module", "-e", VALIDATE_ALL % lib, *map(str, dirs)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.slow  # installs from npm on a machine's first run, as the real-CLI tests do
+@pytest.mark.parametrize("compact", ["0", "1"], ids=["compact-off", "compact-on"])
+@pytest.mark.parametrize("profile", ["full", "core"])
+@pytest.mark.parametrize("scope", ["global", "local"])
+def test_reference_validator_accepts_every_skill(scope, profile, compact, tmp_path, monkeypatch):
+    """npm skills-ref (the format's reference validator, a TypeScript port) on every installed skill,
+    in each scope and profile, with compact content off and on by default."""
+    prefix = _skills_ref()
+    monkeypatch.setenv("MSD_COMPACT_DEFAULT", compact)
+    t = resolve_target(scope, project_dir=tmp_path, runtime="agents")
+    install(t, profile=profile)
+    skills = _skills(t)
+    assert len(skills) == (len(CORE_COMMANDS) if profile == CORE else len(list(COMMANDS.glob("*.md"))))
     bad = tmp_path / "msd-bad"  # guard: the validator does refuse a broken skill
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: msd-bad\ndescription: d\nargument-hint: x\n---\nx\n")
+    got = _validate_all(prefix, [*skills, bad])
+    assert any("argument-hint" in e for e in got.pop(str(bad)))
+    assert got == {str(s): [] for s in skills}
+
+
+@pytest.mark.slow
+def test_reference_validator_cli_accepts_a_skill_and_refuses_a_broken_one(tmp_path):
+    """The validator's own command line, as a person or CI runs it (`skills-ref validate <dir>`)."""
+    exe = _skills_ref() / "node_modules" / ".bin" / "skills-ref"
+    t = resolve_target("local", project_dir=tmp_path, runtime="agents")
+    install(t, profile=CORE)
+    skill = t.config / "skills/msd-plan-phase"
+    proc = subprocess.run([str(exe), "validate", str(skill)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    props = json.loads(subprocess.run([str(exe), "read-properties", str(skill)], capture_output=True, text=True,
+                                      timeout=60, check=True).stdout)
+    assert props["name"] == skill.name
+    bad = tmp_path / "msd-bad"
     bad.mkdir()
     (bad / "SKILL.md").write_text("---\nname: msd-bad\ndescription: d\nargument-hint: x\n---\nx\n")
     proc = subprocess.run([str(exe), "validate", str(bad)], capture_output=True, text=True, timeout=60)
