@@ -99,22 +99,31 @@ def measure(runs: int) -> dict:
             "rows": rows}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=15, help="rounds; each figure is the minimum (default 15)")
+def run(doc: str, runs: int, measure_fn, show, argv: list[str] | None) -> int:
+    """A benchmark's command line (--runs N, --json): its figures as JSON, or `show(figures)`."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=runs, help=f"rounds; each figure is the minimum (default {runs})")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)
-    out = measure(max(1, args.runs))
+    out = measure_fn(max(1, args.runs))
     if args.json:
         print(json.dumps(out, indent=2))
-        return 0
+    else:
+        show(out)
+    return 0
+
+
+def show(out: dict) -> None:
     print(f"baseline (python -I -S -c pass): {out['baseline_wall_ms']} ms wall, {out['baseline_cpu_ms']} ms CPU; "
           f"min of {out['runs']} runs")
     print(f"{'command':<26}{'msd ms':>10}{'x base':>8}{'typer ms':>10}{'x base':>8}{'saved ms':>10}{'saved CPU':>10}")
     for r in out["rows"]:
         print(f"{r['command']:<26}{r['msd_wall_ms']:>10}{r['msd_vs_baseline_wall']:>8}{r['typer_wall_ms']:>10}"
               f"{r['typer_vs_baseline_wall']:>8}{r['saved_wall_ms']:>10}{r['saved_cpu_ms']:>10}")
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(__doc__, 15, measure, show, argv)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import resource
 import subprocess
@@ -66,20 +64,18 @@ def measure(runs: int) -> dict:
     return {"runs": runs, "base_cpu_ms": round(base * 1000, 1), "rows": rows}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=21, help="rounds; each figure is the minimum (default 21)")
-    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = ap.parse_args(argv)
-    out = measure(max(1, args.runs))
-    if args.json:
-        print(json.dumps(out, indent=2))
-        return 0
+def show(out: dict) -> None:
     print(f"`python -c 'import msd_core'`: {out['base_cpu_ms']} ms CPU; min of {out['runs']} runs; ms CPU added:")
     print(f"{'stand-in':<26}{'for':<32}{'real':>7}{'stand-in':>10}{'saved':>8}")
     for r in out["rows"]:
         print(f"{r['stand_in']:<26}{r['for']:<32}{r['real_ms']:>7}{r['stand_in_ms']:>10}{r['saved_ms']:>8}")
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_cli import run  # the same --runs/--json command line
+
+    return run(__doc__, 21, measure, show, argv)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import typer
 
 from msd_core.cli.terminal import write
 from msd_core.errors import EXIT_FAILED, MsdError
+from msd_core.files import fresh
 from msd_core.result import OperationResult, json_text
 
 
@@ -75,8 +76,6 @@ def errors_to_exit(fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from msd_core.files import fresh
-
         fresh.start()
         ok = False
         try:

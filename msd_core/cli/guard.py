@@ -15,6 +15,8 @@ from typing import Optional
 import typer
 
 from msd_core.cli.common import errors_to_exit, group, report
+from msd_core.errors import UsageError
+from msd_core.hooks import guard_memory, planning_guard
 
 MAX_MINUTES = 24 * 60
 
@@ -33,8 +35,6 @@ def register(app: typer.Typer) -> None:
         """Allow the agent's next refused write of PATH (one write, within --minutes)."""
         import time
 
-        from msd_core.errors import UsageError
-        from msd_core.hooks import guard_memory, planning_guard
 
         if not 1 <= minutes <= MAX_MINUTES:
             raise UsageError(f"--minutes must be from 1 to {MAX_MINUTES}, got {minutes}")
