@@ -1,4 +1,4 @@
-"""Flow variables the runtime computes, never an agent's word (which can be wrong or stale).
+"""Flow variables the runtime computes, never an agent's word.
 
 A flow names them in its `[derived]` table (`wave = "..."`); each name must be one of `NAMES`.
 `next-step` fills them into every prompt it shows, so each visit names the current value, and
