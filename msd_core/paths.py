@@ -20,6 +20,8 @@ from msd_core.lean import project_rule
 INSTALL_DIRNAME = "msd-core"  # <config>/msd-core
 MANIFEST_NAME = "manifest.json"  # <config>/msd-core/manifest.json
 BOOKKEEPING_DIRNAME = ".msd"  # <config>/msd-core/.msd/ (pristine copies, backups, lock)
+MANIFEST_REL = f"{INSTALL_DIRNAME}/{MANIFEST_NAME}"  # the manifest, relative to the config folder
+SETTINGS_BEFORE_REL = f"{INSTALL_DIRNAME}/{BOOKKEEPING_DIRNAME}/settings.before.json"  # a permission file's bytes before msd's first write
 PLANNING_DIRNAME = project_rule.PLANNING  # <project>/.planning (the project rule looks for it)
 PROJECT_STATE_DIRNAME = ".msd"  # <project>/.planning/.msd/ (traces, memory db, locks)
 SOURCE_HOME_TOKEN = "~/.claude/"  # how shipped content spells the install target

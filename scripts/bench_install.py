@@ -8,15 +8,12 @@ Baselines, measured interleaved with msd in the same run (median of --repeat rou
              ("peer", the earlier one) and @opengsd/gsd-core@1.14.0 ("lead", the leading one)
 
 `msd` is the console script installed beside this Python (the command users run); its
-start-up alone is `msd --version`, answered before typer is imported. The peer always runs
+start-up alone is `msd --version` (typer reads every `msd` command line: scripts/bench_cli.py). The peer always runs
 with HOME pointing at a scratch folder (its installer writes into $HOME/.claude and has no
 option that only prints its version).
 
 Process measures are also given in CPU time (user + system of the process and its
 children), which a busy shared machine disturbs far less than wall time.
-
-A no-op `msd install` is answered before typer and rich are imported (msd_core/cli/fast_install.py);
-`msd_noop_typer_cli` is the same no-op through typer, as before that fast path.
 
 Goals (issue 17, issue 19 item 6, issue 34 item 6): fresh `msd install` <= 0.5x the peer's
 installer; a no-op `msd install` <= 0.25x the reinstall of either peer.
@@ -45,7 +42,6 @@ sys.path.insert(0, str(REPO))
 
 PEERS = {"peer": ("get-shit-done-cc", "1.42.3"), "lead": ("@opengsd/gsd-core", "1.14.0")}
 PEER_PKG = "get-shit-done-cc@1.42.3"
-TYPER_PATH = "import sys; from msd_core.cli import app as a; sys.exit(a.direct(a.build_app(), sys.argv[1:]))"
 
 
 def _timed(fn) -> float:
@@ -104,7 +100,7 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
     work = Path(tempfile.mkdtemp(prefix="msd-bench-"))
     times: dict[str, list[float]] = {k: [] for k in (
         "python_bare", "copy_api", "msd_fresh_api", "msd_noop_api", "copy_proc", "msd_version_cli", "msd_fresh_cli",
-        "msd_noop_cli", "msd_noop_typer_cli", "peer_fresh", "peer_noop", "lead_fresh", "lead_noop")}
+        "msd_noop_cli", "peer_fresh", "peer_noop", "lead_fresh", "lead_noop")}
     counts: dict[str, int] = {}
     try:
         peers = setup_peers(work, peer_dir) if use_peer else {}
@@ -128,8 +124,6 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
                 cli += ["--content-dir", content_dir]
             times["msd_fresh_cli"].append(_timed(lambda: _proc(cli, base_env, "msd_fresh_cli")))
             times["msd_noop_cli"].append(_timed(lambda: _proc(cli, base_env, "msd_noop_cli")))
-            typer_cli = [py, "-c", TYPER_PATH, *cli[len(msd_cmd):]]
-            times["msd_noop_typer_cli"].append(_timed(lambda: _proc(typer_cli, base_env, "msd_noop_typer_cli")))
             counts["msd"] = _count_files(r / "cli")
             counts["copy"] = _count_files(r / "copy")
             for key, script in peers.items():
@@ -163,24 +157,20 @@ def run(repeat: int, content_dir: str | None, use_peer: bool, peer_dir: str | No
             "noop_api_vs_fresh_api": ratio("msd_noop_api", "msd_fresh_api"),
             "fresh_cli_vs_copy_process": ratio("msd_fresh_cli", "copy_proc"),
             "noop_cli_vs_fresh_cli": ratio("msd_noop_cli", "msd_fresh_cli"),
-            "noop_typer_cli_vs_fresh_cli": ratio("msd_noop_typer_cli", "msd_fresh_cli"),
             "fresh_cli_vs_peer": ratio("msd_fresh_cli", "peer_fresh"),
             "noop_cli_vs_peer_noop": ratio("msd_noop_cli", "peer_noop"),
             "fresh_cli_vs_lead": ratio("msd_fresh_cli", "lead_fresh"),
             "noop_cli_vs_lead_noop": ratio("msd_noop_cli", "lead_noop"),
-            "noop_typer_cli_vs_lead_noop": ratio("msd_noop_typer_cli", "lead_noop"),
             "version_cli_vs_peer_noop": ratio("msd_version_cli", "peer_noop"),
             "version_cli_vs_python_bare": ratio("msd_version_cli", "python_bare"),
         },
         "cpu_median_seconds": {k: round(v, 4) for k, v in cpu.items()},
         "cpu_ratios": {
             "noop_cli_vs_fresh_cli": cpu_ratio("msd_noop_cli", "msd_fresh_cli"),
-            "noop_typer_cli_vs_fresh_cli": cpu_ratio("msd_noop_typer_cli", "msd_fresh_cli"),
             "fresh_cli_vs_peer": cpu_ratio("msd_fresh_cli", "peer_fresh"),
             "noop_cli_vs_peer_noop": cpu_ratio("msd_noop_cli", "peer_noop"),
             "fresh_cli_vs_lead": cpu_ratio("msd_fresh_cli", "lead_fresh"),
             "noop_cli_vs_lead_noop": cpu_ratio("msd_noop_cli", "lead_noop"),
-            "noop_typer_cli_vs_lead_noop": cpu_ratio("msd_noop_typer_cli", "lead_noop"),
             "version_cli_vs_peer_noop": cpu_ratio("msd_version_cli", "peer_noop"),
             "version_cli_vs_python_bare": cpu_ratio("msd_version_cli", "python_bare"),
         },

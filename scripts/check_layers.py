@@ -12,7 +12,9 @@ file under the package root, and reports, one line each:
   table, counts too);
 - a row naming a package on its own layer or above, or one the table does not hold;
 - a package (a folder with `__init__.py`, or a top-level module) missing from the table;
-- an import circle between modules, anywhere in the package.
+- an import circle between modules, anywhere in the package;
+- a package map that is not complete: a package whose `__init__.py` docstring names one of its
+  own modules (`name.py`) names them all (and each sub-package as `name/`).
 
 Exit 0 when nothing is found, 1 otherwise. Standard library only; tests/scripts/test_architecture.py
 runs it on the real tree and on a fixture that breaks every rule.
@@ -151,6 +153,23 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def unmapped(root: Path) -> list[str]:
+    """One finding per module a package map leaves out (see the module doc), package by package."""
+    findings = []
+    root = Path(root)
+    for init in sorted(root.rglob("__init__.py")):
+        pkg = init.parent
+        text = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        own = {f"{m.stem}.py" for m in pkg.glob("*.py") if m.name != "__init__.py"}
+        own |= {f"{d.name}/" for d in pkg.iterdir() if (d / "__init__.py").is_file()}
+        named = {name for name in own if re.search(r"(?<![\w./])" + re.escape(name), text)}
+        if not any(name.endswith(".py") for name in named):
+            continue  # no package map here
+        for name in sorted(own - named):
+            findings.append(f"{pkg.relative_to(root.parent)}/__init__.py: the package map does not name {name}")
+    return findings
+
+
 def check(root: Path, doc: Path) -> list[str]:
     root = Path(root)
     top = root.name
@@ -184,7 +203,7 @@ def check(root: Path, doc: Path) -> list[str]:
                                 f"which {doc.name} does not allow {src} to import")
     for comp in _cycles(graph):
         findings.append(f"import circle between {len(comp)} modules: {', '.join(comp)}")
-    return findings
+    return findings + unmapped(root)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -74,13 +74,13 @@ def golden_path(runtime: str, scope: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from msd_core.runtimes import SUPPORTED
+    from msd_core.runtimes import RUNTIMES
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a golden file is out of date")
     args = ap.parse_args(argv)
     stale = []
-    for runtime in SUPPORTED:
+    for runtime in RUNTIMES:
         for scope in ("global", "local"):
             text = render(installed_tree(runtime, scope))
             path = golden_path(runtime, scope)

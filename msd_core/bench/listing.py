@@ -7,8 +7,8 @@ request of a conversation carries:
   agent    `- <name>: <description> (Tools: <tools, or All tools>)` for every agents/*.md.
 `listing(config)` rebuilds those lines from the installed files and counts each one's proxy
 tokens (newline included): the fixed per-turn overhead an install adds, which
-scripts/bench_host_tokens.py measures in the real host (the two agree: 658 listed, 659 measured,
-before issue 34).
+scripts/bench_host_tokens.py measures in the real host (the two agreed: 658 listed, 659 measured,
+when the full listing was last measured both ways).
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ def listing(config: Path, count, prefix: str = "msd-") -> dict[str, int]:
 
 
 # Per-turn listing budgets, proxy tokens (tests/bench/test_listing.py holds the shipped content to
-# them; the real host's figure is scripts/bench_host_tokens.py's). core: the goal of issue 34
-# (at most 130). full: the goal is at most 0.17x the leading peer's full install (3,976 measured,
+# them; the real host's figure is scripts/bench_host_tokens.py's). core: a goal
+# of its own (at most 130: the daily loop's listing small beside the full one). full: the goal is at most 0.17x the leading peer's full install (3,976 measured,
 # so 676); the budget is held at what the listing costs now plus a few tokens, so that it cannot
 # grow as commands are added: a new command is person-only (`disable-model-invocation: true`,
 # not listed) or pays for its line by shortening another.

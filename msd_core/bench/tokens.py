@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from msd_core.agents import extensions
 from msd_core.bench.eager import eager_closure
 from msd_core.shipped.registry import build_registry
 
@@ -70,7 +71,6 @@ def always_loaded(agent: str) -> list[str]:
     for the plainest one (a plan with one auto task; an empty phase folder, no flags)."""
     import tempfile
 
-    from msd_core.agents import extensions
 
     if agent == "executor":
         chosen, _ = extensions.executor_rules('<task type="auto"><name>t</name></task>\n', None)

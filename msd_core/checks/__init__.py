@@ -14,6 +14,12 @@ Every rule family has its own module and one entry point, `check(ctx) -> list[Vi
   generated.py   registry.json and docs/INVENTORY.md are up to date (`--write` regenerates)
   named_commands.py  every `/msd-<name>` a profile's installed files name is in that profile
   wording.py     own wording: no sentence near-verbatim in a peer project's text (`--peer DIR`)
+  agreement.py   templates sharing a name agree on their headings; deviation labels are the runtime's
+  fields.py      every field a template asks for has a reader or a writer
+  floor.py       a detail part is never the only place an instruction lives
+  flow_vars.py   a flow prompt names only variables known by the time it is shown
+  frontmatter_yaml.py  command and agent files open with frontmatter the hosts can read
+  statuses.py    every status a workflow sets is one the runtime keeps
 
 Shared pieces: model.py (Violation, the content tree), textlines.py (line normalisation,
 code spans), tiers.py (the tier file), gitbase.py (the tree at `--base REV`), report.py

@@ -2,7 +2,7 @@
 
 `next-step` fills a prompt's `<name>` from the run's variables. A name no variable holds yet is
 shown as the literal `<name>`; a name only the step itself reports holds, on its next visit, the
-value of the visit before (issue 45: `--wave <wave>`, then `--wave 1` for wave 2). So each
+value of the visit before (`--wave <wave>` would say `--wave 1` again for wave 2). So each
 `<name>` in a step's prompt must be one of:
 
 - an input of the flow (`[inputs]`, passed with `--var`), or a variable the runtime derives

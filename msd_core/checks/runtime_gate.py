@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from msd_core.checks.model import CheckContext, Violation
+from msd_core.paths import Target
 
 RULE = "runtime-gate"
 SPINE_INCLUDE = re.compile(r"^@~/\.claude/msd-core/workflows/([a-z0-9-]+)\.md\s*$")
@@ -23,8 +24,7 @@ PLACEHOLDER = Path("/msd-runtime-gate-placeholder")
 
 def check(ctx: CheckContext) -> list[Violation]:
     from msd_core.install.transform import installed_files
-    from msd_core.paths import Target
-    from msd_core.runtimes import SUPPORTED, get
+    from msd_core.runtimes import RUNTIMES, get
     from msd_core.shipped.layout import command_name_from_source
 
     tree = ctx.tree
@@ -44,7 +44,7 @@ def check(ctx: CheckContext) -> list[Violation]:
         return []
     files = [(rel, tree.data(rel)) for rel in tree.files]
     out: list[Violation] = []
-    for name in SUPPORTED[1:]:  # Claude Code's own form is checked by shell.py
+    for name in RUNTIMES[1:]:  # Claude Code's own form is checked by shell.py
         rt = get(name)
         target = Target("global", PLACEHOLDER / name, name)
         desired, _warnings, skipped = installed_files(files, target, "0")

@@ -1,4 +1,4 @@
-"""Rule `shell-context` (issue 10): the only shell context content may carry.
+"""Rule `shell-context`: the only shell context content may carry.
 
 Shell context is what a host runs while rendering a skill: an inline `` !`cmd` `` (a `!`
 right before a backtick span) or a fenced block opened with ```` ```! ````. It is found

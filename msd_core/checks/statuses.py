@@ -15,6 +15,7 @@ import shlex
 
 from msd_core.checks.contract import PLACEHOLDER, content_code, invocations
 from msd_core.checks.model import CheckContext, Violation
+from msd_core.progress.lifecycle import KEPT_STATUSES
 
 RULE = "statuses"
 
@@ -38,8 +39,6 @@ def statuses_set(body: str) -> list[str]:
 
 
 def check(ctx: CheckContext) -> list[Violation]:
-    from msd_core.progress.lifecycle import KEPT_STATUSES
-
     kept = ", ".join(f'"{s}"' for s in KEPT_STATUSES)
     out: list[Violation] = []
     for rel, seg in content_code(ctx.tree):

@@ -1,13 +1,9 @@
 """The `msd` application: each subcommand group registers itself from its own module.
 
-`msd --version` is answered before typer is imported, and so is an install or update with
-nothing to change (cli/fast_install.py). Typer costs ~30 ms to import, and
-typer 0.2x coerces every option that is not a bool flag through a pydantic TypeAdapter,
-built when the command runs even for an option that was not given (~30 ms more). So a
-top-level command whose options are all plain (`--flag`, `--name VALUE`, `--name=VALUE`,
-str or bool) is called directly with the values its own typer declarations define
-(`direct()`); anything else (help, groups, other option kinds, an unknown argument) goes
-through typer unchanged, which also reports every usage error.
+typer reads every `msd` command line: one argument reader. `msd` is the people's command
+(agents call `msd_run`), so no command is answered on a path around typer; what such a path
+saved on each command was measured (scripts/bench_cli.py, docs/PERFORMANCE.md "msd's
+start-up") and is not worth a second reader on commands a person runs now and then.
 """
 
 from __future__ import annotations
@@ -85,64 +81,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_PLAIN = {"bool": bool, "str": str, "Optional[str]": str, "str | None": str}
-
-
-def _plain_options(fn) -> dict | None:
-    """{param: (decls, kind, default)} of a command function whose parameters are all plain
-    typer options; None when any is not (positional argument, callback, prompt, envvar, ...)."""
-    import typer.models
-
-    target = fn
-    while hasattr(target, "__wrapped__"):
-        target = target.__wrapped__
-    code = target.__code__
-    names = code.co_varnames[: code.co_argcount]
-    defaults = target.__defaults__ or ()
-    if code.co_kwonlyargcount or len(defaults) != len(names):
-        return None
-    out = {}
-    for name, info in zip(names, defaults):
-        kind = _PLAIN.get(str(target.__annotations__.get(name)))
-        if type(info) is not typer.models.OptionInfo or kind is None:
-            return None
-        if (info.callback or info.prompt or info.envvar or info.is_eager or info.parser or info.count
-                or info.default_factory or not info.expose_value or any("/" in d for d in info.param_decls)):
-            return None
-        if not isinstance(info.default, kind) and info.default is not None:
-            return None
-        out[name] = (tuple(info.param_decls), kind, info.default)
-    return out
-
-
-def direct(app, argv: list[str]) -> int | None:
-    """Run `msd <command> ...` by calling the command's function, or None for typer to run it."""
-    if not argv or argv[0].startswith("-") or any(a in ("-h", "--help", "--") for a in argv):
-        return None
-    fn = next((c.callback for c in app.registered_commands
-               if (c.name or c.callback.__name__.replace("_", "-")) == argv[0]), None)
-    spec = _plain_options(fn) if fn is not None else None
-    if spec is None:
-        return None
-    from msd_core.cli.plainargs import plain_values
-
-    values = plain_values(argv[1:], {d: name for name, (decls, _k, _d) in spec.items() for d in decls},
-                          {name: kind for name, (_d, kind, _v) in spec.items()},
-                          {name: default for name, (_d, _k, default) in spec.items()})
-    if values is None:
-        return None
-    import typer
-
-    try:
-        fn(**values)
-    except typer.Exit as exc:
-        return exc.exit_code
-    except typer.Abort:
-        sys.stderr.write("Aborted!\n")
-        return 1
-    return 0
-
-
 def main() -> None:
     """`msd`: Ctrl-C at any moment (while typer and rich load, before any command's own boundary,
     msd_core.cli.common.errors_to_exit, is reached) is one line and exit 130, never a traceback."""
@@ -158,20 +96,6 @@ def main() -> None:
 
 
 def _main() -> None:
-    argv = sys.argv[1:]
-    if argv == ["--version"]:
-        sys.stdout.write(__version__ + "\n")
-        return
-    if argv and argv[0] in ("install", "update"):
-        from msd_core.cli.fast_install import answer
+    from msd_core.cli.helpstyle import run_typer
 
-        code = answer(argv)  # an install with nothing to change: before typer and rich (fast_install.py)
-        if code is not None:
-            sys.exit(code)
-    app = __getattr__("app")
-    code = direct(app, argv)
-    if code is None:
-        from msd_core.cli.helpstyle import run_typer
-
-        code = run_typer(app, argv)
-    sys.exit(code)
+    sys.exit(run_typer(__getattr__("app"), sys.argv[1:]))

@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from msd_core.bench import tokenizer
 from msd_core.cli.common import console, errors_to_exit
 from msd_core.errors import UsageError
 from msd_core.files.bounded import read_json
@@ -97,7 +98,6 @@ def tokens(
     write_docs: Optional[Path] = typer.Option(None, "--write-docs", metavar="FILE", help="Regenerate the 'Context budget' section of this markdown file (default: none)."),
 ) -> None:
     """Proxy tokens per command of the window the host renders (compact off and on), per agent and per file."""
-    from msd_core.bench import tokenizer
     from msd_core.bench.tokens import build_report, context_budget_markdown, dumps, history_report, write_docs_section
     from msd_core.bench.tokens import compare as compare_reports
 

@@ -10,9 +10,13 @@ from typing import List, Optional
 
 import typer
 
+from msd_core.chain.agent_command import AgentCommand
+from msd_core.chain.agent_process import Ended
 from msd_core.chain.loop import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT
 from msd_core.cli.common import errors_to_exit, print_json, stdin_is_tty
 from msd_core.cli.terminal import write
+from msd_core.errors import UsageError
+from msd_core.flows import service
 
 
 def register(app: typer.Typer) -> None:
@@ -45,9 +49,6 @@ def chain(
     import sys
 
     from msd_core.chain import loop as logic
-    from msd_core.chain.agent_command import AgentCommand
-    from msd_core.errors import UsageError
-    from msd_core.flows import service
 
     if agent and agent_cmd:
         raise UsageError("give --agent or --agent-cmd, not both")
@@ -76,7 +77,6 @@ def chain(
             return None if line == "" else line
 
     runner = logic.Chain(ctx, command, prompt_file=prompt_file, timeout=timeout, max_steps=max_steps, ask=ask)
-    from msd_core.chain.agent_process import Ended
 
     try:
         report = runner.run(var)

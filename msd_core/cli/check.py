@@ -6,15 +6,15 @@ from typing import Optional
 
 import typer
 
-from msd_core.cli.common import errors_to_exit, render
+from msd_core.cli.common import errors_to_exit, group, render
 from msd_core.cli.terminal import write as write_text
 from msd_core.result import OperationResult
 
 
 def register(app: typer.Typer) -> None:
     """Add `msd check content` to the `msd` app."""
-    check_app = typer.Typer(help="Check the content tree: sizes, partition, includes, commit scope, msd_run contract, shell context, flows, generated files.",
-                            no_args_is_help=True)
+    check_app = group(app, "check", "Check the content tree: sizes, partition, includes, commit scope, msd_run contract, "
+                                     "shell context, flows, generated files.")
 
     @check_app.command("content")
     @errors_to_exit
@@ -44,4 +44,3 @@ def register(app: typer.Typer) -> None:
 
         render(result, json_output, human)
 
-    app.add_typer(check_app, name="check")

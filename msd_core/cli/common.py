@@ -1,4 +1,4 @@
-"""Shared plumbing for `msd` subcommands: one error boundary, one JSON printer, one console."""
+"""Shared plumbing for `msd` subcommands: one error boundary, one JSON printer, one console, one group shape."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import typer
 
 from msd_core.cli.terminal import write
 from msd_core.errors import EXIT_FAILED, MsdError
+from msd_core.files import fresh
 from msd_core.result import OperationResult, json_text
 
 
@@ -28,6 +29,21 @@ def print_json(obj: Any) -> None:
 def print_envelope(command: str, data: dict) -> None:
     """A successful command's --json: the same versioned envelope `render` prints (its keys at the top)."""
     print_json(OperationResult(command, data=dict(data)).envelope())
+
+
+def group(app: typer.Typer, name: str, help: str) -> typer.Typer:
+    """A command group `msd <name> ...` added to the app; without a verb it shows its help."""
+    sub = typer.Typer(help=help, no_args_is_help=True)
+    app.add_typer(sub, name=name)
+    return sub
+
+
+def report(command: str, data: dict, as_json: bool, line: str) -> None:
+    """A command's result: the versioned JSON envelope with --json, else its one line."""
+    if as_json:
+        print_envelope(command, data)
+    else:
+        console().print(line, soft_wrap=True)
 
 
 def render(result: OperationResult, as_json: bool, human: Callable[[OperationResult], None] | None = None) -> None:
@@ -60,8 +76,6 @@ def errors_to_exit(fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from msd_core.files import fresh
-
         fresh.start()
         ok = False
         try:

@@ -12,6 +12,8 @@ import typer
 
 from msd_core.cli.common import console, errors_to_exit, render
 from msd_core.cli.terminal import echo
+from msd_core.config import store
+from msd_core.errors import MsdError
 from msd_core.result import OperationResult
 
 
@@ -37,8 +39,6 @@ def _names_msd(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from msd_core.errors import MsdError
-
         try:
             return fn(*args, **kwargs)
         except MsdError as exc:
@@ -81,7 +81,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print a key's effective value and where it comes from."""
         cwd = _folder(cwd)
-        from msd_core.config import store
         from msd_core.run.cmd_config import _parse_default
 
         value, source = store.get_with_source(key, cwd)

@@ -14,14 +14,15 @@ from typing import Optional
 
 import typer
 
-from msd_core.cli.common import console, errors_to_exit, print_envelope
+from msd_core.cli.common import errors_to_exit, group, report
+from msd_core.errors import UsageError
+from msd_core.hooks import guard_memory, planning_guard
 
 MAX_MINUTES = 24 * 60
 
 
 def register(app: typer.Typer) -> None:
-    guard = typer.Typer(help="msd's guards: let the agent make one write they refused.", no_args_is_help=True)
-    app.add_typer(guard, name="guard")
+    guard = group(app, "guard", "msd's guards: let the agent make one write they refused.")
 
     @guard.command("allow")
     @errors_to_exit
@@ -34,8 +35,6 @@ def register(app: typer.Typer) -> None:
         """Allow the agent's next refused write of PATH (one write, within --minutes)."""
         import time
 
-        from msd_core.errors import UsageError
-        from msd_core.hooks import guard_memory, planning_guard
 
         if not 1 <= minutes <= MAX_MINUTES:
             raise UsageError(f"--minutes must be from 1 to {MAX_MINUTES}, got {minutes}")
@@ -48,8 +47,5 @@ def register(app: typer.Typer) -> None:
         until = guard_memory.grant(planning, rel, minutes)
         data = {"path": f".planning/{rel}", "project": os.path.dirname(planning),
                 "until": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(until))}
-        if json_output:
-            print_envelope("guard allow", data)
-        else:
-            console().print(f"allowed one write of {data['path']} until {data['until']} (ask the agent to try again)",
-                            soft_wrap=True)
+        report("guard allow", data, json_output,
+               f"allowed one write of {data['path']} until {data['until']} (ask the agent to try again)")

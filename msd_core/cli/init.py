@@ -13,6 +13,8 @@ import typer
 
 from msd_core.cli.common import errors_to_exit, print_envelope, stdin_is_tty
 from msd_core.cli.terminal import write
+from msd_core.errors import UsageError
+from msd_core.progress import evidence
 
 
 def register(app: typer.Typer) -> None:
@@ -45,7 +47,6 @@ def new_project(
     import sys
 
     from msd_core.config import wizard as settings
-    from msd_core.errors import UsageError
 
     flags = {
         "mode": mode, "granularity": granularity, "parallelization": parallelization,
@@ -84,7 +85,6 @@ def new_project(
     if result.pop("created", False):
         from pathlib import Path
 
-        from msd_core.progress import evidence
 
         # msd made this project: every SUMMARY it gets needs its recorded commits (progress.evidence)
         evidence.mark_since(evidence.main_root(Path(result["path"]).parent.parent))

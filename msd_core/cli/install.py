@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
+from pathlib import Path
 from typing import Optional
 
 import typer
 
 from msd_core.cli import install_view
 from msd_core.cli.common import console, errors_to_exit, render, stdin_is_tty
+from msd_core.cli.helpstyle import examples
+from msd_core.cli.targets import both_scopes, target_for
 from msd_core.errors import UsageError
+from msd_core.install.health import status
+from msd_core.install.installer import run_install
+from msd_core.install.request import InstallRequest
+from msd_core.install.runner_path import check
+from msd_core.install.source import resolve_source
+from msd_core.install.uninstaller import uninstall
+from msd_core.paths import require_parent
 from msd_core.result import OperationResult
+from msd_core.runtimes import RUNTIMES
 
 
 def _scope(global_: bool, local: bool, verb: str) -> str:
@@ -32,8 +44,6 @@ def _scope(global_: bool, local: bool, verb: str) -> str:
 
 
 def _target(scope: str, config_dir: Optional[str], runtime: str = "claude"):
-    from msd_core.cli.fast_install import target_for
-
     return target_for(scope, config_dir, runtime)
 
 
@@ -43,14 +53,12 @@ RUNTIME_HELP = ("Agent runtime(s): claude (default), gemini, opencode, codex, ag
 
 def _runtimes(value: Optional[str], config_dir: Optional[str]) -> list[str]:
     """The runtimes named by --runtime (claude when none), validated; UsageError (exit 2) otherwise."""
-    from msd_core.runtimes import SUPPORTED
-
     names: list[str] = []
     for v in [value or "claude"]:
         for name in v.split(","):
             name = name.strip().lower()
-            if name not in SUPPORTED:
-                raise UsageError(f"unknown runtime {name!r}: choose from {', '.join(SUPPORTED)}")
+            if name not in RUNTIMES:
+                raise UsageError(f"unknown runtime {name!r}: choose from {', '.join(RUNTIMES)}")
             if name not in names:
                 names.append(name)
     if len(names) > 1 and config_dir:
@@ -208,17 +216,15 @@ def _print_runner(out, runner: dict, *, prominent: bool = False, hooked: bool = 
     install_view.runner(install_view.RichOut(console=out), runner, prominent=prominent, hooked=hooked)
 
 
-def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False, runtime=None,
-                profile=None, merge_drivers=True):
+def _do_install(verb: str, global_: bool, local: bool, config_dir: Optional[str], runtime: Optional[str],
+                request: InstallRequest, json_output: bool) -> None:
     names = _runtimes(runtime, config_dir)
     scope = _scope(global_, local, verb)
     if config_dir:  # a folder you name is made, never the folders above it
-        from msd_core.paths import require_parent
-
         require_parent(_target(scope, config_dir, names[0]).config, "--config-dir",
                        "create the folder above it first, or choose another --config-dir")
-    results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair, profile,
-                            merge_drivers) for name in names]  # one install per runtime folder, each with its own manifest and transaction
+    results = [_install_one(verb, _target(scope, config_dir, name), request, json_output)
+               for name in names]  # one install per runtime folder, each with its own manifest and transaction
     _render_all(verb, results, json_output, _human_install)
 
 
@@ -235,25 +241,14 @@ def _render_all(verb: str, results: list, json_output: bool, human) -> None:
     render(combined, True)
 
 
-def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False, profile=None,
-                 merge_drivers=True):
-    from pathlib import Path
-
-    from msd_core.install.installer import install
-    from msd_core.install.source import resolve_source
-
+def _install_one(verb: str, target, request: InstallRequest, json_output: bool):
     progress, cb = _progress_cb(json_output)
-    options = dict(source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink, profile=profile,
-                   cwd=Path.cwd(), merge_drivers=merge_drivers)
     if progress is not None:
         with progress:
-            result = install(target, progress=cb, **options)
+            result = run_install(target, replace(request, progress=cb))
     else:
-        result = install(target, **options)
+        result = run_install(target, request)
     result.command = verb
-    from msd_core.cli.fast_install import both_scopes
-    from msd_core.install.runner_path import check
-
     result.data["msd_run"] = check()
     both = both_scopes(target)
     if both:
@@ -292,13 +287,13 @@ def register(app: typer.Typer) -> None:
             profile: Optional[str] = typer.Option(None, "--profile", metavar="NAME", help=PROFILE_HELP),
             no_merge_drivers: bool = typer.Option(False, "--no-merge-drivers", help=MERGE_DRIVERS_HELP),
         ) -> None:
-            _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime, profile,
-                        not no_merge_drivers)
+            request = InstallRequest(source=resolve_source(content_dir), force=force or repair, dry_run=dry_run,
+                                     allow_symlink=allow_symlink, profile=profile, cwd=Path.cwd(),
+                                     merge_drivers=not no_merge_drivers)
+            _do_install(verb, global_, local, config_dir, runtime, request, json_output)
 
         command.__doc__ = doc
         return command
-
-    from msd_core.cli.helpstyle import examples
 
     app.command("install", epilog=examples(
         ("msd install --global", "for every project (~/.claude, or $CLAUDE_CONFIG_DIR)"),
@@ -328,8 +323,6 @@ def register(app: typer.Typer) -> None:
         runtime: Optional[str] = typer.Option(None, "--runtime", metavar="NAMES", help=RUNTIME_HELP),
     ) -> None:
         """Remove exactly the files msd installed; keep (and list) the ones you edited."""
-        from msd_core.install.uninstaller import uninstall
-
         names = _runtimes(runtime, config_dir)
         scope = _scope(global_, local, "uninstall")
         results = [uninstall(_target(scope, config_dir, name), force=force, remove_backups=remove_backups, dry_run=dry_run, allow_symlink=allow_symlink)
@@ -344,8 +337,6 @@ def register(app: typer.Typer) -> None:
         verify: bool = typer.Option(False, "--verify", help="Also check every installed file against the wheel it came from: the package's content against the distribution's RECORD, then each installed file against the installer's transform of that content (not the install's own manifest). Exit 3 when one differs."),
     ) -> None:
         """Show installs (global and ./.claude): modified/missing/unexpected files, pending conflicts, .msd-new files, backups, and whether msd_run is on PATH."""
-        from msd_core.install.health import status
-
         if config_dir and os.path.lexists(os.path.expanduser(config_dir)) and not os.path.isdir(os.path.expanduser(config_dir)):
             raise UsageError(f"--config-dir {config_dir} is not a folder", hint="give the Claude config folder to inspect")
         render(status(config_dir=config_dir, verify=verify), json_output, _human_status)

@@ -1,24 +1,17 @@
-"""The human view of `msd install` results and of where msd_run is, without typer or rich.
+"""The human view of `msd install` results and of where msd_run is.
 
-One view for two printers: `RichOut` (rich's console: colour on a terminal) and `PlainOut`
-(plain text, for the no-op install answered before typer and rich are imported, see
-msd_core/cli/fast_install.py). The view writes rich markup with the styles in STYLES only;
-PlainOut removes exactly those tags, so both print the same words.
+The view writes rich markup to a printer, `RichOut` (rich's console: colour on a terminal).
 """
 
 from __future__ import annotations
 
 import os
-import re
-import sys
 
 VERDICT_STYLE = {
     "create": "green", "identical": "dim", "update": "cyan", "merged": "magenta",
     "conflict": "bold red", "removed": "yellow", "kept": "bold yellow", "missing": "yellow",
 }
 NOTEWORTHY = ("merged", "conflict", "kept")
-STYLES = sorted({*VERDICT_STYLE.values(), "bold", "red"}, key=len, reverse=True)
-_TAGS = re.compile(r"\[(?:/|" + "|".join(re.escape(s) for s in STYLES) + r")\]")
 
 
 class RichOut:
@@ -36,22 +29,6 @@ class RichOut:
 
     def print(self, text: str = "", **kw) -> None:
         self.console.print(text, soft_wrap=True, **kw)
-
-
-class PlainOut:
-    """Plain text on stdout: the view's style tags removed, nothing escaped."""
-
-    def __init__(self, stream=None):
-        self.stream = stream or sys.stdout
-
-    @staticmethod
-    def escape(text: str) -> str:
-        return text
-
-    def print(self, text: str = "", **_kw) -> None:
-        from msd_core.lean.terminal import clean
-
-        self.stream.write(clean(_TAGS.sub("", text)) + "\n")
 
 
 def each(out, line: str, items) -> None:

@@ -9,6 +9,7 @@ import typer
 
 from msd_core.cli.common import errors_to_exit, print_envelope, stdin_is_tty
 from msd_core.cli.terminal import write
+from msd_core.errors import UsageError
 
 
 def _scope_option():
@@ -29,7 +30,6 @@ def _json_option():
 
 def _apply(action: str, scope: str, as_json: bool, **kwargs) -> None:
     """Run mcp_setup.install or .uninstall for a valid --scope and print what it did."""
-    from msd_core.errors import UsageError
     from msd_core.mcp import setup as mcp_setup
 
     if scope not in mcp_setup.SCOPES:

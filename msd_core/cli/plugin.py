@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from msd_core.cli.common import console, errors_to_exit, render
+from msd_core.cli.common import console, errors_to_exit, group, render
 from msd_core.result import OperationResult
 
 
@@ -21,7 +21,7 @@ def _human(result: OperationResult) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    plugin = typer.Typer(help="Package the content as a Claude Code plugin.", no_args_is_help=True)
+    plugin = group(app, "plugin", "Package the content as a Claude Code plugin.")
 
     @plugin.command("build")
     @errors_to_exit
@@ -36,4 +36,3 @@ def register(app: typer.Typer) -> None:
 
         render(build_plugin(out, source=resolve_source(content_dir)), json_output, _human)
 
-    app.add_typer(plugin, name="plugin")

@@ -12,12 +12,11 @@ from typing import List, Optional
 
 import typer
 
-from msd_core.cli.common import console, errors_to_exit, print_envelope
+from msd_core.cli.common import errors_to_exit, group, report
 
 
 def register(app: typer.Typer) -> None:
-    security = typer.Typer(help="A phase's security review: the person's decisions on it.", no_args_is_help=True)
-    app.add_typer(security, name="security")
+    security = group(app, "security", "A phase's security review: the person's decisions on it.")
 
     @security.command("accept")
     @errors_to_exit
@@ -34,8 +33,6 @@ def register(app: typer.Typer) -> None:
         from msd_core.run.cmd_security import accept as accept_findings
 
         data = accept_findings(cwd, phase, ids, reason, block_on)
-        if json_output:
-            print_envelope("security accept", data)
-        else:
-            console().print(f"accepted {', '.join(data['accepted'])} in {data['file']}: status {data['status']}"
-                            + (f", gaps left: {', '.join(data['gaps'])}" if data["gaps"] else ""), soft_wrap=True)
+        report("security accept", data, json_output,
+               f"accepted {', '.join(data['accepted'])} in {data['file']}: status {data['status']}"
+               + (f", gaps left: {', '.join(data['gaps'])}" if data["gaps"] else ""))

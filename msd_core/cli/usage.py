@@ -9,7 +9,10 @@ from typing import Optional
 
 import typer
 
+from msd_core import paths
 from msd_core.cli.common import console, errors_to_exit, print_envelope
+from msd_core.errors import UsageError
+from msd_core.usage import locate, project
 
 KIND_STYLE = (("input", "cyan"), ("cache_read", "green"), ("cache_write", "yellow"), ("output", "magenta"))
 BAR = 40
@@ -123,9 +126,6 @@ def register(app: typer.Typer) -> None:
                                                   help="Claude Code's config folder holding projects/ (default $CLAUDE_CONFIG_DIR or ~/.claude)."),
     ) -> None:
         """Tokens this project's sessions used, from Claude Code's own transcripts: per phase, plan, agent and command."""
-        from msd_core import paths
-        from msd_core.errors import UsageError
-        from msd_core.usage import locate, project
 
         base = (cwd or Path.cwd()).absolute()
         if not base.is_dir():

@@ -1,6 +1,6 @@
 """Config migration: keys the schema dropped, and the one that moved.
 
-Removed from the schema (issue 16: every setting live, or gone), because nothing read
+Removed from the schema (every setting is read by something, or it is gone), because nothing read
 them; a file that still holds them stays valid (keys the schema does not know are kept
 and readable) and `migrate` reports them:
 

@@ -1,4 +1,4 @@
-"""Drift: code that changed outside the workflow since msd last looked (`msd_run drift`, issue 49).
+"""Drift: code that changed outside the workflow since msd last looked (`msd_run drift`).
 
 `drift(root)` reads the current milestone's plans (declared `files_modified`, must-haves
 artifacts, key-link endpoints, requirement IDs), each phase's verification commit (`tests_commit:`

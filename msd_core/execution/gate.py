@@ -282,7 +282,7 @@ def test_counts(run: dict | None) -> dict | None:
     Today the gate records the output's tail only: the counts are read from the last summary line
     of the runners that print one (pytest `== 3 failed, 12 passed in 0.4s ==`, `Tests: 2 failed, 9
     passed, 11 total` of jest/vitest, `test result: ok. 12 passed; 0 failed` of cargo). A run that
-    records counts itself (a `tests` object, issue 30) is read first. Every reader of test counts
+    records counts itself (a `tests` object) is read first: its own word beats parsed text. Every reader of test counts
     asks this function."""
     import re
 

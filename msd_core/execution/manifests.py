@@ -1,5 +1,5 @@
 """Which paths are package manifests or lock files: a change to one adds, removes or upgrades a
-third-party package (issue 30 item 5).
+third-party package (a change a reviewer must see).
 
 `msd_run commit` (msd_core.execution.commit) refuses such a change unless the plan's
 `files_modified` names the file itself (a declared folder does not count) or `--deviation`

@@ -21,7 +21,7 @@
    plans after it are not merged, and no worktree or branch is removed (exit 1).
 4. A wave with nothing left to merge (every branch already merged) while another wave of the phase
    holds an executor branch not merged is refused (exit 1, `refused` naming the wave to merge):
-   a stale `--wave` must not answer "already merged" over unmerged work (issue 45).
+   a stale `--wave` must not answer "already merged" over unmerged work.
 5. When every plan merged: each executor's worktree is removed (`git worktree remove`, never
    forced: one with uncommitted changes is kept and named) and its branch deleted with
    `git branch -d` (only when merged).
@@ -233,7 +233,7 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
             entry["copied"] += _copy_planning_leftovers(main, wt_by_branch.get(br) or record_wt.get(br))
         merged.append(entry)
     if all(b["status"].startswith("already merged") for e in merged for b in e["branches"]):
-        # nothing of this wave was left to merge: a stale --wave (issue 45) must not hide another wave's branches
+        # nothing of this wave was left to merge: a stale --wave must not hide another wave's branches
         waiting = _unmerged_elsewhere(main, phase_dir, plans, wave, checked_out)
         if waiting:
             other = waiting[0]["wave"]

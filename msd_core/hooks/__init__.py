@@ -23,6 +23,9 @@ is one line on stderr and exit 0.
     shell_words.py     a Bash command read as the shell reads it, at the word level
     guard_settings.py  the project's `guards.*` settings, read without pathlib or the config store
   statusline.py     the one-line status the host shows under the prompt
+  payload.py        the JSON the host passes on stdin, read within a cap, and what it says
+  budget.py         the project's token and context budgets, and whether a session crossed one (told once)
+  guard_server.py   the guards as an MCP server the host starts once per session (a global install)
 
 Adding a hook: a handler module here, its name in events.HANDLERS, and its rows in
 msd_core/install/host_hooks.HOOKS (with a matcher and an `if` rule so the host starts it only

@@ -5,8 +5,9 @@ Gemini CLI, OpenCode); one install per runtime folder, each with its own manifes
 
 Public API (everything else in this package is private detail):
 
-  install(target, source=None, force=False, dry_run=False, allow_symlink=False)   -> OperationResult
-  uninstall(target, force=False, dry_run=False, allow_symlink=False)             -> OperationResult
+  install(target, source=None, force=False, repair=False, dry_run=False, allow_symlink=False,
+          profile=None, cwd=None, merge_drivers=True, ...)                      -> OperationResult
+  uninstall(target, force=False, remove_backups=False, dry_run=False, allow_symlink=False) -> OperationResult
   status(cwd=None, config_dir=None)                                               -> OperationResult
 
 Modules, one decision each:
@@ -23,6 +24,11 @@ Modules, one decision each:
   host_hooks.py   the hooks (`msd_run hook <event>`) and the status line an install registers
   git_exclude.py  a local install's per-machine settings file kept out of git, and given back
   runner_path.py  can the host run msd_run, and the exact fix
+  lean_start.py   how msd starts a Python process the host may start often (its own python, -I -S)
+  guard_server_setup.py  the guard server's entry in ~/.claude.json (a global install's guards)
+  merge_drivers.py  the git merge drivers an install registers in the project's repository
+  verify.py       `msd status --verify`: every installed file against the wheel it came from
+  request.py      what an install or an uninstall was asked to do (one frozen record each)
 
 Elsewhere: what msd owns on disk (manifest, its copy, the created-folders marker, the origin
 record, pristine copies, backups) is msd_core/ownership/record.py, the only reader of those

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from msd_core.errors import MsdError
+from msd_core.files.txn import Outside
 from msd_core.install.lean_start import LEAN_FLAGS, LEAN_MARK, interpreter, lean_start
 from msd_core.lean.guard_names import GUARD_SERVER as SERVER
 from msd_core.lean.guard_names import GUARD_TOOL as TOOL
@@ -75,7 +77,6 @@ def plan(target, root: str, previous: dict | None) -> tuple[str, str | None, dic
     """(transport, warning or None, the record for the manifest) for `target`: "mcp" when the entry
     can be written (the record says what msd will make around it, merged with an earlier
     install's), else "command" with why. Nothing here writes."""
-    from msd_core.errors import MsdError
     from msd_core.runtimes.claude_json import precheck, read_file
 
     if not applies(target):
@@ -104,7 +105,6 @@ def plan(target, root: str, previous: dict | None) -> tuple[str, str | None, dic
 def add_step(target, root: str):
     """The transaction step (files/txn.py Outside) that writes (or updates) the entry; None when it
     is there already as this install would write it."""
-    from msd_core.files.txn import Outside
     from msd_core.runtimes.claude_json import edited_bytes
 
     if registered(target) == entry(root):

@@ -23,6 +23,7 @@ from msd_core.ownership import record
 from msd_core.ownership.hints import command_for, repair_command
 from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, Target, local_project_dir, resolve_target
 from msd_core.result import OperationResult
+from msd_core.runtimes import RUNTIMES
 
 
 def _owned_area_files(config: Path, runtime: str = "claude") -> list[str]:
@@ -153,9 +154,8 @@ def _status(cwd, config_dir, verify=False) -> OperationResult:
 
         package_check = verify_mod.package()
     installs = [inspect(t, package_check) for t in targets]
-    from msd_core.runtimes import SUPPORTED
 
-    for rt in SUPPORTED[1:]:  # other runtimes: listed only where an install exists
+    for rt in RUNTIMES[1:]:  # other runtimes: listed only where an install exists
         for t in (resolve_target("global", runtime=rt), resolve_target("local", project_dir=base, runtime=rt)):
             if t.manifest.is_file() or txn.pending(t.config):
                 installs.append(inspect(t, package_check))

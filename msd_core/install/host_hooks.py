@@ -67,7 +67,10 @@ import os
 import shlex
 from pathlib import Path
 
+from msd_core import paths
+from msd_core.errors import MsdError, OperationFailed
 from msd_core.install import runner_path
+from msd_core.install.guard_server_setup import PERMISSION
 from msd_core.install.lean_start import LEAN_FLAGS, LEAN_MARK, interpreter, lean_start  # noqa: F401 - re-exported
 
 LEGACY_MARKER = "msd-core:runner-path"
@@ -137,7 +140,6 @@ def install_root(target) -> str:
     """The installed msd-core/ folder as the hooks name it: absolute for a global install, and
     relative to the project for a local one (the hooks resolve it against $CLAUDE_PROJECT_DIR),
     so a project folder copied or moved elsewhere keeps working hooks."""
-    from msd_core import paths
 
     if target.scope == "local":
         return f"{Path(target.config).name}/{paths.INSTALL_DIRNAME}"
@@ -242,7 +244,6 @@ def _wanted(exe: Path, root: str, transport: str = "command") -> dict[str, list[
 
 def _denied(obj: dict) -> bool:
     """Whether settings hold msd's rule that keeps the guard server's tool from the model."""
-    from msd_core.install.guard_server_setup import PERMISSION
 
     perms = obj.get("permissions")
     deny = perms.get("deny") if isinstance(perms, dict) else None
@@ -283,7 +284,6 @@ def add_ours(obj: dict, exe: Path, root: str, want_status_line: bool, transport:
     "command", a rule an earlier install added goes, with the containers in `created_before`).
     Returns (note or None when already as wanted, the containers it made, whether the status
     line is msd's). OperationFailed naming a key that holds something else."""
-    from msd_core.errors import OperationFailed
     from msd_core.files.jsonedit import NotAContainer, reach
 
     status_ours = is_our_status_line(obj.get("statusLine"))
@@ -381,7 +381,6 @@ def plan_add(target, base: bytes | None, previous: dict | None, existed: bool | 
     """msd's hooks added to `base`, the bytes the hook file has (or will have after this install's
     settings.json change; None: absent). Returns (new bytes or None: nothing to write, the
     result entry, the manifest record, warnings). Nothing here writes."""
-    from msd_core.errors import MsdError
     from msd_core.runtimes.claude_json import edited_bytes
 
     if not applies(target):

@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Callable
 
 from msd_core import __version__
-from msd_core.errors import UsageError
+from msd_core.errors import MsdError, UsageError
 from msd_core.files import txn
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
 from msd_core.install import git_exclude, guard_server_setup, host_hooks, merge_drivers
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import Plan, plan_install
+from msd_core.install.request import InstallRequest
 from msd_core.install.source import ContentSource
 from msd_core.install.target import check_target
 from msd_core.install.transform import installed_files, installed_registry
@@ -68,7 +69,6 @@ def plan_hook(target: Target, old: Manifest | None, settings_mod, settings_chang
     """msd's hooks and status line (host_hooks.py), planned on top of this install's settings.json
     change when they live in the same file. Returns ((relpath, bytes, manifest record) or None,
     the result entry)."""
-    from msd_core.errors import MsdError
     from msd_core.files.atomic import sha256_bytes
 
     if not host_hooks.applies(target):
@@ -189,50 +189,20 @@ def install(target: Target, *, source: ContentSource | None = None, force: bool 
     `repair` and `force` are one mode (see the module doc); `profile` None keeps the recorded one.
     `cwd`: where a global install looks for the project whose repository gets msd's git merge
     drivers (install/merge_drivers.py; None: none for a global install)."""
-    if profile is not None:
+    return run_install(target, InstallRequest(
+        source=source or ContentSource.packaged(), force=force or repair, dry_run=dry_run, allow_symlink=allow_symlink,
+        lock_timeout=lock_timeout, progress=progress, profile=profile, cwd=cwd, merge_drivers=merge_drivers))
+
+
+def run_install(target: Target, request: InstallRequest) -> OperationResult:
+    """`install()` of a request made already (install/request.py)."""
+    if request.profile is not None:
         try:
-            profiles.check(profile)
+            profiles.check(request.profile)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     with environment_errors("install"):
-        return _install(target, source, force or repair, dry_run, allow_symlink, lock_timeout, progress, profile,
-                        (cwd, merge_drivers))
-
-
-def noop(target: Target, *, profile: str | None = None, cwd: Path | None = None,
-         merge_drivers: bool = True) -> OperationResult | None:
-    """The result of `install(target, profile=profile)` when that install has nothing to change,
-    found without taking the lock and without writing; None when there is anything to do or
-    to say (a change, a file that is not identical to what msd shipped, a warning, an error,
-    an interrupted run, a first install): the caller then runs `install()`, which decides and
-    reports everything itself.
-
-    The decision is the installer's own: the same plan `install()` makes (a dry run of `_run`
-    over the packaged content), so nothing it would repair or update is skipped; a local
-    install whose hook file git no longer ignores plans the exclude line, a change like any
-    other (git_exclude.py).
-    """
-    from msd_core.errors import MsdError
-
-    config = target.config
-    try:
-        if profile is not None:
-            profiles.check(profile)
-        check_target(target, allow_symlink=False, writing=False)
-        if not config.is_dir() or txn.pending(config) or os.path.lexists(config / record.MARKER):
-            return None
-        result = OperationResult("install")
-        _run(target, ContentSource.packaged(), False, True, result, [], None, profile, (cwd, merge_drivers))
-    except (MsdError, OSError, ValueError):
-        return None
-    if result.data["changed"] or result.warnings or result.errors or result.exit_code:
-        return None
-    if any(n for verdict, n in result.data["counts"].items() if verdict != "identical"):
-        return None  # your edits kept, files removed: the full run reports them
-    if result.data["merge_drivers"].get("action") not in ("present", None) and "repository" in result.data["merge_drivers"]:
-        return None  # the merge drivers of this project's repository are to be written
-    result.data["dry_run"] = False
-    return result
+        return _install(target, request)
 
 
 def chosen_profile(requested: str | None, old: Manifest | None) -> str:
@@ -244,36 +214,34 @@ def chosen_profile(requested: str | None, old: Manifest | None) -> str:
     return profiles.DEFAULT
 
 
-def _install(target, source, force, dry_run, allow_symlink, lock_timeout, progress, profile=None,
-             drivers=(None, True)) -> OperationResult:
-    check_target(target, allow_symlink=allow_symlink, writing=not dry_run)
-    source = source or ContentSource.packaged()
+def _install(target: Target, request: InstallRequest) -> OperationResult:
+    check_target(target, allow_symlink=request.allow_symlink, writing=not request.dry_run)
     result = OperationResult("install")
-    if dry_run:
+    if request.dry_run:
         if txn.pending(target.config):
             result.warnings.append("an interrupted install is pending; the next install rolls it back first")
-        return _run(target, source, force, True, result, [], progress, profile, drivers)
+        return _run(target, request, result, [])
     created_config = record.ensure_config(target)
     try:
-        with install_lock(target.config, lock_timeout):
+        with install_lock(target.config, request.lock_timeout):
             note = txn.recover(target.config)
             if note:
                 result.warnings.append(note)
-            return _run(target, source, force, False, result, created_config, progress, profile, drivers)
+            return _run(target, request, result, created_config)
     except BaseException:
         record.undo_config(target.config, created_config)  # a failed first install leaves no empty folder behind
         raise
 
 
-def _run(target, source, force, dry_run, result, created_config, progress, requested_profile=None,
-         drivers=(None, True)) -> OperationResult:
+def _run(target: Target, request: InstallRequest, result: OperationResult, created_config: list[str]) -> OperationResult:
+    source, force, dry_run, progress = request.source, request.force, request.dry_run, request.progress
     warnings = result.warnings
     old = record.load_for_install(target, force=force, warnings=warnings) if target.config.is_dir() else None
     check_runtime(old, target)
     if old is not None and not force:
         refuse_downgrade(old.version, __version__, flag="--global" if target.scope == "global" else "--local")
     created_config = record.created_config_dirs(target, old, created_config)
-    profile = chosen_profile(requested_profile, old)
+    profile = chosen_profile(request.profile, old)
     src_files = source.files()
     desired, warns, skipped = installed_files(src_files, target, __version__, profile=profile)
     warnings.extend(warns)
@@ -300,7 +268,7 @@ def _run(target, source, force, dry_run, result, created_config, progress, reque
         warnings.extend([problem] if problem else [])
         if exclude is not None:
             hook_put[2]["git_exclude"] = exclude  # in the manifest before the line is written: uninstall takes it out
-    git_drivers = merge_drivers.plan(target, old, *drivers)
+    git_drivers = merge_drivers.plan(target, old, request.cwd, request.merge_drivers)
     stamp = _timestamp(target.config)
     changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp, hook_put, profile,
                                       git_drivers.records)

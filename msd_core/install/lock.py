@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from msd_core.errors import LockTimeout
+from msd_core.errors import LockTimeout, OperationFailed
 from msd_core.files.atomic import hold, lock_timeout_from_env
 
 LOCK_NAME = ".msd-core.lock"
@@ -43,7 +43,6 @@ def _open_lock_file(path: Path) -> int:
         raise env_error(exc, path, doing="create the install lock file") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        from msd_core.errors import OperationFailed
 
         raise OperationFailed(f"cannot use the install lock file {path}: it is not a regular file",
                               hint="move it aside, then rerun")

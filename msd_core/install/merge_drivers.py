@@ -25,6 +25,8 @@ import os
 import sys
 from pathlib import Path
 
+from msd_core import paths
+from msd_core.errors import MsdError
 from msd_core.git import merge_config
 from msd_core.ownership import record
 
@@ -39,7 +41,6 @@ def runner_argv() -> list[str]:
 
 def project_repo(target, cwd: Path | None) -> merge_config.Repo | None:
     """The repository to register in (module doc), or None."""
-    from msd_core import paths
 
     if target.scope == "local":
         project = target.config.parent
@@ -102,7 +103,6 @@ def apply(planned: Planned, warnings: list[str]) -> None:
     """Write the planned registration (after the install's transaction); a failure is a warning."""
     if planned.repo is None or not planned.registration.changed:
         return
-    from msd_core.errors import MsdError
 
     try:
         merge_config.write(planned.repo, planned.registration)

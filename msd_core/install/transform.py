@@ -22,13 +22,13 @@
 
 from __future__ import annotations
 
-from msd_core.paths import Target
+from msd_core.paths import MANIFEST_REL, Target
 from msd_core.shipped import profiles
 from msd_core.shipped.layout import AGENTS_PREFIX, command_name_from_source, is_static_name
 from msd_core.shipped.profiles import FULL
 
 VERSION_REL = "msd-core/VERSION"
-RESERVED = {"msd-core/manifest.json"}
+RESERVED = {MANIFEST_REL}
 RESERVED_PREFIXES = ("msd-core/.msd/",)
 
 

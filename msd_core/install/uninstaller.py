@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+from msd_core.errors import MsdError
 from msd_core.files import txn
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.oserrors import environment_errors
@@ -32,6 +33,7 @@ from msd_core.install import git_exclude, guard_server_setup, host_hooks, merge_
 from msd_core.install.installer import check_runtime
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import NEW_SUFFIX
+from msd_core.install.request import UninstallRequest
 from msd_core.install.target import check_target
 from msd_core.mcp import setup as mcp_setup
 from msd_core.ownership import record
@@ -47,27 +49,29 @@ REMOVE_BACKUPS_FLAG = "--remove-backups"
 
 def uninstall(target: Target, *, force: bool = False, remove_backups: bool = False, dry_run: bool = False,
               allow_symlink: bool = False, lock_timeout: float | None = None) -> OperationResult:
+    request = UninstallRequest(force=force, remove_backups=remove_backups, dry_run=dry_run, allow_symlink=allow_symlink,
+                               lock_timeout=lock_timeout)
     with environment_errors("uninstall"):
-        return _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeout)
+        return _uninstall(target, request)
 
 
-def _uninstall(target, force, remove_backups, dry_run, allow_symlink, lock_timeout) -> OperationResult:
-    check_target(target, allow_symlink=allow_symlink, writing=not dry_run)
+def _uninstall(target: Target, request: UninstallRequest) -> OperationResult:
+    check_target(target, allow_symlink=request.allow_symlink, writing=not request.dry_run)
     result = OperationResult("uninstall")
     if not target.config.is_dir():
         return _nothing_installed(target, result, "nothing to uninstall")
-    if dry_run:
-        out = _run(target, force, remove_backups, True, result)
+    if request.dry_run:
+        out = _run(target, request, result)
         out.data["mcp"] = _unregister_mcp(target, dry_run=True)
         out.data.setdefault("guard_server", {"action": "would remove" if guard_server_setup.registered(target) else "absent"})
         return out
-    with install_lock(target.config, lock_timeout):
+    with install_lock(target.config, request.lock_timeout):
         note = txn.recover(target.config)
         if note:
             result.warnings.append(note)
         mcp = _unregister_mcp(target)  # first: settings.json then matches what install wrote
         result.warnings.extend([mcp["warning"]] if "warning" in mcp else [])
-        out = _run(target, force, remove_backups, False, result)
+        out = _run(target, request, result)
         out.data["mcp"] = mcp
     created = record.created_dirs_on_disk(target, out.data.pop("_created_config_dirs", []))
     if out.data.pop("_drop_marker", False):  # the marker goes last: a run killed before this point
@@ -83,7 +87,6 @@ def _guard_server_step(target: Target, manifest: Manifest, dry_run: bool, warnin
     """(the transaction step taking msd's guard server out of ~/.claude.json, or None; the result
     entry) (install/guard_server_setup.py): removed in the same transaction as the rows calling
     it; a file msd cannot edit is one warning."""
-    from msd_core.errors import MsdError
 
     if not guard_server_setup.applies(target):
         return None, {"action": "not applicable"}
@@ -112,7 +115,8 @@ def _is_edited_new_version(rel: str, disk: bytes, manifest: Manifest) -> bool:
     return rel.endswith(NEW_SUFFIX) and sha256_bytes(disk) != manifest.files[rel]
 
 
-def _run(target: Target, force: bool, remove_backups: bool, dry_run: bool, result: OperationResult) -> OperationResult:
+def _run(target: Target, request: UninstallRequest, result: OperationResult) -> OperationResult:
+    force, remove_backups, dry_run = request.force, request.remove_backups, request.dry_run
     config = target.config
     manifest = record.load_for_uninstall(target)
     check_runtime(manifest, target)

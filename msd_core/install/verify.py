@@ -35,6 +35,7 @@ import os
 from pathlib import Path
 
 from msd_core import __version__
+from msd_core.install.plan import NEW_SUFFIX
 
 DIST_NAME = "msd-core"
 CONTENT_PREFIX = "msd_core/content/"
@@ -133,7 +134,6 @@ def package(dist=None, content_root: Path | None = None) -> PackageCheck:
 def install(target, manifest, pkg: PackageCheck) -> dict:
     """Step 2 for one install (msd_core.paths.Target and its loaded manifest)."""
     from msd_core.files.safe_tree import read_installed
-    from msd_core.install.plan import NEW_SUFFIX
     from msd_core.install.transform import agent_relpath, installed_files
     from msd_core.runtimes import get as get_runtime
 

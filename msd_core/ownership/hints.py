@@ -47,10 +47,10 @@ def _guess_runtime(config: Path) -> str:
     """The runtime an install folder belongs to: its manifest's record, else its folder's name."""
     from msd_core.files.bounded import loads_json
     from msd_core.files.safe_read import read_regular
-    from msd_core.paths import DEFAULT_RUNTIME, RUNTIME_DIRS
+    from msd_core.paths import DEFAULT_RUNTIME, MANIFEST_REL, RUNTIME_DIRS
 
     try:  # a regular file only: a FIFO or device there must not block a hint
-        manifest = config / "msd-core" / "manifest.json"
+        manifest = config / MANIFEST_REL
         recorded = loads_json(read_regular(manifest, 4 * 1024 * 1024), str(manifest)).get("runtime")
     except (OSError, ValueError, AttributeError):
         recorded = None

@@ -89,7 +89,7 @@ class Manifest:
         atomic_write_bytes(install_root(Path(config)) / MANIFEST_NAME, self.dumps())
 
 
-def parse_manifest(data: bytes, where: str = "manifest.json") -> Manifest:
+def parse_manifest(data: bytes, where: str = MANIFEST_NAME) -> Manifest:
     """Parse and validate manifest bytes; IntegrityError (exit 3) with a clear message if corrupt."""
     try:
         raw = loads_json(data, f"install manifest {where}")

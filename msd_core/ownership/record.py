@@ -56,10 +56,9 @@ from msd_core.files.oserrors import cannot_write
 from msd_core.files.safe_tree import read_installed
 from msd_core.ownership.hints import command_for, repair_command, repair_hint
 from msd_core.ownership.manifest import Manifest, load_manifest, parse_manifest
-from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, MANIFEST_NAME, Target
+from msd_core.paths import BOOKKEEPING_DIRNAME, INSTALL_DIRNAME, MANIFEST_REL, Target
 from msd_core.shipped.text import is_portable
 
-MANIFEST_REL = f"{INSTALL_DIRNAME}/{MANIFEST_NAME}"
 BOOKKEEPING_REL = f"{INSTALL_DIRNAME}/{BOOKKEEPING_DIRNAME}"
 BACKUPS_PREFIX = "msd-core/.msd/backups/"
 

@@ -3,7 +3,7 @@
 An imported PRD, a note an exploration wrote from web pages, a reviewer's findings quoting the
 code, a spike's finding: text an agent or a document brought in, which later sessions read as
 the project's own words. Every msd_run command that saves such text calls `save()`, so the
-injection screen (issue 35: instructions aimed at an agent, hidden characters) stands in
+injection screen (instructions aimed at an agent, hidden characters) stands in
 front of all of them at one place. The screen is handed in by the caller (`msd_run`'s layer
 owns the hooks that hold it): `screen(planning, rel, text, old)` returns None to let the text through, or
 the one-line reason it was refused (the screen keeps the refused text for the user itself).

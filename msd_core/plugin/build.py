@@ -37,7 +37,7 @@ from msd_core.install.runner_path import own_runner
 from msd_core.install.source import ContentSource
 from msd_core.install.transform import installed_files
 from msd_core.ownership.manifest import Manifest
-from msd_core.paths import Target, require_parent
+from msd_core.paths import MANIFEST_REL, Target, require_parent
 from msd_core.plugin.rebuild import LOCK_NAME, MARKER, is_fresh, listing, plan, record_bytes, refuse_inside_an_install
 from msd_core.result import OperationResult
 from msd_core.runtimes.claude_settings import PERMISSION
@@ -144,7 +144,7 @@ def plugin_files(source: ContentSource, version: str = __version__, runner: Path
     manifest = Manifest(version=version, scope="plugin", target=ROOT_TOKEN.rstrip("/"),
                         files={rel: sha256_bytes(data) for rel, data in files.items()},
                         registry=source.registry(src), settings_permission=None)
-    files["msd-core/manifest.json"] = manifest.dumps()
+    files[MANIFEST_REL] = manifest.dumps()
     built = str(runner or own_runner())
     files["bin/msd_run"] = RUNNER_SCRIPT.format(built=shlex.quote(built)).encode("utf-8")
     files[".claude-plugin/plugin.json"] = _plugin_json(version)

@@ -28,14 +28,14 @@ from pathlib import Path
 from msd_core.errors import UsageError
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.txn import TXN_DIRNAME, Changes
-from msd_core.paths import manifest_path
+from msd_core.paths import MANIFEST_REL, manifest_path
 
 MARKER = ".msd-plugin-build"
 LOCK_NAME = ".msd-plugin-build.lock"  # held by a build; never removed (another build may be waiting on it)
 BOOKKEEPING = (MARKER, LOCK_NAME, TXN_DIRNAME)
 PLUGIN_DIR = "msd-core"
 FIXED = (".claude-plugin/marketplace.json", f"{PLUGIN_DIR}/.claude-plugin/plugin.json",
-         f"{PLUGIN_DIR}/bin/msd_run", f"{PLUGIN_DIR}/msd-core/manifest.json")
+         f"{PLUGIN_DIR}/bin/msd_run", f"{PLUGIN_DIR}/{MANIFEST_REL}")
 MAX_RECORD = 4 * 1024 * 1024
 SHOWN = 3  # paths named in a one-line refusal
 
@@ -80,7 +80,7 @@ def previous_record(out: Path) -> dict[str, str]:
     files = record.get("files")
     if isinstance(files, dict):
         return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
-    manifest = _read_json(out / PLUGIN_DIR / "msd-core" / "manifest.json") or {}
+    manifest = _read_json(out / PLUGIN_DIR / MANIFEST_REL) or {}
     listed = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
     owned = {f"{PLUGIN_DIR}/{k}": v for k, v in listed.items() if isinstance(k, str) and isinstance(v, str)}
     for rel in FIXED:  # rewritten whole by every earlier build: its current bytes count as its own

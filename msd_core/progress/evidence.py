@@ -1,4 +1,5 @@
-"""Whether a summarised plan is proven done: the evidence `lifecycle.executed` asks for (issue 30).
+"""Whether a summarised plan is proven done: the evidence `lifecycle.executed` asks for, so a plan is not
+called done on an agent's word.
 
 A plan is complete when msd has seen all of:
 
@@ -10,7 +11,8 @@ A plan is complete when msd has seen all of:
    (a declared folder `src/auth/` is touched by any file under it), or a recorded deviation
    (a commit made with `--deviation "<why>"`) saying why a declared path was left.
 
-Which plans need it: every plan of a project msd wrote, from its first command (issue 45). The
+Which plans need it: every plan of a project msd wrote, from its first command (a project begun
+elsewhere has plans no commit of msd's recorded). The
 marker `.planning/.msd/evidence.json` (`{"since": <epoch seconds>, "cutoff": {"<phase-dir>/<plan-id>":
 "<sha256 of its SUMMARY>", ...}}`) is written once (`begin`), when msd creates the project (`msd init new-project`, or the
 new-project flow's first `msd_run config set` that creates `.planning/config.json`), when a person

@@ -36,8 +36,8 @@ Phase lifecycle (`phase_state`), from the files of the phase folder:
   not run or pass (`partial`), or a PLAN without its SUMMARY written
   after the newest SUMMARY (gap plans, a review's fix plan), or plans none of which has a
   SUMMARY (an undone phase). A ticked phase that the
-  evidence reopens is routed like any other (issue 28: UAT issues found after execute-phase
-  ticked the phase are no longer lost).
+  evidence reopens is routed like any other (so UAT issues found after execute-phase
+  ticked the phase are not lost).
 
 Project position (`where`): ROADMAP.md's phase list plus the current `phases/` folders, in
 number order; a ticked roadmap phase without a current folder whose number is an archived

@@ -1,5 +1,5 @@
-"""A phase's plans not done yet, as the runtime counts them (issue 45): what `step-done` derives
-instead of taking a count from the agent.
+"""A phase's plans not done yet, as the runtime counts them: what `step-done` derives
+instead of taking a count from the agent (an agent's count can be wrong).
 
 `open_plans(root, folder)` lists each PLAN of the phase folder that is not done: no SUMMARY, or a
 SUMMARY msd holds no proof for (msd_core.progress.evidence, the reading `next` and `wave plan`

@@ -1,4 +1,4 @@
-"""What msd recorded, told to a person (issue 33.6, 33.7).
+"""What msd recorded, told to a person.
 
   facts.py      what the reports share: the recorded commits per phase folder, the summary facts
                 per phase, deviations, the gate's test counts, the usage meter's tokens per phase

@@ -6,6 +6,7 @@ subagent skill payloads (`msd_run agent-skills`).
   parts.py        a workflow stem -> its verified detail parts, gated by compact content
   agent_skills.py an agent -> its verified skill payload (compact or canonical)
   emit.py         the text a host inserts into a skill (`resolve --emit`), within a budget
+  trace.py        the load trace: which content an agent was handed, one JSON line per call
 
 Standard library only: all of it runs on msd_run's hot path.
 """

@@ -7,6 +7,9 @@
   codex.py     Codex CLI: skills/msd-<name>/SKILL.md, agents/*.toml, rules/msd-core.rules
   agents.py    Agent Skills (.agents/skills, read by most agent CLIs): skills/msd-<name>/SKILL.md
                with references/, agents unlisted under msd-core/agents/, no permission file
+  claude_settings.py  the settings.json permission that lets the agent run msd_run without a prompt
+  claude_json.py      editing Claude Code's own JSON files under their owner's lock
+  opencode_config.py  OpenCode's permission for msd_run in opencode.json
 
 The installer, uninstaller, status and the content checks ask `get(name)` instead of naming
 folders. Not on msd_run's hot path.
@@ -16,15 +19,13 @@ from __future__ import annotations
 
 from msd_core.paths import DEFAULT_RUNTIME, RUNTIMES
 
-__all__ = ["get", "RUNTIMES", "DEFAULT_RUNTIME", "SUPPORTED"]
-
-SUPPORTED = ("claude", "gemini", "opencode", "codex", "agents")
+__all__ = ["get", "RUNTIMES", "DEFAULT_RUNTIME"]
 
 
 def get(name: str):
     """The Runtime for `name`; ValueError for a runtime without a module."""
-    if name not in SUPPORTED:
-        raise ValueError(f"unknown runtime {name!r}: choose from {', '.join(SUPPORTED)}")
+    if name not in RUNTIMES:
+        raise ValueError(f"unknown runtime {name!r}: choose from {', '.join(RUNTIMES)}")
     if name == "claude":
         from msd_core.runtimes.claude import RUNTIME
     elif name == "gemini":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from msd_core.paths import RUNTIME_DIRS, SOURCE_HOME_TOKEN, Target
+from msd_core.paths import RUNTIME_DIRS, SETTINGS_BEFORE_REL, SOURCE_HOME_TOKEN, Target
 from msd_core.shipped.layout import AGENTS_PREFIX, COMMANDS_PREFIX, CORE_PREFIX
 
 COMMAND_REF = re.compile(r"(?<![\w./-])/msd-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\b")
@@ -213,7 +213,7 @@ class _OwnFilePermission:
     config file to change. Same surface as msd_core/runtimes/claude_settings.py."""
 
     SETTINGS_REL = None
-    BEFORE_REL = "msd-core/.msd/settings.before.json"
+    BEFORE_REL = SETTINGS_BEFORE_REL
     PERMISSION = None
 
     @staticmethod

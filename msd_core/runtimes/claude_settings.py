@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
+from msd_core.paths import SETTINGS_BEFORE_REL
 
 PERMISSION = "Bash(msd_run *)"
 SETTINGS_REL = "settings.json"
-BEFORE_REL = "msd-core/.msd/settings.before.json"
+BEFORE_REL = SETTINGS_BEFORE_REL
 
 
 @dataclass

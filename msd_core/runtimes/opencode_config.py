@@ -20,10 +20,11 @@ from pathlib import Path
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.jsonedit import EditError, NotAContainer, edit_bytes, loads, peek_at, prune, reach
 from msd_core.files.safe_tree import read_installed
+from msd_core.paths import SETTINGS_BEFORE_REL
 from msd_core.runtimes.claude_settings import SettingsChange
 
 SETTINGS_REL = "opencode.json"
-BEFORE_REL = "msd-core/.msd/settings.before.json"
+BEFORE_REL = SETTINGS_BEFORE_REL
 PERMISSION = 'permission.bash["msd_run *"] = "allow"'
 PATH = ("permission", "bash")
 KEY, VALUE = "msd_run *", "allow"

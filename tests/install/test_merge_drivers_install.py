@@ -190,8 +190,7 @@ def test_the_cli_can_be_told_not_to_register(project, tmp_path, monkeypatch):
 
 
 def test_an_up_to_date_install_run_in_a_new_project_still_registers(project, tmp_path):
-    """The no-op fast path (cli/fast_install.py) answers only when nothing is to be done: an
-    install that is up to date, run inside a project whose repository lacks the drivers, writes them."""
+    """An install that is up to date, run inside a project whose repository lacks the drivers, writes them."""
     cfg = tmp_path / "cfg"
     args = [sys.executable, "-m", "msd_core", "install", "--global", "--config-dir", str(cfg), "--json"]
     first = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300)

@@ -20,14 +20,14 @@ from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
 from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import RUNTIME_DIRS, resolve_target
-from msd_core.runtimes import SUPPORTED, get
+from msd_core.runtimes import RUNTIMES, get
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 import update_runtime_golden as golden  # noqa: E402
 
 SCOPES = ("global", "local")
-CASES = [(r, s) for r in SUPPORTED for s in SCOPES]
+CASES = [(r, s) for r in RUNTIMES for s in SCOPES]
 
 
 def _tree(folder: Path) -> dict[str, str]:
@@ -180,7 +180,7 @@ def test_install_update_uninstall_zero_residue(runtime, scope, tmp_path):
     assert not t.config.exists()
 
 
-@pytest.mark.parametrize("runtime", SUPPORTED)
+@pytest.mark.parametrize("runtime", RUNTIMES)
 def test_update_replaces_an_unedited_file_whose_content_changed(runtime, tmp_path):
     t = _target(runtime, "local", tmp_path)
     install(t)

@@ -68,3 +68,21 @@ def test_bench_planning_runs_one_tree_against_the_peer(tmp_path):
     rows = json.loads(r.stdout)
     rows = rows["rows"] if isinstance(rows, dict) else rows
     assert rows[0]["tree"] == tree and rows[0]["before_cold_s"] > 0
+
+
+def test_bench_cli_times_each_command_both_ways():
+    r = _script("bench_cli.py", "--runs", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert [row["command"] for row in out["rows"]] == ["--help", "install --help", "status", "install --local (no-op)",
+                                                       "--version"]
+    assert all(row["msd_wall_ms"] > 0 and row["typer_wall_ms"] > 0 for row in out["rows"])
+
+
+def test_bench_stand_ins_measures_each_stand_in_against_its_library():
+    r = _script("bench_stand_ins.py", "--runs", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = {row["stand_in"]: row for row in json.loads(r.stdout)["rows"]}
+    assert set(rows) == {"planning/simple_yaml.py", "flows/simple_toml.py", "git/spawn.py", "lean/record.py",
+                         "run/stand_in.py"}
+    assert all((REPO / "msd_core" / name).is_file() for name in rows)

@@ -1,4 +1,4 @@
-"""Issue 33's commands in the real host (reviews, UI, exploration, material brought in).
+"""The commands of reviews, UI, exploration and material brought in, in the real host.
 
 - Each is person-only (`disable-model-invocation: true`): the host leaves it out of the listing
   the model sees (the full listing has no room for more), and runs it when a person types it.

@@ -1,9 +1,6 @@
-"""A no-op install is answered before typer and rich are imported (issue 34 item 6), and never
-skips a repair or an update: every case where the full run has something to do or to report
-takes the full run (msd_core.install.installer.noop returns None), and the full run does it.
-
-The fast answer is checked against the full run's own output (the typer path, called through
-msd_core.cli.app.direct), byte for byte, JSON and text.
+"""An install with nothing to change says so and writes nothing; every case where there is
+something to do or to report is done and reported by that same run, and the run after it has
+nothing left to do.
 """
 
 from __future__ import annotations
@@ -19,14 +16,13 @@ import pytest
 
 from msd_core.files import txn
 from msd_core.install import installer
-from msd_core.install.installer import install, noop
+from msd_core.install.installer import install
 from msd_core.install.source import ContentSource
 from msd_core.ownership import record
 from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import resolve_target
 
 REPO = Path(__file__).resolve().parents[2]
-TYPER_PATH = "import sys; from msd_core.cli import app as a; sys.exit(a.direct(a.build_app(), sys.argv[1:]))"
 
 
 @pytest.fixture
@@ -36,43 +32,30 @@ def target(tmp_path):
     return t
 
 
-def msd(*args, typer_path=False, importtime=False, cwd=None):
-    cmd = [sys.executable, *(["-X", "importtime"] if importtime else []),
-           *(["-c", TYPER_PATH] if typer_path else ["-m", "msd_core"]), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=cwd)
+def msd(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "msd_core", *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
-def imported(stderr: str) -> set[str]:
-    return {line.split("|")[-1].strip().split(".")[0] for line in stderr.splitlines() if line.startswith("import time:")}
+def up_to_date(t, **kw) -> bool:
+    """Whether an install of `t` now has nothing to change (a dry run: it writes nothing)."""
+    result = install(t, dry_run=True, **kw)
+    return not result.data["changed"] and not any(n for v, n in result.data["counts"].items() if v != "identical")
 
 
-def test_a_noop_install_is_answered_without_typer_or_rich(target):
-    args = ["install", "--global", "--config-dir", str(target.config)]
-    fast = msd(*args, "--json", importtime=True)
-    assert fast.returncode == 0, fast.stderr
-    mods = imported(fast.stderr)
-    assert "typer" not in mods and "rich" not in mods and "msd_core" in mods
-    slow = msd(*args, "--json", typer_path=True, importtime=True)
-    assert "typer" in imported(slow.stderr)  # the fixture: the full path does import it
-    assert fast.stdout == slow.stdout
-    data = json.loads(fast.stdout)
-    assert data["changed"] is False and data["dry_run"] is False and data["counts"]["identical"] == len(data["files"])
+def test_an_up_to_date_install_says_so(target):
+    proc = msd("install", "--global", "--config-dir", str(target.config), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["changed"] is False and {v for v, n in data["counts"].items() if n} == {"identical"}
+    text = msd("install", "--global", "--config-dir", str(target.config))
+    assert text.returncode == 0 and text.stdout.startswith("Up to date: msd-core ")
+    assert msd("update", "--global", f"--config-dir={target.config}", "--profile", "full").stdout == text.stdout
 
 
-def test_the_human_answer_is_the_full_runs_text(target):
-    args = ["install", "--global", "--config-dir", str(target.config)]
-    fast, slow = msd(*args), msd(*args, typer_path=True)
-    assert fast.returncode == slow.returncode == 0
-    assert fast.stdout == slow.stdout and fast.stdout.startswith("Up to date: msd-core ")
-    assert msd("update", "--global", f"--config-dir={target.config}", "--profile", "full").stdout == slow.stdout
-
-
-def test_a_noop_writes_nothing_not_even_the_lock(target):
+def test_an_up_to_date_install_changes_no_file(target):
     before = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in target.config.rglob("*")}
-    dir_mtime = target.config.stat().st_mtime_ns
     assert msd("install", "--global", "--config-dir", str(target.config)).returncode == 0
     assert {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in target.config.rglob("*")} == before
-    assert target.config.stat().st_mtime_ns == dir_mtime
 
 
 # --------------------------------------------------------------------------- never a skipped repair
@@ -161,13 +144,14 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_every_case_with_something_to_do_takes_the_full_run(target, case):
-    assert noop(target) is not None  # the fixture: a clean install is answered fast
+def test_every_case_with_something_to_do_is_done(target, case):
+    assert up_to_date(target)  # the fixture: a clean install has nothing to do
     CASES[case](target)
-    assert noop(target) is None
+    if case not in ("a corrupt manifest", "an interrupted transaction"):  # a dry run stops at those
+        assert not up_to_date(target)
     proc = msd("install", "--global", "--config-dir", str(target.config), "--json")
     data = json.loads(proc.stdout) if proc.stdout else json.loads(proc.stderr)
-    if case == "a corrupt manifest":  # the full run names the repair (exit 3), as without a fast path
+    if case == "a corrupt manifest":  # the full run names the repair (exit 3)
         assert proc.returncode == 3 and "--repair" in proc.stderr
         return
     assert proc.returncode == 0, proc.stderr
@@ -178,37 +162,37 @@ def test_every_case_with_something_to_do_takes_the_full_run(target, case):
         assert not txn.pending(target.config) and data["warnings"]
     else:
         assert data["changed"] is True, (case, data["counts"])
-    assert noop(target) is not None, f"{case}: the full run left something to do"
+    assert up_to_date(target), f"{case}: the full run left something to do"
 
 
-def test_a_changed_profile_takes_the_full_run(target):
-    assert noop(target, profile="core") is None
+def test_a_changed_profile_is_done(target):
+    assert not up_to_date(target, profile="core")
     proc = msd("install", "--global", "--config-dir", str(target.config), "--profile", "core", "--json")
     assert json.loads(proc.stdout)["changed"] is True
     assert load_manifest(target.config).profile == "core"
-    assert noop(target) is not None and noop(target, profile="core") is not None and noop(target, profile="full") is None
+    assert up_to_date(target) and up_to_date(target, profile="core") and not up_to_date(target, profile="full")
 
 
-def test_a_new_package_version_takes_the_full_run(target, monkeypatch):
+def test_a_new_package_version_is_installed(target, monkeypatch):
     monkeypatch.setattr(installer, "__version__", "99.0.0")
-    assert noop(target) is None
+    assert not up_to_date(target)
     result = install(target)
     assert result.data["changed"] and load_manifest(target.config).version == "99.0.0"
     assert (target.config / "msd-core" / "VERSION").read_text() == "99.0.0\n"
 
 
-def test_changed_packaged_content_takes_the_full_run(target, tmp_path, monkeypatch):
+def test_changed_packaged_content_is_installed(target, tmp_path, monkeypatch):
     tree = tmp_path / "content"
     shutil.copytree(REPO / "msd_core" / "content", tree)
     wf = tree / "msd-core" / "workflows" / "progress.md"
     wf.write_text(wf.read_text() + "\nA new line shipped.\n")
     monkeypatch.setattr(ContentSource, "packaged", classmethod(lambda cls: cls(tree, "package msd_core/content")))
-    assert noop(target) is None
+    assert not up_to_date(target)
     assert install(target).data["changed"] is True
     assert (target.config / "msd-core" / "workflows" / "progress.md").read_text().endswith("A new line shipped.\n")
 
 
-def test_a_moved_msd_run_takes_the_full_run(target, tmp_path, monkeypatch):
+def test_a_moved_msd_run_updates_the_hook(target, tmp_path, monkeypatch):
     from msd_core.install import runner_path
 
     other = tmp_path / "venv2" / "bin"
@@ -216,36 +200,24 @@ def test_a_moved_msd_run_takes_the_full_run(target, tmp_path, monkeypatch):
     (other / runner_path.EXE).write_text("#!/bin/sh\n")
     (other / runner_path.EXE).chmod(0o755)
     monkeypatch.setattr(runner_path, "own_runner", lambda: other / runner_path.EXE)
-    assert noop(target) is None
+    assert not up_to_date(target)
     assert install(target).data["hooks"]["action"] == "updated"
 
 
-def test_an_unrelated_settings_edit_is_a_noop_for_both_runs(target):
+def test_an_unrelated_settings_edit_leaves_nothing_to_do(target):
     s = target.config / "settings.json"
     obj = json.loads(s.read_text())
     obj["theme"] = "dark"
     s.write_text(json.dumps(obj, indent=2) + "\n")
     before = s.read_bytes()
-    assert noop(target) is not None
-    assert install(target).data["changed"] is False  # the full run has nothing to do either
+    assert up_to_date(target)
+    assert install(target).data["changed"] is False
     assert s.read_bytes() == before
 
 
-@pytest.mark.parametrize("args", [
-    ["install", "--global", "--dry-run"], ["install", "--global", "--repair"], ["install", "--global", "--force"],
-    ["install", "--global", "--runtime", "claude,gemini"], ["install", "--global", "--local"], ["install"],
-    ["install", "--global", "-h"], ["install", "--global", "--content-dir", "x"], ["install", "--global", "--profile"],
-    ["status"], ["uninstall", "--global"],
-])
-def test_other_command_lines_are_left_to_typer(args):
-    from msd_core.cli.fast_install import parse
-
-    assert parse(args) is None
-
-
-def test_a_first_install_and_a_local_install_in_home_take_the_full_run(tmp_path):
+def test_a_first_install_writes_and_a_local_install_in_home_is_refused(tmp_path):
     fresh = resolve_target("global", tmp_path / "new")
-    assert noop(fresh) is None and not fresh.config.exists()
+    assert not up_to_date(fresh) and not fresh.config.exists()
     home = tmp_path / "home"
     home.mkdir()
     env = {**os.environ, "HOME": str(home)}
@@ -255,7 +227,7 @@ def test_a_first_install_and_a_local_install_in_home_take_the_full_run(tmp_path)
     assert proc.returncode == 2 and "is the global folder" in proc.stderr
 
 
-def test_a_local_install_whose_hook_file_git_no_longer_ignores_takes_the_full_run(tmp_path):
+def test_a_local_install_whose_hook_file_git_no_longer_ignores_writes_the_line_again(tmp_path):
     proj = tmp_path / "proj"
     proj.mkdir()
     subprocess.run(["git", "init", "-q", str(proj)], check=True)
@@ -263,10 +235,10 @@ def test_a_local_install_whose_hook_file_git_no_longer_ignores_takes_the_full_ru
     install(t)
     exclude = proj / ".git" / "info" / "exclude"
     assert "settings.local.json" in exclude.read_text()
-    assert noop(t) is not None  # the fixture: a clean local install is answered fast
-    exclude.write_text("")  # the exclude line lost: the full run plans it again
-    assert noop(t) is None
+    assert up_to_date(t)  # the fixture: a clean local install has nothing to do
+    exclude.write_text("")  # the exclude line lost: the install plans it again
+    assert install(t, dry_run=True).data["changed"]
     proc = msd("install", "--local", "--json", cwd=proj)
     assert proc.returncode == 0, proc.stderr
     assert "/.claude/settings.local.json" in exclude.read_text()
-    assert noop(t) is not None
+    assert up_to_date(t)

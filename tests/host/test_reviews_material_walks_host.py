@@ -1,8 +1,8 @@
-"""The rest of issue 33's commands walked once in the real host (Budgets and proof): ui-review,
+"""The rest of the review and material commands walked once in the real host (Budgets and proof): ui-review,
 import, docs-update and add-tests. A person types each; the scripted model runs the workflow's
 first `msd_run` line under the one permission msd installs; the runtime's answer comes back as the
 tool result and what the command decides is on disk. (secure-phase, spike, explore and ui-phase:
-test_issue33_host.py; health, forensics, stats, milestone-summary, second-opinion:
+test_reviews_exploration_host.py; health, forensics, stats, milestone-summary, second-opinion:
 test_reports_host.py; validate-phase: test_validate_host.py.)"""
 
 from __future__ import annotations
