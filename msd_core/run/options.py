@@ -22,7 +22,7 @@ import argparse
 
 SHARED = ("--cwd", "--root", "--raw", "--json", "--dry-run", "--phase", "--json-errors")
 
-CWD_HELP = "the project folder, or a folder inside it (default: the current directory)"
+CWD_HELP = "the project folder (default: the current directory)"
 PHASE_HELP = "the phase: 2, 02, 2.1, 02-auth or v1.1/02"
 
 
