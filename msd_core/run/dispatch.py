@@ -1,9 +1,14 @@
 """Argument parsing and dispatch for `msd_run`.
 
-Each command lives in its own module named in COMMANDS. A module provides
-`configure(parser)` (adds its arguments to an argparse parser) and `run(args)`, which
-returns a dict/list (printed as JSON), a str (printed as is), or an int exit code (it
-printed its own output). Failures are raised as `msd_core.errors.MsdError`.
+Each command lives in its own module, `msd_core/run/cmd_<command>.py` (dashes as underscores),
+named in COMMANDS. A module provides `configure(parser)` (adds its arguments to an argparse
+parser; the flags commands share come from msd_core.run.options) and `run(args)`, which returns
+a dict/list (printed as JSON), a str (printed as is), or an int exit code (it printed its own
+output). Failures are raised as `msd_core.errors.MsdError`.
+
+One run sequence (`_answer`) serves the CLI (`main`) and the MCP server (`call`): it parses,
+settles, runs, and turns every failure into MsdError.to_json()'s payload, which `main` prints
+(one line, or the JSON with --json-errors) and `call` hands back.
 """
 
 from __future__ import annotations
@@ -335,6 +340,7 @@ def _nearest(name: str) -> str:
 
 def _attempt(name: str, argv: list[str], channel) -> tuple[int, object, str | None]:
     prog, code = f"msd_run {name}", None
+    error: MsdError
     try:
         args = build_command_parser(name, parser_class=channel.parser).parse_args(argv[1:])
         args.command = name
@@ -417,6 +423,6 @@ def _main(argv: list[str] | None = None) -> int:
         sys.stdout.write(__version__ + "\n")
         return EXIT_OK
     code, value, prog = _answer(argv, _Printed)
-    if prog is not None:
+    if prog is not None and isinstance(value, dict):
         _report(prog, value)
     return code
