@@ -148,7 +148,7 @@ def named_folder(text: str | os.PathLike) -> str:
     """A folder a person named (`--cwd` and the like), as given, when it exists (`~` expanded for the
     test); UsageError (exit 2) otherwise, so a mistyped folder is never read as "no project here"
     nor has folders made for it. The message says what is wrong with the folder; the command
-    line's parser (msd_core.run.argtypes.folder) names the flag."""
+    line's parser (msd_core.run.options.cwd) names the flag."""
     from msd_core.errors import UsageError
 
     text = os.fspath(text)

@@ -1,7 +1,7 @@
 """Number arguments with bounds: a huge, negative or non-numeric count is a usage error (exit 2).
 
 `type=count(lo, hi)` for argparse; `whole_number(text, name, lo, hi)` for values read later;
-`type=folder()` for a folder that must exist (msd_core.paths.named_folder).
+`existing_folder(text, name)` for a folder that must exist (the parser's own: msd_core.run.options.cwd).
 The bad value is quoted shortened, so the error stays one short line. Standard library only.
 """
 
@@ -57,21 +57,3 @@ def existing_folder(text, name: str = "--cwd") -> str:
     except UsageError as exc:
         raise UsageError(f"{name} {exc.message}") from None
 
-
-def folder():
-    """An argparse `type=` accepting only an existing folder: a bad one is a usage error (exit 2)
-    that argparse words as `argument --cwd: <folder> does not exist` (or `is not a folder`)."""
-
-    def parse(text: str) -> str:
-        import argparse
-
-        from msd_core.errors import UsageError
-        from msd_core.paths import named_folder
-
-        try:
-            return named_folder(text)
-        except UsageError as exc:
-            raise argparse.ArgumentTypeError(exc.message) from None
-
-    parse.__name__ = "folder"
-    return parse

@@ -3,8 +3,9 @@ is read. A command lists the ones it takes (`options.cwd(parser)`); declaring on
 hand in a command module fails tests/run/test_options.py.
 
 - `--cwd DIR`: the folder the project is found from (the project rule: docs/CONTRACTS.md, "Which
-  project"). It must exist: a missing folder, or a file, is refused by the parser (exit 2, one line,
-  msd_core.run.argtypes.folder), so no command reads a typo as "no project here".
+  project"). It must exist: a missing folder, or a file, is refused by the parser (exit 2, one line:
+  `argument --cwd: <dir> does not exist`, msd_core.paths.named_folder), so no command reads a typo
+  as "no project here" nor makes folders for it.
 - `--root DIR`: the installed msd-core folder a command reads.
 - `--raw`, `--json`: the bare text instead of JSON; JSON (the default, or instead of text).
 - `--dry-run`: report what would change, change nothing.
@@ -30,10 +31,19 @@ def _default(sub: bool, value=None):
     return argparse.SUPPRESS if sub else value
 
 
-def cwd(parser, *, sub: bool = False) -> None:
-    from msd_core.run.argtypes import folder
+def _folder(text: str) -> str:
+    """argparse's `type=` for a folder that must exist: the parser words the refusal."""
+    from msd_core.errors import UsageError
+    from msd_core.paths import named_folder
 
-    parser.add_argument("--cwd", metavar="DIR", type=folder(), default=_default(sub), help=CWD_HELP)
+    try:
+        return named_folder(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+
+
+def cwd(parser, *, sub: bool = False) -> None:
+    parser.add_argument("--cwd", metavar="DIR", type=_folder, default=_default(sub), help=CWD_HELP)
 
 
 def root(parser, *, default: str = "the global install") -> None:
