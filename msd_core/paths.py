@@ -146,6 +146,22 @@ def work_tree_top(start: str | os.PathLike | None = None) -> Path | None:
     return Path(found) if found is not None else None
 
 
+def named_folder(text: str | os.PathLike) -> str:
+    """A folder a person named (`--cwd` and the like), as given, when it exists (`~` expanded for the
+    test); UsageError (exit 2) otherwise, so a mistyped folder is never read as "no project here"
+    nor has folders made for it. The message says what is wrong with the folder; the command
+    line's parser (msd_core.run.options.cwd) names the flag."""
+    from msd_core.errors import UsageError
+
+    text = os.fspath(text)
+    path = os.path.expanduser(text)
+    if os.path.isdir(path):
+        return text
+    what = "does not exist" if not os.path.lexists(path) else "is not a folder"
+    shown = text if len(text) <= 200 else f"{text[:180]}... ({len(text)} characters)"
+    raise UsageError(f"{shown} {what}")
+
+
 def require_parent(folder: Path, what: str, hint: str) -> None:
     """UsageError (exit 2, one line) when `folder` is missing and so is the folder that would hold
     it: a target msd may create is the last folder of a path, never a tree of them."""

@@ -130,10 +130,8 @@ def write(answers: dict[str, object], cwd: Path) -> dict:
 
 
 def project_dir(cwd: str | os.PathLike | None) -> Path:
-    """The project the wizard writes: the one `--cwd` (default: the current folder) belongs to by the
+    """The project the wizard writes: the one the folder given (default: the current folder) belongs to by the
     project rule (paths.find_project_root), else a new one at the top of the git work tree holding
     it, else in that folder."""
-    base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
-    if not base.is_dir():
-        raise UsageError(f"--cwd {base} is not a folder")
+    base = Path(paths.named_folder(cwd)).expanduser().absolute() if cwd else Path.cwd()
     return paths.find_project_root(base) or paths.local_project_dir(base)

@@ -1,6 +1,6 @@
 """`next-step` and `step-done` as functions: flow source + state file + engine.
 
-Used by msd_core.run.cmd_flow (agents) and msd_core.chain.loop (the outer loop).
+Used by msd_core.run.cmd_next_step and cmd_step_done (agents) and msd_core.chain.loop (the outer loop).
 
 Project root: the first folder at or above `cwd` that holds `.planning/`, else `cwd`
 itself (a new project). Config values come from msd_core.config.store (project config,
@@ -64,9 +64,7 @@ def _config_getter(cwd: Path):
 
 def open_flow(workflow: str, cwd: str | os.PathLike | None = None, state_file_arg: str | None = None,
               root: str | None = None, flows_dir: str | None = None) -> FlowContext:
-    here = Path(cwd).absolute() if cwd else Path.cwd()
-    if not here.is_dir():
-        raise UsageError(f"--cwd {here} is not a folder")
+    here = Path(paths.named_folder(cwd)).absolute() if cwd else Path.cwd()
     src = source.load(workflow, root=root, flows_dir=flows_dir)
     project_root = paths.find_project_root(here) or here
     env = engine.Env(project_root=project_root, config_get=_config_getter(here), resolve_installed=src.resolve_installed,

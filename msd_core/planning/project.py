@@ -1,9 +1,10 @@
 """Which project a planning command works on, and safe reads of its files.
 
-`project_root(cwd)`: `--cwd` (default: the current directory) must exist; the project is
+`project_root(cwd)`: the folder given (default: the current directory) must exist; the project is
 the one the project rule names (paths.find_project_root: the nearest `.planning/` at or above
 it, never above the git work tree's top; docs/CONTRACTS.md, "Which project").
-No project → OperationFailed (exit 1). A `--cwd` that is not a folder → UsageError (exit 2).
+No project → OperationFailed (exit 1). A folder that is not there → UsageError (exit 2,
+paths.named_folder; msd_run's parser refuses it first, naming the flag).
 
 Standard library only.
 """
@@ -13,33 +14,30 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from msd_core.errors import OperationFailed, UsageError
-from msd_core.paths import find_project_root, planning_dir
+from msd_core.errors import OperationFailed
+from msd_core.paths import find_project_root, named_folder, planning_dir
 
 MAX_STATE_BYTES = 4 * 1024 * 1024
 
 
 def project_root(cwd: str | None) -> Path:
-    base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
-    if not base.is_dir():
-        raise UsageError(f"--cwd {cwd} is not a directory")
+    base = Path(named_folder(cwd)).expanduser().absolute() if cwd else Path.cwd()
     root = find_project_root(base)
     if root is None:
-        raise OperationFailed(f"no .planning/ folder at or above {base}", hint="run inside a project or pass --cwd")
+        raise OperationFailed(f"no .planning/ folder at or above {base}",
+                              hint="run it inside a project, or point it at a folder inside one")
     return root
 
 
 def plan_and_root(plan: str, root: str | None, cwd: str | None) -> tuple[Path, Path, Path]:
     """(base folder, absolute plan path, absolute install root) from a command's arguments.
 
-    Relative paths are taken from `--cwd` (default: the current directory); the install
+    Relative paths are taken from `cwd` (default: the current directory); the install
     root defaults to the global install (paths.default_resolve_root).
     """
     from msd_core.paths import default_resolve_root
 
-    base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
-    if cwd and not base.is_dir():
-        raise UsageError(f"--cwd {cwd} is not a directory")
+    base = Path(named_folder(cwd)).expanduser().absolute() if cwd else Path.cwd()
     plan_path = Path(plan).expanduser()
     plan_path = plan_path if plan_path.is_absolute() else base / plan_path
     install = Path(root).expanduser() if root else default_resolve_root()

@@ -1,6 +1,7 @@
 """Number arguments with bounds: a huge, negative or non-numeric count is a usage error (exit 2).
 
-`type=count(lo, hi)` for argparse; `whole_number(text, name, lo, hi)` for values read later.
+`type=count(lo, hi)` for argparse; `whole_number(text, name, lo, hi)` for values read later;
+`existing_folder(text, name)` for a folder that must exist (the parser's own: msd_core.run.options.cwd).
 The bad value is quoted shortened, so the error stays one short line. Standard library only.
 """
 
@@ -46,32 +47,13 @@ def count(lo: int, hi: int, name: str = "value"):
 
 
 def existing_folder(text, name: str = "--cwd") -> str:
-    """`text` when it names an existing folder; UsageError (exit 2) otherwise, so a mistyped
-    --cwd is never read as "no project here" nor has folders created for it."""
-    import os
-
+    """`text` when it names an existing folder; UsageError (exit 2) naming the flag otherwise
+    (msd_core.paths.named_folder says what is wrong)."""
     from msd_core.errors import UsageError
+    from msd_core.paths import named_folder
 
-    path = os.path.expanduser(str(text))
-    if not os.path.isdir(path):
-        what = "does not exist" if not os.path.lexists(path) else "is not a folder"
-        shown = str(text) if len(str(text)) <= 200 else f"{str(text)[:180]}... ({len(str(text))} characters)"
-        raise UsageError(f"{name} {shown} {what}")
-    return str(text)
+    try:
+        return named_folder(str(text))
+    except UsageError as exc:
+        raise UsageError(f"{name} {exc.message}") from None
 
-
-def folder(name: str = "--cwd"):
-    """An argparse `type=` accepting only an existing folder."""
-
-    def parse(text: str) -> str:
-        import argparse
-
-        from msd_core.errors import UsageError
-
-        try:
-            return existing_folder(text, name)
-        except UsageError as exc:
-            raise argparse.ArgumentTypeError(exc.message.replace(f"{name} ", "", 1)) from None
-
-    parse.__name__ = "folder"
-    return parse

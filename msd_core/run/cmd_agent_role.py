@@ -7,11 +7,13 @@ place (a core install lists no msd agent to the model). Default JSON {"agent", "
 
 from __future__ import annotations
 
+from msd_core.run import options
+
 
 def configure(parser) -> None:
     parser.add_argument("agent", help="an installed agent name, e.g. planner")
-    parser.add_argument("--root", default=None, metavar="DIR", help="installed msd-core folder (default: the global install)")
-    parser.add_argument("--raw", action="store_true", help="print the role text only")
+    options.root(parser)
+    options.raw(parser, what="the role text")
 
 
 def run(args):

@@ -6,12 +6,14 @@ The skill payload an orchestrator appends when it spawns AGENT. Default JSON
 
 from __future__ import annotations
 
+from msd_core.run import options
+
 
 def configure(parser) -> None:
     parser.add_argument("agent", help="a shipped agent name, e.g. executor")
-    parser.add_argument("--root", default=None, metavar="DIR", help="installed msd-core folder (default: the global install)")
-    parser.add_argument("--raw", action="store_true", help="print the payload text only")
-    parser.add_argument("--cwd", default=None, metavar="DIR", help="project folder (default: the current folder)")
+    options.root(parser)
+    options.raw(parser, what="the payload text")
+    options.cwd(parser)
 
 
 def run(args):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from msd_core.run.argtypes import count
@@ -17,7 +19,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-gap-rounds", type=count(0, 10, "--max-gap-rounds"), default=2, metavar="K",
                         help="gap-fix rounds per phase before stopping (default 2)")
     parser.add_argument("--reset", action="store_true", help="forget the run's memory and start afresh")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
 
 
 def run(args: argparse.Namespace):

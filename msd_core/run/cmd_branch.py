@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--phase", metavar="N", help="the phase being worked on (strategy phase)")
+    options.phase(parser)
     parser.add_argument("--milestone", metavar="V", help="the milestone version (strategy milestone), e.g. v1.1")
     parser.add_argument("--apply", action="store_true", help="switch to the branch, creating it if needed")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
 
 
 def run(args: argparse.Namespace):

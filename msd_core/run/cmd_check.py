@@ -11,14 +11,16 @@ import argparse
 import json
 import sys
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="what", metavar="plan", parser_class=type(parser))
     sub.required = True
     p = sub.add_parser("plan", help="the mechanical plan check of one phase")
     p.add_argument("phase", help="phase number or folder (2, 02, 02-auth)")
-    p.add_argument("--json", action="store_true", help="print the findings as JSON")
-    p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.json(p, default=False)
+    options.cwd(p)
 
 
 def run(args: argparse.Namespace) -> int:

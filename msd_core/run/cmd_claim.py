@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("phase", nargs="?", help="the phase: 3, 03, 3.1, 03-payments")
@@ -27,7 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="claim a phase someone else holds as well; with --release, release everyone's claim")
     parser.add_argument("--list", action="store_true", help="list every claim")
     parser.add_argument("--no-commit", action="store_true", help="write claims.json but do not commit it")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
 
 
 def _commit(root, message: str) -> dict:

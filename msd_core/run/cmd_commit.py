@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cwd", metavar="DIR", help="working tree to commit in (default: current directory)")
+    options.cwd(parser)
     parser.add_argument("-m", "--message", metavar="MSG", help="commit message: <type>(<scope>): <what>")
     parser.add_argument("--plan", metavar="PLAN", help="the PLAN.md the commit belongs to (scopes the paths, records the commit)")
     parser.add_argument("--task", metavar="N", help="the plan's task number this commit finishes or advances")

@@ -13,12 +13,14 @@ import argparse
 import json
 import sys
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("plan", help="the PLAN.md to compile")
     parser.add_argument("--check", action="store_true", help="only say whether the compiled plan is fresh (exit 0) or stale (exit 1)")
-    parser.add_argument("--root", metavar="DIR", help="installed msd-core folder (default: the global install)")
-    parser.add_argument("--cwd", metavar="DIR", help="folder a relative plan path is taken from")
+    options.root(parser)
+    options.cwd(parser)
 
 
 def run(args: argparse.Namespace):

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import json
 
+from msd_core.run import options
+
 
 def configure(parser) -> None:
-    from msd_core.run.argtypes import folder
 
     parser.add_argument("verb", choices=["get", "set", "unset", "list", "migrate"], metavar="get|set|unset|list|migrate",
                         help="get KEY, set KEY VALUE, unset KEY, list, or migrate")
@@ -31,14 +32,12 @@ def configure(parser) -> None:
     parser.add_argument("value", nargs="?", help="value for set (coerced by the key's type)")
     parser.add_argument("--default", dest="default", default=None, metavar="VALUE",
                         help="get: value when no file sets the key (default: the schema default)")
-    parser.add_argument("--raw", action="store_true", help="get: print the bare value")
-    parser.add_argument("--json", dest="as_json", action="store_true",
-                        help="list: print JSON (default: one `key = value  (source)` line each; get/set/unset/migrate always print JSON)")
+    options.raw(parser, what="the bare value (get)")
+    options.json(parser, default=False, dest="as_json")
     parser.add_argument("--create", action="store_true", help="set: create .planning/config.json here if no project is found")
     parser.add_argument("--personal", action="store_true",
                         help="set/unset: your own value of a personal key (.planning/.msd/personal.json, not committed)")
-    parser.add_argument("--cwd", default=None, type=folder("--cwd"), metavar="DIR",
-                        help="project folder (default: the current folder; the project is found by walking up)")
+    options.cwd(parser)
 
 
 def _parse_default(text: str):

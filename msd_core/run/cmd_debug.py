@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     subs = parser.add_subparsers(dest="verb", required=True, metavar="start|list|resume|close")
 
     def common(p):
-        p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
-        p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
+        options.cwd(p)
+        options.json_errors(p, hidden=True)
         return p
 
     p = common(subs.add_parser("start", help="open a session for a symptom"))

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     subs = parser.add_subparsers(dest="verb", required=True, metavar="drift")
     p = subs.add_parser("drift", help="documents that name changed or missing files")
     p.add_argument("--check", action="store_true", help="exit 1 while a document is stale")
-    p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
-    p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
+    options.cwd(p)
+    options.json_errors(p, hidden=True)
 
 
 def run(args: argparse.Namespace):

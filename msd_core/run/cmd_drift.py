@@ -12,16 +12,18 @@ from __future__ import annotations
 import argparse
 import sys
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("verb", nargs="?", choices=["accept"], metavar="accept", help="accept: record a commit as reviewed")
     parser.add_argument("commit", nargs="?", help="with accept: the commit (hash or any name git resolves)")
     parser.add_argument("--reason", help="with accept: why the commit is accepted (recorded)")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="JSON output (the default)")
+    options.json(out, default=True)
     out.add_argument("--text", action="store_true", help="one line per finding, then a tally line")
     parser.add_argument("--check", action="store_true", help="exit 1 while drift is unresolved")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
 
 
 def run(args: argparse.Namespace):

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=("status", "adopt"), metavar="status|adopt", help="status: read the marker; adopt: write it for an older project")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
 
 
 def run(args: argparse.Namespace):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
 from msd_core.run.inputs import MAX_NOTE_BYTES
 
 
@@ -19,8 +20,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     subs = parser.add_subparsers(dest="verb", required=True, metavar="record|list")
 
     def common(p):
-        p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
-        p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
+        options.cwd(p)
+        options.json_errors(p, hidden=True)
         return p
 
     p = common(subs.add_parser("record", help="save an exploration note to .planning/explorations/"))

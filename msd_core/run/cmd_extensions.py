@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from msd_core.run import options
+
 MAX_TASKS = 100_000
 
 
@@ -27,9 +29,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gaps", action="store_true", help="planner: planning gap closure from verification")
     parser.add_argument("--revision", action="store_true", help="planner: revising plans after checker issues")
     parser.add_argument("--new-deps", action="store_true", help="planner: the phase brings in new dependencies")
-    parser.add_argument("--root", metavar="DIR", help="installed msd-core folder (default: the global install)")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder relative paths are taken from")
-    parser.add_argument("--raw", action="store_true", help="print one absolute path per line")
+    options.root(parser)
+    options.cwd(parser)
+    options.raw(parser, what="one absolute path per line")
 
 
 def _abs(value: str | None, base: Path) -> Path | None:

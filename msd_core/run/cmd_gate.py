@@ -16,22 +16,24 @@ import argparse
 import json
 import sys
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
     sub = parser.add_subparsers(dest="action", metavar="detect|confirm|run|status", parser_class=type(parser))
     sub.required = True
     d = sub.add_parser("detect", help="propose the test command from the repository's files")
-    d.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+    options.cwd(d, sub=True)
     c = sub.add_parser("confirm", help="set testing.command to the command the user confirmed")
-    c.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+    options.cwd(c, sub=True)
     c.add_argument("--command", dest="test_command", required=True, metavar="CMD", help="the command (or none)")
     r = sub.add_parser("run", help="run the test command, record pass/fail, duration and output tail")
-    r.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+    options.cwd(r, sub=True)
     r.add_argument("--label", default="", metavar="TEXT", help="what the run gates, e.g. 'phase 02 wave 1'")
     r.add_argument("--timeout", type=float, metavar="SECONDS", help="time bound (default: testing.timeout_seconds)")
     s = sub.add_parser("status", help="the latest gate run")
-    s.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+    options.cwd(s, sub=True)
 
 
 def run(args: argparse.Namespace):

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repair", action="store_true", help="fix what is safe to fix, in one transaction")
-    parser.add_argument("--dry-run", action="store_true", help="with --repair: list the repairs, change nothing")
+    options.dry_run(parser)
     from msd_core.run.report_args import configure as shared
 
     shared(parser, text="one line per finding")

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 
 def configure(parser) -> None:
+    from msd_core.run import options  # not at the top: `msd_run hook <event>` skips argparse (entry._hook)
+
     parser.add_argument("event", help="the hook event: session-start, pre-compact, pre-tool-use, post-tool-use, probe, "
                         "or guard-server (the guards' MCP server, until stdin ends)")
-    parser.add_argument("--root", metavar="DIR", help="the installed msd-core folder (the install names it)")
+    options.root(parser, default="the one the install names")
 
 
 def answer(event: str, root: str | None) -> int:

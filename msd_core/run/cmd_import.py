@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 MAX_DRAFT_BYTES = 2 * 1024 * 1024
 
 
@@ -24,8 +26,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     def common(p):
         p.add_argument("source", help="the material: a file or a folder")
-        p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
-        p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
+        options.cwd(p)
+        options.json_errors(p, hidden=True)
         return p
 
     common(subs.add_parser("scan", help="the documents of the material, with their headings"))

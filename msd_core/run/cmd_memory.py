@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 MAX_LIMIT = 1000
 
 QUERIES = ("search", "what-uses", "pattern-for", "decisions-affecting")
@@ -17,8 +19,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     subs = parser.add_subparsers(dest="verb", required=True, metavar="index|search|what-uses|pattern-for|decisions-affecting")
 
     def common(p):
-        p.add_argument("--cwd", help="project directory (default: walk up from the current one)")
-        p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
+        options.cwd(p)
+        options.json_errors(p, hidden=True)
 
     common(subs.add_parser("index", help="index SUMMARY/CONTEXT/RESEARCH/VERIFICATION files (incremental)"))
     p = subs.add_parser("search", help="full-text search, ranked with bm25")

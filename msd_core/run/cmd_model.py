@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agent", help="planner, executor, ... (with or without the msd- prefix)")
-    parser.add_argument("--raw", action="store_true", help="print the bare model name (empty: pass none)")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.raw(parser, what="the bare model name (empty: pass none)")
+    options.cwd(parser)
 
 
 def run(args: argparse.Namespace):

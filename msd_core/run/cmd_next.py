@@ -12,22 +12,19 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
-    parser.add_argument("--root", metavar="DIR", help="the installed msd-core folder, named in `resume`'s command")
-    parser.add_argument("--raw", action="store_true", help="print only the command")
+    options.cwd(parser)
+    options.root(parser, default="none; it is only named in `resume`'s command")
+    options.raw(parser, what="only the command")
     parser.add_argument("--ignore-claims", action="store_true",
                         help="route as if nobody claimed a phase (by default a phase someone else holds is passed by)")
 
 
 def run(args):
-    from pathlib import Path
-
-    from msd_core.errors import UsageError
     from msd_core.progress.route import decide
 
-    if args.cwd and not Path(args.cwd).expanduser().is_dir():
-        raise UsageError(f"--cwd {args.cwd} is not a folder")
     answer = decide(args.cwd, install_root=args.root, ignore_claims=args.ignore_claims)
     return answer["command"] if args.raw else answer

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="insert|remove|move|reconcile", parser_class=type(parser))
@@ -38,9 +40,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     m.add_argument("--after", required=True, metavar="M", help="the phase it should follow")
     c = sub.add_parser("reconcile", help="after a merge: renumber phases that share a number")
     for p in (i, r, m, c):
-        p.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
-        p.add_argument("--json", action="store_true", help="JSON output (the default)")
-        p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+        options.dry_run(p)
+        options.json(p, default=True)
+        options.cwd(p)
 
 
 def run(args: argparse.Namespace):

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """--plan / --phase / --cwd: the target of `recorded` and `undo`."""
     parser.add_argument("--plan", metavar="PLAN", help="a PLAN.md path or plan id (02-01)")
-    parser.add_argument("--phase", metavar="N", help="every recorded commit of the phase")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.phase(parser)
+    options.cwd(parser)
 
 
 def cwd_of(args: argparse.Namespace):

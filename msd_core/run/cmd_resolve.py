@@ -12,21 +12,21 @@ from __future__ import annotations
 
 import sys
 
+from msd_core.run import options
+
 
 class _ArgError(Exception):
     pass
 
 
 def configure(parser) -> None:
-    from msd_core.run.argtypes import folder
 
     parser.add_argument("stem", help="a shipped workflow stem, e.g. plan-phase")
-    parser.add_argument("--root", default=None, metavar="DIR", help="installed msd-core folder (default: the global install)")
-    parser.add_argument("--raw", action="store_true", help="one path per line (default: JSON)")
+    options.root(parser)
+    options.raw(parser, what="one path per line")
     parser.add_argument("--emit", action="store_true", help="print the parts' verified text (always exits 0)")
     parser.add_argument("--max-chars", default=None, metavar="N", help="with --emit: budget in characters (default 28000)")
-    parser.add_argument("--cwd", default=None, type=folder("--cwd"), metavar="DIR",
-                        help="project folder, for its compact_content setting (default: the current folder)")
+    options.cwd(parser)
     _tolerate_errors_when_emitting(parser)
 
 

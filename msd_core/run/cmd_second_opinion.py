@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cli", metavar="NAME", help="codex, gemini or opencode")
     parser.add_argument("--plan", metavar="PLAN", help="a PLAN.md to review")
-    parser.add_argument("--phase", metavar="N", help="review the phase's recorded commits")
+    options.phase(parser)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds the CLI may take (default 600)")
-    parser.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
+    options.dry_run(parser)
     parser.add_argument("--list", action="store_true", help="which of the CLIs are installed")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
 
 
 def run(args: argparse.Namespace):

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 MAX_FINDINGS_BYTES = 2 * 1024 * 1024
 
 
@@ -36,9 +38,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def phase_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """--phase, --cwd: what a phase review's verbs take."""
-    p.add_argument("--phase", required=True, metavar="N", help="the phase (2, 02, 02-auth)")
-    p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
-    p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
+    options.phase(p, required=True)
+    options.cwd(p)
+    options.json_errors(p, hidden=True)
     return p
 
 

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--phase", metavar="N", help="ship one phase")
+    options.phase(parser)
     parser.add_argument("--milestone", nargs="?", const="", metavar="V", help="ship the current milestone (version optional)")
     parser.add_argument("--body", action="store_true", help="print only the PR body")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
 
 
 def _which(name: str) -> str | None:

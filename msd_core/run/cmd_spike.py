@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
 from msd_core.run.inputs import MAX_NOTE_BYTES
 
 
@@ -22,8 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     subs = parser.add_subparsers(dest="verb", required=True, metavar="start|finish|list")
 
     def common(p):
-        p.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
-        p.add_argument("--json-errors", action="store_true", help=argparse.SUPPRESS)
+        options.cwd(p)
+        options.json_errors(p, hidden=True)
         return p
 
     p = common(subs.add_parser("start", help="branch spike/<slug> off HEAD and switch to it"))

@@ -19,6 +19,8 @@ import argparse
 import json
 import sys
 
+from msd_core.run import options
+
 
 class _OrderedOp(argparse.Action):
     """Keeps patch operations in command-line order."""
@@ -31,20 +33,20 @@ class _OrderedOp(argparse.Action):
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
     sub = parser.add_subparsers(dest="action", metavar="get|patch|sync", parser_class=type(parser))
     sub.required = True
     g = sub.add_parser("get", help="print STATE.md's outline, one section, or one field", description="print STATE.md's outline, one section, or one field")
     g.add_argument("section", nargs="?", help="section title (or a prefix of it), or a field name")
-    g.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder (default: the current directory)")
-    g.add_argument("--raw", action="store_true", help="print the bare text (file, section content or field value); default: JSON")
+    options.cwd(g, sub=True)
+    options.raw(g, what="the bare text (file, section content or field value)")
     s = sub.add_parser("sync", help="recompute STATE.md's derived lines from ROADMAP.md and the phase folders", description="recompute STATE.md's derived lines from ROADMAP.md and the phase folders")
-    s.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder (default: the current directory)")
+    options.cwd(s, sub=True)
     s.add_argument("--check", action="store_true", help="report what would change; write nothing (exit 1 if out of sync)")
-    s.add_argument("--json", action="store_true", help="print the report as JSON (the default)")
-    s.add_argument("--raw", action="store_true", help="print the changes as -old/+new lines instead of JSON")
+    options.json(s, default=True)
+    options.raw(s, what="the changes as -old/+new lines")
     p = sub.add_parser("patch", help="change only the targeted lines of STATE.md", description="change only the targeted lines of STATE.md")
-    p.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder (default: the current directory)")
+    options.cwd(p, sub=True)
     p.add_argument("--position", action=_OrderedOp, metavar="TEXT", help="the Phase: line of Position")
     p.add_argument("--status", action=_OrderedOp, metavar="TEXT", help="the Status: line (and frontmatter status)")
     p.add_argument("--add-decision", action=_OrderedOp, metavar="TEXT", help="append to Decisions")

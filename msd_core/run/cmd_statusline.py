@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", metavar="DIR", help="the installed msd-core folder")
+    options.root(parser, default="the one the install names")
 
 
 def run(args):

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="select", parser_class=type(parser))
     sub.required = True
     s = sub.add_parser("select", help="choose the SUMMARY template for a plan")
     s.add_argument("plan", help="the PLAN.md")
-    s.add_argument("--root", metavar="DIR", help="installed msd-core folder (default: the global install)")
-    s.add_argument("--cwd", metavar="DIR", help="folder a relative plan path is taken from")
+    options.root(s)
+    options.cwd(s)
 
 
 def run(args: argparse.Namespace):

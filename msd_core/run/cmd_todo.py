@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="add|list|done|promote", parser_class=type(parser))
@@ -21,10 +23,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     a = sub.add_parser("add", help="append a todo with its context")
     a.add_argument("text", help="the idea, in one line")
     a.add_argument("--file", metavar="PATH[:LINE]", help="the file it is about")
-    a.add_argument("--phase", metavar="N", help="the phase it belongs to (default: the current phase)")
+    options.phase(a, default="the current phase")
     ls = sub.add_parser("list", help="list open todos")
     ls.add_argument("--all", action="store_true", help="include done and promoted todos")
-    ls.add_argument("--phase", metavar="N", help="only this phase's todos")
+    options.phase(ls)
     d = sub.add_parser("done", help="mark a todo done")
     d.add_argument("id", help="T3 or 3")
     p = sub.add_parser("promote", help="turn a todo into a phase or a quick task")
@@ -33,9 +35,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     how.add_argument("--after", metavar="N", help="insert a decimal phase after phase N")
     how.add_argument("--quick", action="store_true", help="hand it to /msd-quick")
     p.add_argument("--name", metavar="TEXT", help="the phase name (default: the todo's first words)")
-    p.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
+    options.dry_run(p)
     for s in (a, ls, d, p):
-        s.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+        options.cwd(s)
 
 
 def run(args: argparse.Namespace):

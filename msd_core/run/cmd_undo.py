@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from msd_core.run import cmd_recorded
 
     cmd_recorded.configure(parser)
-    parser.add_argument("--dry-run", action="store_true", help="check and list, change nothing")
+    options.dry_run(parser)
 
 
 def run(args: argparse.Namespace):

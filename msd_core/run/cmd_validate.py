@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("phase", metavar="PHASE", help="the phase (2, 02, 2.1, 02-auth)")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    options.json(parser, default=False)
     parser.add_argument("--write", action="store_true", help="write the machine part of <NN>-VALIDATION.md")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
 
 
 def _text(report: dict) -> str:

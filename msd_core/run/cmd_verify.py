@@ -16,16 +16,18 @@ import argparse
 import json
 import sys
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("phase", help="phase number or folder (2, 02, 02-auth)")
-    parser.add_argument("--json", action="store_true", help="print the checks as JSON")
+    options.json(parser, default=False)
     parser.add_argument("--no-write", action="store_true", help="check only; leave VERIFICATION.md as it is")
     parser.add_argument("--fresh", action="store_true",
                         help="run the test suite even when a gate run on this exact tree is recorded")
     parser.add_argument("--no-tests", action="store_true",
                         help="with --no-write: leave the tests out (nothing runs; the result does not judge them)")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,22 +23,24 @@ import argparse
 import json
 import sys
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
     sub = parser.add_subparsers(dest="action", metavar="plan|check|sync|merge", parser_class=type(parser))
     sub.required = True
     for name, help_text in (("plan", "the next wave and how to run it"), ("check", "refuse two plans of one wave sharing a file")):
         p = sub.add_parser(name, help=help_text)
-        p.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder")
+        options.cwd(p, sub=True)
         p.add_argument("--phase-dir", required=True, metavar="DIR", help="phase folder name or path")
         if name == "plan":
             p.add_argument("--skip", action="append", default=[], metavar="PLAN_ID", help="a plan skipped in this run")
     s = sub.add_parser("sync", help="move an isolated executor's worktree to the base commit")
-    s.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="the worktree")
+    options.cwd(s, sub=True)
     s.add_argument("--base", required=True, metavar="SHA", help="the `base` printed by `wave plan`")
     m = sub.add_parser("merge", help="merge a wave's executor branches back, in plan order")
-    m.add_argument("--cwd", metavar="DIR", default=argparse.SUPPRESS, help="project folder (main checkout)")
+    options.cwd(m, sub=True)
     m.add_argument("--phase-dir", required=True, metavar="DIR", help="phase folder name or path")
     m.add_argument("--wave", required=True, type=int, metavar="N", help="the wave to merge")
     m.add_argument("--branch", action="append", default=[], metavar="PLAN_ID=BRANCH",

@@ -1,9 +1,14 @@
 """Argument parsing and dispatch for `msd_run`.
 
-Each command lives in its own module named in COMMANDS. A module provides
-`configure(parser)` (adds its arguments to an argparse parser) and `run(args)`, which
-returns a dict/list (printed as JSON), a str (printed as is), or an int exit code (it
-printed its own output). Failures are raised as `msd_core.errors.MsdError`.
+Each command lives in its own module, `msd_core/run/cmd_<command>.py` (dashes as underscores),
+named in COMMANDS. A module provides `configure(parser)` (adds its arguments to an argparse
+parser; the flags commands share come from msd_core.run.options) and `run(args)`, which returns
+a dict/list (printed as JSON), a str (printed as is), or an int exit code (it printed its own
+output). Failures are raised as `msd_core.errors.MsdError`.
+
+One run sequence (`_answer`) serves the CLI (`main`) and the MCP server (`call`): it parses,
+settles, runs, and turns every failure into MsdError.to_json()'s payload, which `main` prints
+(one line, or the JSON with --json-errors) and `call` hands back.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import json
 import os
 import sys
 
-from msd_core.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, MsdError
+from msd_core.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, MsdError, OperationFailed, UsageError
 from msd_core.lean.terminal import clean
 
 
@@ -58,11 +63,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agent-role": ("msd_core.run.cmd_agent_role", "print an agent's role, for a host agent spawned in its place"),
     "extensions": ("msd_core.run.cmd_extensions", "list the agent extensions a plan needs"),
     "state": ("msd_core.run.cmd_state", "read or patch .planning/STATE.md"),
-    "history-digest": ("msd_core.run.cmd_history", "compact digest of the project's SUMMARY files"),
+    "history-digest": ("msd_core.run.cmd_history_digest", "compact digest of the project's SUMMARY files"),
     "template": ("msd_core.run.cmd_template", "choose the summary template for a plan"),
     "compile-plan": ("msd_core.run.cmd_compile_plan", "inline a plan's references into <plan>.compiled.md"),
-    "next-step": ("msd_core.run.cmd_flow", "the next step of a workflow flow"),
-    "step-done": ("msd_core.run.cmd_flow", "record a flow step's result and advance"),
+    "next-step": ("msd_core.run.cmd_next_step", "the next step of a workflow flow"),
+    "step-done": ("msd_core.run.cmd_step_done", "record a flow step's result and advance"),
     "step-report": ("msd_core.run.cmd_step_report", "report the result of a step `msd chain` gave you (checked on the spot)"),
     "next": ("msd_core.run.cmd_next", "what the project should do next, and why"),
     "memory": ("msd_core.run.cmd_memory", "index and query the project's recorded summaries"),
@@ -125,8 +130,8 @@ class OneLineParser(argparse.ArgumentParser):
         return self.formatter_class(prog=self.prog, width=max(columns - 2, 20))
 
     def error(self, message: str):  # noqa: D401 - argparse API
-        message = _shorten_values(message)
-        _report_error(self.prog, "usage", message, EXIT_USAGE, hint=f"see `{self.prog} --help`")
+        problem = _UsageProblem(self.prog, message)
+        _report(problem.prog, problem.error.to_json())
         raise SystemExit(EXIT_USAGE)
 
 
@@ -139,21 +144,15 @@ def _shorten_values(message: str) -> str:
     return re.sub(r"'([^']{60})[^']+'", lambda m: f"'{m.group(1)}...'", message)[:300]
 
 
-def _report_error(prog: str, kind: str, message: str, code: int, hint: str | None = None) -> None:
+def _report(prog: str, payload: dict) -> None:
+    """An error payload (MsdError.to_json()) on stderr: as is with --json-errors, else one line."""
     if OneLineParser.json_errors:
-        payload = {"error": kind, "exit_code": code, "message": message}
-        if hint:
-            payload["hint"] = hint
         sys.stderr.write(json.dumps(payload, ensure_ascii=False) + "\n")
-    else:
-        line = f"{prog}: error: {message}"
-        if hint:
-            line += f" ({hint})"
-        sys.stderr.write(" ".join(line.split()) + "\n")
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json-errors", action="store_true", help="print errors as one JSON object on stderr")
+        return
+    line = f"{prog}: error: {payload['message']}"
+    if payload.get("hint"):
+        line += f" ({payload['hint']})"
+    sys.stderr.write(" ".join(line.split()) + "\n")
 
 
 def _load(module_name: str):
@@ -162,26 +161,38 @@ def _load(module_name: str):
 
 
 class _UsageProblem(Exception):
-    """A usage error inside `call`: carried back, never printed."""
+    """A usage error the parser found, carried to the run sequence: `prog` is the parser's own
+    (`msd_run state get`), `error` the UsageError it is."""
+
+    def __init__(self, prog: str, message: str):
+        super().__init__(message)
+        self.prog = prog
+        self.error = UsageError(_shorten_values(message), hint=f"see `{prog} --help`")
 
 
-class _QuietParser(OneLineParser):
-    """For `call`: nothing is ever printed (a stray `--help` must not reach the caller's stdout)."""
+class _RaisingParser(OneLineParser):
+    """The run sequence's parser: a usage error is raised, and reported with every other failure."""
 
     def error(self, message: str):  # noqa: D401 - argparse API
-        raise _UsageProblem(message)
+        raise _UsageProblem(self.prog, message)
+
+
+class _QuietParser(_RaisingParser):
+    """For `call`: nothing is ever printed (a stray `--help` must not reach the caller's stdout)."""
 
     def _print_message(self, message, file=None):  # noqa: D401 - argparse API
         pass
 
 
 def build_command_parser(name: str, prog: str = "msd_run", parser_class=None) -> argparse.ArgumentParser:
+    """The parser of one command: its module's `configure(parser)` (msd_core/run/cmd_<name>.py) and
+    `--json-errors`."""
+    from msd_core.run import options
+
     module_name, help_text = COMMANDS[name]
     parser = (parser_class or OneLineParser)(prog=f"{prog} {name}", description=help_text, epilog=EXIT_CODES_HELP)
-    _common(parser)
-    module = _load(module_name)
-    configure = getattr(module, f"configure_{name.replace('-', '_')}", None) or module.configure
-    configure(parser)
+    options.json_errors(parser)
+    _load(module_name).configure(parser)
     return parser
 
 
@@ -257,54 +268,121 @@ def _settle(args) -> str | None:
     return settle(root)
 
 
-def call(argv: list[str]) -> tuple[int, object]:
-    """Run one command in-process and hand back what it returns, printing nothing.
+class _Printed:
+    """How `main` hands a command's outcome over: the result printed (emit), a note on stderr,
+    argparse's --help already printed (its exit code kept)."""
 
-    (0, result) on success; (exit code, {"error", "exit_code", "message"[, "hint"]}) on failure.
-    Nothing process-wide is redirected, so concurrent calls (the MCP server's threads)
-    each get their own answer. Commands that print their own output (they return an int)
-    are refused: their output could not be told apart from another call's.
-    """
+    parser = _RaisingParser
+
+    @staticmethod
+    def note(name: str, text: str) -> None:
+        sys.stderr.write(f"msd_run {name}: {text}\n")
+
+    @staticmethod
+    def deliver(name: str, result) -> tuple[int, object]:
+        return emit(result), None
+
+    @staticmethod
+    def exited(exc: SystemExit):
+        code = exc.code
+        return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_USAGE)
+
+
+class _Handed:
+    """How `call` hands it over: the result returned, nothing printed. A command that prints its
+    own output (it returns an int) is refused: its output could not be told apart from another call's."""
+
+    parser = _QuietParser
+
+    @staticmethod
+    def note(name: str, text: str) -> None:
+        pass
+
+    @staticmethod
+    def deliver(name: str, result) -> tuple[int, object]:
+        if isinstance(result, int) and not isinstance(result, bool):
+            raise OperationFailed(f"`{name}` prints its own output and cannot be called in-process")
+        return EXIT_OK, result
+
+    @staticmethod
+    def exited(exc: SystemExit):  # --help and the like: no answer to hand back
+        error = UsageError("the command printed help instead of an answer")
+        if isinstance(exc.code, int) and exc.code != 0:
+            error.exit_code = exc.code
+        return error
+
+
+def _answer(argv: list[str], channel) -> tuple[int, object, str | None]:
+    """The one run sequence of msd_run, for the CLI (`main`) and the MCP server (`call`): the command
+    looked up, its arguments parsed, an interrupted phase change settled, the command run and its
+    result handed over through `channel` (_Printed, _Handed). Every failure becomes
+    MsdError.to_json()'s payload; a command that fails writes nothing (files.fresh).
+    -> (exit code, what the channel delivered or the error payload, the program reporting the
+    error, None when there is none)."""
     name = argv[0] if argv else ""
     if name not in COMMANDS:
-        return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": f"unknown command {name!r}"}
+        return EXIT_USAGE, UsageError(f"unknown command {name!r}", hint=_nearest(name)).to_json(), "msd_run"
     from msd_core.files import fresh
 
     fresh.start()
-    code, out = _call(name, argv)
+    code, value, prog = _attempt(name, argv, channel)
     if code:
         fresh.undo()  # a command that refuses writes nothing (files.fresh)
-    return code, out
+    return code, value, prog
 
 
-def _call(name: str, argv: list[str]) -> tuple[int, object]:
+def _nearest(name: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+    return f"did you mean `{close[0]}`?" if close else "see `msd_run --help`"
+
+
+def _attempt(name: str, argv: list[str], channel) -> tuple[int, object, str | None]:
+    prog, code = f"msd_run {name}", None
+    error: MsdError
     try:
-        parser = build_command_parser(name, parser_class=_QuietParser)
-        args = parser.parse_args(argv[1:])
+        args = build_command_parser(name, parser_class=channel.parser).parse_args(argv[1:])
         args.command = name
-        _settle(args)
-        module = _load(COMMANDS[name][0])
-        runner = getattr(module, f"run_{name.replace('-', '_')}", None) or module.run
-        result = runner(args)
+        note = _settle(args)
+        if note:
+            channel.note(name, note)
+        code, value = channel.deliver(name, _load(COMMANDS[name][0]).run(args))
+        return code, value, None
     except _UsageProblem as exc:
-        return EXIT_USAGE, {"error": "usage", "exit_code": EXIT_USAGE, "message": str(exc)}
-    except SystemExit as exc:  # --help and the like: no answer to hand back
-        code = exc.code if isinstance(exc.code, int) and exc.code != 0 else EXIT_USAGE
-        return code, {"error": "usage", "exit_code": code, "message": "the command printed help instead of an answer"}
+        prog, error = exc.prog, exc.error
+    except SystemExit as exc:  # argparse's --help and the like
+        outcome = channel.exited(exc)
+        if isinstance(outcome, int):
+            return outcome, None, None
+        error = outcome
     except MsdError as exc:
-        out = {"error": exc.kind, "exit_code": exc.exit_code, "message": exc.message}
-        if exc.hint:
-            out["hint"] = exc.hint
-        return exc.exit_code, out
-    except Exception as exc:
+        error = exc
+    except KeyboardInterrupt:
+        error, code = OperationFailed("interrupted"), 130
+    except BrokenPipeError:  # the reader of the output went away
+        return EXIT_OK, None, None
+    except OSError as exc:  # disk full, permission denied, a folder where a file should be, ...
+        from msd_core.errors import from_os_error
+
+        error = from_os_error(exc)
+    except Exception as exc:  # never a traceback for the agent; MSD_DEBUG=1 shows it
         if os.environ.get("MSD_DEBUG"):
             raise
-        return EXIT_FAILED, {"error": "failed", "exit_code": EXIT_FAILED,
-                             "message": f"internal error: {type(exc).__name__}: {exc}"}
-    if isinstance(result, int) and not isinstance(result, bool):
-        return EXIT_FAILED, {"error": "failed", "exit_code": EXIT_FAILED,
-                             "message": f"`{name}` prints its own output and cannot be called in-process"}
-    return EXIT_OK, result
+        error = OperationFailed(f"internal error: {type(exc).__name__}: {exc}",
+                                hint="set MSD_DEBUG=1 for a traceback and report it")
+    return (error.exit_code if code is None else code), error.to_json(), prog
+
+
+def call(argv: list[str]) -> tuple[int, object]:
+    """Run one command in-process and hand back what it returns, printing nothing (the MCP server).
+
+    (0, result) on success; (exit code, MsdError.to_json()'s payload) on failure, the same payload
+    `msd_run --json-errors` prints. Nothing process-wide is redirected, so concurrent calls (the MCP
+    server's threads) each get their own answer.
+    """
+    code, value, _prog = _answer(list(argv), _Handed)
+    return code, value
 
 
 class _Clean:
@@ -344,54 +422,7 @@ def _main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(__version__ + "\n")
         return EXIT_OK
-    name = argv[0]
-    if name not in COMMANDS:
-        import difflib
-
-        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
-        hint = f"did you mean `{close[0]}`?" if close else "see `msd_run --help`"
-        _report_error("msd_run", "usage", f"unknown command {name!r}", EXIT_USAGE, hint=hint)
-        return EXIT_USAGE
-    from msd_core.files import fresh
-
-    fresh.start()
-    code = _run(name, argv)
-    if code:
-        fresh.undo()  # a command that refuses writes nothing (files.fresh)
+    code, value, prog = _answer(argv, _Printed)
+    if prog is not None and isinstance(value, dict):
+        _report(prog, value)
     return code
-
-
-def _run(name: str, argv: list[str]) -> int:
-    try:
-        parser = build_command_parser(name)
-        args = parser.parse_args(argv[1:])
-        args.command = name
-        note = _settle(args)
-        if note:
-            sys.stderr.write(f"msd_run {name}: {note}\n")
-        module = _load(COMMANDS[name][0])
-        runner = getattr(module, f"run_{name.replace('-', '_')}", None) or module.run
-        return emit(runner(args))
-    except SystemExit as exc:  # argparse --help / usage errors
-        code = exc.code
-        return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_USAGE)
-    except MsdError as exc:
-        _report_error(f"msd_run {name}", exc.kind, exc.message, exc.exit_code, hint=exc.hint)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        _report_error(f"msd_run {name}", "failed", "interrupted", EXIT_FAILED)
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
-    except OSError as exc:  # disk full, permission denied, a folder where a file should be, ...
-        from msd_core.errors import from_os_error
-
-        err = from_os_error(exc)
-        _report_error(f"msd_run {name}", err.kind, err.message, err.exit_code)
-        return err.exit_code
-    except Exception as exc:  # never a traceback for the agent; MSD_DEBUG=1 shows it
-        if os.environ.get("MSD_DEBUG"):
-            raise
-        _report_error(f"msd_run {name}", "failed", f"internal error: {type(exc).__name__}: {exc}", EXIT_FAILED,
-                      hint="set MSD_DEBUG=1 for a traceback and report it")
-        return EXIT_FAILED

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser, *, text: str, write: str | None = None, usage: bool = False) -> None:
-    parser.add_argument("--json", action="store_true", help="JSON output (the default)")
+    options.json(parser, default=True)
     parser.add_argument("--text", action="store_true", help=f"{text} instead of JSON")
     if write:
         parser.add_argument("--write", action="store_true", help=write)
     if usage:
         parser.add_argument("--no-usage", action="store_true", help="do not read the host's session transcripts")
         parser.add_argument("--config-dir", metavar="DIR", help="Claude Code's config folder (default: ~/.claude)")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
 
 
 def config_dir(args: argparse.Namespace):

@@ -147,7 +147,7 @@ def test_filled_summary_gives_facts(tmp_path, name):
 
 
 def test_history_digest_reads_filled_summaries(tmp_path, msd_run):
-    pytest.importorskip("msd_core.run.cmd_history", reason="history-digest not written yet")
+    pytest.importorskip("msd_core.run.cmd_history_digest", reason="history-digest not written yet")
     phase_dir = tmp_path / ".planning" / "phases" / "02-auth"
     phase_dir.mkdir(parents=True)
     for i, name in enumerate(["summary-minimal.md", "summary-standard.md", "summary-complex.md"], 1):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 
+from msd_core.run import options
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--phase", action="append", metavar="N",
-                        help="only this phase (repeatable): 2, 02, 3.1, 02-auth, v1.1/2")
+    options.phase(parser, repeat=True)
     parser.add_argument("--affects", metavar="X", help="only summaries whose affects mention X (or subsystem X)")
     parser.add_argument("--skipped", action="store_true", help="name the skipped and leniently read summaries")
-    parser.add_argument("--cwd", metavar="DIR", help="project folder (default: current directory)")
+    options.cwd(parser)
     parser.add_argument("--no-cache", action="store_true", help="parse every summary again (ignore .planning/.msd cache)")
 
 
