@@ -63,8 +63,11 @@ def usage_error_line(exc, argv: list[str]) -> tuple[int, str]:
     code = getattr(exc, "exit_code", 2) or 2
     hint = f"see `{path} --help`"
     if "--json" in argv:
-        return code, json.dumps({"error": "usage", "exit_code": code, "message": message, "hint": hint},
-                                ensure_ascii=False)
+        from msd_core.errors import UsageError
+
+        payload = UsageError(message, hint=hint).to_json()
+        payload["exit_code"] = code  # click's own code (2 for every usage error it raises)
+        return code, json.dumps(payload, ensure_ascii=False)
     return code, f"msd: error: {message} ({hint})"
 
 
