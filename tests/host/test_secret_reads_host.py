@@ -66,9 +66,9 @@ def test_every_hostile_spelling_reaches_the_guard_once_and_is_refused(host):
     assert run.returncode == 0, run.stderr[-2000:]
     got = calls(run)
     assert [c["name"] for c in got] == ["Bash"] * (len(HOSTILE) + len(ORDINARY)), got
-    missed = [(cmd, c) for cmd, c in zip(HOSTILE, got) if not (c["error"] and "msd guard: this " in c["text"])]
+    missed = [(cmd, c) for cmd, c in zip(HOSTILE, got, strict=False) if not (c["error"] and "msd guard: this " in c["text"])]
     assert not missed, missed
-    for cmd, c in zip(HOSTILE + ORDINARY, got):
+    for cmd, c in zip(HOSTILE + ORDINARY, got, strict=True):
         assert "sk-live" not in c["text"], (cmd, c)
         assert c["PreToolUse"] == 1, (cmd, c)  # one process per Bash call, a loop or a redirection alike
         assert c["PostToolUse"] <= 2, (cmd, c)  # msd's step-done and commit rows, for a command the host cannot split
@@ -94,7 +94,7 @@ def test_the_guard_server_hears_a_redirection_too(host):
     assert run.returncode == 0, run.stderr[-2000:]
     got = calls(run)
     assert len(got) == len(missed_before) + 1, got
-    for cmd, c in zip(missed_before, got):
+    for cmd, c in zip(missed_before, got[:-1], strict=True):
         assert c["error"] and "msd guard: this " in c["text"] and "sk-live" not in c["text"], (cmd, c)
     assert not got[-1]["error"] and "plain" in got[-1]["text"]
 
@@ -110,7 +110,8 @@ def test_an_if_rule_never_sees_a_redirection(host):
     log = host.project / "rules.log"
     rows = [{"type": "command", "command": "/bin/sh", "args": ["-c", f"echo '{rule}' >> '{log}'"], "timeout": 30, "if": rule}
             for rule in ("Bash(*.env*)", "Bash(*<*)", "Bash(* < *)")]
-    obj["hooks"]["PreToolUse"] = [g for g in obj["hooks"]["PreToolUse"] if g.get("matcher") != "Bash"] + [{"matcher": "Bash", "hooks": rows}]
+    pre = [g for g in obj["hooks"]["PreToolUse"] if g.get("matcher") != "Bash"]
+    obj["hooks"]["PreToolUse"] = [*pre, {"matcher": "Bash", "hooks": rows}]
     settings.write_text(json.dumps(obj, indent=2) + "\n")
     script = [{"when": "GO", **hostkit.bash("tr a a < .env")}, hostkit.bash("cat .env"), {"text": "done"}]
     run = host.run("GO", script, args=ARGS)
