@@ -108,6 +108,22 @@ def test_a_huge_command_is_refused_and_a_padded_one_read_whole(project, decide):
     assert decide(project, "Bash", {"command": 7}) is None
 
 
+def test_a_command_not_read_whole_goes_ahead_only_when_it_names_no_secret(project, decide):
+    """Every Bash call reaches the guard, so a long here-document writing an ordinary file must not be
+    refused for its length; one that names a secret in any spelling the guard knows (any case,
+    quotes inside the name, an ANSI-C string) still is, as is a pattern of the project's own."""
+    from msd_core.hooks import secret_bash
+
+    body = "the environment, a monkey's key, package.json\n" * ((secret_bash.MAX_SCAN >> 5) + 1)
+    assert len(body) > secret_bash.MAX_SCAN
+    assert decide(project, "Bash", {"command": f"cat > notes.md <<'EOF'\n{body}EOF"}) is None
+    for hidden in ("cat .E''NV", "cat $'\\x2eenv'", "less id_RSA"):
+        refused = decide(project, "Bash", {"command": f"{hidden} # {body}"})
+        assert refused and "KiB long, more than the guard reads" in refused, hidden
+    (project / ".planning" / "config.json").write_text(json.dumps({"guards": {"secret_files": ["*.kdbx"]}}))
+    assert decide(project, "Bash", {"command": f"less vault.KDBX # {body}"})
+
+
 def test_sourcing_and_copying_are_refused_with_their_own_reason(project, decide):
     sourced = decide(project, "Bash", {"command": "source .env && npm test"})
     assert "it would source .env, and its values could then be printed" in sourced
@@ -131,9 +147,11 @@ def test_grep_is_guarded_on_its_path_and_glob(project, decide):
 def test_the_time_bound_refuses_rather_than_waves_through(project, decide, monkeypatch):
     from msd_core.hooks import secret_bash
 
-    monkeypatch.setattr(secret_bash, "TIME_LIMIT", -1.0)
-    reason = decide(project, "Bash", {"command": "cat notes.md"})
+    monkeypatch.setattr(secret_bash, "TIME_LIMIT", -1.0)  # every reading runs out of time at once
+    reason = decide(project, "Bash", {"command": "cat notes.md .ENV"})
     assert reason and "too complex to check in time" in reason
+    # one that names no secret in any spelling goes ahead: every Bash call reaches the guard
+    assert decide(project, "Bash", {"command": "cat notes.md src/*.py"}) is None
 
 
 def test_the_readme_documents_every_built_in_pattern():
