@@ -28,13 +28,19 @@ that install's settings.json with some of msd's hook entries taken out:
                   a guard that starts no Python per call, and no server the host knows of, can cost
   http floor      the guard rows replaced by `http` hooks POSTing to a server in this script that
                   answers 200 with an empty body at once: the least a guard with no process can cost
+  word rules      the guard rows as the release of 2026-12-07 wrote them (guard server): the Bash row
+                  one entry per secret word, each with its `if` rule `Bash(*<word>*)` (WORD_RULES), which
+                  the host matches on a command's words: no hook for an ordinary command or a redirection,
+                  and every entry (25 calls) for one it cannot split (a loop, `$(...)`)
+  word rules command  the same rows as a local install wrote them: a process per matching entry
   before          the rows of the release before issue 35 (PostToolUse `Bash|Agent`: a hook process
                   on every Bash call), no guards: what the Bash session cost before
 
 Sessions (each a prompt, then the calls one per turn, then a reply):
 
-  bash5        five ordinary Bash calls (no guard row matches them; with the guard server, the session
-               still starts it once)
+  bash5        five ordinary Bash calls (each one passes the secret guard; every Bash call reaches it)
+  loop5        five Bash calls the host cannot split into simple commands (a loop, `$(...)`, a variable
+               set and used), allowed by `--allowedTools Bash` (each one passes the secret guard)
   write10      ten Writes of new `.planning/` documents (each one passes the write guard)
   edit10       ten Edits of an existing `.planning/` document (each one passes the write guard)
   read10       ten Reads of project files (each one passes the secret guard)
@@ -87,8 +93,12 @@ BASELINE = "no guards"  # every ratio is taken against it
 SAMPLES = ("wall", "cpu", "start", "calls", "end")  # what each run records (seconds)
 RESAMPLES = 2000  # bootstrap resamples of the rounds for each ratio's interval
 VARIANTS = ("no hooks", "no guards", "guards", "server floor", "command hook", "console script", "floor", "python start",
-            "shell client", "http floor", "before")
-SERVED = ("guards", "server floor")  # the variants whose session has a server registered as msd-guard
+            "shell client", "http floor", "word rules", "word rules command", "before")
+SERVED = ("guards", "server floor", "word rules")  # the variants whose session has a server registered as msd-guard
+# the words of the Bash guard rows' `if` rules up to 2026-12-07 (one entry each: the "word rules" variants)
+WORD_RULES = (".env", ".ENV", ".Env", ".pem", ".key", ".p12", ".pfx", ".jks", ".ppk", "id_rsa", "id_dsa", "id_ecdsa",
+              "id_ed25519", "netrc", ".pgpass", "credentials", ".npmrc", ".pypirc", ".htpasswd", "secret", "service-account",
+              ".tfvars", ".tfstate", ".docker/config", ".kube/config")
 FLOOR_SERVER = """import sys, json
 for line in sys.stdin:
     m = json.loads(line)
@@ -108,6 +118,8 @@ for line in sys.stdin:
     sys.stdout.flush()
 """
 ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(echo *)", "Bash(ls *)", "Bash(pwd)", "Bash(true)", "Bash(date *)"]
+# the host asks before a command it cannot check (a loop, `$(...)`): loop5 runs with every Bash call allowed
+SESSION_ARGS = {"loop5": [*ARGS, "Bash"]}
 
 
 def sessions(project: Path) -> dict[str, list[dict]]:
@@ -115,6 +127,8 @@ def sessions(project: Path) -> dict[str, list[dict]]:
     bash = ["echo one", "ls -la", "pwd", "echo two", "date +%s"]
     return {
         "bash5": [hostkit.bash(c) for c in bash] + [{"text": "done"}],
+        "loop5": [hostkit.bash(c) for c in ("for i in 1 2; do echo $i; done", "echo $(date +%s)", "x=1; echo $x",
+                                            "for f in src/m1.py; do wc -l $f; done", "echo \"$(pwd)\"")] + [{"text": "done"}],
         "write10": [{"tool_use": [{"name": "Write", "input": {"file_path": str(pl / "phases" / "01-auth" / f"01-{i:02d}-PLAN.md"),
                                                               "content": f"---\nphase: 01-auth\nplan: {i:02d}\n---\n# Plan {i}\n"}}]}
                     for i in range(1, 11)] + [{"text": "done"}],
@@ -217,8 +231,13 @@ def variant_settings(installed: dict, variant: str, runner: str, http_url: str =
         deny = obj.get("permissions", {}).get("deny", [])
         if PERMISSION in deny:
             deny.remove(PERMISSION)
-    if variant in ("command hook", "console script", "floor", "python start", "shell client"):
+    if variant in ("command hook", "console script", "floor", "python start", "shell client", "word rules command"):
         command_rows(obj, runner)
+    if variant in ("word rules", "word rules command"):
+        for group in obj.get("hooks", {}).get("PreToolUse", []):
+            if group.get("matcher") == "Bash":
+                group["hooks"] = [{**h, "if": f"Bash(*{word}*)"} for h in group["hooks"][:1] for word in WORD_RULES]
+        return obj
     if variant == "http floor":
         for group in obj["hooks"]["PreToolUse"]:
             group["hooks"] = [{k: v for k, v in {"type": "http", "url": http_url, "timeout": h.get("timeout"),
@@ -310,12 +329,12 @@ def measure(rounds: int, only: list[str], model_seconds: float = 0.0, variants: 
                 settings.write_text(json.dumps(variant_settings(installed, variant, runner, http_url, fifo), indent=2) + "\n")
                 host_file_for(host, installed_servers, variant)
                 calls, answered = server.calls, len(fifo.requests)
-                run = host.run("GO", scripts[name], args=ARGS, env=env)
+                run = host.run("GO", scripts[name], args=SESSION_ARGS.get(name, ARGS), env=env)
                 if run.returncode != 0 or any(err for _n, _i, _t, err in run.tool_results):
                     raise SystemExit(f"bench: {name}/{variant} failed: {run.stderr[-400:]} {run.tool_results[:3]}")
-                if variant == "http floor" and name != "bash5" and server.calls == calls:
+                if variant == "http floor" and server.calls == calls:
                     raise SystemExit(f"bench: {name}/{variant}: the host never POSTed to the http hook")
-                if variant == "shell client" and name != "bash5" and len(fifo.requests) == answered:
+                if variant == "shell client" and len(fifo.requests) == answered:
                     raise SystemExit(f"bench: {name}/{variant}: no shell client reached the daemon")
                 t = times.setdefault(name, {}).setdefault(variant, {k: [] for k in SAMPLES})
                 model = run.model_times()

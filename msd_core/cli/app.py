@@ -25,7 +25,7 @@ SUBCOMMAND_MODULES = [
     "msd_core.cli.plugin",    # plugin build
     "msd_core.cli.usage",     # usage
     "msd_core.cli.guard",     # guard allow
-    "msd_core.cli.review",    # security accept
+    "msd_core.cli.review",    # security accept, ui accept
 ]
 
 

@@ -28,6 +28,6 @@ is one line on stderr and exit 0.
   guard_server.py   the guards as an MCP server the host starts once per session (a global install)
 
 Adding a hook: a handler module here, its name in events.HANDLERS, and its rows in
-msd_core/install/host_hooks.HOOKS (with a matcher and an `if` rule so the host starts it only
-for the calls it judges).
+msd_core/install/host_hooks.HOOKS (with a matcher, and an `if` rule where the host can tell
+the calls it judges by their words: a guard's rows have none, see host_hooks.BASH_ROW).
 """

@@ -7,7 +7,7 @@
   planning_guard.py (what the write would lose) and injection.py (instructions aimed at the agent
   in the text it adds; kept in quarantine);
 - Read, and Grep (its `path` or `glob`): secret_files.py, the file holds credentials;
-- Bash (only commands naming a secret-looking file reach the hook): secret_bash.py, the
+- Bash (every call reaches the hook: host_hooks.BASH_ROW): secret_bash.py, the
   command would show one (print it, source it, copy it where the guard does not see it).
 
 A refusal is the host's JSON deny, `{"hookSpecificOutput": {"hookEventName": "PreToolUse",

@@ -22,7 +22,9 @@ wrappers are taken off (`sudo -u root`, `nice -n 5`, `timeout 5`, `env A=1`, `xa
   awk's program) counts as opening it.
 
 A command longer than MAX_SCAN, or one that takes longer than TIME_LIMIT to read, is refused
-with its reason rather than waved through. Not seen: a program that opens the file by a name it
+with its reason rather than waved through, unless no spelling of a secret name is in it at all
+(could_name_one): every Bash call reaches the guard, so a long here-document writing an ordinary
+file must not be refused for its length. Not seen: a program that opens the file by a name it
 builds (`open('.e'+'nv')`) or from a script of its own, names built at run time (`cat $(printf '\\x2eenv')`
 with escapes printf decodes, `cat .e${X}nv`), a directory read as a whole (`grep -r KEY .`,
 `find . -exec cat {} +`). Standard library only.
@@ -182,12 +184,48 @@ def _braces(word: str, budget: int = 64) -> list[str]:
 
 
 def bash_finding(command, cwd: str | None, project: str | None, extra: tuple, allow: tuple) -> Finding | None:
-    """What `command` would show of a secret file, or None. Refusal for a command not read."""
+    """What `command` would show of a secret file, or None. Refusal for a command not read whole
+    that could name one."""
     if not isinstance(command, str) or not command:
         return None
-    if len(command) > MAX_SCAN:
-        raise Refusal(f"it is {len(command) >> 10} KiB long, more than the guard reads ({MAX_SCAN >> 10} KiB)")
-    return _commands(command, _Reader(cwd, project, extra, allow), {}, 0, cwd)
+    try:
+        if len(command) > MAX_SCAN:
+            raise Refusal(f"it is {len(command) >> 10} KiB long, more than the guard reads ({MAX_SCAN >> 10} KiB)")
+        return _commands(command, _Reader(cwd, project, extra, allow), {}, 0, cwd)
+    except Refusal:
+        if could_name_one(command, extra):
+            raise
+        return None
+
+
+def could_name_one(command: str, extra: tuple = ()) -> bool:
+    """Whether a command might name a secret file: every literal piece of some secret pattern (built-in
+    or the project's) in it, in any case, once quotes and backslashes are taken out; or an ANSI-C
+    string (`$'\\x2e...'`), which the shell decodes; a glob (`.en?`) does not count. Used only for a command
+    the guard could not read whole."""
+    if "$'" in command:
+        return True
+    plain = command.lower().translate(_QUOTING)
+    return any(all(piece in plain for piece in pieces) for pieces in _pieces(extra))
+
+
+_QUOTING = {ord(c): None for c in "'\"\\"}
+
+
+def _pieces(extra: tuple) -> list[list[str]]:
+    """Per secret pattern, its literal runs lower-cased (`*credentials*.json`: credentials, .json)."""
+    out = []
+    for pattern in [p for p, _what in secret_files.BUILT_IN] + [p for p in extra if isinstance(p, str)]:
+        runs, run = [], ""
+        for ch in pattern.lower() + "*":
+            if ch in "*?[]":
+                if run.rstrip("."):
+                    runs.append(run.rstrip("."))
+                run = ""
+            else:
+                run += ch
+        out.append(runs)
+    return out
 
 
 def _commands(text: str, r: _Reader, values: dict, depth: int, cwd: str | None) -> Finding | None:

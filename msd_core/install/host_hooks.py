@@ -13,8 +13,9 @@ quoting and no shell has to exist). One group per event, appended to the user's 
       MultiEdit, NotebookEdit                            screen (every call: the hook resolves the
                                                          path, which no `if` rule can)
     PreToolUse Read         msd_run hook pre-tool-use    the secret-file guard
-    PreToolUse Bash         msd_run hook pre-tool-use    the same, for a command naming a secret-
-      (if: a SECRET_WORDS word)                          looking file (one rule per word)
+    PreToolUse Bash         msd_run hook pre-tool-use    the same, for a command that would show a
+                                                         secret-looking file (every Bash call: see
+                                                         BASH_ROW)
     PreToolUse Grep         msd_run hook pre-tool-use    the same, for a search of a secret file
     PostToolUse Agent, and  msd_run hook post-tool-use   a budget crossed: told once
       Bash (if: msd_run step-done / commit)
@@ -37,9 +38,10 @@ newer Python), <start> falls back to site's search; a start that fails exits 1, 
 reads as "no verdict" (a missing script file would exit 2, which refuses every call: hence -c).
 
 The `if` rules (Claude Code's permission-rule syntax, `*` the only wildcard, one rule per entry;
-seen in 2.1.332: the host evaluates them before spawning anything) keep every other call free of
-hook processes: no hook runs on an ordinary Bash call. The write tools have none: a path through a
-symlink, which the host matches as spelled, must still reach the guard.
+seen in 2.1.332: the host evaluates them before spawning anything) keep msd's own PostToolUse rows
+off an ordinary Bash call. The guard rows have none: a path through a symlink, which the host
+matches as spelled, must still reach the write guard, and a secret read through a redirection
+must still reach the Bash check (BASH_ROW).
 
 The handlers live in msd_core/hooks/ (standard library only, a few milliseconds). Adding a hook,
 e.g. a PreToolUse guard, is one row in HOOKS and one handler module there.
@@ -86,26 +88,27 @@ TIMEOUT = 30  # seconds; the handlers take milliseconds
 # would never reach the guard; the hook itself answers a path outside `.planning/` after one realpath.
 WRITE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit"
 
-# Bash commands naming one of these reach the secret-file guard (msd_core/hooks/secret_bash.py;
-# tests/hooks/test_secret_guard.py checks every built-in pattern has its word here). The host
-# (2.1.332) matches a rule case-sensitively against each simple command's words after quote
-# removal, without its redirections and with globs unexpanded, and a command it cannot split
-# (a loop, `$(...)`, `$'...'`) against every rule: so `.ENV` and `.Env` have rows of their own,
-# while `tr a a < .env`, `cat .en?` and `.eNv` never reach the hook (README "Hooks").
-SECRET_WORDS = (".env", ".ENV", ".Env", ".pem", ".key", ".p12", ".pfx", ".jks", ".ppk", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519",
-                "netrc", ".pgpass", "credentials", ".npmrc", ".pypirc", ".htpasswd", "secret", "service-account",
-                ".tfvars", ".tfstate", ".docker/config", ".kube/config")
+# Every Bash call reaches the secret-file guard (msd_core/hooks/secret_bash.py): one row, no `if`.
+# Claude Code 2.1.332 matches an `if` rule against each simple command's words after quote removal,
+# without its redirections and here-documents (seen in the CLI: `Bash(*<*)` and `Bash(*.env*)` both
+# miss `tr a a < .env`, `bash <<< 'cat .env'` and `python3 - <<'EOF'` ...), so no rule can send those
+# to the guard; and a command it cannot split (a loop, `$(...)`, `$'...'`) it matches against every
+# rule, so one rule per secret word started one hook process per rule (25) for each such call. One
+# unconditioned row costs a guarded call on every Bash call instead (docs/PERFORMANCE.md, "Guard
+# hooks in the real host"), and starts exactly one process (or one guard-server call) per Bash call.
+BASH_ROW = ("PreToolUse", "Bash", None, "pre-tool-use")
 
 # (event, matcher or None, `if` rule or None, the argument after `msd_run hook`). Rows with the same
 # event and matcher share one group. The host starts a hook only when its matcher and its `if`
-# rule (permission-rule syntax, checked before anything is spawned) fit the call, so no hook runs
-# on an ordinary Bash call or a Bash call other than msd's own.
+# rule (permission-rule syntax, checked before anything is spawned) fit the call: a Bash call starts
+# the guard row once, and the PostToolUse rows only when it is msd's own `step-done` or `commit` (or
+# one the host cannot split, which it matches against both rules: two at most, one rule per entry).
 HOOKS = (
     ("SessionStart", None, None, "session-start"),
     ("PreCompact", None, None, "pre-compact"),
     ("PreToolUse", WRITE_MATCHER, None, "pre-tool-use"),
     ("PreToolUse", "Read", None, "pre-tool-use"),
-    *(("PreToolUse", "Bash", f"Bash(*{word}*)", "pre-tool-use") for word in SECRET_WORDS),
+    BASH_ROW,
     # every Grep: its `if` would match the regex, not the path or glob (2.1.332 offers no Grep tool;
     # the row serves a host that does)
     ("PreToolUse", "Grep", None, "pre-tool-use"),

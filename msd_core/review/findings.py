@@ -313,7 +313,8 @@ def record_review(root: Path, review: Review, folder: Path, phase: str, raw: byt
         items, checked = load_findings(raw, what)
         findings = [check_finding(f, review, root, scope_paths, n) for n, f in enumerate(items, 1)]
     elif not accept:
-        raise UsageError(f"give {what}, or --accept with --reason to decide on the recorded review")
+        raise UsageError(f"give {what}: the reviewer's findings to record (a person accepts a recorded finding as a risk "
+                         f"with `msd {review.name} accept`)")
     with locked(ensure_private_dir(root) / "review.lock", lock_timeout_from_env(), what="review files"):
         previous = read(path)
         if raw is None:  # the person decides on the recorded findings: they stand as they are

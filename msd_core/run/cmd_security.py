@@ -9,9 +9,9 @@ scope: JSON {"phase", "review_file", "recorded", "files", "plans", "commits", "t
 surfaces they show (msd_core.review.surfaces). Exit 1 when the phase names no file.
 record: the reviewer's findings checked and written to `<NN>-SECURITY.md` with the gaps
 (msd_core.review.findings); JSON {"file", "status", "gaps", "open", "accepted", "closed", "counts"}.
-Accepting a security finding as a risk is the person's act, never the agent's: msd_run refuses
-`security record --accept` (exit 2, naming `msd security accept`, the people's command, which
-calls `accept` below). `ui record --accept` still decides on the recorded UI review. A findings file under
+Accepting a finding as a risk is the person's act, never the agent's: msd_run refuses
+`security record --accept` and `ui record --accept` (exit 2, naming `msd security accept` or
+`msd ui accept`, the people's commands, which call `accept` below). A findings file under
 .planning/drafts/ is removed once recorded (msd_core.run.inputs.drop_draft).
 Exit 2 for findings that do not check out, 1 when a re-review leaves out an open finding.
 show: the recorded review read back; exit 1 when there is none. Exit 4: lock timeout.
@@ -48,8 +48,9 @@ def add_record_options(p: argparse.ArgumentParser) -> None:
     from msd_core.review.findings import SEVERITIES
 
     p.add_argument("--findings", metavar="PATH",
-                   help="the reviewer's findings JSON (`-`: stdin); leave out with --accept to decide on the recorded review")
-    p.add_argument("--accept", action="append", default=[], metavar="ID", help="a finding the person accepts as a risk")
+                   help="the reviewer's findings JSON (`-`: stdin)")
+    p.add_argument("--accept", action="append", default=[], metavar="ID",
+                   help="refused: the person accepts a finding as a risk, with `msd security accept` or `msd ui accept`")
     p.add_argument("--reason", metavar="TEXT", help="why the accepted findings are acceptable")
     p.add_argument("--block-on", default="high", choices=SEVERITIES,
                    help="the lowest severity of an open finding that is a gap (default: high)")
@@ -95,31 +96,38 @@ def surfaces_text(root, sc) -> str:
     return "\n".join(lines) + "\n"
 
 
+# each review's finding, and the people's command that accepts one as a risk (msd_core/cli/review.py)
+PERSON = {"security": ("a security finding", "msd security accept"), "ui": ("a UI review finding", "msd ui accept")}
+
+
 def person_only(review, phase: str, ids: list[str]) -> None:
-    """UsageError for an agent's `msd_run security record --accept`: the person accepts a risk."""
+    """UsageError for an agent's `msd_run security|ui record --accept`: the person accepts a risk."""
     from msd_core.errors import UsageError
 
-    if review.name != "security" or not ids:
+    if not ids:
         return
+    what, command = PERSON[review.name]
     named = " ".join(dict.fromkeys(ids))
-    raise UsageError(f"accepting a security finding as a risk is the person's decision, which msd_run does not record; "
+    raise UsageError(f"accepting {what} as a risk is the person's decision, which msd_run does not record; "
                      f"nothing was changed. Show the user the finding and ask them to run, in their terminal: "
-                     f"`msd security accept --phase {phase} {named} --reason \"<why the risk is acceptable>\"`; then read the "
-                     f"result with `msd_run security show --phase {phase}`")
+                     f"`{command} --phase {phase} {named} --reason \"<why the risk is acceptable>\"`; then read the "
+                     f"result with `msd_run {review.name} show --phase {phase}`")
 
 
-def accept(cwd, phase: str, ids: list[str], reason: str | None, block_on: str = "high") -> dict:
-    """A person's acceptance of recorded security findings as risks (`msd security accept`)."""
+def accept(cwd, phase: str, ids: list[str], reason: str | None, block_on: str = "high", kind: str = "security") -> dict:
+    """A person's acceptance of recorded findings of the `kind` review as risks (`msd security accept`,
+    `msd ui accept`)."""
     from msd_core.planning.project import project_root
     from msd_core.review import findings, scope
     from msd_core.run.inputs import screen
 
     root = project_root(cwd)
     sc = scope.phase_scope(root, phase)
-    review = findings.REVIEWS["security"]
+    review = findings.REVIEWS[kind]
     return findings.record_review(root, review, sc.folder, sc.phase["dir"], None, "--findings",
                                   scope_paths=set(sc.paths(existing=False)), files=len(sc.files), block_on=block_on,
-                                  accept=list(ids), reason=reason, extra=surfaces_text(root, sc), screen=screen())
+                                  accept=list(ids), reason=reason, extra=surfaces_text(root, sc) if kind == "security" else "",
+                                  screen=screen())
 
 
 def record(args, root, sc, review, extra: str) -> dict:

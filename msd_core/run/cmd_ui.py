@@ -9,8 +9,9 @@ detect: JSON {phase, ui, reasons, files, words, stack, contract, contract_exists
 (msd_core.review.ui); always exit 0, the answer is `ui`. contract: JSON {file, status
 complete|incomplete|absent, sections, missing}; exit 1 unless complete. record/show: the UI
 review of what was built against the contract, as `msd_run security` records its review
-(`<NN>-UI-REVIEW.md`, ids V1, V2, ...; msd_core.review.findings). Exit 2: bad usage or a
-finding that does not check out; 4: lock timeout.
+(`<NN>-UI-REVIEW.md`, ids V1, V2, ...; msd_core.review.findings). Accepting a finding as a risk
+is the person's act: `record --accept` is refused (exit 2) naming `msd ui accept`, the people's
+command. Exit 2: bad usage or a finding that does not check out; 4: lock timeout.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The secret-file guard (msd_core/hooks/secret_files.py through `msd_run hook pre-tool-use`): a Read
 or a Bash command that would show a credentials file is refused; templates, public keys, ordinary
 files and commands that do not print the file go ahead; the project's config extends and
-allows; and every built-in pattern is reachable through the host's Bash prefilter."""
+allows (the host hands the hook every Bash call: tests/install/test_host_hooks.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,6 @@ import json
 import os
 
 import pytest
-
-from msd_core.hooks import secret_files
-from msd_core.install import host_hooks
 
 
 @pytest.fixture
@@ -98,20 +95,6 @@ def test_a_bash_command_that_does_not_print_one_goes_ahead(project, decide, comm
     assert decide(project, "Bash", {"command": command}) is None
 
 
-def test_every_built_in_pattern_reaches_the_hook_through_a_bash_rule():
-    """The host starts the Bash check only when the command holds a SECRET_WORDS word: every
-    built-in pattern's names hold one (else `cat <name>` would never reach the guard)."""
-    for pattern, _what in secret_files.BUILT_IN:
-        name = pattern.replace("*", "x")
-        assert secret_files.secret_pattern(name) is not None, pattern
-        assert any(word in name for word in host_hooks.SECRET_WORDS), pattern
-    assert all(f"Bash(*{w}*)" in [r for _e, _m, r, _a in host_hooks.HOOKS] for w in host_hooks.SECRET_WORDS)
-
-
-def test_the_prefilter_check_can_fail():
-    assert not any(word in "vault.kdbx" for word in host_hooks.SECRET_WORDS)
-
-
 def test_a_huge_command_is_refused_and_a_padded_one_read_whole(project, decide):
     """Padding no longer hides a read: a command past 64 KiB is read to its end, and one past what
     the guard reads (MAX_SCAN) is refused with the reason and what to do instead."""
@@ -123,6 +106,22 @@ def test_a_huge_command_is_refused_and_a_padded_one_read_whole(project, decide):
     assert huge.startswith("msd guard: this command is refused: it is ") and "Run it as shorter commands" in huge
     assert decide(project, "Bash", {"command": "cat .env 'unbalanced"})  # an open quote runs to the end: still read
     assert decide(project, "Bash", {"command": 7}) is None
+
+
+def test_a_command_not_read_whole_goes_ahead_only_when_it_names_no_secret(project, decide):
+    """Every Bash call reaches the guard, so a long here-document writing an ordinary file must not be
+    refused for its length; one that names a secret in any spelling the guard knows (any case,
+    quotes inside the name, an ANSI-C string) still is, as is a pattern of the project's own."""
+    from msd_core.hooks import secret_bash
+
+    body = "the environment, a monkey's key, package.json\n" * ((secret_bash.MAX_SCAN >> 5) + 1)
+    assert len(body) > secret_bash.MAX_SCAN
+    assert decide(project, "Bash", {"command": f"cat > notes.md <<'EOF'\n{body}EOF"}) is None
+    for hidden in ("cat .E''NV", "cat $'\\x2eenv'", "less id_RSA"):
+        refused = decide(project, "Bash", {"command": f"{hidden} # {body}"})
+        assert refused and "KiB long, more than the guard reads" in refused, hidden
+    (project / ".planning" / "config.json").write_text(json.dumps({"guards": {"secret_files": ["*.kdbx"]}}))
+    assert decide(project, "Bash", {"command": f"less vault.KDBX # {body}"})
 
 
 def test_sourcing_and_copying_are_refused_with_their_own_reason(project, decide):
@@ -148,9 +147,11 @@ def test_grep_is_guarded_on_its_path_and_glob(project, decide):
 def test_the_time_bound_refuses_rather_than_waves_through(project, decide, monkeypatch):
     from msd_core.hooks import secret_bash
 
-    monkeypatch.setattr(secret_bash, "TIME_LIMIT", -1.0)
-    reason = decide(project, "Bash", {"command": "cat notes.md"})
+    monkeypatch.setattr(secret_bash, "TIME_LIMIT", -1.0)  # every reading runs out of time at once
+    reason = decide(project, "Bash", {"command": "cat notes.md .ENV"})
     assert reason and "too complex to check in time" in reason
+    # one that names no secret in any spelling goes ahead: every Bash call reaches the guard
+    assert decide(project, "Bash", {"command": "cat notes.md src/*.py"}) is None
 
 
 def test_the_readme_documents_every_built_in_pattern():

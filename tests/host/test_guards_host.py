@@ -95,8 +95,8 @@ def test_the_model_receives_each_refusal_and_the_normal_calls_run(host, scope):
     assert roadmap == ROADMAP.replace("- [ ] Phase 1: Auth", "- [x] Phase 1: Auth")
     assert not (host.project / ".planning" / "phases" / "01-auth" / "01-RESEARCH.md").exists()
     assert len(list((host.project / ".planning" / ".msd" / "quarantine").iterdir())) == 1
-    # one hook process per guarded call; none for the ordinary Bash call, none after any call
-    assert hook_starts(run) == {"PreToolUse:Write": 2, "PreToolUse:Edit": 1, "PreToolUse:Read": 2, "PreToolUse:Bash": 1}
+    # one hook process per guarded call (every Bash call is one: host_hooks.BASH_ROW), none after any call
+    assert hook_starts(run) == {"PreToolUse:Write": 2, "PreToolUse:Edit": 1, "PreToolUse:Read": 2, "PreToolUse:Bash": 2}
     assert not offered(run)
 
 

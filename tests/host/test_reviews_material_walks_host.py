@@ -135,8 +135,9 @@ def test_docs_update_walked_whole(host_global):
 
 
 def test_ui_review_walked_whole(host_global):
-    """detect and contract, msd-reviewer writes the findings draft, `ui record`, an accepted risk, the
-    commit; the review's gap is what `next` routes to, until it is accepted."""
+    """detect and contract, msd-reviewer writes the findings draft, `ui record`; the agent's own
+    `--accept` is refused naming the person's command, the person accepts the risk in their
+    terminal (`msd ui accept`), and the agent reads the new status and commits."""
     host = host_global
     hostkit.planning_project(host.project)
     (host.project / "src").mkdir()
@@ -158,10 +159,16 @@ def test_ui_review_walked_whole(host_global):
                   "wrote .planning/drafts/01-ui.json: high 1"),
         bash("msd_run ui record --phase 1 --findings .planning/drafts/01-ui.json", when="high 1"),
         bash('msd_run ui record --phase 1 --accept V1 --reason "lists are never empty in v1"', when='"status":"gaps_found"'),
-        bash(f'msd_run commit --files {review} -m "docs(phase-1): UI review"', when='"status":"passed"'),
-        {"when": '"committed":true', "text": "REVIEWED"},
+        {"when": "`msd ui accept --phase 1 V1 --reason", "text": "ASKED"},
     ]
     run = host.run("/msd-ui-review 1", script, args=ARGS)
+    _walked(run, "ASKED")
+    assert "status: gaps_found" in (host.project / review).read_text()  # the agent's --accept changed nothing
+    host.msd("ui", "accept", "V1", "--phase", "1", "--reason", "lists are never empty in v1")
+    script = [bash("msd_run ui show --phase 1"),
+              bash(f'msd_run commit --files {review} -m "docs(phase-1): UI review"', when='"status":"passed"'),
+              {"when": '"committed":true', "text": "REVIEWED"}]
+    run = host.run("I ran msd ui accept; finish the UI review of phase 1", script, args=ARGS)
     _walked(run, "REVIEWED")
     text = (host.project / review).read_text()
     assert "V1" in text and "lists are never empty in v1" in text

@@ -305,7 +305,7 @@ def test_accepting_on_the_recorded_review_keeps_its_findings(msd_run, proj):
     assert r.returncode == 1 and "no security review recorded" in r.stderr
     assert record(msd_run, proj, [finding(), finding(id="S2", severity="critical")], checked=["sql: none"]).returncode == 0
     r = msd_run(["security", "record", "--phase", "2"], cwd=proj)
-    assert r.returncode == 2 and "--accept" in r.stderr
+    assert r.returncode == 2 and "give --findings" in r.stderr and "`msd security accept`" in r.stderr
     r = msd("security", "accept", "S1", "--phase", "2", "--reason", "internal only", "--json", cwd=proj)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)

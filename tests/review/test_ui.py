@@ -197,3 +197,45 @@ def test_the_roadmap_name_counts_when_the_folder_says_otherwise(msd_run, proj):
     plan(proj, "03-prefs", ["src/prefs.py"])  # the folder's words are not the roadmap's "Settings screen"
     out = detect(msd_run, proj, "3")
     assert out["ui"] is True and out["reasons"] == ["its name says screen"]
+
+
+def recorded_ui_gap(msd_run, proj):
+    """A UI review recorded with one open high finding (V1): a gap."""
+    plan(proj, "02-data-sync", ["web/Settings.tsx"])
+    path = proj.parent / "ui.json"
+    path.write_text(json.dumps({"findings": [finding()]}))
+    r = msd_run(["ui", "record", "--phase", "2", "--findings", str(path)], cwd=proj)
+    assert r.returncode == 0 and json.loads(r.stdout)["status"] == "gaps_found", r.stderr
+    return proj / ".planning" / "phases" / "02-data-sync" / "02-UI-REVIEW.md"
+
+
+def test_the_agent_cannot_accept_its_own_ui_finding(msd_run, proj):
+    """`msd_run ui record --accept` (the agent's runtime) refuses, with or without findings, names the
+    person's command and changes nothing: the gap stays."""
+    review = recorded_ui_gap(msd_run, proj)
+    before = review.read_bytes()
+    path = proj.parent / "ui.json"
+    for extra in ([], ["--findings", str(path)]):
+        r = msd_run(["ui", "record", "--phase", "2", "--accept", "V1", "--reason", "internal only", *extra], cwd=proj)
+        assert r.returncode == 2 and "the person's decision, which msd_run does not record" in r.stderr, r.stderr
+        assert '`msd ui accept --phase 2 V1 --reason "<why the risk is acceptable>"`' in r.stderr
+        assert "msd_run ui show --phase 2" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert review.read_bytes() == before
+    assert json.loads(msd_run(["ui", "show", "--phase", "2"], cwd=proj).stdout)["status"] == "gaps_found"
+
+
+def test_the_person_accepts_a_ui_finding_with_a_reason(msd, msd_run, proj):
+    review = recorded_ui_gap(msd_run, proj)
+    r = msd(["ui", "accept", "V1", "--phase", "2"], cwd=proj)
+    assert r.returncode == 2 and "--reason" in r.stderr
+    r = msd(["ui", "accept", "V9", "--phase", "2", "--reason", "x"], cwd=proj)
+    assert r.returncode == 1 and "no such finding" in r.stderr
+    r = msd(["ui", "accept", "V1", "--phase", "2", "--reason", "settings load from a local file in v1", "--json"], cwd=proj)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["status"] == "passed" and out["accepted"] == ["V1"] and out["gaps"] == []
+    assert "settings load from a local file in v1" in review.read_text()
+    assert json.loads(msd_run(["ui", "show", "--phase", "2"], cwd=proj).stdout)["status"] == "passed"
+    accepted = review.read_bytes()
+    r = msd(["security", "accept", "V1", "--phase", "2", "--reason", "x"], cwd=proj)  # the UI review is not the security one
+    assert r.returncode == 1 and "no security review recorded" in r.stderr and review.read_bytes() == accepted

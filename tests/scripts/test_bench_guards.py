@@ -48,10 +48,10 @@ def test_every_variant_but_guards_and_no_hooks_changes_only_the_guard_rows(bench
         rows = [h for g in got["hooks"].get("PreToolUse", []) for h in g["hooks"]]
         if variant in ("no guards", "before"):
             assert rows == []
-        elif variant in ("guards", "server floor"):
+        elif variant in ("guards", "server floor", "word rules"):  # no Bash row here: word rules below
             assert got == base
             assert [(h["type"], h["server"], h["tool"]) for h in rows] == [("mcp_tool", "msd-guard", "check")]
-        elif variant == "command hook":
+        elif variant in ("command hook", "word rules command"):
             assert [(h["type"], h["command"], h["args"][:3], h["args"][4:6], h["if"]) for h in rows] == [
                 ("command", str(interpreter()), LEAN_FLAGS, ["hook", "pre-tool-use"], "Write(**/.planning/**)")]
         elif variant == "python start":
@@ -69,6 +69,24 @@ def test_every_variant_but_guards_and_no_hooks_changes_only_the_guard_rows(bench
         else:  # pragma: no cover - a new variant needs its own case here
             raise AssertionError(variant)
     assert base == installed()  # the install's own settings are never changed in place
+
+
+def test_the_word_rules_variants_put_back_one_bash_entry_per_secret_word(bench):
+    """The Bash guard row as the release of 2026-12-07 wrote it: an entry per word, each with its
+    rule (the host starts every matching entry), through the server or as command rows."""
+    from msd_core.install import host_hooks
+
+    runner = Path("/opt/msd/bin/msd_run")
+    base = installed()
+    base["hooks"]["PreToolUse"].append(host_hooks.group_for(runner, "Bash", [(None, "pre-tool-use")], "/r", "mcp"))
+    for variant, kind in (("word rules", "mcp_tool"), ("word rules command", "command")):
+        got = bench.variant_settings(base, variant, str(runner))
+        writes, bash = got["hooks"]["PreToolUse"]
+        assert [h.get("if") for h in writes["hooks"]] == ["Write(**/.planning/**)"]
+        assert [h["if"] for h in bash["hooks"]] == [f"Bash(*{w}*)" for w in bench.WORD_RULES] and len(bash["hooks"]) == 25
+        assert {h["type"] for h in bash["hooks"]} == {kind}
+    assert "if" not in base["hooks"]["PreToolUse"][1]["hooks"][0]  # the base is not changed in place
+    assert bench.SESSION_ARGS["loop5"][-1] == "Bash"  # the host asks before a loop under ARGS alone
 
 
 def test_the_server_is_registered_only_for_the_variants_that_call_it(bench, tmp_path):
