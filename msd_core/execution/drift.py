@@ -28,7 +28,8 @@ command that deals with it (docs/CONTRACTS.md, "Drift"):
                       gone.
 
 `accept(root, commit, reason)` records a commit in `.planning/drift-accepted.md` (committed with
-the project, so a CI clone and a teammate see the same acceptances). Standard library only.
+the project, so a CI clone and a teammate see the same acceptances). Every run keeps its figure
+for HEAD in `.planning/.msd/drift.json` (msd_core.planning.drift_count). Standard library only.
 """
 
 from __future__ import annotations
@@ -343,6 +344,9 @@ def drift(root: Path, main: Path | None = None) -> dict:
            "findings": findings, "count": len(findings), "clean": not findings}
     if notes:
         out["notes"] = notes
+    from msd_core.planning import drift_count
+
+    drift_count.store(root, out)  # the figure `next` and the status line read for this HEAD
     return out
 
 
