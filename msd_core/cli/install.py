@@ -118,6 +118,10 @@ def _human_uninstall(result: OperationResult) -> None:
         from rich.markup import escape
 
         out.print(escape(f"git merge drivers in {entry['git_dir']}: {entry['action']}"), soft_wrap=True)
+    if (d.get("pre_push") or {}).get("path"):
+        from rich.markup import escape
+
+        out.print(escape(f"git pre-push hook: {d['pre_push']['action']} ({d['pre_push']['path']})"), soft_wrap=True)
     if d.get("folders_left"):
         out.print(f"Folders left because they hold files: {', '.join(d['folders_left'])}", soft_wrap=True)
 
@@ -209,7 +213,7 @@ def _print_runner(out, runner: dict, *, prominent: bool = False, hooked: bool = 
 
 
 def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair=False, runtime=None,
-                profile=None, merge_drivers=True):
+                profile=None, merge_drivers=True, pre_push=False):
     names = _runtimes(runtime, config_dir)
     scope = _scope(global_, local, verb)
     if config_dir:  # a folder you name is made, never the folders above it
@@ -218,7 +222,7 @@ def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, a
         require_parent(_target(scope, config_dir, names[0]).config, "--config-dir",
                        "create the folder above it first, or choose another --config-dir")
     results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair, profile,
-                            merge_drivers) for name in names]  # one install per runtime folder, each with its own manifest and transaction
+                            merge_drivers, pre_push) for name in names]  # one install per runtime folder, each with its own manifest and transaction
     _render_all(verb, results, json_output, _human_install)
 
 
@@ -236,7 +240,7 @@ def _render_all(verb: str, results: list, json_output: bool, human) -> None:
 
 
 def _install_one(verb, target, dry_run, force, json_output, allow_symlink, content_dir, repair=False, profile=None,
-                 merge_drivers=True):
+                 merge_drivers=True, pre_push=False):
     from pathlib import Path
 
     from msd_core.install.installer import install
@@ -244,7 +248,7 @@ def _install_one(verb, target, dry_run, force, json_output, allow_symlink, conte
 
     progress, cb = _progress_cb(json_output)
     options = dict(source=resolve_source(content_dir), force=force, repair=repair, dry_run=dry_run, allow_symlink=allow_symlink, profile=profile,
-                   cwd=Path.cwd(), merge_drivers=merge_drivers)
+                   cwd=Path.cwd(), merge_drivers=merge_drivers, pre_push=pre_push)
     if progress is not None:
         with progress:
             result = install(target, progress=cb, **options)
@@ -268,6 +272,9 @@ LOCAL_HELP = "Install into .claude at the top of the git work tree holding the c
 MERGE_DRIVERS_HELP = ("Do not register git merge drivers for the planning files in the project's repository (by default "
                       "--local registers them in this project, --global in the project holding the current folder, so "
                       "merges never conflict on STATE.md and merge ROADMAP.md and REQUIREMENTS.md by entry).")
+PRE_PUSH_HELP = ("With --local: add a git pre-push hook that runs `msd_run drift --check` and stops a push while "
+                 "drift is unresolved (a pre-push hook of your own is kept and run first). It stays through updates; "
+                 "`msd uninstall --local` removes it and gives your own hook back byte for byte.")
 PROFILE_HELP = ("full (every command and agent) or core (the daily loop: new-project, discuss, plan, execute, verify, progress, "
                 "and every command their content names; agents kept out of the host's per-turn listing). Default: the install's recorded profile, else full. "
                 "Switching removes the dropped commands' files you did not edit and keeps the ones you did.")
@@ -291,9 +298,10 @@ def register(app: typer.Typer) -> None:
             runtime: Optional[str] = typer.Option(None, "--runtime", metavar="NAMES", help=RUNTIME_HELP),
             profile: Optional[str] = typer.Option(None, "--profile", metavar="NAME", help=PROFILE_HELP),
             no_merge_drivers: bool = typer.Option(False, "--no-merge-drivers", help=MERGE_DRIVERS_HELP),
+            pre_push: bool = typer.Option(False, "--pre-push", help=PRE_PUSH_HELP),
         ) -> None:
             _do_install(verb, global_, local, config_dir, dry_run, force, json_output, allow_symlink, content_dir, repair, runtime, profile,
-                        not no_merge_drivers)
+                        not no_merge_drivers, pre_push)
 
         command.__doc__ = doc
         return command
