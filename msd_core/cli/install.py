@@ -222,7 +222,8 @@ def _do_install(verb, global_, local, config_dir, dry_run, force, json_output, a
         require_parent(_target(scope, config_dir, names[0]).config, "--config-dir",
                        "create the folder above it first, or choose another --config-dir")
     results = [_install_one(verb, _target(scope, config_dir, name), dry_run, force, json_output, allow_symlink, content_dir, repair, profile,
-                            merge_drivers, pre_push) for name in names]  # one install per runtime folder, each with its own manifest and transaction
+                            merge_drivers, pre_push)
+               for name in names]  # one install per runtime folder, each with its own manifest and transaction
     _render_all(verb, results, json_output, _human_install)
 
 

@@ -53,7 +53,9 @@ def wrong_by(doc: dict, answer: dict) -> list[dict]:
     """The findings that make `answer`'s proposal wrong (module doc), in the order to deal with them."""
     proposed = str((answer.get("phase") or {}).get("number") or "")
     outside = set(doc.get("outside") or [])
-    stale, here, gone = [], [], []
+    stale: list[dict] = []
+    here: list[dict] = []
+    gone: list[dict] = []
     for f in doc.get("findings") or []:
         if not isinstance(f, dict):
             continue

@@ -5,7 +5,8 @@ Order: check the target -> take the lock -> recover an interrupted run -> read t
 -> plan verdicts -> plan settings.json and msd's hooks (host_hooks.py) -> plan the git merge
 drivers of the project's repository (merge_drivers.py) -> stage + journal + swap (manifest
 last; a global install's guard server entry in ~/.claude.json is a step of the same transaction,
-right before it: guard_server_setup.py; the opt-in git pre-push hook too: pre_push.py) -> a local install's settings.local.json kept out of git (git_exclude.py) -> the merge
+right before it: guard_server_setup.py; the opt-in git pre-push hook too: pre_push.py) -> a local
+install's settings.local.json kept out of git (git_exclude.py) -> the merge
 drivers written into the repository.
 `dry_run` stops after planning and writes nothing.
 
@@ -110,7 +111,8 @@ def _guard_server_step(target: Target, serve: bool, dry_run: bool):
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str,
                   hook_put: tuple[str, bytes, dict | None] | None = None, profile: str = profiles.FULL,
-                  drivers: list[dict] | None = None, records: dict | None = None) -> tuple[txn.Changes, Manifest]:
+                  drivers: list[dict] | None = None,
+                  records: dict | None = None) -> tuple[txn.Changes, Manifest]:
     changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
     settings_mod = permission_config(target)
     pack = record.build_pack(plan.pristine)

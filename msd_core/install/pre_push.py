@@ -186,7 +186,7 @@ def remove_steps(target, manifest, warnings: list[str]) -> tuple[list, dict]:
         warnings.append(f"{hook} was edited since msd wrote it: left as it is"
                         + (f" (your own hook is in {saved})" if back is not None else ""))
         return [], {"path": str(hook), "action": "kept: edited"}
-    if back is not None and _sha(back) == rec.get("saved_sha256"):
+    if saved is not None and back is not None and _sha(back) == rec.get("saved_sha256"):
         return ([Outside(hook, _put(back, now)), Outside(saved, _put(REMOVE, back))],
                 {"path": str(hook), "action": "restored your own hook"})
     if saved is not None:

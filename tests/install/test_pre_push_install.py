@@ -19,14 +19,14 @@ from msd_core.install.uninstaller import uninstall
 from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import resolve_target
 from tests.kit.gitkit import git, new_repo
-from tests.kit.installkit import copy_fixture
 
-USER_HOOK = b"#!/bin/sh\n# mine\nwhile read local_ref local_sha remote_ref remote_sha; do echo \"$remote_ref\" >> \"$(dirname \"$0\")/../pushed-refs\"; done\nexit 0\n"
+USER_HOOK = (b"#!/bin/sh\n# mine\nwhile read local_ref local_sha remote_ref remote_sha; do\n"
+             b"  echo \"$remote_ref\" >> \"$(dirname \"$0\")/../pushed-refs\"\ndone\nexit 0\n")
 
 
 @pytest.fixture
-def content(tmp_path) -> ContentSource:
-    return ContentSource.from_dir(copy_fixture(tmp_path / "content"))
+def content(fixture_content) -> ContentSource:
+    return fixture_content
 
 
 @pytest.fixture
