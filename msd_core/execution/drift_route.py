@@ -84,7 +84,7 @@ def review(answer: dict) -> dict:
 
     try:
         doc = _read(Path(answer["project_root"]))
-    except (MsdError, OSError) as exc:
+    except (MsdError, OSError, ValueError) as exc:  # next answers without drift rather than not at all
         notes = list(answer.get("notes") or [])
         notes.append(f"drift not read ({getattr(exc, 'message', None) or exc}): `{REVIEW}` says why")
         return {**answer, "notes": notes}

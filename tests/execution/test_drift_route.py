@@ -143,3 +143,13 @@ def test_the_status_line_shows_the_count_kept_for_head_and_starts_no_git(msd_run
     r = msd_run(["statusline"], cwd=root, input=payload, env=env)
     assert r.returncode == 0 and "drift" not in r.stdout
     assert not marker.exists()
+
+
+def test_drift_that_cannot_be_read_leaves_the_proposal_with_a_note(msd_run, tmp_path):
+    root = project(tmp_path)
+    hotfix(root)
+    (tmp_path / "elsewhere.md").write_text("- " + "a" * 40 + " x\n")
+    (root / ".planning" / "drift-accepted.md").symlink_to(tmp_path / "elsewhere.md")
+    out = nxt(msd_run, root)
+    assert out["route"] == "audit-milestone" and "drift" not in out
+    assert any(n.startswith("drift not read (") and "symlink" in n for n in out["notes"]), out.get("notes")
