@@ -11,9 +11,13 @@ proposal wrong:
                       commit made outside the workflow, or verified on a commit this branch no
                       longer holds (rebased). msd's own later plans changing an earlier phase's
                       files are the workflow at work: `msd_run drift` lists them, next goes on.
-  missing-file        of the phase proposed (its plans name files that are gone or renamed), or
-                      of a done phase when a commit outside the workflow removed the file.
-  requirement-gone    of the phase proposed.
+  missing-file        a plan names a file a commit outside the workflow deleted or renamed (the
+                      proposed phase's first): executing or counting it done would build on a
+                      file that is not there. A file msd's own `undo` took back is not one: the
+                      plan makes it again.
+  (`requirement-gone` and outside commits on no verified file are counted, not routed: the
+  missing-file findings behind a requirement route already, and an unrelated change is no reason
+  to stop.)
 
 The review answer's `command` is the first such finding's remedy (`/msd-verify-work N`,
 `/msd-plan-phase N --gaps`), its reason names `msd_run drift --text` (every finding) and
@@ -54,7 +58,6 @@ def wrong_by(doc: dict, answer: dict) -> list[dict]:
     proposed = str((answer.get("phase") or {}).get("number") or "")
     outside = set(doc.get("outside") or [])
     stale: list[dict] = []
-    here: list[dict] = []
     gone: list[dict] = []
     for f in doc.get("findings") or []:
         if not isinstance(f, dict):
@@ -63,11 +66,9 @@ def wrong_by(doc: dict, answer: dict) -> list[dict]:
         mine = bool(proposed) and _same(phase, proposed)
         if kind == "stale-verification" and not mine and (f.get("rebased") or outside & set(f.get("commits") or [])):
             stale.append(f)
-        elif kind == "missing-file" and (mine or f.get("commit") in outside):
-            (here if mine else gone).append(f)
-        elif kind == "requirement-gone" and mine:
-            here.append(f)
-    return stale + gone + here
+        elif kind == "missing-file" and f.get("commit") in outside:
+            gone.append((not mine, f))
+    return stale + [f for _other, f in sorted(gone, key=lambda pair: pair[0])]
 
 
 def _same(a: str, b: str) -> bool:

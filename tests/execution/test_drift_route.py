@@ -153,3 +153,15 @@ def test_drift_that_cannot_be_read_leaves_the_proposal_with_a_note(msd_run, tmp_
     out = nxt(msd_run, root)
     assert out["route"] == "audit-milestone" and "drift" not in out
     assert any(n.startswith("drift not read (") and "symlink" in n for n in out["notes"]), out.get("notes")
+
+
+def test_a_file_msds_undo_took_back_does_not_stop_the_plan_that_makes_it(msd_run, tmp_path):
+    root = project(tmp_path)
+    commit(root, "docs: phase 2", {".planning/ROADMAP.md": ROADMAP2,
+                                   ".planning/phases/02-reports/02-01-PLAN.md":
+                                       plan(pid="02-01", files=("src/report.py",), reqs=("REP-01",),
+                                            must="").replace("phase: 01-core", "phase: 02-reports")})
+    commit(root, "feat(02-01): report", {"src/report.py": "r = 1\n"}, "02-reports/02-01")
+    commit(root, "revert(02-01): undo plan 02-01", {"src/report.py": None})  # msd_run undo's subject
+    out = nxt(msd_run, root)
+    assert out["route"] == "execute-phase" and out["drift"]["count"] >= 1  # counted (missing-file), not routed
