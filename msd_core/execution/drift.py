@@ -530,6 +530,10 @@ def accept(root: Path, commit: str, reason: str) -> dict:
         raise UsageError("--reason must say why the commit is accepted")
     if not re.fullmatch(r"[A-Za-z0-9._/~^-]{1,200}", commit or "") or commit.startswith("-"):
         raise UsageError(f"{commit!r} does not name a commit")
+    from msd_core.git.runner import head
+
+    if head(root) is None:  # not the argument's fault: there is no history to accept a commit of
+        raise OperationFailed(f"{root} has no git commit to accept", hint="drift reads git's history")
     proc = _git(["rev-parse", "--verify", "-q", f"{commit}^{{commit}}"], root)
     full = (proc.stdout or "").strip()
     if proc.returncode != 0 or not _HASH.fullmatch(full):

@@ -58,7 +58,7 @@ def wrong_by(doc: dict, answer: dict) -> list[dict]:
     proposed = str((answer.get("phase") or {}).get("number") or "")
     outside = set(doc.get("outside") or [])
     stale: list[dict] = []
-    gone: list[dict] = []
+    gone: list[tuple[bool, dict]] = []
     for f in doc.get("findings") or []:
         if not isinstance(f, dict):
             continue
