@@ -9,10 +9,14 @@ or deleting a file, and planning-docs commits. Phase 1's verification is recorde
 near the start, so drift reads nearly the whole history (the worst case: its one `git log -M
 --name-status` pass runs from the first msd commit).
 
-Each round runs `msd_run drift` and `msd_run next` once each (interleaved); the medians of wall
-time and of CPU time (msd_run and the git processes it started) are printed with drift's commits read and findings. Usage:
+Each round runs, interleaved: `msd_run drift` (which keeps its figure for HEAD in
+`.planning/.msd/drift.json`), `msd_run statusline` (reads only that figure), `msd_run next` with
+the figure kept (warm), then `msd_run next` with it removed (cold: next computes drift itself).
+The medians of wall time and of CPU time (msd_run and the git processes it started) are printed
+with drift's commits read and findings. `--code DIR` runs msd_run from another checkout (an
+older one: the figures before a change). Usage:
 
-  scripts/bench_drift.py [--commits 3200] [--phases 8] [--runs 5] [--json] [--keep]
+  scripts/bench_drift.py [--commits 3200] [--phases 8] [--runs 5] [--json] [--keep] [--code DIR]
 """
 
 from __future__ import annotations
@@ -142,14 +146,15 @@ def build(root: Path, commits: int, phases: int, seed: int = 7) -> dict:
     return {"commits": int(_git(root, "rev-list", "--count", "HEAD")), "phases": phases, "plans": len(plans)}
 
 
-def _time(root: Path, args: list[str]) -> tuple[float, float, str]:
+def _time(root: Path, args: list[str], code: Path = REPO, stdin: str | None = None) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds of msd_run and the git it started, stdout)."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "msd_core.run", *args], cwd=str(root), env=ENV,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "msd_core.run", *args], cwd=str(root), env={**ENV, "PYTHONPATH": str(code)},
+                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                          capture_output=True, text=True)
     took = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -165,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the generated repository and print its path")
+    ap.add_argument("--code", type=Path, default=REPO, help="the checkout msd_run runs from (default: this one)")
     args = ap.parse_args(argv)
+    code = args.code.resolve()
     tmp = Path(tempfile.mkdtemp(prefix="msd-bench-drift-"))
     root = tmp / "project"
     root.mkdir()
@@ -174,18 +181,30 @@ def main(argv: list[str] | None = None) -> int:
         facts = build(root, max(args.commits, 50), max(args.phases, 1))
         facts["build_s"] = round(time.perf_counter() - started, 2)
         drift_s, next_s, drift_cpu, next_cpu, out = [], [], [], [], {}
+        cold_s, cold_cpu, line_s, line_cpu = [], [], [], []
+        payload = json.dumps({"cwd": str(root), "context_window": {"used_percentage": 12}})
         for _ in range(max(args.runs, 1)):
-            took, cpu, text = _time(root, ["drift"])
+            took, cpu, text = _time(root, ["drift"], code)
             drift_s.append(took)
             drift_cpu.append(cpu)
             out = json.loads(text)
-            took, cpu, _text = _time(root, ["next"])
+            took, cpu, _text = _time(root, ["statusline"], code, stdin=payload)
+            line_s.append(took)
+            line_cpu.append(cpu)
+            took, cpu, _text = _time(root, ["next"], code)
             next_s.append(took)
             next_cpu.append(cpu)
+            (root / ".planning" / ".msd" / "drift.json").unlink(missing_ok=True)
+            took, cpu, _text = _time(root, ["next"], code)
+            cold_s.append(took)
+            cold_cpu.append(cpu)
         result = {**facts, "runs": len(drift_s), "drift_s": round(statistics.median(drift_s), 3),
-                  "next_s": round(statistics.median(next_s), 3),
+                  "next_s": round(statistics.median(next_s), 3), "next_cold_s": round(statistics.median(cold_s), 3),
+                  "statusline_s": round(statistics.median(line_s), 3),
                   "ratio": round(statistics.median(drift_s) / statistics.median(next_s), 2),
                   "drift_cpu_s": round(statistics.median(drift_cpu), 3), "next_cpu_s": round(statistics.median(next_cpu), 3),
+                  "next_cold_cpu_s": round(statistics.median(cold_cpu), 3),
+                  "statusline_cpu_s": round(statistics.median(line_cpu), 3), "code": str(code),
                   "commits_read": out.get("commits_read"), "findings": out.get("count"),
                   "by_kind": {k: sum(1 for f in out.get("findings", []) if f["kind"] == k)
                               for k in sorted({f["kind"] for f in out.get("findings", [])})}}
@@ -198,8 +217,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"(built in {result['build_s']}s)")
             print(f"msd_run drift: {result['drift_s']}s wall, {result['drift_cpu_s']}s CPU, median of {result['runs']} "
                   f"({result['commits_read']} commits read, {result['findings']} findings: {result['by_kind']})")
-            print(f"msd_run next:  {result['next_s']}s wall, {result['next_cpu_s']}s CPU; drift/next = {result['ratio']}x "
-                  "(wall)")
+            print(f"msd_run next:  {result['next_s']}s wall, {result['next_cpu_s']}s CPU with drift's figure kept; "
+                  f"drift/next = {result['ratio']}x (wall)")
+            print(f"msd_run next:  {result['next_cold_s']}s wall, {result['next_cold_cpu_s']}s CPU with no figure kept")
+            print(f"msd_run statusline: {result['statusline_s']}s wall, {result['statusline_cpu_s']}s CPU")
             if args.keep:
                 print(f"repository: {root}")
     finally:

@@ -126,6 +126,10 @@ def _human_uninstall(result: OperationResult) -> None:
         from rich.markup import escape
 
         out.print(escape(f"git merge drivers in {entry['git_dir']}: {entry['action']}"), soft_wrap=True)
+    if (d.get("pre_push") or {}).get("path"):
+        from rich.markup import escape
+
+        out.print(escape(f"git pre-push hook: {d['pre_push']['action']} ({d['pre_push']['path']})"), soft_wrap=True)
     if d.get("folders_left"):
         out.print(f"Folders left because they hold files: {', '.join(d['folders_left'])}", soft_wrap=True)
 
@@ -263,6 +267,9 @@ LOCAL_HELP = "Install into .claude at the top of the git work tree holding the c
 MERGE_DRIVERS_HELP = ("Do not register git merge drivers for the planning files in the project's repository (by default "
                       "--local registers them in this project, --global in the project holding the current folder, so "
                       "merges never conflict on STATE.md and merge ROADMAP.md and REQUIREMENTS.md by entry).")
+PRE_PUSH_HELP = ("With --local: add a git pre-push hook that runs `msd_run drift --check` and stops a push while "
+                 "drift is unresolved (a pre-push hook of your own is kept and run first). It stays through updates; "
+                 "`msd uninstall --local` removes it and gives your own hook back byte for byte.")
 PROFILE_HELP = ("full (every command and agent) or core (the daily loop: new-project, discuss, plan, execute, verify, progress, "
                 "and every command their content names; agents kept out of the host's per-turn listing). Default: the install's recorded profile, else full. "
                 "Switching removes the dropped commands' files you did not edit and keeps the ones you did.")
@@ -286,10 +293,11 @@ def register(app: typer.Typer) -> None:
             runtime: Optional[str] = typer.Option(None, "--runtime", metavar="NAMES", help=RUNTIME_HELP),
             profile: Optional[str] = typer.Option(None, "--profile", metavar="NAME", help=PROFILE_HELP),
             no_merge_drivers: bool = typer.Option(False, "--no-merge-drivers", help=MERGE_DRIVERS_HELP),
+            pre_push: bool = typer.Option(False, "--pre-push", help=PRE_PUSH_HELP),
         ) -> None:
             request = InstallRequest(source=resolve_source(content_dir), force=force or repair, dry_run=dry_run,
                                      allow_symlink=allow_symlink, profile=profile, cwd=Path.cwd(),
-                                     merge_drivers=not no_merge_drivers)
+                                     merge_drivers=not no_merge_drivers, pre_push=pre_push)
             _do_install(verb, global_, local, config_dir, runtime, request, json_output)
 
         command.__doc__ = doc

@@ -75,6 +75,10 @@ def install(out, d: dict) -> None:
             out.print(f"  commit {drivers['commit']}: teammates' clones then merge .planning/ files the same way")
     elif drivers.get("action"):
         out.print(f"git merge drivers: {drivers['action']}" + (f" ({drivers['hint']})" if drivers.get("hint") else ""))
+    push = d.get("pre_push") or {}
+    if push.get("path"):
+        out.print(out.escape(f"git pre-push hook (msd_run drift --check): {push['action']} in {push['path']}"
+                             + (f"; your own hook runs first from {push['chained']}" if push.get("chained") else "")))
     if d.get("msd_run"):
         runner(out, d["msd_run"], prominent=True, hooked=hook.get("action") in ("added", "updated", "present"))
     if not d.get("dry_run") and d.get("runtime", "claude") == "claude":

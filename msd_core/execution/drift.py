@@ -28,7 +28,8 @@ command that deals with it (docs/CONTRACTS.md, "Drift"):
                       gone.
 
 `accept(root, commit, reason)` records a commit in `.planning/drift-accepted.md` (committed with
-the project, so a CI clone and a teammate see the same acceptances). Standard library only.
+the project, so a CI clone and a teammate see the same acceptances). Every run keeps its figure
+for HEAD in `.planning/.msd/drift.json` (msd_core.planning.drift_count). Standard library only.
 """
 
 from __future__ import annotations
@@ -343,6 +344,9 @@ def drift(root: Path, main: Path | None = None) -> dict:
            "findings": findings, "count": len(findings), "clean": not findings}
     if notes:
         out["notes"] = notes
+    from msd_core.planning import drift_count
+
+    drift_count.store(root, out)  # the figure `next` and the status line read for this HEAD
     return out
 
 
@@ -526,6 +530,10 @@ def accept(root: Path, commit: str, reason: str) -> dict:
         raise UsageError("--reason must say why the commit is accepted")
     if not re.fullmatch(r"[A-Za-z0-9._/~^-]{1,200}", commit or "") or commit.startswith("-"):
         raise UsageError(f"{commit!r} does not name a commit")
+    from msd_core.git.runner import head
+
+    if head(root) is None:  # not the argument's fault: there is no history to accept a commit of
+        raise OperationFailed(f"{root} has no git commit to accept", hint="drift reads git's history")
     proc = _git(["rev-parse", "--verify", "-q", f"{commit}^{{commit}}"], root)
     full = (proc.stdout or "").strip()
     if proc.returncode != 0 or not _HASH.fullmatch(full):

@@ -4,12 +4,14 @@ Input (stdin): the JSON the host passes a status line command (seen in Claude Co
 `model.id`, `cwd`, `workspace.project_dir`, `context_window.used_percentage`,
 `context_window.context_window_size`, ...). Output: one line, e.g.
 
-    msd v1.2 · phase 02 · plan 02-01 · execute-phase: gate · ctx 12% · phase 45.2k tok
+    msd v1.2 · phase 02 · plan 02-01 · execute-phase: gate · ctx 12% · drift 3 · phase 45.2k tok
 
 milestone (STATE.md's `milestone:`), the phase and plan in progress, the flow step, the share of
 the context window used (the host's own figure, shown only when it is from 0 to 100) and this phase's tokens so far (the host's
 transcripts, read incrementally: msd_core.usage.cache). The window the host reports for the
-model is kept for `msd usage`. Outside an msd project: `msd` and the context share only.
+model is kept for `msd usage`. `drift N`: the findings `msd_run drift` (or `next`) counted for this HEAD
+(msd_core.planning.drift_count), shown only while HEAD is the one they were counted on and never
+computed here. Outside an msd project: `msd` and the context share only.
 """
 
 from __future__ import annotations
@@ -68,6 +70,11 @@ def line(payload: dict, install_root: str | None = None) -> str:
     used = percent(cw.get("used_percentage"))  # NaN, an infinity or a share outside 0..100: not shown
     if used is not None:
         parts.append(f"ctx {used:.0f}%")
+    if root is not None:
+        from msd_core.planning.drift_count import count as drift_count
+
+        found = drift_count(root)  # the figure kept for HEAD (git's files read, no git process), never computed here
+        parts += [f"drift {found}"] if found else []
     if pos and pos.get("phase"):
         from msd_core.hooks.budget import phase_tokens
 

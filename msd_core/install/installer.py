@@ -5,7 +5,8 @@ Order: check the target -> take the lock -> recover an interrupted run -> read t
 -> plan verdicts -> plan settings.json and msd's hooks (host_hooks.py) -> plan the git merge
 drivers of the project's repository (merge_drivers.py) -> stage + journal + swap (manifest
 last; a global install's guard server entry in ~/.claude.json is a step of the same transaction,
-right before it: guard_server_setup.py) -> a local install's settings.local.json kept out of git (git_exclude.py) -> the merge
+right before it: guard_server_setup.py; the opt-in git pre-push hook too: pre_push.py) -> a local
+install's settings.local.json kept out of git (git_exclude.py) -> the merge
 drivers written into the repository.
 `dry_run` stops after planning and writes nothing.
 
@@ -30,7 +31,7 @@ from msd_core.errors import MsdError, UsageError
 from msd_core.files import txn
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import git_exclude, guard_server_setup, host_hooks, merge_drivers
+from msd_core.install import git_exclude, guard_server_setup, host_hooks, merge_drivers, pre_push
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import Plan, plan_install
 from msd_core.install.request import InstallRequest
@@ -110,7 +111,8 @@ def _guard_server_step(target: Target, serve: bool, dry_run: bool):
 
 def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: dict, settings_change, created_config: list[str], backup_stamp: str,
                   hook_put: tuple[str, bytes, dict | None] | None = None, profile: str = profiles.FULL,
-                  drivers: list[dict] | None = None) -> tuple[txn.Changes, Manifest]:
+                  drivers: list[dict] | None = None,
+                  records: dict | None = None) -> tuple[txn.Changes, Manifest]:
     changes = txn.Changes(puts=dict(plan.puts), deletes=list(plan.deletes))
     settings_mod = permission_config(target)
     pack = record.build_pack(plan.pristine)
@@ -168,6 +170,11 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
         extra[record.MERGE_DRIVERS_KEY] = drivers
     else:
         extra.pop(record.MERGE_DRIVERS_KEY, None)
+    for key, value in (records or {}).items():  # records of what msd made outside the folder (pre_push.py)
+        if value is None:
+            extra.pop(key, None)
+        else:
+            extra[key] = value
     manifest = Manifest(
         version=__version__, scope=target.scope, target=record.manifest_target(target), files=plan.files, runtime=target.runtime,
         registry=registry, created_dirs=created_dirs, settings_permission=settings_change.permission, extra=extra,
@@ -183,7 +190,7 @@ def build_changes(target: Target, plan: Plan, old: Manifest | None, registry: di
 def install(target: Target, *, source: ContentSource | None = None, force: bool = False, repair: bool = False,
             dry_run: bool = False, allow_symlink: bool = False, lock_timeout: float | None = None,
             progress: Callable[[str, int, int], None] | None = None, profile: str | None = None,
-            cwd: Path | None = None, merge_drivers: bool = True) -> OperationResult:
+            cwd: Path | None = None, merge_drivers: bool = True, pre_push: bool = False) -> OperationResult:
     """Install or update msd-core in `target`. Returns the per-file verdicts (OperationResult).
 
     `repair` and `force` are one mode (see the module doc); `profile` None keeps the recorded one.
@@ -191,7 +198,8 @@ def install(target: Target, *, source: ContentSource | None = None, force: bool 
     drivers (install/merge_drivers.py; None: none for a global install)."""
     return run_install(target, InstallRequest(
         source=source or ContentSource.packaged(), force=force or repair, dry_run=dry_run, allow_symlink=allow_symlink,
-        lock_timeout=lock_timeout, progress=progress, profile=profile, cwd=cwd, merge_drivers=merge_drivers))
+        lock_timeout=lock_timeout, progress=progress, profile=profile, cwd=cwd, merge_drivers=merge_drivers,
+        pre_push=pre_push))
 
 
 def run_install(target: Target, request: InstallRequest) -> OperationResult:
@@ -269,9 +277,10 @@ def _run(target: Target, request: InstallRequest, result: OperationResult, creat
         if exclude is not None:
             hook_put[2]["git_exclude"] = exclude  # in the manifest before the line is written: uninstall takes it out
     git_drivers = merge_drivers.plan(target, old, request.cwd, request.merge_drivers)
+    push_hook = pre_push.plan(target, old, request.cwd, request.pre_push)  # refuses before anything is written
     stamp = _timestamp(target.config)
     changes, manifest = build_changes(target, plan, old, registry, settings_change, created_config, stamp, hook_put, profile,
-                                      git_drivers.records)
+                                      git_drivers.records, {pre_push.RECORD: push_hook.record})
     backup_dir = str(target.config / BACKUPS_PREFIX / stamp) if plan.backups else None
     for fv in plan.verdicts:
         if fv.backup:
@@ -282,6 +291,7 @@ def _run(target: Target, request: InstallRequest, result: OperationResult, creat
     step, server = _guard_server_step(target, serve, dry_run)
     if step is not None:
         changes.outside.append(step)  # one step of the transaction, right before the manifest
+    changes.outside.extend(push_hook.steps if not dry_run else [])
     if not dry_run and not changes.empty():
         total = changes.count()
         done = [0]
@@ -319,6 +329,8 @@ def _run(target: Target, request: InstallRequest, result: OperationResult, creat
         "hooks": hook,
         "guard_server": server,
         "merge_drivers": git_drivers.entry,
+        "pre_push": push_hook.entry if not dry_run or not push_hook.steps else
+        {**push_hook.entry, "action": "would " + ("add" if push_hook.entry["action"] == "added" else "update")},
     }
     if plan.conflicts:
         warnings.append(f"{len(plan.conflicts)} file(s) conflict with your edits: the new versions are beside them as <file>.msd-new")

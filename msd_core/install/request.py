@@ -28,6 +28,7 @@ class InstallRequest:
     profile: str | None = None
     cwd: Path | None = None
     merge_drivers: bool = True
+    pre_push: bool = False  # the opt-in git pre-push hook that runs `msd_run drift --check` (install/pre_push.py)
 
 
 @dataclass(frozen=True)

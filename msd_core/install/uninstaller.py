@@ -12,6 +12,8 @@
   recorded repository's config and .gitattributes (a block that was there before: kept), first
 - the guard server's entry in ~/.claude.json (guard_server_setup.py): taken out as a step of the
   same transaction (a file msd created goes, a blank one gets its bytes back)
+- the opt-in git pre-push hook (pre_push.py): a step of the same transaction; your own hook it
+  chained comes back byte for byte
 - every folder msd created that is now empty: removed (the config folder too, if msd created it,
   also when it was created by a first install that was killed: msd_core/ownership/record.py)
 All in one transaction, like install. msd's marker in a config folder msd created is kept through
@@ -29,7 +31,7 @@ from msd_core.files import txn
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import git_exclude, guard_server_setup, host_hooks, merge_drivers
+from msd_core.install import git_exclude, guard_server_setup, host_hooks, merge_drivers, pre_push
 from msd_core.install.installer import check_runtime
 from msd_core.install.lock import install_lock
 from msd_core.install.plan import NEW_SUFFIX
@@ -167,6 +169,8 @@ def _run(target: Target, request: UninstallRequest, result: OperationResult) -> 
     step, server = _guard_server_step(target, manifest, dry_run, result.warnings)
     if step is not None:
         changes.outside.append(step)
+    push_steps, push_hook = pre_push.remove_steps(target, manifest, result.warnings)
+    changes.outside.extend(push_steps if not dry_run else [])
     if created_config:  # kept through the transaction; dropped after it, right before the folders it names
         changes.puts[record.MARKER] = record.marker_bytes(created_config)
     gone = set(changes.deletes)
@@ -203,6 +207,7 @@ def _run(target: Target, request: UninstallRequest, result: OperationResult) -> 
         "hooks": hook,
         "guard_server": server,
         "merge_drivers": git_drivers,
+        "pre_push": {**push_hook, "action": "would remove"} if dry_run and push_steps else push_hook,
         "folders_left": left if not dry_run else [],
         "_created_config_dirs": created_config if not dry_run and not keep_marker else [],
         "_drop_marker": bool(created_config) and not keep_marker and not dry_run,

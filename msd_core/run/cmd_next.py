@@ -4,7 +4,8 @@
     a flow run in progress adds "resume": {"workflow", "step", "command": "msd_run next-step --workflow ..."}
 
 Routes: new-project, resume-work, discuss-phase, plan-phase, execute-phase, verify-work,
-plan-gaps, complete-milestone, new-milestone, claimed (every phase left is someone else's).
+plan-gaps, complete-milestone, new-milestone, claimed (every phase left is someone else's),
+review-drift (drift makes the proposal wrong: msd_core.execution.drift_route).
 A phase someone else claimed (`msd_run claim`) is passed by unless --ignore-claims. The rules live in msd_core.progress.route.
 """
 
@@ -24,7 +25,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args):
+    from msd_core.execution import drift_route
     from msd_core.progress.route import decide
 
     answer = decide(args.cwd, install_root=args.root, ignore_claims=args.ignore_claims)
+    answer = drift_route.review(answer)  # drift that makes the proposal wrong routes to its review
     return answer["command"] if args.raw else answer

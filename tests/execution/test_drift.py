@@ -247,8 +247,10 @@ def test_a_squash_of_msd_commits_keeps_their_trailers(msd_run, tmp_path):
 def test_outside_git_or_without_a_commit_is_one_line(msd_run, tmp_path):
     root = tmp_path / "q"
     (root / ".planning").mkdir(parents=True)
-    r = msd_run(["drift"], cwd=root)
-    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    for args in (["drift"], ["drift", "accept", "HEAD", "--reason", "x"]):  # no history: not a usage mistake
+        r = msd_run(args, cwd=root)
+        assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, args
+    assert not (root / ".planning" / "drift-accepted.md").exists()
 
 
 def test_a_commit_a_run_record_lists_is_workflow_without_a_trailer(msd_run, tmp_path):

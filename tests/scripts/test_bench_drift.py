@@ -20,3 +20,4 @@ def test_bench_drift_builds_a_history_and_reads_all_of_it():
     assert out["commits"] == 80 and out["plans"] == 6
     assert out["commits_read"] == 78  # from the first msd commit (the two commits before it are not read)
     assert out["drift_s"] > 0 and out["next_s"] > 0 and out["by_kind"].get("outside-commit", 0) > 0
+    assert out["next_cold_s"] > 0 and out["statusline_s"] > 0 and out["code"] == str(REPO)
