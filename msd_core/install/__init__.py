@@ -27,6 +27,7 @@ Modules, one decision each:
   lean_start.py   how msd starts a Python process the host may start often (its own python, -I -S)
   guard_server_setup.py  the guard server's entry in ~/.claude.json (a global install's guards)
   merge_drivers.py  the git merge drivers an install registers in the project's repository
+  pre_push.py     the opt-in git pre-push hook (`--pre-push`) that runs `msd_run drift --check`
   verify.py       `msd status --verify`: every installed file against the wheel it came from
   request.py      what an install or an uninstall was asked to do (one frozen record each)
 
