@@ -197,3 +197,23 @@ def test_the_roadmap_name_counts_when_the_folder_says_otherwise(msd_run, proj):
     plan(proj, "03-prefs", ["src/prefs.py"])  # the folder's words are not the roadmap's "Settings screen"
     out = detect(msd_run, proj, "3")
     assert out["ui"] is True and out["reasons"] == ["its name says screen"]
+
+
+@pytest.mark.parametrize("git_repo", [True, False])
+def test_msds_own_local_install_is_no_frontend(msd_run, proj, git_repo):
+    """Issue 45: a local install puts msd's `templates/` (and more) under `.claude/msd-core/`;
+    those files are msd's (its manifest lists them), not the project's UI files."""
+    import subprocess
+
+    from msd_core.install.installer import install
+    from msd_core.paths import resolve_target
+
+    if git_repo:
+        subprocess.run(["git", "init", "-q", str(proj)], check=True)
+    install(resolve_target("local", project_dir=proj))
+    assert any((proj / ".claude" / "msd-core" / "templates").iterdir())
+    (proj / ".planning" / "ROADMAP.md").write_text(ROADMAP.replace("records reach the server", "a dashboard shows the sync"))
+    assert detect(msd_run, proj, "2")["ui"] is False
+    (proj / "templates").mkdir()  # the project's own templates folder still counts
+    (proj / "templates" / "base.txt").write_text("x\n")
+    assert detect(msd_run, proj, "2")["ui"] is True
