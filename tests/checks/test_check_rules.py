@@ -276,6 +276,11 @@ def test_at_lines_inside_fenced_code_are_not_includes(tree):
     ("Never use `git add -A`.", False), ("Do not run git commit -a here.", False),
     ("Never `git add -A`, `git add --all`, `git add .`, `git add -u` or `git commit -a`.", False),
     ("Do not stop here. Then run `git add -A`.", True),
+    # committing STATE.md syncs it, which may tick ROADMAP.md's boxes: both are named (issue 45)
+    ("`msd_run commit --files .planning/phases/01-x/01-UAT.md .planning/STATE.md -m x`", True),
+    ("`msd_run commit -m x -- .planning/STATE.md`", True),
+    ("`msd_run commit --files .planning/STATE.md .planning/ROADMAP.md -m x`", False),
+    ("`msd_run commit --files a.md -m x -- .planning/ROADMAP.md .planning/STATE.md`", False),
 ])
 def test_commit_scope_patterns(tree, text, bad):
     part = tree / PART2
