@@ -15,6 +15,7 @@ from pathlib import Path
 from msd_core.checks import (
     agreement,
     commits,
+    field_spelling,
     contract,
     fields,
     floor,
@@ -50,6 +51,7 @@ RULES = (
     ("generated", generated.check),
     ("agreement", agreement.check),
     ("template-fields", fields.check),
+    ("field-spelling", field_spelling.check),
     ("own-wording", wording.check),
     ("floor", floor.check),
     ("statuses", statuses.check),

@@ -290,6 +290,28 @@ def test_commit_scope_patterns(tree, text, bad):
     assert found == ({(PART2, lines)} if bad else set())
 
 
+# --- field spelling (issue 45) ---------------------------------------------------------------
+
+
+ROADMAP_TEMPLATE = "# Roadmap\n\n### Phase 1: {{Name}}\nGoal: {{goal}}\nRequirements: {{CAT}}-01\n**Owner**: {{who}}\n"
+
+
+@pytest.mark.parametrize("text, bad", [
+    ("Collect the IDs of the roadmap's `**Requirements**:` lines.", True),  # new-project's old detail line
+    ("Check its `**Requirements:**` line.", True),
+    ("Collect the IDs of the roadmap's `Requirements:` lines.", False),
+    ("The phase's `Requirements:` count (`**Requirements**:` in older roadmaps).", False),
+    ("Fill `**Owner**:` as the template does.", False),  # the template writes that one bold
+    ("A `**Goal**:` line.", True),
+])
+def test_field_spelling_follows_the_template(tree, text, bad):
+    (tree / "msd-core/templates/roadmap.md").write_text(ROADMAP_TEMPLATE)
+    part = tree / PART2
+    part.write_text(part.read_text() + text + "\n")
+    lines = len(part.read_text().splitlines())
+    assert check_rule(tree, "field-spelling") == ({(PART2, lines)} if bad else set())
+
+
 # --- contract ------------------------------------------------------------------------------
 
 
