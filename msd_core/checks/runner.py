@@ -15,8 +15,8 @@ from pathlib import Path
 from msd_core.checks import (
     agreement,
     commits,
-    field_spelling,
     contract,
+    field_spelling,
     fields,
     floor,
     flow_vars,

@@ -28,7 +28,8 @@ def contradictions(text: str) -> list[int]:
 
 
 @pytest.mark.parametrize("text, bad", [
-    ("`{\"committed\": false, \"reason\": \"not a git repository\"}`. (With `commit_docs`\n  false the flow never offers this step.)", True),
+    ("`{\"committed\": false, \"reason\": \"not a git repository\"}`. (With `commit_docs`\n"
+     "  false the flow never offers this step.)", True),
     ("Always (with `commit_docs` false, 3 commits nothing and says so).", False),
     ("(with `commit_docs` false it commits nothing and says so).", False),
     ("With commit_docs false the flow skips the commit step.", True),
