@@ -576,6 +576,8 @@ def complete_milestone(a: Agent, version: str, name: str, phases: list[Phase]) -
     a.begin(f"/msd-complete-milestone {version}")
     nxt = json.loads(a.run(stem, "Step 1", "msd_run next").stdout)
     assert nxt["route"] == "complete-milestone", nxt
+    sessions = a.run(stem, "Step 1", "msd_run debug list").stdout  # issue 45: open sessions are committed or closed
+    assert '"status":"investigating"' not in sessions.replace(" ", ""), sessions
     a.run(stem, "Step 2", "msd_run history-digest")
     v = {"version": version, "name": name}
     a.run(stem, "Step 3", "mkdir -p", **v)
