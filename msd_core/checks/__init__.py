@@ -7,6 +7,7 @@ Every rule family has its own module and one entry point, `check(ctx) -> list[Vi
   protected.py   `msd:protected` sentinels (partition rule d)
   includes.py    `@` include lines resolve to shipped files; none in detail parts
   commits.py     instructions that commit name their files
+  field_spelling.py  a workflow names a template's field as the template spells it
   contract.py    every `msd_run ...` invocation parses with msd_run's real parser
   shell.py       host-rendered shell context: only the `msd_run resolve <stem> --emit` line
   runtime_gate.py  each runtime's installed command carries its gate for split workflows

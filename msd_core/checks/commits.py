@@ -9,7 +9,10 @@ Fails, anywhere in a markdown content file (prose or code) or a flow's prompts:
     deletions under them included) under the project's commit lock and leaves whatever else is
     staged alone; a bare `git commit` takes everything staged, by anyone;
   - a commit helper call without its files argument: `msd_run commit` with options but without
-    `--files <path>` (or `-- <path>`); a bare mention of the command and `--list` pass.
+    `--files <path>` (or `-- <path>`); a bare mention of the command and `--list` pass;
+  - a `msd_run commit` whose files name `.planning/STATE.md` but not `.planning/ROADMAP.md`:
+    committing STATE.md syncs it first, which may tick ROADMAP.md's boxes, and the helper
+    commits only what is named, so the tree would be left dirty.
 A match preceded, earlier in the same sentence of its line, by a negation (never, not, n't,
 avoid, instead of, forbidden, prohibited) is a prohibition, not an instruction, and passes:
 "Never run `git add -A`, `git add .` or `git commit -a`" is fine; "Done. Run `git add -A`" is not.
@@ -88,6 +91,29 @@ def _checked_lines(tree):
             yield rel, [line.replace('\\"', '"') for line in tree.lines(rel)]
 
 
+STATE_FIX = "name ROADMAP.md beside STATE.md: msd_run commit --files ... .planning/STATE.md .planning/ROADMAP.md -m ..."
+
+
+def named_files(toks: list[str]) -> list[str]:
+    """The paths a `msd_run commit` names: the values after `--files` (up to the next option) and after `--`."""
+    out: list[str] = []
+    taking = False
+    for tok in toks:
+        if tok in ("--files", "--"):
+            taking = True
+        elif tok.startswith("-"):
+            taking = False
+        elif taking:
+            out.append(tok)
+    return out
+
+
+def _state_without_roadmap(toks: list[str]) -> bool:
+    files = named_files(toks)
+    return (any(f.endswith(".planning/STATE.md") for f in files)
+            and not any(f.endswith(".planning/ROADMAP.md") for f in files))
+
+
 def check(ctx: CheckContext) -> list[Violation]:
     tree = ctx.tree
     out: list[Violation] = []
@@ -114,4 +140,7 @@ def check(ctx: CheckContext) -> list[Violation]:
                 named = named or ("--" in toks and toks.index("--") + 1 < len(toks))
                 if not named and not negated(line, m.start()):
                     out.append(Violation(rel, i, RULE, f"`{helper}` without `{opt} <file>...` commits whatever is staged", f"pass the files: {helper} ... {opt} <file> <file>"))
+                elif _state_without_roadmap(toks):
+                    out.append(Violation(rel, i, RULE, "names STATE.md but not ROADMAP.md: the sync before the commit may tick "
+                                         "ROADMAP.md's boxes, and only named files are committed", STATE_FIX))
     return out

@@ -32,11 +32,10 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
 - STATE.md and ROADMAP.md follow the project's files: when `.planning/STATE.md` or
   `.planning/ROADMAP.md` is named, `state sync` (msd_core.progress.state_sync) runs first, so
   a commit never records derived lines the tree contradicts (reported in `state_sync`; with
-  `commit_docs` false the sync runs all the same, and nothing is committed). The
-  same sync keeps ROADMAP.md's checkboxes: when STATE.md is named and ROADMAP.md is not, but
-  ROADMAP.md differs from HEAD in checkbox marks only, it goes with STATE.md (`derived`): the
-  two are one derived record and never drift apart in history. Any other edit of ROADMAP.md
-  is committed only when named.
+  `commit_docs` false the sync runs all the same, and nothing is committed). The sync may tick
+  ROADMAP.md's boxes; ROADMAP.md is committed only when named (the commit holds exactly the
+  named paths), so every commit line of the content that names STATE.md names ROADMAP.md too
+  (msd check content: msd_core/checks/commit_lines.py).
 - Staging and committing run under the project's commit lock, and the commit is made with
   a pathspec (`git commit -- <paths>`, which takes the working tree's content of the named
   paths): whatever else is staged, by anyone, stays staged and out of this commit.
@@ -258,30 +257,6 @@ def _sync_planning(top: Path, rels: list[str]) -> dict | None:
     return None
 
 
-def _derived_with_state(top: Path, rels: list[str]) -> list[str]:
-    """ROADMAP.md beside a named STATE.md when it differs from HEAD in checkbox marks only."""
-    out = []
-    for rel in rels:
-        if rel != ".planning/STATE.md" and not rel.endswith("/.planning/STATE.md"):
-            continue
-        road = rel[: -len("STATE.md")] + "ROADMAP.md"
-        if road in rels or not (top / road).is_file():
-            continue
-        shown = git(["show", f"HEAD:{road}"], top, check=False)
-        if shown.returncode != 0:
-            continue
-        from msd_core.files.safe_read import MAX_DOC_BYTES, read_text
-        from msd_core.progress.state_sync import boxes_only
-
-        try:
-            now = read_text(top / road, MAX_DOC_BYTES, errors="strict")
-        except (OSError, UnicodeDecodeError):
-            continue
-        if boxes_only(shown.stdout, now):
-            out.append(road)
-    return out
-
-
 def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None = None,
                   deviation: str | None = None, task: int | None = None) -> dict:
     if not message or not message.strip():
@@ -348,8 +323,6 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         return {**base, "committed": False, "reason": "commit_docs is false: planning files stay uncommitted",
                 "files": []}
 
-    derived = _derived_with_state(top, rels) if synced is not None and "error" not in synced else []
-    rels = rels + derived
     from msd_core.files.atomic import lock_timeout_from_env, locked
 
     with locked(run_record.lock_path(main), lock_timeout_from_env(), what="the project's commit lock"):
@@ -425,8 +398,6 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
                                               loaded=prior)
     out = {**base, "committed": True, "hash": commit, "short": commit[:7], "files": files,
            "branch": entry["branch"], "worktree": entry["worktree"]}
-    if derived:
-        out["derived"] = derived
     if record is not None:
         out["record"] = str(record)
     if deviation is not None:

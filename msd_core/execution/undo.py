@@ -16,8 +16,9 @@
 4. The phase folder is put back: an undone plan's SUMMARY (and, for a phase, its
    VERIFICATION/UAT) still present after the revert and not tracked by git is moved to
    `.planning/.msd/undone/<stamp>/` (never deleted); a tracked one is named in `left`.
-   STATE.md's derived lines and ROADMAP.md's boxes are recomputed (`state sync`) and, when
-   tracked, committed with the revert.
+   STATE.md's session line says what happened (`Left off: Undid plan <id>`: the line the
+   undone work set, "Quick task 001 done", would otherwise outlive it), its derived lines and
+   ROADMAP.md's boxes are recomputed (`state sync`) and, when tracked, committed with the revert.
 5. The run records are moved to `.planning/.msd/runs/undone/`, so a second undo finds
    nothing and a re-run of the plan starts a fresh record.
 
@@ -129,7 +130,7 @@ def undo(cwd: Path, *, phase: str | None = None, plan: str | None = None, dry_ru
                 return _refusal(out, f"reverting {c['hash'][:12]} conflicts with later commits msd did not record"
                                      f" ({', '.join(conflicted[:5]) or 'see git status'}); nothing was changed")
         moved, left = _put_back(root, records, bool(phase))
-        state = _sync_state(root)
+        state = _sync_state(root, target)
         msg = f"revert({target.split()[1]}): undo {target} ({len(commits)} recorded commit{'s' * (len(commits) != 1)})"
         proc = git(["commit", "-q", "--no-verify", "-m", msg], root, check=False)
         if proc.returncode != 0:
@@ -161,7 +162,23 @@ def _put_back(root: Path, records, whole_phase: bool) -> tuple[list[str], list[s
     return moved, left
 
 
-def _sync_state(root: Path) -> str:
+def _left_off(root: Path, target: str) -> bool:
+    """STATE.md's session line (`Left off`, `Last worked`) set to the undo; True when written."""
+    from msd_core.files.atomic import atomic_write_bytes, lock_timeout_from_env, locked
+    from msd_core.planning import project
+    from msd_core.planning.state import apply_patch
+
+    path = root / ".planning" / "STATE.md"
+    with locked(project.state_lock(root), lock_timeout_from_env(), what="STATE.md", anchor=root):
+        raw, text = project.read_text_file(path, "STATE.md")
+        new = apply_patch(text, [("set-session", f"Undid {target}")])[0].encode("utf-8")
+        if new == raw:
+            return False
+        atomic_write_bytes(path, new, anchor=root)
+    return True
+
+
+def _sync_state(root: Path, target: str) -> str:
     from msd_core.errors import MsdError
     from msd_core.progress import state_sync
 
@@ -169,10 +186,11 @@ def _sync_state(root: Path) -> str:
     if not state.is_file():
         return "no STATE.md"
     try:
+        session = _left_off(root, target)
         report = state_sync.sync(root)
     except MsdError as exc:
         return f"not synced: {exc.message}"
-    changed = [".planning/STATE.md"] if report.get("written") else []
+    changed = [".planning/STATE.md"] if report.get("written") or session else []
     if (report.get("roadmap") or {}).get("written"):
         changed.append(".planning/ROADMAP.md")  # its boxes follow the undone plans (lifecycle.roadmap_marks)
     staged = sorted(tracked(root, changed)) if changed else []

@@ -9,6 +9,9 @@ The items of a phase (docs/CONTRACTS.md "msd_run validate"):
 A test (a block of a test file, execution.test_files) covers an item by one of these rules:
   id            requirement: the block names the id (`AUTH-01`, `AUTH_01`, any case)
   ref           truth: the block names the truth's id (`02-01#1`)
+  text          truth: a named block holds the truth's text word for word (case, spacing and
+                punctuation aside; at least MIN_TEXT_WORDS words): a truth of short or common words
+                only ("Add works") has no key terms, and a test that says it covers it
   keywords      truth: the block holds at least KEYWORD_SHARE of the truth's key terms, and at
                 least MIN_KEYWORDS of them (all of them when the truth has fewer); key terms are the
                 truth's `backticked` spans and its words of 4+ letters not in STOPWORDS
@@ -28,10 +31,12 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from pathlib import Path
 
 KEYWORD_SHARE = 0.6
 MIN_KEYWORDS = 2
+MIN_TEXT_WORDS = 2
 MAX_PLAN_BYTES = 1024 * 1024
 MAX_DOC_BYTES = 4 * 1024 * 1024
 STOPWORDS = frozenset(
@@ -76,6 +81,18 @@ def keywords_match(truth_terms: list[str], block) -> bool:
     hit = sum(1 for t in truth_terms if (t in low if not t.replace("_", "").isalnum() else t in words))
     need = max(min(MIN_KEYWORDS, len(truth_terms)), math.ceil(KEYWORD_SHARE * len(truth_terms)))
     return hit >= need
+
+
+@lru_cache(maxsize=4096)  # a block's text is met once per truth of the phase
+def _words_of(text: str) -> str:
+    """` word word ... `: lower-cased, every run of other characters one space (padded both sides)."""
+    return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
+
+
+def says_truth(truth: str, block) -> bool:
+    """Whether a test block (execution.test_files.TestBlock) holds the truth's text word for word."""
+    phrase = _words_of(truth)
+    return len(phrase.split()) >= MIN_TEXT_WORDS and phrase in _words_of(block.low)
 
 
 def id_pattern(rid: str):
@@ -239,6 +256,8 @@ def _match(item: Item, tests) -> None:
             for b in t.blocks:
                 if rx.search(b.text):
                     item.add(t.rel, b.name, "ref")
+                elif b.name and says_truth(item.text, b):
+                    item.add(t.rel, b.name, "text")
                 elif b.name and keywords_match(terms, b):
                     item.add(t.rel, b.name, "keywords")
     else:

@@ -5,6 +5,10 @@ When git does not ignore it, install adds one line to the clone's own `info/excl
 committed; the project's .gitignore is never edited) and records exactly the bytes it added;
 uninstall takes out exactly those bytes, so `info/exclude` is byte for byte what it was (and a
 file install created for it alone is removed). Anything the user changed around that line stays.
+
+The record names the exclude file relative to the project root (`.git/info/exclude`, POSIX):
+the manifest is committed, and an absolute path made every other clone's install rewrite it.
+An older record's absolute path is still read (`exclude_path`).
 """
 
 from __future__ import annotations
@@ -30,10 +34,30 @@ def ignored_by_git(path: Path) -> bool | None:
     return {0: True, 1: False}.get(proc.returncode) if proc else None
 
 
+def project_root(path: Path) -> Path:
+    """The project whose local install holds the hook file `path` (`<project>/.claude/<file>`)."""
+    return Path(path).parent.parent
+
+
+def exclude_path(record: dict, root: Path) -> Path:
+    """The exclude file a record names: relative to the project root, or (an older record) absolute."""
+    named = Path(record["path"])
+    return named if named.is_absolute() else Path(root) / named
+
+
+def portable(record: dict, path: Path) -> dict:
+    """An older record's absolute exclude path inside the project, named relative to it again."""
+    named = record.get("path")
+    if not isinstance(named, str) or not os.path.isabs(named):
+        return record
+    rel = os.path.relpath(named, project_root(path))
+    return record if rel.startswith("..") else {**record, "path": rel.replace(os.sep, "/")}
+
+
 def plan(path: Path) -> tuple[dict | None, str | None]:
     """What keeping `path` out of git in this clone takes: (the record of the bytes to add to
-    `info/exclude`, or None when git ignores it already or this is no work tree; a one-line
-    warning, or None). Nothing is written."""
+    `info/exclude`, its path relative to the project root; or None when git ignores it already
+    or this is no work tree; a one-line warning, or None). Nothing is written."""
     from msd_core.git.exclude import appended, exclude_file, exclude_line
 
     if ignored_by_git(path) is not False:
@@ -49,7 +73,8 @@ def plan(path: Path) -> tuple[dict | None, str | None]:
     except OSError:
         return None, _problem(path)
     added = appended(old, f"{line}\n".encode("utf-8"))
-    return {"path": str(target), "added": added.decode("utf-8"), "created_file": not existed}, None
+    named = os.path.relpath(target, project_root(path)).replace(os.sep, "/")
+    return {"path": named, "added": added.decode("utf-8"), "created_file": not existed}, None
 
 
 def _read(target: Path) -> bytes:
@@ -69,7 +94,7 @@ def apply(record: dict, path: Path) -> str | None:
     from msd_core.files.atomic import atomic_write_bytes
     from msd_core.git.exclude import appended
 
-    target = Path(record["path"])
+    target = exclude_path(record, project_root(path))
     try:
         old = _read(target) if target.exists() else b""
         added = appended(old, record["added"].encode("utf-8").lstrip(b"\n"))
@@ -79,14 +104,15 @@ def apply(record: dict, path: Path) -> str | None:
     return None if ignored_by_git(path) else _problem(path)
 
 
-def give_back(record) -> str | None:
-    """Take out exactly what `keep_out` added (its last occurrence); None when done or nothing to do,
-    else a one-line warning. A file install created and that holds nothing else is removed."""
+def give_back(record, path: Path) -> str | None:
+    """Take out exactly what `apply` added to the exclude file of the project whose hook file is
+    `path` (its last occurrence); None when done or nothing to do, else a one-line warning. A file
+    install created and that holds nothing else is removed."""
     from msd_core.files.atomic import atomic_write_bytes
 
     if not isinstance(record, dict) or not isinstance(record.get("path"), str) or not isinstance(record.get("added"), str):
         return None
-    target, added = Path(record["path"]), record["added"].encode("utf-8")
+    target, added = exclude_path(record, project_root(path)), record["added"].encode("utf-8")
     try:
         data = _read(target)
     except FileNotFoundError:

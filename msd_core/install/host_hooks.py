@@ -416,7 +416,9 @@ def plan_add(target, base: bytes | None, previous: dict | None, existed: bool | 
     if transport == "mcp":
         record["deny"] = True  # permissions.deny holds the guard server's rule: uninstall takes it out
     if isinstance(prev.get("git_exclude"), dict):
-        record["git_exclude"] = prev["git_exclude"]
+        from msd_core.install.git_exclude import portable
+
+        record["git_exclude"] = portable(prev["git_exclude"], path)
     out["action"] = note or "present"
     out["guards"] = "guard server (mcp_tool)" if transport == "mcp" else "a process per call (command)"
     out["status_line"] = "msd's" if record["status_line"] else (f"yours kept ({theirs})" if theirs else "none")

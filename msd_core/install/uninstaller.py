@@ -189,7 +189,7 @@ def _run(target: Target, request: UninstallRequest, result: OperationResult) -> 
     if not dry_run:
         txn.apply(config, changes)
         rec = host_hooks.old_record(manifest)
-        problem = git_exclude.give_back(rec.get("git_exclude")) if rec else None
+        problem = git_exclude.give_back(rec.get("git_exclude"), host_hooks.hook_file(target)) if rec else None
         result.warnings.extend([problem] if problem else [])
     left = [d for d in sorted(dirs) if (config / d).is_dir() and not (d + "/").startswith(BACKUPS_PREFIX)]
     result.data = {

@@ -328,25 +328,6 @@ def roadmap_text_marks(text: str, marks: list[dict]) -> str:
     return "".join(lines)
 
 
-def boxes_only(before: str, after: str) -> bool:
-    """Whether two ROADMAP.md texts differ in checkbox marks only (what `sync` derives), and differ."""
-    from msd_core.planning.roadmap import checkbox_lines
-
-    if before == after:
-        return False
-    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    if len(a) != len(b):
-        return False
-    columns = {box.line: box.column for box in checkbox_lines(after)}
-    for n, (x, y) in enumerate(zip(a, b), start=1):
-        if x == y:
-            continue
-        col = columns.get(n)
-        if col is None or len(x) != len(y) or x[:col] != y[:col] or x[col + 1:] != y[col + 1:] or x[col] not in " xX✓":
-            return False
-    return True
-
-
 def _plan(root: Path):
     """(STATE.md's bytes, its changes, missing fields, its new text, ROADMAP marks, ROADMAP's new text or None)."""
     from msd_core.planning import project

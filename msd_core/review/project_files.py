@@ -3,7 +3,9 @@
 `listing(root)`: repository-relative POSIX paths of the project's files. In a git checkout,
 `git ls-files --cached --others --exclude-standard` (what the project tracks or would track:
 ignored build output and dependencies are not the project's); elsewhere a walk that skips
-hidden folders and DEPENDENCY_DIRS. At most MAX_FILES paths either way; `truncated` says so.
+hidden folders and DEPENDENCY_DIRS. Either way without the files msd owns there (a local
+install's content, msd_core.ownership.in_project): msd's `templates/` is not the project's
+frontend. At most MAX_FILES paths either way; `truncated` says so.
 `read_text(root, rel, cap)`: the file as text, or None when it is absent, not a regular file
 (a link, a FIFO, a folder), reached through a linked folder that leads outside the project, larger than `cap`, or binary (a NUL byte in its first 8 KB).
 Standard library only.
@@ -24,14 +26,16 @@ def listing(root: Path) -> tuple[list[str], bool]:
     root = Path(root)
     from msd_core.errors import OperationFailed
     from msd_core.git.runner import git
+    from msd_core.ownership.in_project import owned_paths
 
+    owned = owned_paths(root)
     try:
         proc = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root, check=False)
     except OperationFailed:
         proc = None
     if proc is not None and proc.returncode == 0:
         paths = [p for p in proc.stdout.split("\0") if p and not p.startswith(".planning/")]
-        paths = [p for p in paths if not any(part in DEPENDENCY_DIRS for part in p.split("/")[:-1])]
+        paths = [p for p in paths if not any(part in DEPENDENCY_DIRS for part in p.split("/")[:-1]) and p not in owned]
         return sorted(set(paths))[:MAX_FILES], len(paths) > MAX_FILES
     out: list[str] = []
     from msd_core.files.walk import walk  # iterative, depth-capped (no RecursionError)
@@ -41,6 +45,8 @@ def listing(root: Path) -> tuple[list[str], bool]:
         rel_top = os.path.relpath(top, root)
         for name in sorted(files):
             rel = name if rel_top == "." else f"{rel_top}/{name}".replace(os.sep, "/")
+            if rel in owned:
+                continue
             out.append(rel)
             if len(out) > MAX_FILES:
                 return out[:MAX_FILES], True

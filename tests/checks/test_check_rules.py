@@ -276,6 +276,11 @@ def test_at_lines_inside_fenced_code_are_not_includes(tree):
     ("Never use `git add -A`.", False), ("Do not run git commit -a here.", False),
     ("Never `git add -A`, `git add --all`, `git add .`, `git add -u` or `git commit -a`.", False),
     ("Do not stop here. Then run `git add -A`.", True),
+    # committing STATE.md syncs it, which may tick ROADMAP.md's boxes: both are named (issue 45)
+    ("`msd_run commit --files .planning/phases/01-x/01-UAT.md .planning/STATE.md -m x`", True),
+    ("`msd_run commit -m x -- .planning/STATE.md`", True),
+    ("`msd_run commit --files .planning/STATE.md .planning/ROADMAP.md -m x`", False),
+    ("`msd_run commit --files a.md -m x -- .planning/ROADMAP.md .planning/STATE.md`", False),
 ])
 def test_commit_scope_patterns(tree, text, bad):
     part = tree / PART2
@@ -283,6 +288,28 @@ def test_commit_scope_patterns(tree, text, bad):
     lines = len(part.read_text().splitlines())
     found = check_rule(tree, "commit-scope")
     assert found == ({(PART2, lines)} if bad else set())
+
+
+# --- field spelling (issue 45) ---------------------------------------------------------------
+
+
+ROADMAP_TEMPLATE = "# Roadmap\n\n### Phase 1: {{Name}}\nGoal: {{goal}}\nRequirements: {{CAT}}-01\n**Owner**: {{who}}\n"
+
+
+@pytest.mark.parametrize("text, bad", [
+    ("Collect the IDs of the roadmap's `**Requirements**:` lines.", True),  # new-project's old detail line
+    ("Check its `**Requirements:**` line.", True),
+    ("Collect the IDs of the roadmap's `Requirements:` lines.", False),
+    ("The phase's `Requirements:` count (`**Requirements**:` in older roadmaps).", False),
+    ("Fill `**Owner**:` as the template does.", False),  # the template writes that one bold
+    ("A `**Goal**:` line.", True),
+])
+def test_field_spelling_follows_the_template(tree, text, bad):
+    (tree / "msd-core/templates/roadmap.md").write_text(ROADMAP_TEMPLATE)
+    part = tree / PART2
+    part.write_text(part.read_text() + text + "\n")
+    lines = len(part.read_text().splitlines())
+    assert check_rule(tree, "field-spelling") == ({(PART2, lines)} if bad else set())
 
 
 # --- contract ------------------------------------------------------------------------------

@@ -129,6 +129,9 @@ def test_two_milestones_end_to_end(cycle, compact, tmp_path):
         tagged = git(a.project, "ls-tree", "-r", "--name-only", "v1.0").splitlines()
         assert ".planning/milestones/v1.0-phases/01-core/01-01-PLAN.md" in tagged
         assert ".planning/milestones/v1.0-REQUIREMENTS.md" in tagged
+        # the audit is archived with the milestone, and the move is committed (issue 45)
+        assert ".planning/milestones/v1.0-MILESTONE-AUDIT.md" in tagged and ".planning/v1.0-MILESTONE-AUDIT.md" not in tagged
+        assert git(a.project, "status", "--porcelain", ".planning").strip() == ""
         assert not any(p.startswith(".planning/phases/") for p in tagged)  # the tag holds the archived tree
         assert git(a.project, "rev-parse", "v1.0^{commit}") == git(a.project, "rev-parse", "HEAD")
 

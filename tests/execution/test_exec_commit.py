@@ -362,3 +362,41 @@ def test_a_commit_git_refuses_for_want_of_an_identity_says_so(tmp_path, monkeypa
     assert r.returncode == 1, r.stderr
     assert "git commit failed" in r.stderr and "git config user.name" in r.stderr and "hook" not in r.stderr
     assert "notes.txt" in git(root, "status", "--porcelain")  # nothing lost: the file is still there to commit
+
+
+ROADMAP_2 = "# Roadmap\n\n- [ ] Phase 2: Demo\n\n### Phase 2: Demo\nGoal: demo\nPlans:\n- [ ] 02-01-PLAN.md\n- [ ] 02-02-PLAN.md\n"
+
+
+def _boxes_due(tmp_path):
+    """A project whose ROADMAP.md boxes the next `state sync` ticks (02-01 has its SUMMARY)."""
+    root = tmp_path / "p"
+    phase = make_project(root, PLANS, extra_files={".planning/ROADMAP.md": ROADMAP_2})
+    (phase / "02-01-SUMMARY.md").write_text("---\nphase: 02-demo\nplan: 01\n---\n# done\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "summary")
+    state = root / ".planning/STATE.md"
+    state.write_text(state.read_text() + "Focus: Phase 9 (stale)\n")
+    return root
+
+
+def test_committing_state_md_commits_only_what_is_named(tmp_path):
+    """Issue 45: the sync before a commit of STATE.md ticks ROADMAP.md's boxes; an unnamed
+    ROADMAP.md stays out of the commit (the helper commits exactly the named paths)."""
+    root = _boxes_due(tmp_path)
+    r = run_msd(["commit", "-m", "docs: state", "--files", ".planning/STATE.md"], root)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["files"] == [".planning/STATE.md"] and "derived" not in json.loads(r.stdout)
+    assert commits(root)[0]["files"] == [".planning/STATE.md"]
+    assert "[x] 02-01-PLAN.md" in (root / ".planning/ROADMAP.md").read_text()  # ticked, and left to be named
+
+
+def test_naming_roadmap_beside_state_as_the_content_does_leaves_the_tree_clean(tmp_path):
+    root = _boxes_due(tmp_path)
+    r = run_msd(["commit", "-m", "docs: state", "--files", ".planning/STATE.md", ".planning/ROADMAP.md"], root)
+    assert r.returncode == 0, r.stderr
+    assert sorted(commits(root)[0]["files"]) == [".planning/ROADMAP.md", ".planning/STATE.md"]
+    assert git(root, "status", "--porcelain") == ""
+    (root / ".planning/STATE.md").write_text((root / ".planning/STATE.md").read_text() + "\nnote\n")
+    r = run_msd(["commit", "-m", "docs: note", "--files", ".planning/STATE.md", ".planning/ROADMAP.md"], root)
+    assert r.returncode == 0, r.stderr  # an unchanged ROADMAP.md named beside it is no refusal
+    assert commits(root)[0]["files"] == [".planning/STATE.md"]

@@ -279,3 +279,16 @@ def test_in_progress_and_tracked_read_the_checkout_asked(repo, tmp_path):
     assert tracked(repo, ["src/a.py", "src/new.py", "src/none.py", ".planning/STATE.md"]) == {
         "src/a.py", ".planning/STATE.md"}
     assert tracked(repo, []) == set()
+
+
+def test_undo_says_so_in_states_session_line_and_commits_it(repo):
+    """Issue 45: after an undo STATE.md still said the undone work was done ("Left off: Quick task
+    001 done"); the undo now sets the session line and commits it with the revert."""
+    msd_run(["state", "patch", "--set-session", "Plan 02-01 done: a"], repo)
+    git(repo, "commit", "-qam", "docs: session")
+    commit(repo, {"src/a.py": "A = 2\n"}, "feat(02-01): a", plan="02-01", task=1)
+    proc = msd_run(["undo", "--plan", "02-01"], repo)
+    assert proc.returncode == 0, proc.stderr
+    committed = git(repo, "show", "HEAD:.planning/STATE.md")
+    assert "Stopped at: Undid plan 02-01" in committed and "Plan 02-01 done" not in committed
+    assert git(repo, "status", "--porcelain") == ""

@@ -208,6 +208,27 @@ def test_keyword_rule_needs_its_share_of_key_terms():
     assert validate.key_terms("`GlobalState` counters update") == ["globalstate", "counter", "update"]
 
 
+def test_a_truth_a_test_says_word_for_word_is_covered(tmp_path):
+    """Issue 45: a truth of short or common words only ("Add works") has no key terms, so the
+    keyword rule could never cover it, not even by a test that asserts it word for word."""
+    plan = PLAN.replace('"Sessions survive a restart"', '"Add works"')
+    assert validate.key_terms("Add works") == []
+    tests = TESTS + '\n\ndef test_add():\n    assert add(1, 2) == 3, "add works"\n\n\ndef test_other():\n    """Add.   Works!"""\n'
+    items = _items(validate.validate(_project(tmp_path, tests=tests, plan=plan), "2"))
+    assert items["02-01#2"]["status"] == "covered"
+    assert items["02-01#2"]["tests"] == [{"file": "tests/test_auth.py", "names": ["test_add", "test_other"], "rules": ["text"]}]
+
+
+@pytest.mark.parametrize("block, says", [
+    ("def test_x():\n    # Add works\n", True), ("def test_x():\n    # add  WORKS.\n", True),
+    ("def test_x():\n    # add it works\n", False), ("def test_x():\n    # padding works\n", False),
+    ("def test_x():\n    # add workshop\n", False),
+])
+def test_the_text_rule_takes_whole_words_in_order(block, says):
+    assert validate.says_truth("Add works", test_files.TestBlock("test_x", block)) is says
+    assert not validate.says_truth("Works", test_files.TestBlock("test_x", "# works\n"))  # one word is too little
+
+
 def test_id_rule_accepts_underscores_and_any_case_but_not_a_longer_number():
     rx = validate.id_pattern("AUTH-01")
     assert rx.search("def test_auth_01_login") and rx.search("covers AUTH-01.")

@@ -544,7 +544,8 @@ def verify_work(a: Agent, phase: Phase, issue: str | None = None, *, diagnose: b
     else:
         a.run(stem, "Step 5", "msd_run state patch --add-blocker", **v, count="1")
     example = a.content.command(stem, "Step 5", "msd_run commit")
-    files = [f"{phase.dir}/{phase.nn}-UAT.md", ".planning/STATE.md"] + ([f".planning/debug/{slug}.md"] if slug else [])
+    named = [f for f in shlex.split(example) if f.startswith(".planning/") and "<" not in f]  # STATE.md, ROADMAP.md
+    files = [f"{phase.dir}/{phase.nn}-UAT.md", *named] + ([f".planning/debug/{slug}.md"] if slug else [])
     a.commit_like(example, files, f"docs(phase-{phase.number}): UAT " + ("passed" if issue is None else "1 issue"), **v)
     return slug
 
@@ -575,6 +576,8 @@ def complete_milestone(a: Agent, version: str, name: str, phases: list[Phase]) -
     a.begin(f"/msd-complete-milestone {version}")
     nxt = json.loads(a.run(stem, "Step 1", "msd_run next").stdout)
     assert nxt["route"] == "complete-milestone", nxt
+    sessions = a.run(stem, "Step 1", "msd_run debug list").stdout  # issue 45: open sessions are committed or closed
+    assert '"status":"investigating"' not in sessions.replace(" ", ""), sessions
     a.run(stem, "Step 2", "msd_run history-digest")
     v = {"version": version, "name": name}
     a.run(stem, "Step 3", "mkdir -p", **v)
@@ -585,6 +588,8 @@ def complete_milestone(a: Agent, version: str, name: str, phases: list[Phase]) -
     docs = a.sh(a.content.command(stem, "Step 6", "msd_run config get commit_docs")).stdout.strip() == "true"
     moves = [(a.content.command(stem, "Step 3", "git mv .planning/REQUIREMENTS.md"), {})]
     moves += [(a.content.command(stem, "Step 3", "git mv .planning/phases/"), {"nn": p.nn, "slug": p.slug}) for p in phases]
+    if (a.project / f".planning/{version}-MILESTONE-AUDIT.md").exists():  # issue 45: the audit is archived too
+        moves += [(a.content.command(stem, "Step 3", "git mv .planning/<version>-MILESTONE-AUDIT.md"), {})]
     for line, more in moves:  # commit_docs false: .planning/ is not in git, "move with plain `mv`"
         a.sh(line if docs else line.removeprefix("git "), **v, **more)
     a.write(".planning/ROADMAP.md", f"# Roadmap: Habit tracker\n\n## Completed Milestones\n\n- **{version} {name}** "

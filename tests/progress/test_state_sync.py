@@ -359,3 +359,17 @@ def test_the_inputs_digest_is_what_the_sync_that_ticks_roadmap_leaves(tmp_path, 
     changed = json.loads(_sync(msd_run, p.root, "--check").stdout)["changed"]
     assert "derived from" in [c["field"] for c in changed]
     assert _sync(msd_run, p.root).returncode == 0 and _digest(p.root) not in (first, "000000000000")
+
+
+def test_a_flow_planning_a_later_phase_leaves_the_status_alone(tmp_path, msd_run):
+    """Issue 45 (seam 13, fixed in e88c2f6; the walker found it): plan-phase running for phase 3
+    while the focus is phase 1 must not set Status to Planning, or the flow's end re-derives it
+    after the plan's commit and leaves STATE.md modified (`git pull` then aborts)."""
+    p = Project(tmp_path / "proj")
+    p.write(".planning/phases/01-core/01-CONTEXT.md", "# ctx\n", "discussed phase 1")
+    flow = {"plan-phase": {"current": "commit", "status": "running", "vars": {"phase": "03"}}}
+    (p.root / ".planning/state.json").write_text(json.dumps({"version": 1, "workflows": flow}))
+    check_stage(msd_run, p, phase=1, plans=0, summaries=0, status="Ready to plan", done=0)
+    flow["plan-phase"].update(current="done", status="done")  # the flow's end changes no derived line
+    (p.root / ".planning/state.json").write_text(json.dumps({"version": 1, "workflows": flow}))
+    assert _sync(msd_run, p.root, "--check").returncode == 0

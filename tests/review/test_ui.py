@@ -239,3 +239,23 @@ def test_the_person_accepts_a_ui_finding_with_a_reason(msd, msd_run, proj):
     accepted = review.read_bytes()
     r = msd(["security", "accept", "V1", "--phase", "2", "--reason", "x"], cwd=proj)  # the UI review is not the security one
     assert r.returncode == 1 and "no security review recorded" in r.stderr and review.read_bytes() == accepted
+
+
+@pytest.mark.parametrize("git_repo", [True, False])
+def test_msds_own_local_install_is_no_frontend(msd_run, proj, git_repo):
+    """A local install puts msd's `templates/` (and more) under `.claude/msd-core/`;
+    those files are msd's (its manifest lists them), not the project's UI files."""
+    import subprocess
+
+    from msd_core.install.installer import install
+    from msd_core.paths import resolve_target
+
+    if git_repo:
+        subprocess.run(["git", "init", "-q", str(proj)], check=True)
+    install(resolve_target("local", project_dir=proj))
+    assert any((proj / ".claude" / "msd-core" / "templates").iterdir())
+    (proj / ".planning" / "ROADMAP.md").write_text(ROADMAP.replace("records reach the server", "a dashboard shows the sync"))
+    assert detect(msd_run, proj, "2")["ui"] is False
+    (proj / "templates").mkdir()  # the project's own templates folder still counts
+    (proj / "templates" / "base.txt").write_text("x\n")
+    assert detect(msd_run, proj, "2")["ui"] is True
