@@ -4,7 +4,8 @@
     a flow run in progress adds "resume": {"workflow", "step", "command": "msd_run next-step --workflow ..."}
 
 Routes: new-project, resume-work, discuss-phase, plan-phase, execute-phase, verify-work,
-plan-gaps, complete-milestone, new-milestone, claimed (every phase left is someone else's).
+plan-gaps, complete-milestone, new-milestone, claimed (every phase left is someone else's),
+wait-for-root (the phase depends on a phase of another .planning/ root that is not done).
 A phase someone else claimed (`msd_run claim`) is passed by unless --ignore-claims. The rules live in msd_core.progress.route.
 """
 
