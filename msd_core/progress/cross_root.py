@@ -75,8 +75,30 @@ def unmet(root: Path, number: str, roadmap_text: str | None = None) -> list[dict
     return [d for d in dependencies(root, number, roadmap_text) if not d["done"]]
 
 
+def ask_next(dep: dict, root: Path) -> str:
+    """The command that asks the other root what it does next, from the project at `root`."""
+    import os
+    import shlex
+
+    return f"msd_run next --cwd {shlex.quote(os.path.relpath(dep['path'], root))}"
+
+
 def describe(dep: dict) -> str:
     what = {MISSING_ROOT: f"{dep['root']} holds no .planning/ (no project there)",
             MISSING_PHASE: f"{dep['root']}'s ROADMAP.md lists no phase {dep['phase']}",
             INVALID: f"{dep['root']!r} is not a folder under the work tree's top"}.get(dep["state"])
     return what or f"phase {dep['phase']} of {dep['root']} is not done (it is at {dep['state']})"
+
+
+def not_ready(root: Path, number: str) -> str | None:
+    """Why phase `number` may not run yet (its first unmet dependency on another root, and the way
+    forward), or None when nothing in another root holds it back."""
+    waiting = unmet(root, number)
+    if not waiting:
+        return None
+    dep = waiting[0]
+    if dep["state"] in (MISSING_ROOT, MISSING_PHASE, INVALID):
+        how = "fix its `Depends on:` line in ROADMAP.md (`msd_run health` names it)"
+    else:
+        how = f"finish it first (`{ask_next(dep, root)}` names the command)"
+    return f"phase {number} depends on phase {dep['phase']} of {dep['root']}: {describe(dep)}: {how}"

@@ -52,8 +52,8 @@ if there were none. Every claim is listed in `claims` (with `stale` and `mine`).
 Roots (msd_core.progress.cross_root): a phase whose ROADMAP.md block depends on a phase of another
 `.planning/` root in the work tree (`Depends on: Phase 2 of services/api`) lists those in
 `depends_on_roots`; while one is not done there, the phase is not ready to execute or verify:
--> wait-for-root, whose command is what `next` proposes in that root (named in `run_in`), or
-/msd-health when the reference names no root or no phase.
+-> wait-for-root (/msd-progress; the reason and `waiting_on[].next` name what `next` proposes in
+that root, `run_in` the root), or /msd-health when the reference names no root or no phase.
 
 Every answer has `route`, `command`, `reason`; phase answers add `phase` and `state`;
 open debug sessions (`.planning/debug/*.md`) are named in `debug_open`; unfinished flow
@@ -183,18 +183,20 @@ def _other_roots(root: Path, number: str, roadmap_text: str | None, install_root
     return deps
 
 
-def _wait(label: str, unmet: list[dict], extra: dict) -> dict:
-    from msd_core.progress.cross_root import describe
+def _wait(root: Path, label: str, unmet: list[dict], extra: dict) -> dict:
+    from msd_core.progress.cross_root import ask_next, describe
 
+    unmet = sorted(unmet, key=lambda d: d["next"] != "/msd-health")  # a wrong reference never clears: it comes first
     dep = unmet[0]
     where = dep["root"]
     if dep["next"] == "/msd-health":
         how = (f"fix phase {extra['phase']['number']}'s `Depends on:` line in ROADMAP.md "
                "(`msd_run health` names it; `msd_run workspace` lists the roots)")
     else:
-        how = f"run {dep['next']} in {where} first (`msd_run next --cwd {where}`)"
+        how = f"run {dep['next']} in {where} first (`{ask_next(dep, root)}`)"
     more = f" (and {len(unmet) - 1} more)" if len(unmet) > 1 else ""
-    return _answer("wait-for-root", dep["next"], f"{label} is not ready: {describe(dep)}{more}: {how}",
+    command = "/msd-health" if dep["next"] == "/msd-health" else "/msd-progress"  # never a command meant for another root
+    return _answer("wait-for-root", command, f"{label} is not ready: {describe(dep)}{more}: {how}",
                    run_in=where, waiting_on=unmet, **extra)
 
 
@@ -299,7 +301,7 @@ def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None
         extra["depends_on_roots"] = others
         unmet = [d for d in others if not d["done"]]
         if unmet and state in WAIT_STATES:
-            return _wait(label, unmet, extra)
+            return _wait(root, label, unmet, extra)
     if state == "discuss":
         return _answer("discuss-phase", f"/msd-discuss-phase {n}", f"{label} has no CONTEXT.md and no plans yet{after}", **extra)
     if state == "plan":

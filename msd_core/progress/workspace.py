@@ -69,9 +69,9 @@ def _entry(root: Path, top: Path, install_root: str | None) -> dict:
     for key in ("phases_done", "phases_total", "run_in"):
         if key in answer:
             out[key] = answer[key]
-    deps = answer.get("depends_on_roots")
-    if deps:
-        out["waiting_on"] = [f"phase {d['phase']} of {d['root']}" for d in deps if not d["done"]]
+    waiting = answer.get("waiting_on") or [d for d in answer.get("depends_on_roots") or () if not d["done"]]
+    if waiting:
+        out["waiting_on"] = [{k: d[k] for k in ("root", "phase", "state", "next") if k in d} for d in waiting]
     return out
 
 
@@ -112,7 +112,10 @@ def table(result: dict) -> str:
         if e.get("phase_name"):
             phase += f" {e['phase_name']}"
         done = f"{e['phases_done']}/{e['phases_total']}" if "phases_total" in e else "-"
-        nxt = e["command"] + (f" (in {e['run_in']})" if e.get("run_in") else "")
+        nxt = e["command"]
+        if e["route"] == "wait-for-root":
+            d = e["waiting_on"][0]
+            nxt = f"waits on phase {d['phase']} of {d['root']} (there: {d.get('next', '/msd-health')})"
         rows.append((("* " if e.get("current") else "  ") + e["root"], phase[:40], _state(e), done, nxt))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
