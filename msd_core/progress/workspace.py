@@ -9,7 +9,8 @@ too: a root may hold another.
 
 `workspace(start)` lists them, each with the answer of `msd_run next` run in that root (route,
 command, phase, state, phases done and total: the one position model, msd_core.progress.route);
-the root the project rule picks for `start` is marked `current`. Outside a git work tree the
+the root the project rule picks for `start` is marked `current`; `start_is_root` says whether `start`
+is that root's own folder (false inside a root's subfolder: what `/msd-new-project` asks about). Outside a git work tree the
 list is the one project the rule finds, if any. Nothing is written.
 """
 
@@ -91,7 +92,8 @@ def workspace(start: str | os.PathLike | None = None, install_root: str | None =
     listed = [_entry(r, top, install_root) for r in found]
     for entry, r in zip(listed, found):
         entry["current"] = current is not None and r == current
-    out = {"top": str(top), "work_tree": top_s is not None, "current": None, "roots": listed, "count": len(listed), **walked}
+    out = {"top": str(top), "work_tree": top_s is not None, "start": str(base), "current": None,
+           "start_is_root": current is not None and current == base, "roots": listed, "count": len(listed), **walked}
     if current is not None:
         try:
             out["current"] = current.relative_to(top).as_posix() or "."

@@ -2,7 +2,7 @@
 
 Rules in msd_core.progress.workspace. A table by default (the root the current folder belongs to
 marked `*`, its phase and state, phases done, the command `msd_run next` proposes there);
-`--json`: {top, work_tree, current, count, roots: [{root, path, route, command, reason, phase?,
+`--json`: {top, work_tree, start, current, start_is_root, count, roots: [{root, path, route, command, reason, phase?,
 phase_name?, state?, phases_done?, phases_total?, run_in?, waiting_on?: [{root, phase, state, next}],
 current}], folders_walked,
 too_deep, truncated}. Exit 0; nothing is written.
