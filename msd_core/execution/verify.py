@@ -194,8 +194,8 @@ def verify(files, *, gate: bool = True, fresh: bool = False) -> dict:
     from msd_core.progress.cross_root import ask_next, dependencies, describe
 
     for dep in dependencies(files.root, files.phase.number):  # a phase of another root it depends on (ROADMAP.md)
-        checks.append(_check("root-dependency", f"phase {dep['phase']} of {dep['root']}", dep["done"],
-                             "done there" if dep["done"] else describe(dep) + (f": `{ask_next(dep, files.root)}`" if "path" in dep else ""), None))
+        why = "done there" if dep["done"] else describe(dep) + (f": `{ask_next(dep, files.root)}`" if "path" in dep else "")
+        checks.append(_check("root-dependency", f"phase {dep['phase']} of {dep['root']}", dep["done"], why, None))
     if not files.plans:
         checks.append(_check("plans", files.phase.dirname, False, "the phase has no PLAN.md", None))
     said = None

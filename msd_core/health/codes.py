@@ -37,8 +37,10 @@ CODES: dict[str, tuple[str, str, str | None]] = {
     "state-drift": (INFO, "STATE.md, in another tool's layout, says otherwise than the tree (its lines may be a person's words)", None),
     "handoff-stale": (WARNING, "a pause handoff at .planning/ for a finished phase; `next` still routes to resume-work", None),
     "handoff-left": (INFO, "a pause handoff left in a finished phase's folder", None),
-    "cross-root-missing": (ERROR, "a phase depends on a phase of another root (`Phase N of <folder>`) where no .planning/ root is; it can never be ready", None),
-    "cross-root-phase-missing": (ERROR, "a phase depends on a phase the other root's ROADMAP.md does not list; it can never be ready", None),
+    "cross-root-missing": (ERROR, "a phase depends on a phase of another root (`Phase N of <folder>`) where no .planning/ "
+                           "root is; it can never be ready", None),
+    "cross-root-phase-missing": (ERROR, "a phase depends on a phase the other root's ROADMAP.md does not list; "
+                                 "it can never be ready", None),
     # msd's own working files
     "change-interrupted": (ERROR, "a phase change was interrupted", "roll it back or finish it, then re-derive STATE.md"),
     "temp-orphaned": (INFO, "a temp file of a write whose writer is gone", "delete it"),

@@ -46,7 +46,8 @@ def line(payload: dict, install_root: str | None = None) -> str:
     parts = ["msd"]
     cw = payload.get("context_window") if isinstance(payload.get("context_window"), dict) else {}
     model = (payload.get("model") or {}).get("id") if isinstance(payload.get("model"), dict) else None
-    space = payload.get("workspace") if isinstance(payload.get("workspace"), dict) else {}
+    space = payload.get("workspace")
+    space = space if isinstance(space, dict) else {}
     # the folder the session is in now (a root in a subfolder of the repository), else where it started
     where = next((w for w in (space.get("current_dir"), space.get("project_dir"), payload.get("cwd"))
                   if isinstance(w, str) and w), None)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from msd_core.lean.record import record
 from msd_core.planning.discovery import normalize_phase
 
 _HEAD_RE = re.compile(r"^\s*#{2,4}\s*Phase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\b")
@@ -29,12 +28,14 @@ _REF_RE = re.compile(r"\bPhase\s+(?P<num>[0-9]+(?:\.[0-9]+)*)\s+of\s+`?(?P<folde
 MAX_NAME = 300
 
 
-@record
 class CrossRef:
-    phase: str  # this root's phase (normalised number)
-    folder: str  # the other root, as written (relative to the work tree's top)
-    other_phase: str  # the other root's phase (normalised number)
-    line: int  # 1-based line of ROADMAP.md
+    """phase: this root's phase (normalised number); folder: the other root, as written (relative to the
+    work tree's top); other_phase: the other root's phase (normalised number); line: 1-based, in ROADMAP.md."""
+
+    __slots__ = ("phase", "folder", "other_phase", "line")
+
+    def __init__(self, phase: str, folder: str, other_phase: str, line: int):
+        self.phase, self.folder, self.other_phase, self.line = phase, folder, other_phase, line
 
     def label(self) -> str:
         return f"phase {self.other_phase} of {self.folder}"

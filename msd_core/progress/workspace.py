@@ -90,7 +90,7 @@ def workspace(start: str | os.PathLike | None = None, install_root: str | None =
         top = Path(top_s)
         found, walked = roots(top)
     listed = [_entry(r, top, install_root) for r in found]
-    for entry, r in zip(listed, found):
+    for entry, r in zip(listed, found, strict=True):
         entry["current"] = current is not None and r == current
     out = {"top": str(top), "work_tree": top_s is not None, "start": str(base), "current": None,
            "start_is_root": current is not None and current == base, "roots": listed, "count": len(listed), **walked}

@@ -170,7 +170,8 @@ def _break_ticket(root):
 
 def _depends(root, on: str) -> None:
     roadmap = root / ".planning/ROADMAP.md"
-    roadmap.write_text(roadmap.read_text().replace("**Goal**: A user can log in\n", f"**Goal**: A user can log in\n**Depends on**: Phase 1, {on}\n"))
+    goal = "**Goal**: A user can log in\n"
+    roadmap.write_text(roadmap.read_text().replace(goal, f"{goal}**Depends on**: Phase 1, {on}\n"))
 
 
 def _break_cross_root(root):

@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 from tests.kit.gitkit import git, new_repo, run_msd
-from tests.kit.teamkit import (clone, in_sync, marked, merge, ok, register, requirements, roadmap, state_text,
-                               write)
+from tests.kit.teamkit import clone, in_sync, marked, merge, ok, register, requirements, roadmap, state_text, write
 
 ROOTS = {".": "Top", "services/api": "Api", "apps/web": "Web"}
 PHASES = (("1", "Core"), ("2", "Auth"), ("3", "Reports"))

@@ -33,7 +33,8 @@ def test_workspace_lists_every_root_with_its_position_and_next_command(tmp_path)
     by = {r["root"]: r for r in out["roots"]}
     assert list(by) == [".", "apps/web", "services/api"]
     assert (by["."]["command"], by["."]["phases_done"], by["."]["phases_total"]) == ("/msd-discuss-phase 2", 1, 2)
-    assert (by["services/api"]["phase"], by["services/api"]["state"], by["services/api"]["command"]) == ("1", "execute", "/msd-execute-phase 1")
+    api = by["services/api"]
+    assert (api["phase"], api["state"], api["command"]) == ("1", "execute", "/msd-execute-phase 1")
     assert by["services/api"]["current"] is True and by["."]["current"] is False
     # a phase that is only discussed may be planned before its dependency is done
     assert by["apps/web"]["command"] == "/msd-plan-phase 1"
@@ -141,7 +142,8 @@ def test_two_roots_waiting_on_each_other_do_not_loop(tmp_path):
 
 
 def test_a_wrong_reference_routes_to_health_and_health_names_the_fix(tmp_path):
-    top = three_roots(tmp_path / "mono", web_depends="Phase 1 of services/api, Phase 7 of services/api, Phase 1 of ../out, Phase 1 of libs/none")
+    wrong = "Phase 1 of services/api, Phase 7 of services/api, Phase 1 of ../out, Phase 1 of libs/none"
+    top = three_roots(tmp_path / "mono", web_depends=wrong)
     out = js(msd_run(["next"], cwd=top / "apps" / "web"))
     assert (out["route"], out["command"]) == ("wait-for-root", "/msd-health")
     assert "Depends on:" in out["reason"] and "msd_run health" in out["reason"]
@@ -200,4 +202,5 @@ def test_git_top_is_where_folders_are_named_from_even_in_a_nested_root(tmp_path)
     git(top, "add", "-A")
     out = js(msd_run(["next"], cwd=top / "apps" / "web" / "admin"))
     assert out["waiting_on"][0]["root"] == "apps/web" and "msd_run next --cwd .." in out["reason"]
-    assert [r["root"] for r in js(msd_run(["workspace", "--json"], cwd=top))["roots"]] == [".", "apps/web", "apps/web/admin", "services/api"]
+    listed = js(msd_run(["workspace", "--json"], cwd=top))["roots"]
+    assert [r["root"] for r in listed] == [".", "apps/web", "apps/web/admin", "services/api"]
