@@ -110,6 +110,9 @@ def test_three_roots_with_a_dependency_across_them(cycle, compact):
         assert listed["apps/web"]["route"] == "wait-for-root" and listed["apps/web"]["run_in"] == "services/api"
         assert listed["apps/web"]["waiting_on"] == [{"root": "services/api", "phase": "1", "state": "execute",
                                                      "next": "/msd-execute-phase 1"}]
+        web.begin("/msd-progress")  # its Step 2 shows every root: the web's line says whom it waits on
+        table = web.run("progress", "Step 2", "msd_run workspace").stdout
+        assert "* apps/web" in table and "waits on phase 1 of services/api (there: /msd-execute-phase 1)" in table
         reason = web.msd("next")["reason"]
         assert "run /msd-execute-phase 1 in services/api first (`msd_run next --cwd ../../services/api`)" in reason
         # the web's executor cannot start: wave plan refuses, writing nothing
