@@ -137,6 +137,15 @@ class PlanScope:
             raise UsageError(f"plan {plan_path} is neither in this working tree nor in the main checkout")
         self.plan_rel = f"{rel_dir}/{plan_path.name}"
         self.summary_rel = f"{rel_dir}/{self.plan_id}-SUMMARY.md"
+        parts = rel_dir.split("/")
+        self.project_rel = ""  # the plan's project, from the work tree's top ("": the top)
+        if ".planning" in parts[1:]:  # a project below the work tree's top: its plans name files from its own folder
+            self.project_rel = "/".join(parts[: parts.index(".planning")])
+            self.declared = [f"{self.project_rel}/{d}" for d in self.declared]
+
+    def project(self, main: Path) -> Path:
+        """The plan's project in the main checkout: where its run records and settings are."""
+        return main / self.project_rel if self.project_rel else main
 
     def covers(self, rel: str) -> bool:
         return covered(rel, self.declared, self.summary_rel)
@@ -293,7 +302,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         scope = PlanScope(plan_path, top, main)
         from msd_core.progress.evidence import mark_since
 
-        mark_since(main)  # msd executes this project: its SUMMARYs need their commits (progress.evidence)
+        mark_since(scope.project(main))  # msd executes this project: its SUMMARYs need their commits (progress.evidence)
         outside = [r for r in rels if not scope.covers(r)]
     from msd_core.execution.manifests import undeclared
 
@@ -313,7 +322,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
 
     synced = _sync_planning(top, rels)  # whether or not the planning files are committed
     skipped_docs: list[str] = []
-    if any(r.startswith(".planning/") for r in rels) and not _commit_docs(main):
+    if any(r.startswith(".planning/") for r in rels) and not _commit_docs(scope.project(main) if scope else main):
         skipped_docs = [r for r in rels if r.startswith(".planning/")]
         rels = [r for r in rels if not r.startswith(".planning/")]
     base = {"plan": scope.plan_id if scope else None, "skipped_docs": skipped_docs}
@@ -369,7 +378,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         with git_start(["commit", "-q", "-m", message, *mark, "--", *rels], top, lock_wait=INDEX_LOCK_WAIT) as committing:
             if staged is not None:  # no hook can move HEAD or touch the record: read them meanwhile
                 branch = current_branch(top)
-                prior = run_record.load_for(main, scope.phase_dir, scope.plan_id) if scope is not None else None
+                prior = run_record.load_for(scope.project(main), scope.phase_dir, scope.plan_id) if scope is not None else None
         proc = committing.result()
         if proc.returncode != 0:
             said = proc.stderr or proc.stdout
@@ -394,7 +403,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
                 entry["dependency_change"] = dependencies
         record = None
         if scope is not None:
-            record = run_record.append_commit(main, scope.phase_dir, scope.plan_id, scope.plan_rel, entry,
+            record = run_record.append_commit(scope.project(main), scope.phase_dir, scope.plan_id, scope.plan_rel, entry,
                                               loaded=prior)
     out = {**base, "committed": True, "hash": commit, "short": commit[:7], "files": files,
            "branch": entry["branch"], "worktree": entry["worktree"]}
@@ -415,7 +424,7 @@ def plan_record(*, cwd: Path, plan: str) -> dict:
     plan_path = Path(plan).expanduser()
     plan_path = plan_path if plan_path.is_absolute() else cwd / plan_path
     scope = PlanScope(plan_path, top, main)
-    data = run_record.load(run_record.record_path(main, scope.phase_dir, scope.plan_id)) or {
+    data = run_record.load(run_record.record_path(scope.project(main), scope.phase_dir, scope.plan_id)) or {
         "plan": scope.plan_id, "phase_dir": scope.phase_dir, "plan_path": scope.plan_rel, "commits": []}
     return {**data, "tasks_done": run_record.tasks_done(data), "completed": len(run_record.tasks_done(data)),
             "branches": run_record.branches(data)}

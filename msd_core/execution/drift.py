@@ -112,8 +112,36 @@ def _existing(root: Path, hashes: list[str]) -> set[str]:
     return set((proc.stdout or "").split()) & set(hashes) if proc.returncode == 0 else set()
 
 
-def _first_msd_commit(root: Path) -> str | None:
-    proc = _git(["rev-list", "--topo-order", "--grep=^[[:space:]]*Msd-Plan: ", "HEAD", "--"], root)
+def scope(root: Path) -> tuple[list[str], tuple[str, ...]]:
+    """This project's part of the repository: (the pathspecs for git, the folders of the roots below it).
+
+    Several `.planning/` roots in one work tree each see their own drift: a project below the work
+    tree's top reads git's history of its own folder (`--relative --parents -- .`: paths as its
+    plans name them, parents rewritten so ancestry holds), and a commit that touches only roots below
+    the project (msd_core.progress.workspace) is theirs, not its (`own`). A project at the top
+    holding no other root: ([], ()), git's history as it is."""
+    from msd_core.lean.project_rule import work_tree_top
+    from msd_core.progress.workspace import roots
+
+    nested = tuple(r.relative_to(root).as_posix() + "/" for r in roots(root)[0] if r != root)
+    top = work_tree_top(str(root))
+    return ([] if top is None or Path(top) == Path(root) else ["."]), nested
+
+
+def _scoped(args: list[str], where: list[str]) -> list[str]:
+    """`args` ending in "--", limited to the project's folder when `where` (scope's pathspecs) says so."""
+    return [*args[:-1], "--relative", "--parents", "--", *where] if where else args
+
+
+def own(history: list, nested: tuple[str, ...]) -> list:
+    """The commits that are this project's: not those whose every file lies in a root below it."""
+    if not nested:
+        return history
+    return [c for c in history if not (c.changes and all(f.startswith(nested) for f in c.files))]
+
+
+def _first_msd_commit(root: Path, where: list[str] | None = None) -> str | None:
+    proc = _git(["rev-list", "--topo-order", "--grep=^[[:space:]]*Msd-Plan: ", "HEAD", "--", *(where or [])], root)
     lines = (proc.stdout or "").split()
     return lines[-1] if proc.returncode == 0 and lines else None
 
@@ -128,11 +156,11 @@ def _base(root: Path, candidates: list[str]) -> str | None:
     return found if proc.returncode == 0 and _HASH.fullmatch(found) else None
 
 
-def read_history(root: Path, base: str | None) -> list[Commit]:
-    """The commits from `base` (itself included) to HEAD, newest first, in one `git log`."""
+def read_history(root: Path, base: str | None, where: list[str] | None = None) -> list[Commit]:
+    """The commits from `base` (itself included) to HEAD, newest first, in one `git log` (`where`: scope)."""
     fmt = "--format=%x02%H%x1f%P%x1f%B%x03"
     rev = ["HEAD", "--not", f"{base}^@"] if base else ["HEAD"]
-    proc = _git(["log", "-z", "-M", "--no-color", "--name-status", fmt, *rev, "--"], root)
+    proc = _git(_scoped(["log", "-z", "-M", "--no-color", "--name-status", fmt, *rev, "--"], where or []), root)
     if proc.returncode != 0:
         raise OperationFailed(f"`git log` failed: {(proc.stderr or '').strip()[:200] or 'no message'}")
     return parse_log(proc.stdout)
@@ -325,18 +353,19 @@ def drift(root: Path, main: Path | None = None) -> dict:
     for ph in phases:
         if ph.verified and ph.verified not in present:
             notes.append(f"phase {ph.number}: its verification commit {ph.verified[:12]} is not in the repository")
-    first = _first_msd_commit(root)
+    where, nested = scope(root)
+    first = _first_msd_commit(root, where)
     if (_git(["rev-parse", "--is-shallow-repository"], root).stdout or "").strip() == "true":
         notes.append("this clone is shallow: drift reads only the history it holds "
                      "(`git fetch --unshallow`, or a CI checkout with the full history)")
     candidates = sorted(set(v for v in verif.values() if v in present) | ({first} if first else set()))
     base = _base(root, candidates)
-    history = read_history(root, base) if candidates else []
+    history = read_history(root, base, where) if candidates else []
     by_hash = {c.hash: c for c in history}
     contained = {v: _ancestors(v, by_hash) for v in set(verif.values()) if v in by_hash}
     findings: list[dict] = []
-    findings += _outside(history, plans, phases, verif, contained, recorded, ok_commits, base)
-    findings += _stale(root, history, phases, contained, ok_commits, present)
+    findings += _outside(own(history, nested), plans, phases, verif, contained, recorded, ok_commits, base)
+    findings += _stale(root, history, phases, contained, ok_commits, present, where)
     moved, deleted = _renames(history)
     findings += _missing(root, phases, moved, deleted)
     findings += _requirements_gone(root, phases, moved)
@@ -393,7 +422,7 @@ def _accept_cmd(h: str) -> str:
     return f'msd_run drift accept {h[:12]} --reason "<why>"'
 
 
-def _stale(root, history, phases, contained, ok_commits, present) -> list[dict]:
+def _stale(root, history, phases, contained, ok_commits, present, where=()) -> list[dict]:
     out = []
     for ph in phases:
         v = ph.verified
@@ -413,7 +442,7 @@ def _stale(root, history, phases, contained, ok_commits, present) -> list[dict]:
                         changed.setdefault(f, []).append(c.hash)
             rebased = False
         else:  # the verified commit is not in this history (rebased, reset): compare the trees
-            proc = _git(["diff", "-M", "--name-only", "-z", v, "HEAD", "--"], root)
+            proc = _git(["diff", "-M", "--name-only", "-z", v, "HEAD", *(["--relative", "--", *where] if where else ["--"])], root)
             for f in (p for p in (proc.stdout or "").split("\0") if p):
                 if watched(f):
                     changed.setdefault(f, [])

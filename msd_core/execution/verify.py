@@ -9,6 +9,8 @@
              that says implement/stub/placeholder/later, "lorem ipsum", "placeholder for now");
   key link   `from` and `to` exist, and `pattern` (a regular expression) matches in `from`;
   requirement every requirement ID of the phase (ROADMAP.md) is in some plan's `requirements`;
+  root-dependency  every phase of another root the phase's `Depends on:` line names (`Phase 2 of
+             services/api`, msd_core.progress.cross_root) is done in that root;
   tests      the project's regression gate passes on the tree checked out now (`tests_check`, the
              gate of msd_core.execution.gate, the one mechanism): the latest gate run of
              `testing.command` made on exactly this tree (same HEAD commit, no change outside
@@ -189,6 +191,11 @@ def verify(files, *, gate: bool = True, fresh: bool = False) -> dict:
     for rid in files.requirements:
         covered = rid in claimed
         checks.append(_check("requirement", rid, covered, "covered by a plan" if covered else "in no plan's requirements", None))
+    from msd_core.progress.cross_root import ask_next, dependencies, describe
+
+    for dep in dependencies(files.root, files.phase.number):  # a phase of another root it depends on (ROADMAP.md)
+        why = "done there" if dep["done"] else describe(dep) + (f": `{ask_next(dep, files.root)}`" if "path" in dep else "")
+        checks.append(_check("root-dependency", f"phase {dep['phase']} of {dep['root']}", dep["done"], why, None))
     if not files.plans:
         checks.append(_check("plans", files.phase.dirname, False, "the phase has no PLAN.md", None))
     said = None

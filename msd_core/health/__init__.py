@@ -6,6 +6,7 @@
   private.py   msd's own working files: interrupted changes, temp files, the flow state, the
                gate's marker, run records, chain tickets, stray `.msd-new` files
   check.py     every check run in order, and the report (status, counts, findings)
+  roots.py     references to phases of other `.planning/` roots (`Depends on: Phase N of <root>`)
   repair.py    the safe repairs, planned from the findings and applied in ONE transaction
                (msd_core.files.txn, as phase surgery does), then checked again
 

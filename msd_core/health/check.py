@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from msd_core.health import private, tree
+from msd_core.health import private, roots, tree
 from msd_core.health.codes import ERROR, INFO, SEVERITIES, WARNING, Finding, repair_of, severity
 
 ORDER = {s: i for i, s in enumerate(SEVERITIES)}
@@ -20,7 +20,7 @@ def findings(root: Path) -> list[Finding]:
     """Every finding of the project at `root`, most severe first (then in check order)."""
     t = tree.Tree(root)
     found: list[Finding] = []
-    for check in (*tree.CHECKS, *private.CHECKS):
+    for check in (*tree.CHECKS, *roots.CHECKS, *private.CHECKS):
         found += check(t)
     return sorted(found, key=lambda f: ORDER[severity(f.code)])
 

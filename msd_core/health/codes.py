@@ -37,6 +37,10 @@ CODES: dict[str, tuple[str, str, str | None]] = {
     "state-drift": (INFO, "STATE.md, in another tool's layout, says otherwise than the tree (its lines may be a person's words)", None),
     "handoff-stale": (WARNING, "a pause handoff at .planning/ for a finished phase; `next` still routes to resume-work", None),
     "handoff-left": (INFO, "a pause handoff left in a finished phase's folder", None),
+    "cross-root-missing": (ERROR, "a phase depends on a phase of another root (`Phase N of <folder>`) where no .planning/ "
+                           "root is; it can never be ready", None),
+    "cross-root-phase-missing": (ERROR, "a phase depends on a phase the other root's ROADMAP.md does not list; "
+                                 "it can never be ready", None),
     # msd's own working files
     "change-interrupted": (ERROR, "a phase change was interrupted", "roll it back or finish it, then re-derive STATE.md"),
     "temp-orphaned": (INFO, "a temp file of a write whose writer is gone", "delete it"),
@@ -71,6 +75,10 @@ WAYS: dict[str, str] = {
     "phase-file-outside-folder": "move the file into its phase folder (git mv)",
     "file-prefix-mismatch": "rename the file to its folder's phase number (git mv)",
     "frontmatter-unreadable": "close the frontmatter with a --- line and make it key: value lines",
+    "cross-root-missing": ("fix the phase's `Depends on:` line in ROADMAP.md: `Phase N of <folder>` names a folder holding "
+                           ".planning/, relative to the git work tree's top (msd_run workspace lists the roots)"),
+    "cross-root-phase-missing": ("add the phase to the other root's ROADMAP.md (/msd-add-phase, run in that folder) or fix the "
+                                 "`Depends on:` line to name a phase it lists"),
     "handoff-stale": "/msd-resume-work (reads the handoff and clears it)",
     "msd-new-stray": "merge the .msd-new file into its original, then delete the .msd-new",
     "flow-state-unreadable": "fix or delete .planning/state.json (flows start again from their first step)",

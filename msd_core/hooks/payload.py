@@ -46,12 +46,19 @@ def project_root(payload: dict):
 
 def absolute_root(install_root: str | None, payload: dict) -> str | None:
     """A local install names its folder relative to the project (`.claude/msd-core`): made absolute
-    against $CLAUDE_PROJECT_DIR (the host sets it for hooks and the status line), else the payload's cwd."""
+    against $CLAUDE_PROJECT_DIR (the host sets it for hooks and the status line), else the payload's cwd,
+    else ours; from each, the folders up to the top of its git work tree are tried, nearest first: one
+    install at a repository's top serves a `.planning/` root in a subfolder (a session started there)."""
     if not install_root or os.path.isabs(install_root):
         return install_root
+    from msd_core.lean.project_rule import walk_up
+
     for base in (os.environ.get("CLAUDE_PROJECT_DIR"), payload.get("cwd"), os.getcwd()):
-        if isinstance(base, str) and base and os.path.isdir(os.path.join(base, install_root)):
-            return os.path.join(base, install_root)
+        if not (isinstance(base, str) and base and os.path.isdir(base)):
+            continue
+        for folder in walk_up(base):
+            if os.path.isdir(os.path.join(folder, install_root)):
+                return os.path.join(folder, install_root)
     return install_root
 
 

@@ -1,8 +1,9 @@
 """`msd_run statusline`: the one short line Claude Code shows under its prompt box.
 
 Input (stdin): the JSON the host passes a status line command (seen in Claude Code 2.1.332:
-`model.id`, `cwd`, `workspace.project_dir`, `context_window.used_percentage`,
-`context_window.context_window_size`, ...). Output: one line, e.g.
+`model.id`, `cwd`, `workspace.current_dir`, `workspace.project_dir`, `context_window.used_percentage`,
+`context_window.context_window_size`, ...). The project is the one the rule finds from
+`workspace.current_dir` (a `.planning/` root in a subfolder), else `project_dir`, else `cwd`. Output: one line, e.g.
 
     msd v1.2 · phase 02 · plan 02-01 · execute-phase: gate · ctx 12% · drift 3 · phase 45.2k tok
 
@@ -47,8 +48,11 @@ def line(payload: dict, install_root: str | None = None) -> str:
     parts = ["msd"]
     cw = payload.get("context_window") if isinstance(payload.get("context_window"), dict) else {}
     model = (payload.get("model") or {}).get("id") if isinstance(payload.get("model"), dict) else None
-    where = (payload.get("workspace") or {}).get("project_dir") if isinstance(payload.get("workspace"), dict) else None
-    where = where or payload.get("cwd")
+    space = payload.get("workspace")
+    space = space if isinstance(space, dict) else {}
+    # the folder the session is in now (a root in a subfolder of the repository), else where it started
+    where = next((w for w in (space.get("current_dir"), space.get("project_dir"), payload.get("cwd"))
+                  if isinstance(w, str) and w), None)
     root = paths.find_project_root(where) if isinstance(where, str) and Path(where).is_dir() else None
     pos = None
     if root is not None:

@@ -10,6 +10,7 @@ Each call asks `msd_run next` (msd_core.progress.route) and decides:
                                                           (a gate that keeps failing)
   a person must check (human_needed, open UAT)        -> stop (human checkpoint)
   a paused session, no project                        -> stop
+  a phase waiting on a phase of another root          -> stop (that root's work comes first)
   every phase done (complete/audit/new milestone)     -> done
   the same command a third time in a row              -> stop (no progress: a failed gate)
   `until` phase passed                                -> done
@@ -80,6 +81,9 @@ def decide(answer: dict, memory: dict, max_gap_rounds: int, until: str | None) -
         command = answer["command"]
     elif route in RUN_ROUTES:
         command = answer["command"]
+    elif route == "wait-for-root":
+        return dict(out, action="stop", why=answer.get("reason", "a phase of another root comes first"),
+                    command=answer.get("command"))
     elif route == "verify-work":
         return dict(out, action="stop", why="a person must check this phase (human checkpoint)", command=answer.get("command"))
     else:

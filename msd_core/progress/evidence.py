@@ -197,14 +197,17 @@ def touched(path: str, files: set[str]) -> bool:
     return path in files or (path.endswith("/") and any(f.startswith(path) for f in files))
 
 
-def _verdict(plan_id: str, commits: list[dict], plan_text: str | None) -> dict | None:
-    """What `commits` (run-record entries: hash, files, deviation) leave the plan lacking; None when proven."""
+def _verdict(plan_id: str, commits: list[dict], plan_text: str | None, prefix: str = "") -> dict | None:
+    """What `commits` (run-record entries: hash, files, deviation) leave the plan lacking; None when proven.
+    `prefix`: the project's folder from the work tree's top ("services/api/"): git names files from the
+    top, a plan from its project."""
     if not commits:
         return {"plan": plan_id, "step": "execute",
                 "reason": f"plan {plan_id} has a SUMMARY but no commit recorded by `msd_run commit --plan`"}
     if plan_text is None:
         return None
-    files = {f for c in commits for f in c.get("files", []) if isinstance(f, str)}
+    files = {f[len(prefix):] if prefix and f.startswith(prefix) else f
+             for c in commits for f in c.get("files", []) if isinstance(f, str)}
     left = [d for d in declared(plan_text) if not touched(d, files)]
     if left and not any(isinstance(c.get("deviation"), str) and c["deviation"].strip() for c in commits):
         return {"plan": plan_id, "step": "execute", "untouched": left,
@@ -232,10 +235,15 @@ class Reading:
     when msd began executing it (`since`), and git's log, read once for this reading and never for
     another (a long-lived process judges each reading by the commits there are then)."""
 
-    __slots__ = ("main", "since", "cutoff", "_commits")
+    __slots__ = ("main", "since", "cutoff", "_commits", "prefix")
 
     def __init__(self, main: Path):
+        from msd_core.lean.project_rule import work_tree_top
+
         self.main = Path(main)
+        top = work_tree_top(str(self.main))
+        rel = os.path.relpath(self.main, top) if top else "."
+        self.prefix = "" if rel == "." or rel.startswith("..") else rel.replace(os.sep, "/") + "/"
         found = marker(self.main)
         self.since = found["since"] if found else None
         self.cutoff = found["cutoff"] if found else None
@@ -252,13 +260,13 @@ class Reading:
         record, unreadable = _record(self.main, phase_dir, plan_id)
         commits = [c for c in (record or {}).get("commits", [])
                    if isinstance(c, dict) and isinstance(c.get("hash"), str) and _HASH.fullmatch(c["hash"])]
-        lacking = _verdict(plan_id, commits, plan_text)
+        lacking = _verdict(plan_id, commits, plan_text, self.prefix)
         if lacking is None:
             return None
         from_git = self.git_commits(phase_dir, plan_id)
         if from_git:  # a teammate's clone made them, or the record was lost: git says so itself
             known = {c["hash"] for c in commits}
-            return _verdict(plan_id, commits + [c for c in from_git if c["hash"] not in known], plan_text)
+            return _verdict(plan_id, commits + [c for c in from_git if c["hash"] not in known], plan_text, self.prefix)
         if unreadable:
             return {"plan": plan_id, "reason": f"plan {plan_id} has a SUMMARY but {unreadable}", "step": "execute"}
         return lacking

@@ -49,6 +49,12 @@ order, that is not done and nobody else holds (named in `claimed_by_others`, and
 says so); when every phase left is held -> claimed (`/msd-progress`). `ignore_claims` routes as
 if there were none. Every claim is listed in `claims` (with `stale` and `mine`).
 
+Roots (msd_core.progress.cross_root): a phase whose ROADMAP.md block depends on a phase of another
+`.planning/` root in the work tree (`Depends on: Phase 2 of services/api`) lists those in
+`depends_on_roots`; while one is not done there, the phase is not ready to execute or verify:
+-> wait-for-root (/msd-progress; the reason and `waiting_on[].next` name what `next` proposes in
+that root, `run_in` the root), or /msd-health when the reference names no root or no phase.
+
 Every answer has `route`, `command`, `reason`; phase answers add `phase` and `state`;
 open debug sessions (`.planning/debug/*.md`) are named in `debug_open`; unfinished flow
 runs in `.planning/state.json` are listed in `flows_in_progress` (workflow, step), and the one
@@ -158,8 +164,44 @@ def _around_claims(root: Path, states, current, common: dict, notes: list[str], 
     return None, passed
 
 
+WAIT_STATES = ("execute", "verify", "reverify")  # a phase with an unmet dependency on another root goes no further
+
+
+def _other_roots(root: Path, number: str, roadmap_text: str | None, install_root: str | None, visiting: frozenset) -> list[dict]:
+    """The phase's dependencies on other roots (progress.cross_root), each unmet one with the command the
+    other root's `next` proposes (`next`: its health check when the reference is wrong)."""
+    from msd_core.progress import cross_root
+
+    deps = cross_root.dependencies(root, number, roadmap_text)
+    for dep in deps:
+        if dep["done"]:
+            continue
+        dep["next"] = "/msd-health"
+        if dep["state"] not in (cross_root.MISSING_ROOT, cross_root.MISSING_PHASE, cross_root.INVALID) \
+                and dep["path"] not in visiting:
+            dep["next"] = decide(dep["path"], install_root, _visiting=visiting | {str(root)})["command"]
+    return deps
+
+
+def _wait(root: Path, label: str, unmet: list[dict], extra: dict) -> dict:
+    from msd_core.progress.cross_root import ask_next, describe
+
+    unmet = sorted(unmet, key=lambda d: d["next"] != "/msd-health")  # a wrong reference never clears: it comes first
+    dep = unmet[0]
+    where = dep["root"]
+    if dep["next"] == "/msd-health":
+        how = (f"fix phase {extra['phase']['number']}'s `Depends on:` line in ROADMAP.md "
+               "(`msd_run health` names it; `msd_run workspace` lists the roots)")
+    else:
+        how = f"run {dep['next']} in {where} first (`{ask_next(dep, root)}`)"
+    more = f" (and {len(unmet) - 1} more)" if len(unmet) > 1 else ""
+    command = "/msd-health" if dep["next"] == "/msd-health" else "/msd-progress"  # never a command meant for another root
+    return _answer("wait-for-root", command, f"{label} is not ready: {describe(dep)}{more}: {how}",
+                   run_in=where, waiting_on=unmet, **extra)
+
+
 def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None, *,
-           ignore_claims: bool = False) -> dict:
+           ignore_claims: bool = False, _visiting: frozenset = frozenset()) -> dict:
     from msd_core.planning.roadmap import phase_sort_key
 
     base = Path(cwd).expanduser().absolute() if cwd else Path.cwd()
@@ -254,6 +296,12 @@ def decide(cwd: str | os.PathLike | None = None, install_root: str | None = None
     previous = [p for p, s in states if s == "done" and phase_sort_key(p.number) < phase_sort_key(n)]
     after = f"; phase {previous[-1].number} is done" if previous and state in ("discuss", "plan") else ""
     extra = {"phase": info.to_json(root), "state": state, **common}
+    others = _other_roots(root, n, w.roadmap_text, install_root, _visiting)
+    if others:
+        extra["depends_on_roots"] = others
+        unmet = [d for d in others if not d["done"]]
+        if unmet and state in WAIT_STATES:
+            return _wait(root, label, unmet, extra)
     if state == "discuss":
         return _answer("discuss-phase", f"/msd-discuss-phase {n}", f"{label} has no CONTEXT.md and no plans yet{after}", **extra)
     if state == "plan":

@@ -5,7 +5,8 @@
 
 Routes: new-project, resume-work, discuss-phase, plan-phase, execute-phase, verify-work,
 plan-gaps, complete-milestone, new-milestone, claimed (every phase left is someone else's),
-review-drift (drift makes the proposal wrong: msd_core.execution.drift_route).
+review-drift (drift makes the proposal wrong: msd_core.execution.drift_route),
+wait-for-root (the phase depends on a phase of another .planning/ root that is not done).
 A phase someone else claimed (`msd_run claim`) is passed by unless --ignore-claims. The rules live in msd_core.progress.route.
 """
 

@@ -3,7 +3,8 @@
     msd_run wave plan --phase-dir <phase-dir> [--skip <plan-id>]...
         the next wave: runnable plans, batches (parallel: isolated worktrees, at most
         max_concurrent_agents at once; sequential: one at a time), blocked, stuck, and
-        `base` (HEAD) for isolated executors. Exit 1 when two plans of one wave share a file.
+        `base` (HEAD) for isolated executors. Exit 1 when two plans of one wave share a file, and
+        (writing nothing) while a phase of another root its `Depends on:` line names is not done.
     msd_run wave check --phase-dir <phase-dir>
         the plan checker's checks: exit 1 naming both plans and the files when two plans of a
         wave share a file, or naming the plan whose checkpoint task contradicts `autonomous: true`.
@@ -107,6 +108,13 @@ def run(args: argparse.Namespace):
         result = {"phase_dir": phase.name, "overlaps": overlaps(plans), "contradictions": contradictions(plans),
                   "problems": problems}
     else:
+        from msd_core.planning.discovery import normalize_phase
+        from msd_core.progress.cross_root import not_ready
+
+        held = not_ready(root, normalize_phase(phase.name.split("-", 1)[0]) or "")
+        if held:  # a phase of another root it depends on is not done: no wave runs (nothing written)
+            sys.stderr.write(f"msd_run wave plan: {held}\n")
+            return 1
         result = phase_waves(phase, cfg, skipped=args.skip)
         from msd_core.git.runner import head
         from msd_core.progress import evidence

@@ -70,6 +70,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "step-done": ("msd_core.run.cmd_step_done", "record a flow step's result and advance"),
     "step-report": ("msd_core.run.cmd_step_report", "report the result of a step `msd chain` gave you (checked on the spot)"),
     "next": ("msd_core.run.cmd_next", "what the project should do next, and why"),
+    "workspace": ("msd_core.run.cmd_workspace", "every .planning/ root in the repository: its position and next command"),
     "memory": ("msd_core.run.cmd_memory", "index and query the project's recorded summaries"),
     "model": ("msd_core.run.cmd_model", "the model to pass when spawning an agent (model_profile x role)"),
     "branch": ("msd_core.run.cmd_branch", "the git branch git.branching_strategy wants; --apply creates/switches"),

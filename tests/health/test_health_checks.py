@@ -168,6 +168,21 @@ def _break_ticket(root):
     os.utime(root / ".planning/.msd/chain/s1.ticket.json", (old, old))
 
 
+def _depends(root, on: str) -> None:
+    roadmap = root / ".planning/ROADMAP.md"
+    goal = "**Goal**: A user can log in\n"
+    roadmap.write_text(roadmap.read_text().replace(goal, f"{goal}**Depends on**: Phase 1, {on}\n"))
+
+
+def _break_cross_root(root):
+    _depends(root, "Phase 1 of libs/none")  # no git work tree here: the folder is named from the project's
+
+
+def _break_cross_root_phase(root):
+    write(root, {"libs/core/.planning/ROADMAP.md": "# Roadmap\n\n- [ ] **Phase 1: Core** - x\n"})
+    _depends(root, "Phase 4 of libs/core")
+
+
 BREAKS = {
     "planning-file-missing": _break_missing_file,
     "config-unreadable": _break_config,
@@ -200,6 +215,8 @@ BREAKS = {
     "run-record-unreadable": _break_run_record,
     "run-record-orphaned": _break_run_orphan,
     "chain-ticket-left": _break_ticket,
+    "cross-root-missing": _break_cross_root,
+    "cross-root-phase-missing": _break_cross_root_phase,
 }
 
 

@@ -57,6 +57,7 @@ HOT = [
     ("compile-plan-fresh", ["compile-plan", "{plan}", "--root", "{root}"], set()),
     ("compile-plan-check", ["compile-plan", "{plan}", "--check", "--root", "{root}"], set()),
     ("next", ["next"], set()),
+    ("workspace", ["workspace", "--json"], set()),
     ("next-step", ["next-step", "--workflow", "plan-phase", "--var", "phase=01", "--root", "{root}"], set()),
     ("step-done", ["step-done", "--workflow", "plan-phase", "--step", "load-context", "--var", "phase=01",
                    "--result", '{"phase": "01", "phase_dir": "01-auth"}', "--root", "{root}"], set()),
