@@ -53,3 +53,18 @@ def test_the_model_expects_what_contracts_say():
     p3 = PhaseModel(walk.Phase("1.1", "C", "c", "g", ["C-01"]), [])
     w.phases.append(p3)
     assert p3.state == NEW and w.expected() == "/msd-discuss-phase 1.1"
+
+
+DETOURS = ["quick", "debug", "debug-list", "undo-quick", "debug-resume", "remove", "move", "debug-close", "docs-off",
+           "follow", "follow", "quick", "follow"]
+
+
+def test_the_detours_keep_every_invariant(cycle, compact):
+    """Every detour move at least once, in a fixed order: quick task and its undo, a debug session
+    (start, list, resume, close), remove and move of phases never discussed, commit_docs turned off."""
+    w = Walk(cycle, 5, compact, script=list(DETOURS))  # seed 5: three phases
+    moves = w.run()
+    assert [m.split()[0] for m in moves[1:10]] == ["quick", "debug", "debug", "undo", "debug", "remove", "move", "debug",
+                                                    "settings"], moves
+    print(f"detours compact {compact}: {' -> '.join(moves)}; known seams: {w.seams}")
+    print(cycle.report())

@@ -70,7 +70,15 @@ class Walk:
     completed: bool = False
     debug_slugs: list[str] = field(default_factory=list)
     paused: str | None = None  # the handoff pause-work wrote, until resume-work removes it
+    script: list[str] | None = None  # the moves to make, in order (a fixed scenario), instead of drawing them
+    strict_seams: bool = False  # a known seam's check fails the walk instead of being recorded
+    seams: list[str] = field(default_factory=list)  # known seams the walk tripped (KNOWN_SEAMS), with where
+    quick: list[walk.Quick] = field(default_factory=list)  # quick tasks done and not undone
+    quick_made: int = 0
+    open_debug: list[str] = field(default_factory=list)  # /msd-debug sessions left open (committed)
+    docs: bool = True  # commit_docs: off after the docs-off move
     _inserted: int = 0
+    _surgery: int = 0
 
     def __post_init__(self):
         self.rng = random.Random(self.seed)
@@ -164,13 +172,40 @@ class Walk:
                 out.append(("insert", 0.5))
         return out
 
+    def detours(self) -> list[tuple[str, float]]:
+        """The detours the content allows at any point of a milestone not yet audited."""
+        if self.audited:
+            return []
+        out = [("debug", 0.4)]
+        if self.quick_made < 2:
+            out.append(("quick", 0.5))
+        if self.quick and self.docs:  # undo refuses a tree with uncommitted changes
+            out.append(("undo-quick", 0.6))
+        if self.open_debug or self.debug_slugs:
+            out += [("debug-list", 0.3), ("debug-resume", 0.3)]
+        if self.open_debug:
+            out.append(("debug-close", 0.3))
+        if self.docs:
+            out.append(("docs-off", 0.15))
+        if self._surgery < 2 and self._removable():
+            out.append(("remove", 0.4))
+        if self._surgery < 2 and self._movable():
+            out.append(("move", 0.4))
+        return out
+
     def pick(self) -> str:
-        names, weights = zip(*self.choices())
+        names, weights = zip(*(self.choices() + (self.detours() if self.paused is None else [])))
+        if self.script is not None:  # the next scripted move the point allows (follow when none is left)
+            while self.script:
+                move = self.script.pop(0)
+                if move in names:
+                    return move
+            return "follow"
         return self.rng.choices(names, weights=weights, k=1)[0]
 
     def run(self) -> list[str]:
         self.setup()
-        for _ in range(self.max_moves):
+        for _ in range(self.max_moves if self.script is None else len(self.script)):
             if self.completed:
                 break
             move = self.pick()
@@ -320,14 +355,171 @@ class Walk:
             self.paused = None
             self.check()
 
+    def move_quick(self) -> None:
+        """/msd-quick: a small task with a PLAN, an executor, a SUMMARY; ROADMAP and `next` unchanged."""
+        a = self.cycle.agent
+        self.quick_made += 1
+        word = self.rng.choice(["typo", "label", "colour", "logging"])
+        q = walk.Quick(f"{self.quick_made:03d}", f"fix-{word}", f"fix the {word}", [f"src/quick-{self.quick_made}.txt"])
+        road = (a.project / ".planning/ROADMAP.md").read_text()
+        with self._step(f"quick {q.number}"):
+            walk.quick_task(a, q)
+            assert (a.project / q.dir / f"{q.number}-SUMMARY.md").is_file(), f"no SUMMARY ({self.where()})"
+            assert (a.project / ".planning/ROADMAP.md").read_text() == road, f"quick changed ROADMAP.md ({self.where()})"
+            recorded = git(a.project, "log", "--format=%(trailers:key=Msd-Plan,valueonly)")
+            assert f"{q.number}-{q.slug}/{q.number}" in recorded, f"no commit recorded for {q.dir}: {recorded!r} ({self.where()})"
+            self.quick.append(q)
+            self.check()
+
+    def move_undo_quick(self) -> None:
+        """/msd-undo of the last quick task: its recorded commits reverted, its code gone, STATE recomputed."""
+        a = self.cycle.agent
+        q = self.quick.pop()
+        with self._step(f"undo quick {q.number}"):
+            out = walk.undo(a, q.plan_path)
+            assert out["revert_commit"], out
+            for rel in q.files:
+                assert not (a.project / rel).exists(), f"{rel} survived the undo of quick {q.number} ({self.where()})"
+            self.check()
+            state = (a.project / ".planning/STATE.md").read_text()
+            self.seam("undo-left-off", f"Quick task {q.number} done" not in state,
+                      f"STATE.md still says the undone quick task {q.number} is done")
+
+    def _removable(self) -> PhaseModel | None:
+        """A phase that was never discussed, with nothing but such phases after it (no renumbered folder)."""
+        order = self.ordered()
+        for i, p in enumerate(order):
+            if p.state == NEW and "." not in p.number and all(o.state == NEW and "." not in o.number for o in order[i:]) \
+                    and len([o for o in order if o.state != DONE]) > 1:
+                return p
+        return None
+
+    def _movable(self) -> tuple[PhaseModel, PhaseModel] | None:
+        """Two phases never discussed, the first before the second: move the first after the second."""
+        news = [p for p in self.ordered() if p.state == NEW and "." not in p.number]
+        if len(news) < 2 or any(p.state != NEW for p in self.ordered()[self.ordered().index(news[0]):]):
+            return None
+        return news[0], news[-1]
+
+    def _renumber(self, renames: dict[str, str]) -> None:
+        for p in [p for p in self.phases if p.number in renames]:
+            self._renumber_one(p, renames[p.number])
+
+    def _renumber_one(self, p: PhaseModel, number: str) -> None:
+        """A phase never discussed under its new number (its plans drawn again: their ids carry it)."""
+        p.phase = walk.Phase(number, p.phase.name, p.phase.slug, p.phase.goal, p.phase.requirements)
+        p.plans = self._draw_plans(p.phase)
+
+    def _roadmap_numbers(self) -> list[str]:
+        return [k.split()[1] for k in roadmap_marks(self.cycle.agent.project) if k.startswith("Phase ")]
+
+    def move_remove(self) -> None:
+        """/msd-remove-phase of a phase never discussed: the later ones close the gap (one less each)."""
+        target = self._removable()
+        a = self.cycle.agent
+        with self._step(f"remove phase {target.number}"):
+            out = walk.phase_change(a, "remove", target.number)
+            gone = int(target.number)
+            self.phases.remove(target)
+            expected = {p.number: str(int(p.number) - 1) for p in self.phases if "." not in p.number and int(p.number) > gone}
+            self._renumber(expected)
+            assert self._roadmap_numbers() == [p.number for p in self.ordered()], \
+                f"ROADMAP phases {self._roadmap_numbers()} after remove, the model {[p.number for p in self.ordered()]} ({out})"
+            self._surgery += 1
+            self.check()
+
+    def move_move(self) -> None:
+        """/msd-move-phase n after m (both never discussed): n becomes m's decimal, the gap closes."""
+        n, m = self._movable()
+        a = self.cycle.agent
+        with self._step(f"move phase {n.number} after {m.number}"):
+            out = walk.phase_change(a, "move", n.number, m.number)
+            moved = out["phase"]["number"]
+            order = [p.number for p in self.ordered()]
+            # the model: n leaves its place, the later integer phases close the gap, n follows m as its first decimal
+            renames, k = {}, int(n.number)
+            for p in self.ordered():
+                if p is not n and "." not in p.number and int(p.number) > int(n.number):
+                    renames[id(p)] = str(k)
+                    k += 1
+            m_now = renames.get(id(m), m.number)
+            renames[id(n)] = f"{m_now}.1"
+            for p in self.phases:
+                if id(p) in renames:
+                    self._renumber_one(p, renames[id(p)])
+            assert moved == f"{m_now}.1", f"move {order}: the runtime numbered it {moved}, the model {m_now}.1 ({out})"
+            assert self._roadmap_numbers() == [p.number for p in self.ordered()], \
+                f"ROADMAP phases {self._roadmap_numbers()} after move, the model {[p.number for p in self.ordered()]}"
+            self._surgery += 1
+            self.check()
+
+    def move_debug(self) -> None:
+        """/msd-debug <symptom>: a session opened, diagnosed, committed by name; it stays open."""
+        with self._step("debug start"):
+            out = walk.debug_start(self.cycle.agent, f"the counter shows {self.rng.randint(2, 99)} twice")
+            assert out["file"] == f".planning/debug/{out['slug']}.md", out
+            self.open_debug.append(out["slug"])
+            self.check()
+
+    def move_debug_list(self) -> None:
+        with self._step("debug list"):
+            out = walk.debug_list(self.cycle.agent)
+            listed = {s["slug"] for s in out["sessions"]}
+            assert listed == set(self.open_debug) | set(self.debug_slugs), \
+                f"debug list shows {sorted(listed)}, open: {sorted(set(self.open_debug) | set(self.debug_slugs))} ({self.where()})"
+            self.check()
+
+    def move_debug_resume(self) -> None:
+        opened = self.open_debug + self.debug_slugs
+        slug = self.rng.choice(opened + [None])
+        with self._step(f"debug resume {slug or '(newest)'}"):
+            proc = walk.debug_resume(self.cycle.agent, slug)
+            assert proc.returncode == 0, f"resume refused an open session: {proc.stderr} ({self.where()})"
+            out = json.loads(proc.stdout)
+            if slug is not None:
+                assert out["slug"] == slug, out
+            else:
+                assert out["slug"] in opened, out
+            self.check()
+
+    def move_debug_close(self) -> None:
+        slug = self.open_debug.pop(0)
+        with self._step(f"debug close {slug}"):
+            walk.close_debug(self.cycle.agent, slug)
+            assert not (self.cycle.agent.project / f".planning/debug/{slug}.md").exists()
+            self.check()
+
+    def move_docs_off(self) -> None:
+        """/msd-settings commit_docs false: from now on .planning/ changes stay uncommitted, the code is committed."""
+        a, stem = self.cycle.agent, "settings"
+        with self._step("settings commit_docs false"):
+            a.begin("/msd-settings commit_docs false")
+            a.run(stem, "Step 1", "msd_run config migrate")
+            before = a.run(stem, "Step 1", "msd_run config list").stdout
+            a.run(stem, "Step 3", "msd_run config set <key>", key="commit_docs", value="false")
+            after = a.run(stem, "Step 4", "msd_run config list").stdout
+            assert before != after
+            raw = a.run(stem, "Step 4", "msd_run config get commit_docs --raw").stdout.strip()
+            assert raw == "false", raw  # Step 4's commit is only for `true`: config.json stays the user's change
+            self.docs = False
+            self.check()
+
     # ------------------------------------------------------------------ the invariants
+
+    def seam(self, name: str, ok: bool, what: str) -> None:
+        """One check that a known, open seam (KNOWN_SEAMS) trips: recorded, or (strict_seams) failed."""
+        if ok:
+            return
+        assert name in KNOWN_SEAMS, name
+        assert not self.strict_seams, f"known seam {name}: {what} ({self.where()})"
+        self.seams.append(f"{name}: {what}")
 
     def where(self) -> str:
         return f"seed {self.seed}, compact {self.compact}, moves: {' -> '.join(self.moves)}"
 
     def check(self, route: str | None = None) -> dict:
         a = self.cycle.agent
-        left = dirty(a.project)
+        left = dirty(a.project, () if self.docs else (".planning/",))
         assert left == [], f"uncommitted after the step: {left} ({self.where()})\n{git(a.project, 'diff')[:3000]}"
         proc = a._exec(["msd_run", "state", "sync", "--check"], a.project)
         assert proc.returncode == 0, f"STATE.md/ROADMAP.md disagree with the files: {proc.stdout} ({self.where()})"
@@ -342,6 +534,12 @@ class Walk:
         assert ticked <= proven, f"ticked without a recorded commit: {sorted(ticked - proven)} ({self.where()})"
         assert (a.project / USER_NOTES).read_text() == USER_TEXT, f"the user's notes changed ({self.where()})"
         return nxt
+
+
+KNOWN_SEAMS = {
+    # open seams another change is fixing; each has an xfail(strict=True) test in tests/cycle/test_walker.py
+    "undo-left-off": "after /msd-undo of a quick task STATE.md still says 'Quick task <n> done'",
+}
 
 
 def seeds_file_seeds(text: str) -> list[int]:
