@@ -60,11 +60,27 @@ DETOURS = ["quick", "debug", "debug-list", "undo-quick", "debug-resume", "remove
 
 
 def test_the_detours_keep_every_invariant(cycle, compact):
-    """Every detour move at least once, in a fixed order: quick task and its undo, a debug session
-    (start, list, resume, close), remove and move of phases never discussed, commit_docs turned off."""
-    w = Walk(cycle, 5, compact, script=list(DETOURS))  # seed 5: three phases
+    """Every detour move at least once, in a fixed order, on a local install: quick task and its undo,
+    a debug session (start, list, resume, close), remove and move of phases never discussed,
+    commit_docs turned off."""
+    w = Walk(cycle, 5, compact, script=list(DETOURS), install="local")  # seed 5: three phases
     moves = w.run()
     assert [m.split()[0] for m in moves[1:10]] == ["quick", "debug", "debug", "undo", "debug", "remove", "move", "debug",
                                                     "settings"], moves
     print(f"detours compact {compact}: {' -> '.join(moves)}; known seams: {w.seams}")
     print(cycle.report())
+
+
+@pytest.mark.xfail(strict=True, reason="known seam undo-left-off (issue 45): after /msd-undo of a quick task "
+                                       "STATE.md still says 'Quick task <n> done'; flips when the fix merges")
+def test_known_seam_undo_of_a_quick_task_leaves_state_saying_it_is_done(cycle):
+    w = Walk(cycle, 5, "off", script=["quick", "undo-quick"], strict_seams=True, install="global")
+    w.run()
+
+
+def test_a_second_clone_adds_a_phase_and_merges(cycle):
+    """Two clones each add the next phase and merge: `next` routes to /msd-health, reconcile renumbers."""
+    w = Walk(cycle, 5, "off", script=["clone", "follow"], install="global", clone_both=True)
+    moves = w.run()
+    assert moves[1].startswith("second clone adds phase 4, so does this one"), moves
+    print(f"clone: {' -> '.join(moves)}; known seams: {w.seams}")

@@ -387,14 +387,16 @@ def fix_broken(a: Agent, stem: str = "execute-phase") -> bool:
 
 
 def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | None = None, verification: str = "passed",
-                  approve: str = "approved", after_wave: list | None = None) -> list[str]:
-    """`after_wave`: when given, receives `msd_run next`'s answer after each executed wave."""
+                  approve: str = "approved", after_wave: list | None = None,
+                  worktree_waves: list | None = None) -> list[str]:
+    """`after_wave`: when given, receives `msd_run next`'s answer after each executed wave;
+    `worktree_waves`: the waves run in isolated worktrees (and merged back)."""
     stem = "execute-phase"
     a.begin(f"/msd-execute-phase {phase.number}")
     v = values(phase)
     gate = gate or Gate()
     by_id = {p.pid: p for p in plans}
-    state: dict = {"wave": 0}
+    state: dict = {"wave": 0, "worktree_waves": worktree_waves if worktree_waves is not None else []}
 
     def discover(_p):
         a.run(stem, "discover-plans", "msd_run state get")
@@ -402,8 +404,13 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
         out = json.loads(a.run(stem, "discover-plans", "msd_run wave plan", **v).stdout)
         return {"phase": phase.nn, "phase_dir": phase.folder, "plans_remaining": out["plans_remaining"]}
 
-    def execute_wave(_p):
+    def execute_wave(p):
         out = json.loads(a.run(stem, "execute-wave", "msd_run wave plan", **v).stdout)
+        named = re.search(r"msd_run wave merge [^`]*--wave (\d+)", p.get("prompt", ""))
+        if named and out["next_wave"]:  # the prompt names the wave `wave plan` lays out now, never a stale one
+            assert named.group(1) == str(out["next_wave"]), f"execute-wave's prompt says {named.group(0)!r}, " \
+                                                             f"wave plan lays out wave {out['next_wave']}"
+        state.setdefault("waves", []).append(out["next_wave"])
         if out["stuck"]:
             return {"wave": out["next_wave"] or 0, "plans_remaining": out["plans_remaining"], "stuck": True}
         templates = {}
@@ -430,6 +437,10 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
                 merge = re.sub(r"\s\(?`?--branch.*$", "", written)
                 line = fill_merge(merge, v, out["next_wave"], branches)
                 a.sh(line, template=written)
+                unmerged = [b for b in branches.values()
+                            if b in git(a.project, "branch", "--no-merged", "HEAD", "--format=%(refname:short)").split()]
+                assert not unmerged, f"wave {out['next_wave']}: {unmerged} left unmerged after `{line}`"
+                state["worktree_waves"].append(out["next_wave"])
             else:
                 for pid in batch["plans"]:
                     result, done = executor.run(by_id[pid], phase, templates[pid], cwd=a.project)
@@ -771,3 +782,41 @@ def debug_resume(a: Agent, slug: str | None):
     if slug is None:
         return a.sh(line.replace(" <slug>", ""), ok=(0, 1), template=line)
     return a.sh(line, ok=(0, 1), slug=slug)
+
+
+# ------------------------------------------------------------------ add a phase, health (a second clone)
+
+
+def add_phase(a: Agent, phase: Phase, after: Phase | None) -> None:
+    """/msd-add-phase as its spine says: the ROADMAP list line and block, the folder, STATE, the commit."""
+    stem = "add-phase"
+    a.begin(f"/msd-add-phase {phase.goal}")
+    road = (a.project / ".planning/ROADMAP.md").read_text()
+    line = f"- [ ] Phase {phase.number}: {phase.name} — {phase.goal}\n"
+    lines = road.splitlines(keepends=True)
+    last = max(i for i, ln in enumerate(lines) if re.match(r"^- \[.\] (\*\*)?Phase ", ln))
+    lines.insert(last + 1, line)
+    dep = f"Phase {after.number}" if after else "nothing"
+    block = (f"\n### Phase {phase.number}: {phase.name}\nGoal: {phase.goal}\nDepends on: {dep}\n"
+             f"Requirements: TBD\nDone when:\n- {phase.goal} works when tried\nPlans: TBD\n")
+    a.write(".planning/ROADMAP.md", "".join(lines).rstrip("\n") + "\n" + block)
+    v = values(phase, NN=phase.nn, name=phase.name)
+    made = a.content.command(stem, "Step 4", "mkdir -p")
+    a.sh(made.replace("<NN>", phase.nn), template=made, **v)
+    a.write(f"{phase.dir}/.gitkeep", "")
+    a.run(stem, "Step 4", "msd_run state sync")
+    a.run(stem, "Step 4", "msd_run state patch --add-decision", **v)
+    a.run(stem, "Step 5", "msd_run config get commit_docs")
+    a.run(stem, "Step 5", "msd_run commit --files", **v)
+
+
+def health_reconcile(a: Agent) -> dict:
+    """/msd-health: the check, then (Step 3) a finding's runtime way forward, dry run first."""
+    stem = "health"
+    a.begin("/msd-health")
+    text = a.run(stem, "Step 1", "msd_run health --text", ok=(0, 1)).stdout
+    assert "phase reconcile" in text, f"health names no `msd_run phase reconcile` for two phases of one number:\n{text}"
+    line = a.content.command(stem, "Step 3", "msd_run phase reconcile")
+    dry = json.loads(a.sh(line + " --dry-run", template=line).stdout)
+    out = json.loads(a.sh(line, template=line).stdout)
+    return {"dry": dry, "out": out}

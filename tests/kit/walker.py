@@ -33,10 +33,13 @@ from __future__ import annotations
 import json
 import random
 import re
+import subprocess
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tests.kit import cyclewalk as walk
-from tests.kit.cyclekit import Cycle, dirty, git, roadmap_marks
+from tests.kit.cyclekit import Agent, Content, Cycle, dirty, git, roadmap_marks
 
 USER_NOTES = "notes/mine.md"
 USER_TEXT = "# My notes\n\nThings I keep by hand; no tool may change them.\n"
@@ -77,6 +80,9 @@ class Walk:
     quick_made: int = 0
     open_debug: list[str] = field(default_factory=list)  # /msd-debug sessions left open (committed)
     docs: bool = True  # commit_docs: off after the docs-off move
+    install: str = ""  # "global" or "local": drawn at setup unless given
+    cloned: bool = False  # a second clone added a phase and was merged back
+    clone_both: bool | None = None  # the clone move: this clone adds a phase too (drawn unless given)
     _inserted: int = 0
     _surgery: int = 0
 
@@ -87,10 +93,11 @@ class Walk:
 
     def _draw_plans(self, phase: walk.Phase, start: int = 1) -> list[walk.Plan]:
         n = self.rng.randint(1, 3)
+        later_pair = n == 3 and self.rng.random() < 0.5  # two plans in wave 2: parallel worktrees after the first wave
         plans = []
         for i in range(n):
             pid = f"{phase.nn}-{start + i:02d}"
-            wave = 1 if i == 0 else self.rng.choice([1, 2])
+            wave = 1 if i == 0 else 2 if later_pair else self.rng.choice([1, 2])
             deps = [plans[0].pid] if wave == 2 else []
             plans.append(walk.Plan(pid, wave, [f"src/{phase.slug}-{start + i}.txt"], f"{phase.slug} part {start + i}",
                                    depends_on=deps, breaks=self.rng.random() < 0.25))
@@ -111,14 +118,43 @@ class Walk:
                     "workflow.research": "false", "workflow.plan_check": "true",
                     "workflow.verifier": "true", "commit_docs": "true",
                     "workflow.compact_content": "true" if self.compact == "on" else "false"}
-        self.moves.append(f"new-project {len(words)} phases, parallel={settings['parallelization.enabled']}")
+        self.install = self.install or self.rng.choice(["global", "local"])
+        self.moves.append(f"new-project {len(words)} phases, parallel={settings['parallelization.enabled']}, "
+                          f"install {self.install}")
         with self.cycle.step("new project"):
-            walk.seed_repository(a)
+            walk.seed_repository(a, self.remote)
             a.write(USER_NOTES, USER_TEXT)
             git(a.project, "add", USER_NOTES)
             git(a.project, "commit", "-q", "-m", "my notes")
+            if self.install == "local":
+                self.install_locally()
             walk.new_project(a, [p.phase for p in self.phases], settings)
             self.check()
+
+    @property
+    def remote(self) -> Path:
+        return self.cycle.agent.project.parent / "origin.git"
+
+    def msd_install(self, where: Path, how: str) -> None:
+        a = self.cycle.agent
+        proc = subprocess.run([sys.executable, "-m", "msd_core", "install", how], cwd=str(where), env=a.env(),
+                              capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, f"msd install {how} in {where.name}: {proc.stderr}"
+
+    def install_locally(self) -> None:
+        """`msd install --local` in the project instead of the global install: the user commits what it
+        installed (.claude/, .gitattributes, as its report says); every command then comes from the
+        project's own copy (`--root .claude/msd-core`), and the global install is removed."""
+        a = self.cycle.agent
+        for args in (["install", "--local"], ["uninstall", "--global"]):
+            proc = subprocess.run([sys.executable, "-m", "msd_core", *args], cwd=str(a.project), env=a.env(),
+                                  capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+            assert proc.returncode == 0, f"msd {' '.join(args)}: {proc.stderr}"
+        assert not (Path(a.env()["HOME"]) / ".claude/msd-core").exists()
+        git(a.project, "add", "-A")
+        git(a.project, "commit", "-q", "-m", "msd installed locally")
+        a.content = Content(a.project / ".claude")
+        assert "--root .claude/msd-core" in a.content.spine("quick")
 
     # ------------------------------------------------------------------ the model
 
@@ -191,10 +227,12 @@ class Walk:
             out.append(("remove", 0.4))
         if self._surgery < 2 and self._movable():
             out.append(("move", 0.4))
+        if not self.cloned and self.docs:
+            out.append(("clone", 0.3))
         return out
 
     def pick(self) -> str:
-        names, weights = zip(*(self.choices() + (self.detours() if self.paused is None else [])))
+        names, weights = zip(*(self.choices() + (self.detours() if self.paused is None else [])), strict=True)
         if self.script is not None:  # the next scripted move the point allows (follow when none is left)
             while self.script:
                 move = self.script.pop(0)
@@ -268,8 +306,11 @@ class Walk:
         breaks = any(pl.breaks for pl in todo)
         keeps_failing = cur.state != FAILING and breaks and self.rng.random() < 0.3
         gate = walk.Gate([False, False]) if keeps_failing else walk.Gate([True])
+        isolated: list = []
         with self._step(f"execute {n}" + (" (suite keeps failing)" if keeps_failing else "")):
-            walk.execute_phase(a, cur.phase, cur.plans, gate=gate)
+            walk.execute_phase(a, cur.phase, cur.plans, gate=gate, worktree_waves=isolated)
+            if isolated:
+                self.moves[-1] += f" (worktree waves {','.join(map(str, isolated))})"
             if keeps_failing:
                 cur.state = FAILING
             elif cur.state == GAPS_PLANNED:
@@ -453,6 +494,58 @@ class Walk:
             self._surgery += 1
             self.check()
 
+    def move_clone(self) -> None:
+        """A teammate's clone adds a phase (/msd-add-phase) and pushes; here the user may add one too, then
+        pulls. Two phases of one number: `next` routes to /msd-health, whose way forward is `msd_run phase
+        reconcile` (contract: ours keeps the number, theirs takes the next)."""
+        a = self.cycle.agent
+        self.cloned = True
+        top = max(int(p.number.split(".")[0]) for p in self.phases)
+        last = next(p for p in reversed(self.ordered()) if "." not in p.number)
+        free = [w for w in WORDS if w not in {p.phase.slug for p in self.phases}]
+        theirs = PhaseModel(self._phase(str(top + 1), free[0]), [])
+        both = self.rng.random() < 0.6 if self.clone_both is None else self.clone_both
+        mine = PhaseModel(self._phase(str(top + 1), free[1]), []) if both else None
+        with self._step(f"second clone adds phase {top + 1}" + (", so does this one" if both else "")):
+            how = "--local" if self.install == "local" else "--global"
+            if how == "--global":  # merge drivers: `msd install` run in each repository (git copies no config)
+                self.msd_install(a.project, how)
+                if dirty(a.project):
+                    git(a.project, "add", "-A")
+                    git(a.project, "commit", "-q", "-m", "msd merge drivers")
+            git(a.project, "push", "-q", "origin", "main")
+            other = a.project.parent / "teammate"
+            git(a.project.parent, "clone", "-q", "-b", "main", str(self.remote), str(other))
+            for key, value in (("user.email", "mate@example.com"), ("user.name", "mate"), ("commit.gpgsign", "false")):
+                git(other, "config", key, value)
+            self.msd_install(other, how)
+            self.seam("local-exclude-path", not dirty(other), f"`msd install {how}` in a fresh clone left {dirty(other)}")
+            if dirty(other):  # the seam's change set aside: the walk goes on with a clean clone
+                git(other, "checkout", "-q", "--", ".")
+            mate = Agent(other, Content(other / ".claude") if how == "--local" else a.content, base_env=a.base_env)
+            walk.add_phase(mate, theirs.phase, last.phase)
+            assert not dirty(other), f"add-phase left {dirty(other)} in the clone ({self.where()})"
+            git(other, "push", "-q", "origin", "main")
+            if mine is not None:
+                walk.add_phase(a, mine.phase, last.phase)
+            git(a.project, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+            self.phases.append(theirs)
+            if mine is None:
+                theirs.plans = self._draw_plans(theirs.phase)
+                self.check()
+                return
+            self.phases.append(mine)
+            nxt = a.msd("next")
+            assert (nxt["route"], nxt["command"]) == ("reconcile-phases", "/msd-health"), f"{nxt} ({self.where()})"
+            out = walk.health_reconcile(a)
+            a.run("phase-change", "Commit", "msd_run commit", op="reconcile", n=str(top + 1),
+                  **{"commit-files": " ".join(out["out"]["commit_files"])})
+            self._renumber_one(theirs, str(top + 2))
+            mine.plans = self._draw_plans(mine.phase)
+            assert self._roadmap_numbers() == [p.number for p in self.ordered()], \
+                f"ROADMAP phases {self._roadmap_numbers()} after reconcile, the model {[p.number for p in self.ordered()]}"
+            self.check()
+
     def move_debug(self) -> None:
         """/msd-debug <symptom>: a session opened, diagnosed, committed by name; it stays open."""
         with self._step("debug start"):
@@ -539,6 +632,8 @@ class Walk:
 KNOWN_SEAMS = {
     # open seams another change is fixing; each has an xfail(strict=True) test in tests/cycle/test_walker.py
     "undo-left-off": "after /msd-undo of a quick task STATE.md still says 'Quick task <n> done'",
+    "local-exclude-path": "the committed local manifest stores the absolute .git/info/exclude path: a clone's "
+                          "`msd install --local` dirties it",
 }
 
 
