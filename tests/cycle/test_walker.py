@@ -84,3 +84,10 @@ def test_a_second_clone_adds_a_phase_and_merges(cycle):
     moves = w.run()
     assert moves[1].startswith("second clone adds phase 4, so does this one"), moves
     print(f"clone: {' -> '.join(moves)}; known seams: {w.seams}")
+
+
+def test_the_reports_todo_and_explore_keep_every_invariant(cycle):
+    """The read-only reports (stats, health, forensics, milestone summary), a todo, an explore note."""
+    w = Walk(cycle, 5, "off", script=["look"] * 6 + ["todo", "explore", "follow"], install="global")
+    moves = w.run()
+    print(f"reports: {' -> '.join(moves)}; known seams: {w.seams}")

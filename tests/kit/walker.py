@@ -229,6 +229,7 @@ class Walk:
             out.append(("move", 0.4))
         if not self.cloned and self.docs:
             out.append(("clone", 0.3))
+        out += [("look", 0.3), ("todo", 0.3), ("explore", 0.2)]
         return out
 
     def pick(self) -> str:
@@ -544,6 +545,52 @@ class Walk:
             mine.plans = self._draw_plans(mine.phase)
             assert self._roadmap_numbers() == [p.number for p in self.ordered()], \
                 f"ROADMAP phases {self._roadmap_numbers()} after reconcile, the model {[p.number for p in self.ordered()]}"
+            self.check()
+
+    def move_look(self) -> None:
+        """The read-only reports a user asks for at any point: stats, health, forensics, milestone summary.
+        Each writes nothing (the invariants: the tree as it was, `next` unchanged)."""
+        a = self.cycle.agent
+        stem = self.rng.choice(["stats", "health", "forensics", "milestone-summary"])
+        with self._step(f"look: /msd-{stem}"):
+            a.begin(f"/msd-{stem}")
+            start = {"stats": "msd_run stats --text", "health": "msd_run health --text",
+                     "forensics": "msd_run forensics --text", "milestone-summary": "msd_run milestone-summary --text"}[stem]
+            line = a.content.command(stem, "Step 1", start)
+            proc = a.sh(line.replace(" --write", "").replace(" --milestone <v>", ""), ok=(0, 1), template=line)
+            assert proc.stdout.strip(), f"/msd-{stem}: `{line}` printed nothing ({self.where()})"
+            self.check()
+
+    def move_todo(self) -> None:
+        """/msd-todo: capture (with the file at hand), list, then done. TODOS.md is the runtime's."""
+        a, stem = self.cycle.agent, "todo"
+        with self._step("todo add, list, done"):
+            a.begin("/msd-todo remember to trim the log")
+            add = a.content.command(stem, "Capture", "msd_run todo add")
+            out = json.loads(a.sh(add.replace('"<text>"', '"trim the log"'), template=add, file="src/core.txt").stdout)
+            self._commit_todo(out, "add")
+            a.begin("/msd-todo list")
+            listed = json.loads(a.run(stem, "list", "msd_run todo list").stdout)
+            assert out["id"] in [t["id"] for t in listed["todos"]], listed
+            a.begin(f"/msd-todo done {out['id']}")
+            self._commit_todo(json.loads(a.run(stem, "done", "msd_run todo done", id=out["id"]).stdout), "done")
+            self.check()
+
+    def _commit_todo(self, out: dict, what: str) -> None:
+        line = self.cycle.agent.content.command("todo", "Commit", "msd_run commit --files")
+        self.cycle.agent.sh(line, **{"commit-files": " ".join(out["commit_files"]), "what": what})
+
+    def move_explore(self) -> None:
+        """/msd-explore: answers from the code, the note in .planning/drafts/, recorded, committed by name."""
+        a, stem = self.cycle.agent, "explore"
+        with self._step("explore"):
+            a.begin("/msd-explore how is the core list stored")
+            a.run(stem, "Step 2", "msd_run memory search", text="core list")
+            note = ".planning/drafts/explore-note.md"
+            a.write(note, "## Questions\n\n### How is the core list stored?\nIn `src/core.txt:1`, one line.\n\n"
+                          "## Open\n\nNothing.\n\n## If we build it\n\nKeep one file.\n")
+            out = json.loads(a.run(stem, "Step 3", "msd_run explore record", topic="core list").stdout)
+            a.run(stem, "Step 3", "msd_run commit --files", file=out["file"], topic="core list")
             self.check()
 
     def move_debug(self) -> None:
