@@ -230,6 +230,8 @@ class Walk:
         if not self.cloned and self.docs:
             out.append(("clone", 0.3))
         out += [("look", 0.3), ("todo", 0.3), ("explore", 0.2)]
+        if any(p.state == DONE for p in self.phases):
+            out.append(("code-review", 0.3))
         return out
 
     def pick(self) -> str:
@@ -397,12 +399,13 @@ class Walk:
             self.paused = None
             self.check()
 
-    def move_quick(self) -> None:
+    def move_quick(self, text: str | None = None) -> None:
         """/msd-quick: a small task with a PLAN, an executor, a SUMMARY; ROADMAP and `next` unchanged."""
         a = self.cycle.agent
         self.quick_made += 1
-        word = self.rng.choice(["typo", "label", "colour", "logging"])
-        q = walk.Quick(f"{self.quick_made:03d}", f"fix-{word}", f"fix the {word}", [f"src/quick-{self.quick_made}.txt"])
+        text = text or f"fix the {self.rng.choice(['typo', 'label', 'colour', 'logging'])}"
+        slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+        q = walk.Quick(f"{self.quick_made:03d}", slug, text, [f"src/quick-{self.quick_made}.txt"])
         road = (a.project / ".planning/ROADMAP.md").read_text()
         with self._step(f"quick {q.number}"):
             walk.quick_task(a, q)
@@ -564,7 +567,7 @@ class Walk:
     def move_todo(self) -> None:
         """/msd-todo: capture (with the file at hand), list, then done. TODOS.md is the runtime's."""
         a, stem = self.cycle.agent, "todo"
-        with self._step("todo add, list, done"):
+        with self._step("todo add, list"):
             a.begin("/msd-todo remember to trim the log")
             add = a.content.command(stem, "Capture", "msd_run todo add")
             out = json.loads(a.sh(add.replace('"<text>"', '"trim the log"'), template=add, file="src/core.txt").stdout)
@@ -572,13 +575,45 @@ class Walk:
             a.begin("/msd-todo list")
             listed = json.loads(a.run(stem, "list", "msd_run todo list").stdout)
             assert out["id"] in [t["id"] for t in listed["todos"]], listed
+            cur = self.current()
+            if self.quick_made < 2 and cur is not None and self.rng.random() < 0.5:
+                # promote: the phase it would be (dry run, shown), then the user picks a quick task
+                a.begin(f"/msd-todo promote {out['id']}")
+                road = (a.project / ".planning/ROADMAP.md").read_text()
+                line = a.content.command(stem, "promote", "msd_run todo promote <id> --after")
+                a.sh(line.replace('"<short name>"', '"trim the log"'), template=line, id=out["id"], n=cur.number)
+                assert (a.project / ".planning/ROADMAP.md").read_text() == road, "a promote --dry-run changed ROADMAP.md"
+                done = json.loads(a.run(stem, "promote", "msd_run todo promote <id> --quick", id=out["id"]).stdout)
+                self._commit_todo(done, "promote")
+                self.moves[-1] += ", promoted to a quick task"
+                self.check()
+                self.move_quick(done["text"])
+                return
             a.begin(f"/msd-todo done {out['id']}")
             self._commit_todo(json.loads(a.run(stem, "done", "msd_run todo done", id=out["id"]).stdout), "done")
+            self.moves[-1] += ", done"
             self.check()
 
     def _commit_todo(self, out: dict, what: str) -> None:
         line = self.cycle.agent.content.command("todo", "Commit", "msd_run commit --files")
         self.cycle.agent.sh(line, **{"commit-files": " ".join(out["commit_files"]), "what": what})
+
+    def move_code_review(self) -> None:
+        """/msd-code-review of a finished phase: its recorded commits, the reviewer's file, the commit."""
+        a, stem = self.cycle.agent, "code-review"
+        target = self._finished()
+        p = target.phase
+        with self._step(f"code review {p.number}"):
+            a.begin(f"/msd-code-review {p.number}")
+            out = json.loads(a.run(stem, "Step 1", "msd_run recorded --phase", n=p.number).stdout)
+            assert out["commits"], f"phase {p.number} has no recorded commits to review ({self.where()})"
+            spawn = walk.spawn(a, "reviewer")
+            assert spawn.strip()
+            a.write(f"{p.dir}/{p.nn}-REVIEW.md", f"---\nphase: {p.folder}\nstatus: clean\n"
+                                                  f"counts: {{critical: 0, high: 0, medium: 0, low: 0}}\n---\n"
+                                                  f"# Phase {p.number} review\n\nNo findings.\n")
+            a.run(stem, "Step 4", "msd_run commit --files", **walk.values(p))
+            self.check()
 
     def move_explore(self) -> None:
         """/msd-explore: answers from the code, the note in .planning/drafts/, recorded, committed by name."""
@@ -639,6 +674,7 @@ class Walk:
             a.run(stem, "Step 3", "msd_run config set <key>", key="commit_docs", value="false")
             after = a.run(stem, "Step 4", "msd_run config list").stdout
             assert before != after
+            a.run(stem, "Step 3", "msd_run config unset", key="granularity")  # "back to its default" as well
             raw = a.run(stem, "Step 4", "msd_run config get commit_docs --raw").stdout.strip()
             assert raw == "false", raw  # Step 4's commit is only for `true`: config.json stays the user's change
             self.docs = False
