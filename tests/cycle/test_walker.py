@@ -86,10 +86,10 @@ def test_a_second_clone_adds_a_phase_and_merges(cycle):
     print(f"clone: {' -> '.join(moves)}; known seams: {w.seams}")
 
 
-def test_the_reports_todo_and_explore_keep_every_invariant(cycle):
+def test_the_reports_todo_and_explore_keep_every_invariant(cycle, compact):
     """The read-only reports (stats, health, forensics, milestone summary), todos (one done, one promoted
     to a quick task when the draw says so), an explore note."""
-    w = Walk(cycle, 5, "off", script=["look"] * 6 + ["todo", "todo", "explore"], install="global")
+    w = Walk(cycle, 5, compact, script=["look"] * 6 + ["todo", "todo", "explore"], install="global")
     moves = w.run()
     print(f"reports: {' -> '.join(moves)}; known seams: {w.seams}")
 
