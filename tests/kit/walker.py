@@ -416,9 +416,17 @@ class Walk:
             a.run(stem, "Step 1", "msd_run state get")
             nxt = json.loads(a.run(stem, "Step 1", "msd_run next").stdout)
             assert nxt["route"] == "resume-work", f"{nxt} ({self.where()})"
-            a.run(stem, "Step 4", "git rm -q", **{"handoff-path": handoff})
+            tracked = git(a.project, "ls-files", "--", handoff).strip() != ""
+            if tracked:
+                a.run(stem, "Step 4", "git rm -q", **{"handoff-path": handoff})
+            else:  # "plain `rm` if it was never committed" (commit_docs off when it was written)
+                (a.project / handoff).unlink()
             a.run(stem, "Step 4", "msd_run state patch --set-session", what=f"the walk at {handoff}")
-            a.run(stem, "Step 4", "msd_run commit --files", **{"handoff-path": handoff, "where": "the walk"})
+            line = a.content.command(stem, "Step 4", "msd_run commit --files")
+            if tracked:
+                a.sh(line, **{"handoff-path": handoff, "where": "the walk"})
+            else:  # "leave <handoff-path> out when it was never committed"
+                a.sh(line.replace("<handoff-path> ", ""), template=line, where="the walk")
             self.paused = None
             self.check()
 
