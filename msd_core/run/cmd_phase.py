@@ -78,10 +78,15 @@ def run(args: argparse.Namespace):
                 report["state"] = {"synced": False, "error": exc.message}
     if recovered:
         report.setdefault("notes", []).insert(0, recovered)
+    report["commit_files"] = change_commit_files(root, report)
+    return report
+
+
+def change_commit_files(root, report: dict) -> list[str]:
+    """The paths a commit of a phase change must name: what it wrote or deleted (git's), ROADMAP and STATE."""
     from msd_core.git.runner import commit_paths
 
     planning = root / ".planning"
     derived = [f".planning/{n}" for n in ("ROADMAP.md", "STATE.md") if (planning / n).is_file()]
-    report["commit_files"] = commit_paths(root, [f".planning/{p}" for p in report["written"]] + derived,
-                                          [f".planning/{p}" for p in report["deleted"]])
-    return report
+    return commit_paths(root, [f".planning/{p}" for p in report["written"]] + derived,
+                        [f".planning/{p}" for p in report["deleted"]])

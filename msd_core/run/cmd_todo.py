@@ -7,6 +7,8 @@ done ID                                  mark done
 promote ID --after N [--name TEXT]       a decimal phase after N (msd_run phase insert) and the
                                           todo marked `→ phase <id>`, in one transaction
 promote ID --quick                       the todo marked `→ quick`; prints its text for /msd-quick
+Every change (not a --dry-run) also prints `commit_files`: the paths a commit of it names
+(.planning/TODOS.md; a promote to a phase adds what the insert wrote, ROADMAP.md and STATE.md).
 Rules in msd_core.planning.todos. Exit 0 ok, 1 failed, 2 bad usage / unknown id, 4 lock timeout.
 """
 
@@ -47,6 +49,7 @@ def run(args: argparse.Namespace):
 
     root = project.project_root(args.cwd)
     path = root / ".planning" / todos.FILE
+    own = f".planning/{todos.FILE}"  # what a commit of an add, a done or a promote to quick names
 
     def read() -> str:
         if not (path.exists() or path.is_symlink()):
@@ -67,16 +70,16 @@ def run(args: argparse.Namespace):
 
             refuse_injected(root, path, new_text, text)
             atomic_write_bytes(path, new_text.encode("utf-8"), anchor=root)
-            return {"file": f".planning/{todos.FILE}", **item}
+            return {"file": f".planning/{todos.FILE}", **item, "commit_files": [own]}
         item = todos.find(todos.parse(text), args.id)
         if args.action == "done":
             atomic_write_bytes(path, todos.mark_done(text, item).encode("utf-8"), anchor=root)
-            return {"id": item["id"], "done": True}
+            return {"id": item["id"], "done": True, "commit_files": [own]}
         if args.quick:
             if not args.dry_run:
                 atomic_write_bytes(path, todos.mark_done(text, item, "quick").encode("utf-8"), anchor=root)
             return {"id": item["id"], "promoted": "quick", "text": item["text"], "dry_run": args.dry_run,
-                    "next": "run /msd-quick with this text"}
+                    "next": "run /msd-quick with this text", **({} if args.dry_run else {"commit_files": [own]})}
         from msd_core.planning import phase_ops
 
         if not args.dry_run:
@@ -93,7 +96,12 @@ def run(args: argparse.Namespace):
             sync(root)
         except MsdError:
             pass
-    return {"id": item["id"], "promoted": f"phase {res.phase['id']}", **report}
+    out = {"id": item["id"], "promoted": f"phase {res.phase['id']}", **report}
+    if not args.dry_run:
+        from msd_core.run.cmd_phase import change_commit_files
+
+        out["commit_files"] = change_commit_files(root, report)
+    return out
 
 
 def _phase_id(root, ref) -> str:

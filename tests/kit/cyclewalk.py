@@ -330,10 +330,12 @@ class Executor:
         return self.a.content.line_command("agents/msd-executor.md", "msd_run commit --plan <plan-path> --files <summary-path>")
 
     def run(self, plan: Plan, phase: Phase, summary_template: str, *, cwd: Path, base: str | None = None,
-            start: int = 1) -> tuple[str, int]:
-        """('complete' | 'checkpoint', tasks done) after committing tasks from `start` on."""
+            start: int = 1, plan_dir: str | None = None) -> tuple[str, int]:
+        """('complete' | 'checkpoint', tasks done) after committing tasks from `start` on.
+        `plan_dir`: the plan's folder when it is not the phase's (a quick task's)."""
         a = self.a
-        rel_plan = f"{phase.dir}/{plan.pid}-PLAN.md"
+        where = plan_dir or phase.dir
+        rel_plan = f"{where}/{plan.pid}-PLAN.md"
         if base is not None:
             a.sh(self.sync_line(), cwd=cwd, base=base)
         if plan.hand_commits > 0:  # an executor that ignores its commit line and claims the plan done
@@ -341,7 +343,7 @@ class Executor:
             for rel in plan.files:
                 p = cwd / rel
                 a.write(rel, (p.read_text(encoding="utf-8") if p.is_file() else "") + f"{plan.pid} all tasks\n", root=cwd)
-            summary = f"{phase.dir}/{plan.pid}-SUMMARY.md"
+            summary = f"{where}/{plan.pid}-SUMMARY.md"
             a.write(summary, f"---\nphase: {phase.folder}\nplan: {plan.pid[-2:]}\n---\n# claimed\n", root=cwd)
             git(cwd, "add", "--", *plan.files)  # the SUMMARY stays as commit_docs says (here: false)
             git(cwd, "commit", "-q", "-m", f"wip: {plan.pid} by hand")
@@ -358,7 +360,7 @@ class Executor:
                         else before + f"{plan.pid} task {i}{marker}\n", root=cwd)
             a.commit_like(self.commit_line(), plan.files, f"feat({plan.pid}): step {i} of {plan.objective}", cwd=cwd,
                           **{"plan-path": rel_plan, "n": str(i), "plan-id": plan.pid})
-        summary = f"{phase.dir}/{plan.pid}-SUMMARY.md"
+        summary = f"{where}/{plan.pid}-SUMMARY.md"
         a.write(summary, a.content.template(summary_template, **{"NN-slug": phase.folder, "NN": phase.nn, "PP": plan.pid[-2:],
                                                                  "capability now available": plan.objective}), root=cwd)
         a.commit_like(self.summary_line(), [summary], f"docs({plan.pid}): complete {plan.objective}", cwd=cwd,
@@ -385,14 +387,16 @@ def fix_broken(a: Agent, stem: str = "execute-phase") -> bool:
 
 
 def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | None = None, verification: str = "passed",
-                  approve: str = "approved", after_wave: list | None = None) -> list[str]:
-    """`after_wave`: when given, receives `msd_run next`'s answer after each executed wave."""
+                  approve: str = "approved", after_wave: list | None = None,
+                  worktree_waves: list | None = None) -> list[str]:
+    """`after_wave`: when given, receives `msd_run next`'s answer after each executed wave;
+    `worktree_waves`: the waves run in isolated worktrees (and merged back)."""
     stem = "execute-phase"
     a.begin(f"/msd-execute-phase {phase.number}")
     v = values(phase)
     gate = gate or Gate()
     by_id = {p.pid: p for p in plans}
-    state: dict = {"wave": 0}
+    state: dict = {"wave": 0, "worktree_waves": worktree_waves if worktree_waves is not None else []}
 
     def discover(_p):
         a.run(stem, "discover-plans", "msd_run state get")
@@ -400,8 +404,13 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
         out = json.loads(a.run(stem, "discover-plans", "msd_run wave plan", **v).stdout)
         return {"phase": phase.nn, "phase_dir": phase.folder, "plans_remaining": out["plans_remaining"]}
 
-    def execute_wave(_p):
+    def execute_wave(p):
         out = json.loads(a.run(stem, "execute-wave", "msd_run wave plan", **v).stdout)
+        named = re.search(r"msd_run wave merge [^`]*--wave (\d+)", p.get("prompt", ""))
+        if named and out["next_wave"]:  # the prompt names the wave `wave plan` lays out now, never a stale one
+            assert named.group(1) == str(out["next_wave"]), f"execute-wave's prompt says {named.group(0)!r}, " \
+                                                             f"wave plan lays out wave {out['next_wave']}"
+        state.setdefault("waves", []).append(out["next_wave"])
         if out["stuck"]:
             return {"wave": out["next_wave"] or 0, "plans_remaining": out["plans_remaining"], "stuck": True}
         templates = {}
@@ -428,6 +437,10 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
                 merge = re.sub(r"\s\(?`?--branch.*$", "", written)
                 line = fill_merge(merge, v, out["next_wave"], branches)
                 a.sh(line, template=written)
+                unmerged = [b for b in branches.values()
+                            if b in git(a.project, "branch", "--no-merged", "HEAD", "--format=%(refname:short)").split()]
+                assert not unmerged, f"wave {out['next_wave']}: {unmerged} left unmerged after `{line}`"
+                state["worktree_waves"].append(out["next_wave"])
             else:
                 for pid in batch["plans"]:
                     result, done = executor.run(by_id[pid], phase, templates[pid], cwd=a.project)
@@ -692,3 +705,123 @@ def undo(a: Agent, plan: str) -> dict:
     dry = json.loads(a.run(stem, "Step 1", "msd_run undo --plan", plan=plan).stdout)
     assert dry.get("ok", True) and dry["commits"], dry
     return json.loads(a.run(stem, "Step 3", "msd_run undo --plan", plan=plan).stdout)
+
+
+# ------------------------------------------------------------------ quick task, debug session
+
+
+@dataclass
+class Quick:
+    number: str  # "001"
+    slug: str
+    description: str
+    files: list[str]
+
+    @property
+    def dir(self) -> str:
+        return f".planning/quick/{self.number}-{self.slug}"
+
+    @property
+    def plan_path(self) -> str:
+        return f"{self.dir}/{self.number}-PLAN.md"
+
+
+def quick_task(a: Agent, q: Quick) -> None:
+    """/msd-quick as its spine says: the folder, ONE plan by msd-planner, the executor, the record."""
+    stem = "quick"
+    a.begin(f"/msd-quick {q.description}")
+    v = {"NNN": q.number, "nnn": q.number, "slug": q.slug, "dir": q.dir, "plan-path": q.plan_path,
+         "number": q.number, "description": q.description}
+    made = a.content.command(stem, "Step 1", "mkdir -p .planning/quick/")
+    a.sh(made.replace("<NNN>", q.number), template=made, **v)  # fill() knows lower-case placeholders only
+    assert (a.project / q.dir).is_dir(), made
+    a.run(stem, "Step 3", "msd_run extensions planner", **v)
+    spawn(a, "planner")
+    a.sh("msd_run state get")
+    plan = Plan(q.number, 1, q.files, q.description, tasks=1)
+    a.write(q.plan_path, f"---\nphase: quick\nplan: \"{q.number}\"\ntype: execute\nwave: 1\ndepends_on: []\n"
+                         f"files_modified: [{', '.join(q.files)}]\nautonomous: true\nrequirements: []\n---\n"
+                         f"<objective>{q.description}</objective>\n<tasks>\n<task type=\"auto\">\n  <name>Task 1: {q.description}"
+                         f"</name>\n  <files>{', '.join(q.files)}</files>\n  <action>Write it.</action>\n"
+                         f"  <verify>sh tests/run.sh</verify>\n  <done>It is written.</done>\n</task>\n</tasks>\n"
+                         "<verification>sh tests/run.sh</verification>\n<success_criteria>It works.</success_criteria>\n")
+    a.run(stem, "Step 4", "msd_run compile-plan", **v)
+    chosen = json.loads(a.run(stem, "Step 4", "msd_run template select", **v).stdout)
+    a.run(stem, "Step 4", "msd_run extensions executor", **v)
+    executor = Executor(a, spawn(a, "executor"))
+    pseudo = Phase("0", "Quick", q.slug, q.description, [])
+    result, _done = executor.run(plan, pseudo, Path(chosen["path"]).name, cwd=a.project, plan_dir=q.dir)
+    assert result == "complete"
+    listed = a.run(stem, "Step 5", "msd_run commit --plan <plan-path> --list", **v).stdout
+    assert q.number in listed or "task" in listed.lower(), listed
+    a.run(stem, "Step 5", "msd_run state patch --set-session", **{**v, "number": q.number})
+    a.run(stem, "Step 5", "msd_run commit --files", **v)
+
+
+def debug_start(a: Agent, symptom: str) -> dict:
+    """/msd-debug <symptom>: the session file, the debugger's diagnose round, the commit of the open session."""
+    stem = "debug"
+    a.begin(f"/msd-debug {symptom}")
+    line = a.content.command(stem, "Step 1", "msd_run debug start").replace('"<symptom in one line>"', shlex.quote(symptom))
+    out = json.loads(a.sh(line, template=a.content.command(stem, "Step 1", "msd_run debug start")).stdout)
+    spawn(a, "debugger")
+    text = (a.project / out["file"]).read_text()
+    text = re.sub(r"^status: \w+", "status: root_cause_found", text, count=1, flags=re.M)
+    text = text.replace("## Root Cause\n", "## Root Cause\nA stale read of src/core.txt.\n", 1)
+    a.write(out["file"], text)
+    # "a session left open is committed by naming .planning/debug/<slug>.md"
+    example = a.content.command(stem, "Step 4", "msd_run commit --files")
+    a.commit_like(example, [out["file"]], f"docs(debug): open {out['slug']}", slug=out["slug"])
+    return out
+
+
+def debug_list(a: Agent) -> dict:
+    a.begin("/msd-debug list")
+    return json.loads(a.run("debug", "Step 1", "msd_run debug list").stdout)
+
+
+def debug_resume(a: Agent, slug: str | None):
+    """/msd-debug resume [<slug>]: the named or newest open session (exit 1: none open)."""
+    a.begin("/msd-debug resume" + (f" {slug}" if slug else ""))
+    line = a.content.command("debug", "Step 1", "msd_run debug resume")
+    if slug is None:
+        return a.sh(line.replace(" <slug>", ""), ok=(0, 1), template=line)
+    return a.sh(line, ok=(0, 1), slug=slug)
+
+
+# ------------------------------------------------------------------ add a phase, health (a second clone)
+
+
+def add_phase(a: Agent, phase: Phase, after: Phase | None) -> None:
+    """/msd-add-phase as its spine says: the ROADMAP list line and block, the folder, STATE, the commit."""
+    stem = "add-phase"
+    a.begin(f"/msd-add-phase {phase.goal}")
+    road = (a.project / ".planning/ROADMAP.md").read_text()
+    line = f"- [ ] Phase {phase.number}: {phase.name} — {phase.goal}\n"
+    lines = road.splitlines(keepends=True)
+    last = max(i for i, ln in enumerate(lines) if re.match(r"^- \[.\] (\*\*)?Phase ", ln))
+    lines.insert(last + 1, line)
+    dep = f"Phase {after.number}" if after else "nothing"
+    block = (f"\n### Phase {phase.number}: {phase.name}\nGoal: {phase.goal}\nDepends on: {dep}\n"
+             f"Requirements: TBD\nDone when:\n- {phase.goal} works when tried\nPlans: TBD\n")
+    a.write(".planning/ROADMAP.md", "".join(lines).rstrip("\n") + "\n" + block)
+    v = values(phase, NN=phase.nn, name=phase.name)
+    made = a.content.command(stem, "Step 4", "mkdir -p")
+    a.sh(made.replace("<NN>", phase.nn), template=made, **v)
+    a.write(f"{phase.dir}/.gitkeep", "")
+    a.run(stem, "Step 4", "msd_run state sync")
+    a.run(stem, "Step 4", "msd_run state patch --add-decision", **v)
+    a.run(stem, "Step 5", "msd_run config get commit_docs")
+    a.run(stem, "Step 5", "msd_run commit --files", **v)
+
+
+def health_reconcile(a: Agent) -> dict:
+    """/msd-health: the check, then (Step 3) a finding's runtime way forward, dry run first."""
+    stem = "health"
+    a.begin("/msd-health")
+    text = a.run(stem, "Step 1", "msd_run health --text", ok=(0, 1)).stdout
+    assert "phase reconcile" in text, f"health names no `msd_run phase reconcile` for two phases of one number:\n{text}"
+    line = a.content.command(stem, "Step 3", "msd_run phase reconcile")
+    dry = json.loads(a.sh(line + " --dry-run", template=line).stdout)
+    out = json.loads(a.sh(line, template=line).stdout)
+    return {"dry": dry, "out": out}
