@@ -22,9 +22,10 @@
 4. A wave with nothing left to merge (every branch already merged) while another wave of the phase
    holds an executor branch not merged is refused (exit 1, `refused` naming the wave to merge):
    a stale `--wave` must not answer "already merged" over unmerged work.
-5. When every plan merged: each executor's worktree is removed (`git worktree remove`, never
-   forced: one with uncommitted changes is kept and named) and its branch deleted with
-   `git branch -d` (only when merged).
+5. When every plan merged: each executor's worktree is removed (`git worktree remove`; forced
+   only when all it still holds is planning files the main checkout has byte for byte, the
+   uncommitted SUMMARY of commit_docs off: one with any other change is kept and named) and its
+   branch deleted with `git branch -d` (only when merged).
 
 `sync_worktree(cwd, base)`, inside an isolated executor's linked worktree only: move it to
 the orchestrator's base commit before any work. Claude Code starts such worktrees from
@@ -95,6 +96,32 @@ def _copy_planning_leftovers(main: Path, worktree: str | None) -> list[str]:
         atomic_write_bytes(dst, read_regular(src, follow_symlinks=False))
         copied.append(rel)
     return copied
+
+
+def _only_copied_planning(main: Path, worktree: str) -> bool:
+    """Whether all that keeps `git worktree remove` from removing an executor's worktree is planning
+    files the main checkout holds byte for byte (with commit_docs off the SUMMARY is never
+    committed: _copy_planning_leftovers brought it over) or plans' compiled copies, which are
+    derived. Anything else (a changed tracked file, a file elsewhere, msd's own run records under
+    .planning/.msd/) keeps the worktree."""
+    proc = git(["status", "--porcelain", "-z", "--untracked-files=all"], worktree, check=False)
+    if proc.returncode != 0:
+        return False
+    from msd_core.files.safe_read import read_regular
+
+    for item in [p for p in proc.stdout.split("\0") if p]:
+        code, rel = item[:2], item[3:]
+        if code != "??" or not rel.startswith(".planning/") or rel.startswith(".planning/.msd/"):
+            return False
+        if rel.endswith(".compiled.md"):
+            continue
+        src, dst = Path(worktree) / rel, main / rel
+        try:
+            if src.is_symlink() or dst.is_symlink() or read_regular(src, follow_symlinks=False) != read_regular(dst, follow_symlinks=False):
+                return False
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def _brought(main: Path, branch: str, phase_dir: Path, plan: dict, record: dict | None) -> tuple[list[dict], list[dict]]:
@@ -252,6 +279,8 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
             wt = wt_by_branch.get(br)
             if wt and os.path.normpath(wt) != os.path.normpath(str(main)):
                 rm = git(["worktree", "remove", wt], main, check=False)
+                if rm.returncode != 0 and _only_copied_planning(main, wt):
+                    rm = git(["worktree", "remove", "--force", wt], main, check=False)
                 if rm.returncode != 0:
                     result["kept"].append({"plan": entry["plan"], "worktree": wt, "why": first_line(rm.stderr)})
                     continue

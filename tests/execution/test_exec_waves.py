@@ -80,11 +80,27 @@ def test_planted_conflict_stops_the_wave_naming_both_plans(tmp_path):
 def test_uncommitted_summary_comes_back_when_commit_docs_is_false(tmp_path):
     root = tmp_path / "p"
     phase = make_project(root, TWO, config={"commit_docs": False})
-    _run_isolated(root, phase, TWO, plan_in_main=True)
+    trees = _run_isolated(root, phase, TWO, plan_in_main=True)
     r = run_msd(["wave", "merge", "--phase-dir", "02-demo", "--wave", "1"], root)
     assert r.returncode == 0, r.stderr
     assert (phase / "02-01-SUMMARY.md").is_file() and (phase / "02-02-SUMMARY.md").is_file()
     assert not any("SUMMARY" in f for c in commits(root) for f in c["files"])
+    # the uncommitted SUMMARY, now in the main checkout byte for byte, does not keep the worktree
+    out = json.loads(r.stdout)
+    assert out["kept"] == [] and not any(tree.exists() for tree in trees.values()), out
+
+
+def test_a_worktree_holding_more_than_copied_planning_files_is_kept(tmp_path):
+    root = tmp_path / "p"
+    phase = make_project(root, TWO, config={"commit_docs": False})
+    trees = _run_isolated(root, phase, TWO, plan_in_main=True)
+    (trees["02-01"] / "notes.txt").write_text("an executor's file nobody committed\n")
+    summary = trees["02-02"] / ".planning" / "phases" / phase.name / "02-02-SUMMARY.md"
+    r = run_msd(["wave", "merge", "--phase-dir", "02-demo", "--wave", "1"], root)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert [k["plan"] for k in out["kept"]] == ["02-01"] and (trees["02-01"] / "notes.txt").is_file()
+    assert not trees["02-02"].exists() and (phase / summary.name).is_file()
 
 
 def test_sync_moves_a_fresh_worktree_to_the_base_and_refuses_otherwise(tmp_path):
