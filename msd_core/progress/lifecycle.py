@@ -44,7 +44,9 @@ number order; a ticked roadmap phase without a current folder whose number is an
 milestone's folder belongs to that milestone, not to this one. The current phase is the first
 not done at or after the last phase holding a SUMMARY; a phase before it that is not done was
 passed over (the project moved on): listed, never routed to. Fully summarised phases before it
-count as done.
+count as done. A phase before it that was worked on after every later phase's newest SUMMARY (a UAT
+reporting issues, gap plans, their SUMMARYs: `_taken_up_again`) is neither: the project came back
+to it, and it is routed (the first such phase is the current one).
 
 Gate outcome: `.planning/.msd/gate/failed` (msd_core.execution.gate) exists exactly while the
 regression gate's last run did not pass. While it does, the phase whose work the suite judged
@@ -355,6 +357,32 @@ def phase_state(info: PhaseInfo, verifier: bool) -> str:
 # ------------------------------------------------------------------ the project
 
 
+def _activity(info: PhaseInfo, state: str) -> float:
+    """When the work that puts a phase in `state` was written: the check file that reports its gaps
+    or asks for a person, its newest open PLAN, or its newest SUMMARY (to verify, to verify again)."""
+    if state in ("gaps", "human", "uat-open"):
+        return info.deciding.mtime if info.deciding is not None else 0.0
+    if state == "execute":
+        return info.newest_open_plan_mtime
+    if state in ("verify", "reverify"):
+        return info.newest_summary_mtime
+    return 0.0
+
+
+def _taken_up_again(states: list, last_active: int) -> set[int]:
+    """Indexes of phases before the last one holding a SUMMARY that were worked on after every later
+    phase's newest SUMMARY: the project came back to them (issues a person found, gap plans, their
+    SUMMARYs), so they are routed again instead of being passed over or counted done."""
+    out: set[int] = set()
+    later = 0.0
+    for i in range(len(states) - 1, -1, -1):
+        info, state = states[i]
+        if i < last_active and state != "done" and later and _activity(info, state) > later:
+            out.add(i)
+        later = max(later, info.newest_summary_mtime)
+    return out
+
+
 def gate_failed(root: Path) -> str | None:
     """The failed gate run's line when `.planning/.msd/gate/failed` exists (msd_core.execution.gate)."""
     marker = paths.project_state_dir(root) / "gate" / "failed"
@@ -459,11 +487,13 @@ def where(root: Path, *, verifier: bool | None = None, listings: dict | None = N
     ordered = sorted(phases.values(), key=lambda p: phase_sort_key(p.number))
     states = [(p, phase_state(p, verifier)) for p in ordered]
     last_active = max((i for i, p in enumerate(ordered) if p.summaries), default=-1)
-    # before the last phase with a SUMMARY, a fully summarised phase counts as done
-    states = [(p, "done" if i < last_active and s in ("verify", "reverify", "gaps", "human", "uat-open") else s)
-              for i, (p, s) in enumerate(states)]
-    passed_over = [p.number for i, (p, s) in enumerate(states) if s != "done" and i < last_active]
-    current = next(((p, s) for i, (p, s) in enumerate(states) if s != "done" and i >= last_active), None)
+    back = _taken_up_again(states, last_active)
+    # before the last phase with a SUMMARY, a fully summarised phase counts as done, unless it was
+    # taken up again after the project moved on (a UAT with issues, gap plans, their SUMMARYs)
+    states = [(p, "done" if i < last_active and i not in back and s in ("verify", "reverify", "gaps", "human", "uat-open")
+               else s) for i, (p, s) in enumerate(states)]
+    passed_over = [p.number for i, (p, s) in enumerate(states) if s != "done" and i < last_active and i not in back]
+    current = next(((p, s) for i, (p, s) in enumerate(states) if s != "done" and (i >= last_active or i in back)), None)
 
     failed = gate_failed(root)
     target = None

@@ -32,7 +32,9 @@ Rules, first match wins:
     and verified without gaps (or the verifier is off), or when it is fully summarised and
     a later phase holds a SUMMARY. A phase that is still not done but lies before the
     last phase holding a SUMMARY was passed over (the project moved on): it is listed in
-    `passed_over`, not routed to. (The model: msd_core.progress.lifecycle.)
+    `passed_over`, not routed to, unless it was taken up again after every later phase's newest
+    SUMMARY (a UAT with issues, gap plans, their SUMMARYs): then it is routed until verified.
+    (The model: msd_core.progress.lifecycle.)
  4b. the regression gate's last run did not pass (`.planning/.msd/gate/failed`): the phase
     being executed or checked, else the last one holding a SUMMARY (the next phase not
     started, or every phase done)                  -> fix-tests (execute-phase: its gate and fix-up)

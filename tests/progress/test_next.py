@@ -218,6 +218,32 @@ def test_uat_issues_in_a_passed_over_phase_are_not_routed(tmp_path):
     assert out["route"] == "discuss-phase" and out["phase"]["number"] == "4"
 
 
+def test_a_phase_taken_up_again_after_the_project_moved_on_is_routed_until_verified(tmp_path):
+    """UAT issues a person found in phase 2 after phase 3 was summarised: gap plans for 2, then their
+    execution, then their verification, before the project goes on (an older UAT is passed over:
+    the test above)."""
+    roadmap = ROADMAP + "- [ ] **Phase 4: Later** - x\n"
+    project = _base(tmp_path, {**SUMMARISED_2,
+                               ".planning/phases/03-payments/03-01-PLAN.md": "p",
+                               ".planning/phases/03-payments/03-01-SUMMARY.md": "s",
+                               ".planning/phases/03-payments/03-VERIFICATION.md": "status: passed\n",
+                               ".planning/phases/04-later/04-01-PLAN.md": "p"}, roadmap=roadmap)
+    assert decide(project)["command"] == "/msd-execute-phase 4"
+    _tree(project, {".planning/phases/02-auth/02-UAT.md": "---\nstatus: issues_found\n---\n"})
+    _aged(project, ".planning/phases/02-auth/02-UAT.md", 10)
+    out = decide(project)
+    assert out["command"] == "/msd-plan-phase 2 --gaps" and "passed_over" not in out, out
+    _tree(project, {".planning/phases/02-auth/02-02-PLAN.md": "gap plan"})
+    _aged(project, ".planning/phases/02-auth/02-02-PLAN.md", 20)
+    assert decide(project)["command"] == "/msd-execute-phase 2"
+    _tree(project, {".planning/phases/02-auth/02-02-SUMMARY.md": "s"})
+    _aged(project, ".planning/phases/02-auth/02-02-SUMMARY.md", 30)
+    assert decide(project)["command"] == "/msd-verify-work 2"
+    _tree(project, {".planning/phases/02-auth/02-UAT.md": "---\nstatus: complete\n---\n"})
+    _aged(project, ".planning/phases/02-auth/02-UAT.md", 40)
+    assert decide(project)["command"] == "/msd-execute-phase 4"
+
+
 def test_all_done_without_audit_is_audit_milestone(tmp_path):
     out = decide(_base(tmp_path, roadmap=ROADMAP.replace("[ ]", "[x]")))
     assert out["route"] == "audit-milestone" and out["command"] == "/msd-audit-milestone"
