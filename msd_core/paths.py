@@ -36,6 +36,7 @@ RUNTIME_DIRS = {
     "opencode": (".opencode", "OPENCODE_CONFIG_DIR", ".config/opencode"),
     "codex": (".codex", "CODEX_HOME", ".codex"),
     "agents": (".agents", None, ".agents"),  # the open Agent Skills folder (clients read <it>/skills); no variable names it
+    "qwen": (".qwen", None, ".qwen"),  # Qwen Code: Agent Skills in <it>/skills, subagents in <it>/agents
 }
 RUNTIMES = tuple(RUNTIME_DIRS)
 DEFAULT_RUNTIME = "claude"

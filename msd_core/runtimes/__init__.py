@@ -7,6 +7,8 @@
   codex.py     Codex CLI: skills/msd-<name>/SKILL.md, agents/*.toml, rules/msd-core.rules
   agents.py    Agent Skills (.agents/skills, read by most agent CLIs): skills/msd-<name>/SKILL.md
                with references/, agents unlisted under msd-core/agents/, no permission file
+  qwen.py      Qwen Code: the Agent Skills of agents.py in .qwen/skills, msd's agents as Qwen
+               subagents in .qwen/agents/ (listed in its `agent` tool), no permission file
 
 The installer, uninstaller, status and the content checks ask `get(name)` instead of naming
 folders. Not on msd_run's hot path.
@@ -18,7 +20,7 @@ from msd_core.paths import DEFAULT_RUNTIME, RUNTIMES
 
 __all__ = ["get", "RUNTIMES", "DEFAULT_RUNTIME", "SUPPORTED"]
 
-SUPPORTED = ("claude", "gemini", "opencode", "codex", "agents")
+SUPPORTED = ("claude", "gemini", "opencode", "codex", "agents", "qwen")
 
 
 def get(name: str):
@@ -35,6 +37,8 @@ def get(name: str):
         from msd_core.runtimes.codex import RUNTIME
     elif name == "agents":
         from msd_core.runtimes.agents import RUNTIME
+    elif name == "qwen":
+        from msd_core.runtimes.qwen import RUNTIME
     return RUNTIME
 
 

@@ -76,6 +76,10 @@ class AgentSkills(base.Runtime):
     def gate_text(self, stem: str, root: str) -> str:
         return f"`{base.raw_resolve(stem, root)}`"
 
+    def spawn_text(self, root: str) -> str:
+        """What a spine that spawns msd agents adds on how to spawn them in this install's clients."""
+        return spawn_prose(root)
+
     def command_references(self, name: str, data: bytes) -> dict[str, str]:
         """{installed relpath: source relpath} of the files command `name` includes, copied into
         its skill's references/ folder."""
@@ -98,7 +102,7 @@ class AgentSkills(base.Runtime):
             head = ["Read these files of this skill first, in order (they are its instructions):", "",
                     *[f"- `references/{ref}`" for ref in refs.values()], ""]
         if SPAWN_REF in refs.values():
-            head += [spawn_prose(SOURCE_HOME_TOKEN + "msd-core"), ""]
+            head += [self.spawn_text(SOURCE_HOME_TOKEN + "msd-core"), ""]
         hint = meta.get("argument-hint")
         tail = ["", f"Arguments: `{' '.join(str(hint).split())}`"] if hint else []
         text = "\n".join([*head, *out]).strip("\n") + "\n" + ("\n".join(tail) + "\n" if tail else "")
