@@ -1,0 +1,67 @@
+"""The real Qwen Code (pinned in tests/runtimes/clis.py) lists msd's agents and skills after
+`msd install --runtime qwen`, offline against the stand-in model: its first model request offers
+the `agent` tool whose "Available agent types" name every installed `msd-*` agent with its
+description, and every installed skill in the request. Project (`.qwen/` in the project)
+and user (`~/.qwen/`) level."""
+
+from __future__ import annotations
+
+import html
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from msd_core.install.installer import install
+from msd_core.paths import resolve_target
+from tests.runtimes import stand_ins
+from tests.runtimes.agent_clients import run_qwen
+from tests.runtimes.test_agents_spine_cli import turns_of
+
+pytestmark = pytest.mark.slow
+
+
+def _tool(request: dict, name: str) -> str:
+    """Tool `name`'s description in a chat-completions request, as the model reads it."""
+    found = [t["function"] for t in request["tools"] if t.get("function", {}).get("name") == name]
+    assert found, f"no {name!r} tool in the request: {[t.get('function', {}).get('name') for t in request['tools']]}"
+    return html.unescape(found[0].get("description", ""))
+
+
+@pytest.mark.parametrize("scope", ["local", "global"])
+def test_qwen_lists_msds_agents_and_skills(scope, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    t = resolve_target(scope, project_dir=project, runtime="qwen")
+    install(t, profile="full")
+    agents = sorted((t.config / "agents").glob("msd-*.md"))
+    assert len(agents) == 11
+    with stand_ins.openai_api(tmp_path) as (base, record):
+        proc = run_qwen(project, base, "Say hi.", tmp_path)
+        assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
+        first = turns_of(record, "chat")[0]
+    listed = _tool(first, "agent").split("Available agent types", 1)[1]
+    for path in agents:
+        meta = yaml.safe_load(path.read_text().split("---\n", 2)[1])
+        assert f"- **{meta['name']}**: {meta['description']}" in listed, path.name
+    skills = html.unescape(json.dumps(first, ensure_ascii=False))  # the skill list is a message of the request
+    for skill in sorted((t.config / "skills").iterdir()):
+        assert skill.name in skills, skill.name
+
+
+def test_qwen_lists_no_msd_agent_from_the_agents_install(tmp_path):
+    """The other side: with `--runtime agents` msd's agents stay where Qwen lists none (the
+    spine's prose way), so the check above is not met by any install."""
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    install(resolve_target("local", project_dir=project, runtime="agents"), profile="full")
+    with stand_ins.openai_api(tmp_path) as (base, record):
+        proc = run_qwen(project, base, "Say hi.", tmp_path)
+        assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
+        first = turns_of(record, "chat")[0]
+    assert "**msd-" not in _tool(first, "agent")
+    assert "msd-plan-phase" in json.dumps(first)
