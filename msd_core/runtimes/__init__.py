@@ -38,7 +38,9 @@ def get(name: str):
     elif name == "agents":
         from msd_core.runtimes.agents import RUNTIME
     elif name == "qwen":
-        from msd_core.runtimes.qwen import RUNTIME
+        from msd_core.runtimes import qwen
+
+        return qwen.RUNTIME
     return RUNTIME
 
 
