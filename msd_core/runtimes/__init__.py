@@ -9,6 +9,7 @@
                with references/, agents unlisted under msd-core/agents/, no permission file
   qwen.py      Qwen Code: the Agent Skills of agents.py in .qwen/skills, msd's agents as Qwen
                subagents in .qwen/agents/ (listed in its `agent` tool), no permission file
+  copilot.py   Copilot CLI: the same in .github/ (global ~/.copilot/), custom agents in agents/
 
 The installer, uninstaller, status and the content checks ask `get(name)` instead of naming
 folders. Not on msd_run's hot path.
@@ -20,7 +21,7 @@ from msd_core.paths import DEFAULT_RUNTIME, RUNTIMES
 
 __all__ = ["get", "RUNTIMES", "DEFAULT_RUNTIME", "SUPPORTED"]
 
-SUPPORTED = ("claude", "gemini", "opencode", "codex", "agents", "qwen")
+SUPPORTED = ("claude", "gemini", "opencode", "codex", "agents", "qwen", "copilot")
 
 
 def get(name: str):
@@ -41,6 +42,10 @@ def get(name: str):
         from msd_core.runtimes import qwen
 
         return qwen.RUNTIME
+    elif name == "copilot":
+        from msd_core.runtimes import copilot
+
+        return copilot.RUNTIME
     return RUNTIME
 
 

@@ -110,4 +110,31 @@ class AgentSkills(base.Runtime):
         return base.with_frontmatter(f"name: msd-{name}\ndescription: {json.dumps(desc, ensure_ascii=False)}\n", text), []
 
 
+def subagent_file(name: str, data: bytes) -> bytes:
+    """A subagent file for msd agent `name` (shipped bytes `data`) as Qwen Code and Copilot CLI read
+    one: frontmatter `name` and `description` only, then the body (the agent's system prompt).
+    Claude's `tools` names are not theirs and `color` is Claude's palette: both dropped, so the
+    agent has the client's own tools."""
+    meta, body = base.parse_frontmatter(data)
+    desc = base.description_of(meta, body, f"msd agent {name}")
+    front = f"name: {meta.get('name') or name}\ndescription: {json.dumps(desc, ensure_ascii=False)}\n"
+    return base.with_frontmatter(front, body.lstrip("\n"))
+
+
+class ListedAgentSkills(AgentSkills):
+    """The Agent Skills install in a client's own folder where it also lists subagents
+    (`<folder>/agents/msd-<x>.md`, subagent_file): qwen.py, copilot.py."""
+
+    agents_unlisted = False
+
+    def installed_relpath(self, source_rel: str) -> str | None:
+        return base.Runtime.installed_relpath(self, source_rel)
+
+    def owned_areas(self) -> tuple[str, ...]:
+        return ("skills/", "agents/")
+
+    def agent(self, name: str, data: bytes, target: Target) -> bytes:
+        return subagent_file(name, data)
+
+
 RUNTIME = AgentSkills()

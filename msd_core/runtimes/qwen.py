@@ -19,34 +19,12 @@ Use this or `--runtime agents`, not both, in one project: Qwen would list each s
 
 from __future__ import annotations
 
-from msd_core.paths import Target
-from msd_core.runtimes import base
-from msd_core.runtimes.agents import SPAWN_REF, AgentSkills
+from msd_core.runtimes.agents import SPAWN_REF, ListedAgentSkills
 
 
-def agent_file(name: str, data: bytes) -> bytes:
-    """A Qwen Code subagent file for msd agent `name` (shipped bytes `data`): name, description, body."""
-    meta, body = base.parse_frontmatter(data)
-    import json
-
-    desc = base.description_of(meta, body, f"msd agent {name}")
-    front = f"name: {meta.get('name') or name}\ndescription: {json.dumps(desc, ensure_ascii=False)}\n"
-    return base.with_frontmatter(front, body.lstrip("\n"))
-
-
-class QwenCode(AgentSkills):
+class QwenCode(ListedAgentSkills):
     name = "qwen"
     label = "Qwen Code (.qwen: skills and subagents)"
-    agents_unlisted = False
-
-    def installed_relpath(self, source_rel: str) -> str | None:
-        return base.Runtime.installed_relpath(self, source_rel)
-
-    def owned_areas(self) -> tuple[str, ...]:
-        return ("skills/", "agents/")
-
-    def agent(self, name: str, data: bytes, target: Target) -> bytes:
-        return agent_file(name, data)
 
     def spawn_text(self, root: str) -> str:
         return ("In Qwen Code msd's agents are your `agent` tool's agent types: where a step spawns `msd-<name>`, "

@@ -1,8 +1,9 @@
-"""Qwen Code (`msd install --runtime qwen`): the Agent Skills install in `.qwen/`, msd's agents as
-Qwen subagents in `.qwen/agents/` (the file shape Qwen Code 0.24.4's parseSubagentContent reads:
-frontmatter then body, `name` and `description` required), spines that spawn them naming Qwen's
-`agent` tool; a user's own agents and edits kept, uninstall leaves the folder as it was. That
-Qwen lists them: tests/runtimes/test_qwen_agents_cli.py."""
+"""Qwen Code and Copilot CLI (`msd install --runtime qwen|copilot`): the Agent Skills install in the
+client's own folder (`.qwen/`; `.github/`, global `~/.copilot/`), msd's agents as its subagents in
+`<folder>/agents/` (the file shape Qwen Code 0.24.4's parseSubagentContent reads: frontmatter then
+body, `name` and `description` required; Copilot CLI 1.0.102 reads the same), spines that spawn
+them naming the client's own tool; a user's own agents and edits kept, uninstall leaves the folder
+as it was. That the real clients list them: tests/runtimes/test_subagents_cli.py."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import yaml
 from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
 from msd_core.paths import resolve_target
-from msd_core.runtimes.qwen import agent_file
+from msd_core.runtimes.agents import subagent_file as agent_file
 from msd_core.shipped.profiles import CORE
 from tests.runtimes.agent_skills_spec import violations
 
@@ -31,10 +32,16 @@ def _qwen_parse(data: str) -> tuple[dict, str]:
     return yaml.safe_load(m.group(1)), m.group(2)
 
 
+RUNTIMES = ["qwen", "copilot"]
+LOCAL = {"qwen": ".qwen", "copilot": ".github"}
+SPAWN = {"qwen": ("`agent` tool", "`subagent_type: msd-<name>`"), "copilot": ("`task` tool", "`agent_type: msd-<name>`")}
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("scope", ["global", "local"])
 @pytest.mark.parametrize("profile", ["full", CORE])
-def test_every_agent_is_a_qwen_subagent_and_every_skill_keeps_the_format(scope, profile, tmp_path):
-    t = resolve_target(scope, project_dir=tmp_path, runtime="qwen")
+def test_every_agent_is_a_subagent_file_and_every_skill_keeps_the_format(runtime, scope, profile, tmp_path):
+    t = resolve_target(scope, project_dir=tmp_path, runtime=runtime)
     install(t, profile=profile)
     agents = sorted((t.config / "agents").glob("*.md"))
     assert agents and not (t.config / "msd-core" / "agents").exists()
@@ -43,7 +50,7 @@ def test_every_agent_is_a_qwen_subagent_and_every_skill_keeps_the_format(scope, 
         assert sorted(meta) == ["description", "name"] and meta["name"] == path.stem, path.name
         shipped, shipped_body = _qwen_parse((SHIPPED_AGENTS / path.name).read_text())
         assert meta["description"] == " ".join(shipped["description"].split())
-        home = f"{t.config}/" if scope == "global" else ".qwen/"  # the install's own folder in place of ~/.claude/
+        home = f"{t.config}/" if scope == "global" else f"{LOCAL[runtime]}/"  # the install's own folder in place of ~/.claude/
         assert body.strip() == shipped_body.strip().replace("~/.claude/", home), path.name
     for skill in sorted(p for p in (t.config / "skills").iterdir() if p.is_dir()):
         assert violations(skill) == [], skill.name
@@ -55,24 +62,32 @@ def test_agent_file_drops_keys_qwen_reads_otherwise():
     assert agent_file("msd-y", b"No frontmatter here.\n").startswith(b"---\nname: msd-y\ndescription: \"No frontmatter here.\"\n---\n")
 
 
-def test_spines_spawn_with_qwens_agent_tool(tmp_path):
-    t = resolve_target("local", project_dir=tmp_path, runtime="qwen")
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_spines_spawn_with_the_clients_own_tool(runtime, tmp_path):
+    t = resolve_target("local", project_dir=tmp_path, runtime=runtime)
     install(t)
     spine = (t.config / "skills/msd-execute-phase/SKILL.md").read_text()
-    assert "`subagent_type: msd-<name>`" in spine and "`agent` tool" in spine
+    assert all(s in spine for s in SPAWN[runtime])
     assert "has no `msd-<name>` agent types" not in spine
     a = resolve_target("local", project_dir=tmp_path / "other", runtime="agents")
     install(a)
     assert "has no `msd-<name>` agent types" in (a.config / "skills/msd-execute-phase/SKILL.md").read_text()
 
 
-def test_the_global_install_is_the_users_qwen_folder(tmp_path):
-    assert resolve_target("global", runtime="qwen").config == Path(os.environ["HOME"]) / ".qwen"
+def test_each_install_is_the_folder_the_client_reads(tmp_path, monkeypatch):
+    home = Path(os.environ["HOME"])
+    assert resolve_target("global", runtime="qwen").config == home / ".qwen"
     assert resolve_target("local", project_dir=tmp_path, runtime="qwen").config == tmp_path / ".qwen"
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    assert resolve_target("global", runtime="copilot").config == home / ".copilot"
+    assert resolve_target("local", project_dir=tmp_path, runtime="copilot").config == tmp_path / ".github"
+    monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "ch"))  # `copilot help environment`
+    assert resolve_target("global", runtime="copilot").config == tmp_path / "ch"
 
 
-def test_users_own_agents_and_edits_survive_and_uninstall_leaves_the_folder_as_it_was(tmp_path):
-    t = resolve_target("local", project_dir=tmp_path, runtime="qwen")
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_users_own_agents_and_edits_survive_and_uninstall_leaves_the_folder_as_it_was(runtime, tmp_path):
+    t = resolve_target("local", project_dir=tmp_path, runtime=runtime)
     mine = t.config / "agents" / "my-reviewer.md"
     mine.parent.mkdir(parents=True)
     mine.write_bytes(b"---\nname: my-reviewer\ndescription: Mine.\n---\nReview.\n")

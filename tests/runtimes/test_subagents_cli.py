@@ -1,8 +1,9 @@
-"""The real Qwen Code (pinned in tests/runtimes/clis.py) lists msd's agents and skills after
-`msd install --runtime qwen`, offline against the stand-in model: its first model request offers
-the `agent` tool whose "Available agent types" name every installed `msd-*` agent with its
-description, and every installed skill in the request. Project (`.qwen/` in the project)
-and user (`~/.qwen/`) level."""
+"""The real Qwen Code and Copilot CLI (pinned in tests/runtimes/clis.py) list msd's agents and
+skills after `msd install --runtime qwen|copilot`, offline against the stand-in model: the first
+model request offers the client's subagent tool (Qwen: `agent`, under "Available agent types";
+Copilot: `task`, under "User-provided custom agents") naming every installed `msd-*` agent with
+its description, and names every installed skill. Project (`.qwen/`, `.github/`) and user
+(`~/.qwen/`, `~/.copilot/`) level."""
 
 from __future__ import annotations
 
@@ -16,10 +17,14 @@ import yaml
 from msd_core.install.installer import install
 from msd_core.paths import resolve_target
 from tests.runtimes import stand_ins
-from tests.runtimes.agent_clients import run_qwen
+from tests.runtimes.agent_clients import run_copilot, run_qwen
 from tests.runtimes.test_agents_spine_cli import turns_of
 
 pytestmark = pytest.mark.slow
+
+# client: (how it is run, its subagent tool, the heading its description lists custom agents under)
+CLIENTS = {"qwen": (run_qwen, "agent", "Available agent types"),
+           "copilot": (run_copilot, "task", "User-provided custom agents")}
 
 
 def _tool(request: dict, name: str) -> str:
@@ -30,19 +35,21 @@ def _tool(request: dict, name: str) -> str:
 
 
 @pytest.mark.parametrize("scope", ["local", "global"])
-def test_qwen_lists_msds_agents_and_skills(scope, tmp_path):
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_the_client_lists_msds_agents_and_skills(client, scope, tmp_path):
+    run, tool, heading = CLIENTS[client]
     project = tmp_path / "project"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    t = resolve_target(scope, project_dir=project, runtime="qwen")
+    t = resolve_target(scope, project_dir=project, runtime=client)
     install(t, profile="full")
     agents = sorted((t.config / "agents").glob("msd-*.md"))
     assert len(agents) == 11
     with stand_ins.openai_api(tmp_path) as (base, record):
-        proc = run_qwen(project, base, "Say hi.", tmp_path)
+        proc = run(project, base, "Say hi.", tmp_path)
         assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
         first = turns_of(record, "chat")[0]
-    listed = _tool(first, "agent").split("Available agent types", 1)[1]
+    listed = _tool(first, tool).split(heading, 1)[1]
     for path in agents:
         meta = yaml.safe_load(path.read_text().split("---\n", 2)[1])
         assert f"- **{meta['name']}**: {meta['description']}" in listed, path.name
@@ -51,16 +58,18 @@ def test_qwen_lists_msds_agents_and_skills(scope, tmp_path):
         assert skill.name in skills, skill.name
 
 
-def test_qwen_lists_no_msd_agent_from_the_agents_install(tmp_path):
-    """The other side: with `--runtime agents` msd's agents stay where Qwen lists none (the
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_the_client_lists_no_msd_agent_from_the_agents_install(client, tmp_path):
+    """The other side: with `--runtime agents` msd's agents stay where the client lists none (the
     spine's prose way), so the check above is not met by any install."""
+    run, tool, _heading = CLIENTS[client]
     project = tmp_path / "project"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     install(resolve_target("local", project_dir=project, runtime="agents"), profile="full")
     with stand_ins.openai_api(tmp_path) as (base, record):
-        proc = run_qwen(project, base, "Say hi.", tmp_path)
+        proc = run(project, base, "Say hi.", tmp_path)
         assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
         first = turns_of(record, "chat")[0]
-    assert "**msd-" not in _tool(first, "agent")
+    assert "**msd-" not in _tool(first, tool)
     assert "msd-plan-phase" in json.dumps(first)
