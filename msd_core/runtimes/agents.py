@@ -126,9 +126,17 @@ class ListedAgentSkills(AgentSkills):
     (`<folder>/agents/msd-<x>.md`, subagent_file): qwen.py, copilot.py."""
 
     agents_unlisted = False
+    client = ""  # the client's name in a spine's text
+    spawn_tool = ("", "")  # (its subagent tool, that tool's parameter naming the agent type)
 
     def installed_relpath(self, source_rel: str) -> str | None:
         return base.Runtime.installed_relpath(self, source_rel)
+
+    def spawn_text(self, root: str) -> str:
+        tool, param = self.spawn_tool
+        return (f"In {self.client} msd's agents are your `{tool}` tool's agent types: where a step spawns `msd-<name>`, "
+                f"follow `references/{SPAWN_REF}` with that tool (`{param}: msd-<name>`; leave out `model`, "
+                "the names `msd_run model` prints are Claude's).")
 
     def owned_areas(self) -> tuple[str, ...]:
         return ("skills/", "agents/")

@@ -18,17 +18,14 @@ The local folder is the project's `.github/` (msd's tree in `.github/msd-core/`)
 
 from __future__ import annotations
 
-from msd_core.runtimes.agents import SPAWN_REF, ListedAgentSkills
+from msd_core.runtimes.agents import ListedAgentSkills
 
 
 class CopilotCLI(ListedAgentSkills):
     name = "copilot"
     label = "GitHub Copilot CLI (.github / ~/.copilot: skills and custom agents)"
-
-    def spawn_text(self, root: str) -> str:
-        return ("In Copilot CLI msd's agents are your `task` tool's agent types: where a step spawns `msd-<name>`, "
-                f"follow `references/{SPAWN_REF}` with that tool (`agent_type: msd-<name>`; leave out `model`, "
-                "the names `msd_run model` prints are Claude's).")
+    client = "Copilot CLI"
+    spawn_tool = ("task", "agent_type")
 
 
 RUNTIME = CopilotCLI()

@@ -19,17 +19,14 @@ Use this or `--runtime agents`, not both, in one project: Qwen would list each s
 
 from __future__ import annotations
 
-from msd_core.runtimes.agents import SPAWN_REF, ListedAgentSkills
+from msd_core.runtimes.agents import ListedAgentSkills
 
 
 class QwenCode(ListedAgentSkills):
     name = "qwen"
     label = "Qwen Code (.qwen: skills and subagents)"
-
-    def spawn_text(self, root: str) -> str:
-        return ("In Qwen Code msd's agents are your `agent` tool's agent types: where a step spawns `msd-<name>`, "
-                f"follow `references/{SPAWN_REF}` with that tool (`subagent_type: msd-<name>`; leave out `model`, "
-                "the names `msd_run model` prints are Claude's).")
+    client = "Qwen Code"
+    spawn_tool = ("agent", "subagent_type")
 
 
 RUNTIME = QwenCode()
