@@ -38,7 +38,7 @@ def _target(scope: str, config_dir: Optional[str], runtime: str = "claude"):
 
 
 RUNTIME_HELP = ("Agent runtime(s): claude (default), gemini, opencode, codex, agents (Agent Skills in .agents/skills), "
-                "qwen, copilot (those skills and msd's agents as subagents in .qwen/, .github/); "
+                "qwen, copilot, kimi (those skills and msd's agents as subagents in .qwen/, .github/, .kimi-code/); "
                 "comma-separate several (claude,gemini).")
 
 

@@ -10,6 +10,7 @@
   qwen.py      Qwen Code: the Agent Skills of agents.py in .qwen/skills, msd's agents as Qwen
                subagents in .qwen/agents/ (listed in its `agent` tool), no permission file
   copilot.py   Copilot CLI: the same in .github/ (global ~/.copilot/), custom agents in agents/
+  kimi.py      Kimi Code: the same in .kimi-code/, agents in agents/
 
 The installer, uninstaller, status and the content checks ask `get(name)` instead of naming
 folders. Not on msd_run's hot path.
@@ -21,7 +22,7 @@ from msd_core.paths import DEFAULT_RUNTIME, RUNTIMES
 
 __all__ = ["get", "RUNTIMES", "DEFAULT_RUNTIME", "SUPPORTED"]
 
-SUPPORTED = ("claude", "gemini", "opencode", "codex", "agents", "qwen", "copilot")
+SUPPORTED = ("claude", "gemini", "opencode", "codex", "agents", "qwen", "copilot", "kimi")
 
 
 def get(name: str):
@@ -46,6 +47,10 @@ def get(name: str):
         from msd_core.runtimes import copilot
 
         return copilot.RUNTIME
+    elif name == "kimi":
+        from msd_core.runtimes import kimi
+
+        return kimi.RUNTIME
     return RUNTIME
 
 

@@ -1,7 +1,8 @@
-"""Qwen Code and Copilot CLI (`msd install --runtime qwen|copilot`): the Agent Skills install in the
-client's own folder (`.qwen/`; `.github/`, global `~/.copilot/`), msd's agents as its subagents in
-`<folder>/agents/` (the file shape Qwen Code 0.24.4's parseSubagentContent reads: frontmatter then
-body, `name` and `description` required; Copilot CLI 1.0.102 reads the same), spines that spawn
+"""Qwen Code, Copilot CLI and Kimi Code (`msd install --runtime qwen|copilot|kimi`): the Agent
+Skills install in the client's own folder (`.qwen/`; `.github/`, global `~/.copilot/`;
+`.kimi-code/`), msd's agents as its subagents in `<folder>/agents/` (the file shape Qwen Code
+0.24.4's parseSubagentContent reads: frontmatter then body, `name` and `description` required;
+Copilot CLI 1.0.102 and Kimi Code 2.1.0 read the same), spines that spawn
 them naming the client's own tool; a user's own agents and edits kept, uninstall leaves the folder
 as it was. That the real clients list them: tests/runtimes/test_subagents_cli.py."""
 
@@ -32,9 +33,10 @@ def _qwen_parse(data: str) -> tuple[dict, str]:
     return yaml.safe_load(m.group(1)), m.group(2)
 
 
-RUNTIMES = ["qwen", "copilot"]
-LOCAL = {"qwen": ".qwen", "copilot": ".github"}
-SPAWN = {"qwen": ("`agent` tool", "`subagent_type: msd-<name>`"), "copilot": ("`task` tool", "`agent_type: msd-<name>`")}
+RUNTIMES = ["qwen", "copilot", "kimi"]
+LOCAL = {"qwen": ".qwen", "copilot": ".github", "kimi": ".kimi-code"}
+SPAWN = {"qwen": ("`agent` tool", "`subagent_type: msd-<name>`"), "copilot": ("`task` tool", "`agent_type: msd-<name>`"),
+         "kimi": ("`Agent` tool", "`subagent_type: msd-<name>`")}
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
@@ -83,6 +85,11 @@ def test_each_install_is_the_folder_the_client_reads(tmp_path, monkeypatch):
     assert resolve_target("local", project_dir=tmp_path, runtime="copilot").config == tmp_path / ".github"
     monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "ch"))  # `copilot help environment`
     assert resolve_target("global", runtime="copilot").config == tmp_path / "ch"
+    monkeypatch.delenv("KIMI_CODE_HOME", raising=False)
+    assert resolve_target("global", runtime="kimi").config == home / ".kimi-code"
+    assert resolve_target("local", project_dir=tmp_path, runtime="kimi").config == tmp_path / ".kimi-code"
+    monkeypatch.setenv("KIMI_CODE_HOME", str(tmp_path / "kh"))
+    assert resolve_target("global", runtime="kimi").config == tmp_path / "kh"
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
