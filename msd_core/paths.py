@@ -38,6 +38,9 @@ RUNTIME_DIRS = {
     "opencode": (".opencode", "OPENCODE_CONFIG_DIR", ".config/opencode"),
     "codex": (".codex", "CODEX_HOME", ".codex"),
     "agents": (".agents", None, ".agents"),  # the open Agent Skills folder (clients read <it>/skills); no variable names it
+    "qwen": (".qwen", None, ".qwen"),  # Qwen Code: Agent Skills in <it>/skills, subagents in <it>/agents
+    "copilot": (".github", "COPILOT_HOME", ".copilot"),  # Copilot CLI: <it>/skills, custom agents in <it>/agents
+    "kimi": (".kimi-code", "KIMI_CODE_HOME", ".kimi-code"),  # Kimi Code: <it>/skills, agents in <it>/agents
 }
 RUNTIMES = tuple(RUNTIME_DIRS)
 DEFAULT_RUNTIME = "claude"

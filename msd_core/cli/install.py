@@ -47,7 +47,8 @@ def _target(scope: str, config_dir: Optional[str], runtime: str = "claude"):
     return target_for(scope, config_dir, runtime)
 
 
-RUNTIME_HELP = ("Agent runtime(s): claude (default), gemini, opencode, codex, agents (Agent Skills in .agents/skills); "
+RUNTIME_HELP = ("Agent runtime(s): claude (default), gemini, opencode, codex, agents (Agent Skills in .agents/skills), "
+                "qwen, copilot, kimi (those skills and msd's agents as subagents in .qwen/, .github/, .kimi-code/); "
                 "comma-separate several (claude,gemini).")
 
 

@@ -7,6 +7,10 @@
   codex.py     Codex CLI: skills/msd-<name>/SKILL.md, agents/*.toml, rules/msd-core.rules
   agents.py    Agent Skills (.agents/skills, read by most agent CLIs): skills/msd-<name>/SKILL.md
                with references/, agents unlisted under msd-core/agents/, no permission file
+  qwen.py      Qwen Code: the Agent Skills of agents.py in .qwen/skills, msd's agents as Qwen
+               subagents in .qwen/agents/ (listed in its `agent` tool), no permission file
+  copilot.py   Copilot CLI: the same in .github/ (global ~/.copilot/), custom agents in agents/
+  kimi.py      Kimi Code: the same in .kimi-code/, agents in agents/
   claude_settings.py  the settings.json permission that lets the agent run msd_run without a prompt
   claude_json.py      editing Claude Code's own JSON files under their owner's lock
   opencode_config.py  OpenCode's permission for msd_run in opencode.json
@@ -36,6 +40,18 @@ def get(name: str):
         from msd_core.runtimes.codex import RUNTIME
     elif name == "agents":
         from msd_core.runtimes.agents import RUNTIME
+    elif name == "qwen":
+        from msd_core.runtimes import qwen
+
+        return qwen.RUNTIME
+    elif name == "copilot":
+        from msd_core.runtimes import copilot
+
+        return copilot.RUNTIME
+    elif name == "kimi":
+        from msd_core.runtimes import kimi
+
+        return kimi.RUNTIME
     return RUNTIME
 
 

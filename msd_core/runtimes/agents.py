@@ -76,6 +76,10 @@ class AgentSkills(base.Runtime):
     def gate_text(self, stem: str, root: str) -> str:
         return f"`{base.raw_resolve(stem, root)}`"
 
+    def spawn_text(self, root: str) -> str:
+        """What a spine that spawns msd agents adds on how to spawn them in this install's clients."""
+        return spawn_prose(root)
+
     def command_references(self, name: str, data: bytes) -> dict[str, str]:
         """{installed relpath: source relpath} of the files command `name` includes, copied into
         its skill's references/ folder."""
@@ -98,12 +102,47 @@ class AgentSkills(base.Runtime):
             head = ["Read these files of this skill first, in order (they are its instructions):", "",
                     *[f"- `references/{ref}`" for ref in refs.values()], ""]
         if SPAWN_REF in refs.values():
-            head += [spawn_prose(SOURCE_HOME_TOKEN + "msd-core"), ""]
+            head += [self.spawn_text(SOURCE_HOME_TOKEN + "msd-core"), ""]
         hint = meta.get("argument-hint")
         tail = ["", f"Arguments: `{' '.join(str(hint).split())}`"] if hint else []
         text = "\n".join([*head, *out]).strip("\n") + "\n" + ("\n".join(tail) + "\n" if tail else "")
         desc = base.description_of(meta, body, f"msd {name} command")
         return base.with_frontmatter(f"name: msd-{name}\ndescription: {json.dumps(desc, ensure_ascii=False)}\n", text), []
+
+
+def subagent_file(name: str, data: bytes) -> bytes:
+    """A subagent file for msd agent `name` (shipped bytes `data`) as Qwen Code and Copilot CLI read
+    one: frontmatter `name` and `description` only, then the body (the agent's system prompt).
+    Claude's `tools` names are not theirs and `color` is Claude's palette: both dropped, so the
+    agent has the client's own tools."""
+    meta, body = base.parse_frontmatter(data)
+    desc = base.description_of(meta, body, f"msd agent {name}")
+    front = f"name: {meta.get('name') or name}\ndescription: {json.dumps(desc, ensure_ascii=False)}\n"
+    return base.with_frontmatter(front, body.lstrip("\n"))
+
+
+class ListedAgentSkills(AgentSkills):
+    """The Agent Skills install in a client's own folder where it also lists subagents
+    (`<folder>/agents/msd-<x>.md`, subagent_file): qwen.py, copilot.py."""
+
+    agents_unlisted = False
+    client = ""  # the client's name in a spine's text
+    spawn_tool = ("", "")  # (its subagent tool, that tool's parameter naming the agent type)
+
+    def installed_relpath(self, source_rel: str) -> str | None:
+        return base.Runtime.installed_relpath(self, source_rel)
+
+    def spawn_text(self, root: str) -> str:
+        tool, param = self.spawn_tool
+        return (f"In {self.client} msd's agents are your `{tool}` tool's agent types: where a step spawns `msd-<name>`, "
+                f"follow `references/{SPAWN_REF}` with that tool (`{param}: msd-<name>`; leave out `model`, "
+                "the names `msd_run model` prints are Claude's).")
+
+    def owned_areas(self) -> tuple[str, ...]:
+        return ("skills/", "agents/")
+
+    def agent(self, name: str, data: bytes, target: Target) -> bytes:
+        return subagent_file(name, data)
 
 
 RUNTIME = AgentSkills()
