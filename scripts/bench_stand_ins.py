@@ -26,12 +26,12 @@ BASE = "import msd_core"
 
 # stand-in -> (what it stands in for, the real import, the stand-in's import)
 ROWS = {
-    "planning/simple_yaml.py": ("PyYAML (frontmatter)", "import yaml", "import msd_core.planning.simple_yaml"),
-    "flows/simple_toml.py": ("tomllib (flow files)", "import tomllib", "import msd_core.flows.simple_toml"),
-    "git/spawn.py": ("subprocess (running git)", "import subprocess", "import msd_core.git.spawn"),
+    "lean/simple_yaml.py": ("PyYAML (frontmatter)", "import yaml", "import msd_core.lean.simple_yaml"),
+    "lean/simple_toml.py": ("tomllib (flow files)", "import tomllib", "import msd_core.lean.simple_toml"),
+    "lean/spawn.py": ("subprocess (running git)", "import subprocess", "import msd_core.lean.spawn"),
     "lean/record.py": ("dataclasses (record classes)", "import dataclasses", "import msd_core.lean.record"),
-    "run/stand_in.py": ("pathlib's urllib.parse import", "import pathlib",
-                        "from msd_core.run.stand_in import import_pathlib; import_pathlib()"),
+    "lean/stand_in.py": ("pathlib's urllib.parse import", "import pathlib",
+                        "from msd_core.lean.stand_in import import_pathlib; import_pathlib()"),
 }
 
 

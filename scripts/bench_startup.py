@@ -37,14 +37,14 @@ CORPUS = REPO.parent / "shared" / "corpus" / "planning"
 VARIANTS: dict[str, list[tuple[str, str, str]]] = {
     "argparse untranslated": [(
         "run/dispatch.py",
-        '    from msd_core.run.stand_in import import_with\n\n'
+        '    from msd_core.lean.stand_in import import_with\n\n'
         '    module = import_with("argparse", {"gettext": {"gettext": _untranslated, "ngettext": _untranslated_n}})\n'
         "    module._ = _untranslated\n    module.ngettext = _untranslated_n\n",
         '    import argparse as module\n',
     )],
     "pathlib stand-in": [(
         "run/dispatch.py",
-        '    from msd_core.run.stand_in import import_pathlib\n\n    import_pathlib()\n',
+        '    from msd_core.lean.stand_in import import_pathlib\n\n    import_pathlib()\n',
         '    import pathlib  # noqa: F401\n',
     )],
     "fast exit": [(

@@ -2,8 +2,7 @@
 
 What msd decides with git (scoped commits, run records, wave merges) lives in
 msd_core/execution; this package only asks git and reads what it keeps.
-  runner.py        the one place that calls the git binary, and the facts about a checkout
-  spawn.py         a short-lived program run and its output collected without the subprocess module
+  runner.py        the one place that calls the git binary (started by msd_core/lean/spawn.py), and the facts about a checkout
   repo_files.py    where the repository is and what HEAD is, from git's own files (no git process)
   path_status.py   what one `git status` says about the paths a commit names
   hooks.py         whether `git commit` could run a hook, from the files alone

@@ -2,7 +2,7 @@
 
 `git(args, cwd)` runs git without a shell, with a time bound, never prompting (no editor,
 no pager, no terminal prompt), and returns what it printed (returncode, stdout, stderr as
-text). It runs `git -C <cwd> ...` through msd_core.git.spawn (no subprocess import); a `cwd`
+text). It runs `git -C <cwd> ...` through msd_core.lean.spawn (no subprocess import); a `cwd`
 that does not exist is git's own error ("cannot change to"), exit 128. `check=True` turns a
 non-zero exit into OperationFailed naming the command and git's first error line.
 
@@ -15,7 +15,7 @@ Where the checkout is and what HEAD is are read from git's files when the layout
 ordinary one (msd_core.git.repo_files), and asked of git otherwise: most callers of
 `repo_paths`, `toplevel`, `head` and `current_branch` start no process at all.
 
-Standard library only: git is started by msd_core.git.spawn (os.posix_spawnp); subprocess is
+Standard library only: git is started by msd_core.lean.spawn (os.posix_spawnp); subprocess is
 imported only for the one caller that writes to git's stdin.
 """
 
@@ -57,9 +57,9 @@ def git(args: list[str], cwd: Path | str, *, check: bool = True, timeout: float 
 
 
 def _git_once(args: list[str], cwd: Path | str, timeout: float, input_text: str | None):
-    """One git run through msd_core.git.spawn (`git -C <cwd>`; no subprocess import unless
+    """One git run through msd_core.lean.spawn (`git -C <cwd>`; no subprocess import unless
     text goes to git's stdin)."""
-    from msd_core.git import spawn
+    from msd_core.lean import spawn
 
     with _git_errors(args, timeout):
         return spawn.run(["git", "-C", str(cwd), *args], _env(), timeout, input_text)
@@ -75,7 +75,7 @@ class _git_errors:  # noqa: N801 - used as a `with` block
         return self
 
     def __exit__(self, kind, exc, tb):
-        from msd_core.git import spawn
+        from msd_core.lean import spawn
 
         if kind is not None and issubclass(kind, FileNotFoundError):
             raise OperationFailed("git is not installed (or not on PATH)") from None
@@ -94,7 +94,7 @@ class Started:
     def __init__(self, args: list[str], cwd: Path | str, lock_wait: float, timeout: float):
         import time
 
-        from msd_core.git import spawn
+        from msd_core.lean import spawn
 
         self._args, self._cwd, self._timeout = args, cwd, timeout
         self._lock_until = time.monotonic() + lock_wait
@@ -340,7 +340,7 @@ def git_bytes(args: list[str], cwd: Path | str, *, input_bytes: bytes | None = N
             proc = subprocess.run(["git", "-C", str(cwd), *args], input=input_bytes, capture_output=True,
                                   env=_env(), timeout=timeout, stdin=None if input_bytes is not None else subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
-            from msd_core.git import spawn
+            from msd_core.lean import spawn
 
             raise spawn.Timeout() from None
     return proc.returncode, proc.stdout

@@ -12,7 +12,7 @@ The name is checked with `git check-ref-format --branch`. `apply` switches to th
 creating it from the current HEAD when it does not exist; already on it: nothing to do.
 Uncommitted changes travel with the switch (git's own rule); git's refusal is one line.
 The branch itself is checked, made and switched by msd_core.git.branches (spikes use the same
-functions). Standard library only (git is started by msd_core.git.spawn).
+functions). Standard library only (git is started by msd_core.lean.spawn).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def slugify(text: str) -> str:
 
 
 def _git(root: Path, *args: str, check: bool = True):
-    from msd_core.git import spawn
+    from msd_core.lean import spawn
 
     try:
         r = spawn.run(["git", "-C", str(root), *args], dict(os.environ), 60)

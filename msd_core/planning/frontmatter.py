@@ -35,7 +35,7 @@ _OPEN_RE = re.compile(r"---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.M)
 
 _loader_cls = None
-_simple_yaml = None  # msd_core.planning.simple_yaml, imported for the first block read (not by `locate`)
+_simple_yaml = None  # msd_core.lean.simple_yaml, imported for the first block read (not by `locate`)
 MAX_BLOCK_CHARS = 512 * 1024
 MAX_NODES = 20_000
 
@@ -61,7 +61,7 @@ def _loader():
 
 def _load_simple_yaml():
     global _simple_yaml
-    from msd_core.planning import simple_yaml
+    from msd_core.lean import simple_yaml
 
     _simple_yaml = simple_yaml
     return simple_yaml

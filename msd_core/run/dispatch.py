@@ -45,9 +45,9 @@ def _import_argparse():
 
 
 def _import_pathlib() -> None:
-    """Every command uses pathlib: load it now, without urllib.parse and ipaddress (msd_core.run.stand_in:
+    """Every command uses pathlib: load it now, without urllib.parse and ipaddress (msd_core.lean.stand_in:
     1.7-2.3 ms CPU of every msd_run call, `python scripts/bench_startup.py`, variant "pathlib stand-in")."""
-    from msd_core.run.stand_in import import_pathlib
+    from msd_core.lean.stand_in import import_pathlib
 
     import_pathlib()
 

@@ -322,7 +322,7 @@ def test_an_acceptance_file_that_is_a_symlink_is_refused_in_one_line(msd_run, tm
 
 
 def test_drift_imports_nothing_heavy(tmp_path):
-    """drift and drift accept in a git repository: nothing beyond the light set (git through msd_core.git.spawn)."""
+    """drift and drift accept in a git repository: nothing beyond the light set (git through msd_core.lean.spawn)."""
     from tests.kit.probe import denied, probe
 
     root = project(tmp_path)

@@ -187,7 +187,7 @@ def test_commit_imports_nothing_heavy(tmp_path):
         assert r.returncode == 0, r.stderr
         res = json.loads(out.read_text())
         assert res["code"] == 0, res["err"]
-        assert denied(res["modules"], set()) == [], name  # git runs through msd_core.git.spawn
+        assert denied(res["modules"], set()) == [], name  # git runs through msd_core.lean.spawn
 
 
 def test_commit_in_a_linked_worktree_names_it_and_records_in_the_main_checkout(tmp_path):

@@ -166,7 +166,7 @@ def test_git_commands_import_nothing_heavy(repo, tmp_path):
                               ["ship", "--phase", "2"], ["undo", "--plan", "02-01"])):
         res = probe(argv, repo, tmp_path / f"probe-{i}.json")
         assert res["code"] == 0, res["err"]
-        assert denied(res["modules"], set()) == [], argv  # git runs through msd_core.git.spawn
+        assert denied(res["modules"], set()) == [], argv  # git runs through msd_core.lean.spawn
 
 
 def test_record_naming_a_path_outside_the_phases_is_refused(repo, tmp_path):

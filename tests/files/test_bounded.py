@@ -227,7 +227,7 @@ ALLOWED = {
     ("msd_core/checks/fields.py", "json.loads("): "the package's own schema.json",
     ("msd_core/planning/frontmatter.py", "yaml.load("): "after bounded.parse checked the block; inside the reader's fallback",
     ("msd_core/flows/schema.py", "tomlread loads"): "tomllib inside _flow_toml, called through bounded.parse",
-    ("msd_core/flows/simple_toml.py", "tomllib.loads("): "its docstring",
+    ("msd_core/lean/simple_toml.py", "tomllib.loads("): "its docstring",
     ("msd_core/config/store.py", "json.loads("): "a deep copy of a value already read (json.dumps of it)",
 }
 

@@ -1,4 +1,4 @@
-"""The tomllib-free reader of the flow form (msd_core.flows.simple_toml) gives tomllib's
+"""The tomllib-free reader of the flow form (msd_core.lean.simple_toml) gives tomllib's
 answer wherever it claims a document and declines (NOT_SIMPLE) otherwise; tomllib is the
 oracle, never the code under test."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from msd_core.files import tomlread as tomllib  # tomllib, or tomli on Python 3.10
-from msd_core.flows.simple_toml import NOT_SIMPLE, parse_simple
+from msd_core.lean.simple_toml import NOT_SIMPLE, parse_simple
 from tests.planning.test_simple_yaml import same
 
 REPO = Path(__file__).resolve().parents[2]

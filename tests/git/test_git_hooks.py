@@ -23,7 +23,7 @@ def _system_mentions_hooks() -> bool:
 
 def _spy(monkeypatch) -> list[list[str]]:
     """The git commands started (`git -C <dir>` left out), through run and start alike."""
-    from msd_core.git import spawn
+    from msd_core.lean import spawn
 
     calls: list[list[str]] = []
     real = spawn.start

@@ -51,7 +51,7 @@ def no_git(monkeypatch):
     def refuse(*a, **k):
         raise AssertionError(f"git was run: {a[0] if a else k}")
 
-    from msd_core.git import spawn
+    from msd_core.lean import spawn
 
     monkeypatch.setattr(runner, "_git_once", refuse)
     monkeypatch.setattr(spawn, "start", refuse)  # runner.git_start too

@@ -1,4 +1,4 @@
-"""msd_core.git.spawn and the git runner on it: the same answers as subprocess.run, no
+"""msd_core.lean.spawn and the git runner on it: the same answers as subprocess.run, no
 deadlock on large output, a hung child killed at its time bound, no descriptor leaked."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from msd_core.errors import OperationFailed
-from msd_core.git import runner, spawn
+from msd_core.git import runner
+from msd_core.lean import spawn
 from tests.kit.gitkit import git as git_cli
 from tests.kit.gitkit import new_repo
 

@@ -19,7 +19,7 @@ DENY = frozenset({
     "dataclasses", "inspect", "ast", "dis", "tokenize", "typing",  # dataclasses' import chain
     "sqlite3", "datetime",                         # memory only
     "tempfile", "shutil", "random", "hashlib", "_hashlib", "subprocess", "difflib", "importlib_metadata",
-    "urllib", "ipaddress",                         # pathlib's one-branch need (msd_core.run.stand_in)
+    "urllib", "ipaddress",                         # pathlib's one-branch need (msd_core.lean.stand_in)
 })
 
 PROBE = r"""

@@ -1,4 +1,4 @@
-"""The PyYAML-free frontmatter reader (msd_core.planning.simple_yaml) gives PyYAML's answer
+"""The PyYAML-free frontmatter reader (msd_core.lean.simple_yaml) gives PyYAML's answer
 wherever it claims a block, and declines (NOT_SIMPLE) otherwise.
 
 The oracle is PyYAML's safe loader as frontmatter.py configures it (timestamps kept as text),
@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from msd_core.planning.frontmatter import _loader, locate, split_frontmatter
-from msd_core.planning.simple_yaml import NOT_SIMPLE, Rejected, parse_simple
+from msd_core.lean.simple_yaml import NOT_SIMPLE, Rejected, parse_simple
 from tests.conftest import CORPUS
 
 
@@ -222,7 +222,7 @@ def test_the_number_gate_never_hides_a_number():
     import random
     import re
 
-    from msd_core.planning import simple_yaml as y
+    from msd_core.lean import simple_yaml as y
 
     rx = re.compile(y._NUMERIC.pattern)
     alphabet = "+-.0123456789_:bxabcdefABCDEFinfINFnaNAeEoOz "

@@ -51,7 +51,7 @@ HOT = [
     ("state-patch", ["state", "patch", "--status", "Executing", "--add-decision", "Use X"], set()),
     ("state-sync", ["state", "sync"], set()),
     ("model", ["model", "planner", "--raw"], set()),
-    ("branch", ["branch", "--phase", "1"], set()),  # git runs through msd_core.git.spawn
+    ("branch", ["branch", "--phase", "1"], set()),  # git runs through msd_core.lean.spawn
     ("template-select", ["template", "select", "{plan}", "--root", "{root}"], set()),
     ("compile-plan", ["compile-plan", "{plan}", "--root", "{root}"], set()),
     ("compile-plan-fresh", ["compile-plan", "{plan}", "--root", "{root}"], set()),
@@ -64,7 +64,7 @@ HOT = [
     ("history-digest-cold", ["history-digest"], set()),
     ("history-digest-warm", ["history-digest"], set()),
     ("history-digest-phase", ["history-digest", "--phase", "1", "--no-cache"], set()),
-    # git runs through msd_core.git.spawn, never subprocess (this fixture is no repository: git is asked)
+    # git runs through msd_core.lean.spawn, never subprocess (this fixture is no repository: git is asked)
     ("wave-plan", ["wave", "plan", "--phase-dir", "{phase_dir}"], set()),
     ("evidence-status", ["evidence", "status"], set()),
     ("evidence-adopt", ["evidence", "adopt"], set()),

@@ -117,7 +117,10 @@ def test_no_domain_module_names_the_cwd_flag():
         for node in ast.walk(tree):
             if isinstance(node, (ast.Constant, ast.JoinedStr)) and id(node) not in prose:
                 parts = node.values if isinstance(node, ast.JoinedStr) else [node]
-                if any(isinstance(p, ast.Constant) and isinstance(p.value, str) and "--cwd" in p.value for p in parts):
+                texts = [p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)]
+                if texts and texts[0].lstrip("`").startswith("msd_run "):
+                    continue  # a command line msd hands the agent to run (another root's `next`) names its flags
+                if any("--cwd" in text for text in texts):
                     named.append(f"{rel}:{node.lineno}")
     assert sorted(set(named)) == []
 

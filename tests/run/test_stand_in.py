@@ -1,4 +1,4 @@
-"""msd_core.run.stand_in: a standard module imported without what it needs on one branch only,
+"""msd_core.lean.stand_in: a standard module imported without what it needs on one branch only,
 and the real module loaded as soon as anything asks for it."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def test_the_real_modules_load_when_asked_for_afterwards():
 def test_a_stand_in_lacking_a_name_falls_back_to_the_real_module():
     out = _fresh(
         "import sys, json\n"
-        "from msd_core.run.stand_in import import_with\n"
+        "from msd_core.lean.stand_in import import_with\n"
         "m = import_with('pathlib', {'urllib.parse': {}})\n"  # pathlib needs quote_from_bytes: ImportError, retried
         "print(json.dumps({'ok': m.Path('/x').as_uri(), 'real': hasattr(sys.modules.get('urllib.parse'), 'urlsplit')"
         " if sys.version_info < (3, 13) else True}))")
@@ -56,7 +56,7 @@ def test_an_already_loaded_module_is_left_alone():
     out = _fresh(
         "import sys, json, urllib.parse\n"
         "real = sys.modules['urllib.parse']\n"
-        "from msd_core.run.stand_in import import_pathlib\n"
+        "from msd_core.lean.stand_in import import_pathlib\n"
         "import_pathlib()\n"
         "print(json.dumps({'same': sys.modules['urllib.parse'] is real}))")
     assert out == {"same": True}

@@ -83,6 +83,6 @@ def test_bench_stand_ins_measures_each_stand_in_against_its_library():
     r = _script("bench_stand_ins.py", "--runs", "1", "--json")
     assert r.returncode == 0, r.stderr
     rows = {row["stand_in"]: row for row in json.loads(r.stdout)["rows"]}
-    assert set(rows) == {"planning/simple_yaml.py", "flows/simple_toml.py", "git/spawn.py", "lean/record.py",
-                         "run/stand_in.py"}
+    assert set(rows) == {"lean/simple_yaml.py", "lean/simple_toml.py", "lean/spawn.py", "lean/record.py",
+                         "lean/stand_in.py"}
     assert all((REPO / "msd_core" / name).is_file() for name in rows)

@@ -30,7 +30,7 @@ def import_with(name: str, stand_ins: dict[str, dict[str, object]]):
     for mod, attrs in stand_ins.items():
         if mod in sys.modules:
             continue
-        module = types.ModuleType(mod, f"stand-in for {mod} while {name} is imported (msd_core.run.stand_in)")
+        module = types.ModuleType(mod, f"stand-in for {mod} while {name} is imported (msd_core.lean.stand_in)")
         module.__dict__.update(attrs)
         sys.modules[mod] = module
         placed.append((mod, module))
