@@ -45,9 +45,9 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from msd_core.lean import simple_toml
 from msd_core.flows.conditions import ConditionError, parse_condition
 from msd_core.flows.model import ACTIONS, FIELD_TYPES, FieldSpec, Flow, Step, When, field_spec
+from msd_core.lean import simple_toml
 from msd_core.shipped.layout import is_static_name
 
 MAX_FLOW_BYTES = 256 * 1024

@@ -12,8 +12,8 @@ import sys
 import pytest
 import yaml
 
-from msd_core.planning.frontmatter import _loader, locate, split_frontmatter
 from msd_core.lean.simple_yaml import NOT_SIMPLE, Rejected, parse_simple
+from msd_core.planning.frontmatter import _loader, locate, split_frontmatter
 from tests.conftest import CORPUS
 
 
