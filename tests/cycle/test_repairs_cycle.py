@@ -124,3 +124,48 @@ def test_repairs_and_look_backs(cycle, compact, tmp_path):
         git(a.project, "commit", "-q", "-m", "chore: branching strategy milestone")
         cycle.check("/msd-audit-milestone")
     print(f"\nscenario repairs (compact {compact}): " + cycle.report())
+
+
+def test_two_clones_add_a_phase_each_and_health_renumbers(cycle, compact, tmp_path):
+    """Two clones each add phase 2 and merge: `next` routes to /msd-health, whose check names
+    `msd_run phase reconcile`; its dry run, the run and the commit leave phases 2 and 3, clean."""
+    a = cycle.agent
+    remote = tmp_path / "origin.git"
+    mine, theirs = (walk.Phase("2", "Streaks", "streaks", "streaks are counted", []),
+                    walk.Phase("2", "Reminders", "reminders", "reminders are sent", []))
+
+    with cycle.step("the project, pushed"):
+        walk.seed_repository(a, remote)
+        walk.new_project(a, [P1], {**SETTINGS, "workflow.compact_content": "true" if compact == "on" else "false"})
+        _install(a, a.project)  # the merge drivers, in this repository
+        if dirty(a.project):
+            git(a.project, "add", "-A")
+            git(a.project, "commit", "-q", "-m", "msd merge drivers")
+        git(a.project, "push", "-q", "origin", "main")
+
+    with cycle.step("a teammate's clone adds phase 2, so does this one; pulled"):
+        other = tmp_path / "teammate"
+        git(tmp_path, "clone", "-q", "-b", "main", str(remote), str(other))
+        for key, value in (("user.email", "mate@example.com"), ("user.name", "mate"), ("commit.gpgsign", "false")):
+            git(other, "config", key, value)
+        _install(a, other)
+        assert not dirty(other), dirty(other)
+        mate = Agent(other, a.content, base_env=a.base_env)
+        walk.add_phase(mate, theirs, P1)
+        git(other, "push", "-q", "origin", "main")
+        walk.add_phase(a, mine, P1)
+        git(a.project, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+        nxt = a.msd("next")
+        assert (nxt["route"], nxt["command"]) == ("reconcile-phases", "/msd-health"), nxt
+
+    with cycle.step("/msd-health: phase reconcile, dry run first, then committed"):
+        out = walk.health_reconcile(a)
+        assert out["dry"]["dry_run"] is True and out["out"]["commit_files"], out
+        a.run("phase-change", "Commit", "msd_run commit", op="reconcile", n="2",
+              **{"commit-files": " ".join(out["out"]["commit_files"])})
+        assert not dirty(a.project), dirty(a.project)
+        road = (a.project / ".planning/ROADMAP.md").read_text()
+        assert "Phase 2:" in road and "Phase 3:" in road, road
+        assert a.msd("next")["route"] != "reconcile-phases"
+        assert a.sh("msd_run health --text", ok=(0, 1)).stdout.count("phase-number-shared") == 0
+    print(f"\nscenario two clones (compact {compact}): " + cycle.report())
