@@ -93,9 +93,7 @@ def test_repairs_and_look_backs(cycle, compact, tmp_path):
         a.begin("/msd-autonomous")
         auto = json.loads(a.run("autonomous", "The loop", "msd_run autonomous").stdout)
         nxt = a.msd("next")
-        assert auto["action"] in ("run", "stop", "done"), auto
-        if auto["action"] == "run":
-            assert auto["command"].split()[0] == nxt["command"].split()[0], (auto, nxt)
+        assert (auto["action"], auto["command"]) == ("done", nxt["command"]) == ("done", "/msd-audit-milestone"), (auto, nxt)
         assert not dirty(a.project), dirty(a.project)
 
     with cycle.step("/msd-milestone-summary --write and /msd-forensics --write"):
@@ -168,4 +166,14 @@ def test_two_clones_add_a_phase_each_and_health_renumbers(cycle, compact, tmp_pa
         assert "Phase 2:" in road and "Phase 3:" in road, road
         assert a.msd("next")["route"] != "reconcile-phases"
         assert a.sh("msd_run health --text", ok=(0, 1)).stdout.count("phase-number-shared") == 0
+
+    with cycle.step("/msd-autonomous: each command it runs is the one next proposes"):
+        a.begin("/msd-autonomous --until 1")
+        line = a.content.command("autonomous", "The loop", "msd_run autonomous")
+        auto = json.loads(a.sh(line + " --until 1", template=line).stdout)
+        assert (auto["action"], auto["command"]) == ("run", a.msd("next")["command"]) == ("run", "/msd-discuss-phase 1"), auto
+        walk.discuss_phase(a, P1)
+        auto = json.loads(a.sh(line, template=line).stdout)
+        assert (auto["action"], auto["command"]) == ("run", a.msd("next")["command"]) == ("run", "/msd-plan-phase 1"), auto
+        cycle.check("/msd-plan-phase 1")
     print(f"\nscenario two clones (compact {compact}): " + cycle.report())
