@@ -141,7 +141,9 @@ def run(args: argparse.Namespace):
     if args.body:
         return body
     if base and branch == base:
-        hint = ("set git.branching_strategy to phase (or milestone) and run ship again: its branch is made from HEAD, "
+        needed = "phase" if args.phase is not None else "milestone"  # strategy phase makes no branch for --milestone
+        hint = (f"set git.branching_strategy to {needed} (msd_run config set git.branching_strategy {needed}) and run ship "
+                f"again: its branch is made from HEAD, "
                 f"which holds {len(ahead)} commit(s) {compare} lacks") if ahead else _empty_hint(remote, base, True)
         raise OperationFailed(f"the work is on the base branch {base}; a pull request needs its own branch", hint=hint)
     if ahead == []:

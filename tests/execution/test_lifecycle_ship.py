@@ -149,3 +149,14 @@ def test_body_only_and_bad_usage(repo):
     for args in (["ship"], ["ship", "--phase", "2", "--milestone"], ["ship", "--phase", "7"]):
         bad = msd_run(args, repo)
         assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_the_remedy_for_a_milestone_on_main_names_strategy_milestone(tmp_path):
+    """Strategy phase makes no branch for `ship --milestone` (it stays refused on main): the hint for a
+    milestone names strategy milestone and the command that sets it (found by tests/cycle/test_repairs_cycle.py)."""
+    root, _bare = _work_on_main(tmp_path, with_remote=True)
+    proc = msd_run(["ship", "--milestone", "v1.0"], root, env_extra={"PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 1 and "msd_run config set git.branching_strategy milestone" in proc.stderr, proc.stderr
+    assert msd_run(["config", "set", "git.branching_strategy", "milestone"], root).returncode == 0
+    again = msd_run(["ship", "--milestone", "v1.0"], root, env_extra={"PATH": "/usr/bin:/bin"})
+    assert again.returncode == 0, again.stderr
