@@ -36,7 +36,7 @@ def _dead_pid() -> int:
 
 def test_repairs_and_look_backs(cycle, compact, tmp_path):
     a = cycle.agent
-    v = walk.values(P1)
+    walk.values(P1)  # the same draw test_validation.py makes
     remote = tmp_path / "origin.git"
 
     with cycle.step("phase 1 built"):
