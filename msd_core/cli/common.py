@@ -101,8 +101,7 @@ def _mapped(fn: Callable, args, kwargs):
     except (typer.Exit, typer.Abort, SystemExit):
         raise
     except KeyboardInterrupt:
-        sys.stderr.write("msd: interrupted\n")
-        raise typer.Exit(130)
+        raise typer.Exit(130)  # run_typer says "msd: interrupted" (typer turns an interrupt it meets into 130 too)
     except BrokenPipeError:
         raise typer.Exit(0)
     except OSError as exc:  # disk full, permission denied, a folder where a file should be, ...

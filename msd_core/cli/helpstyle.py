@@ -91,7 +91,10 @@ def run_typer(app, argv: list[str]) -> int:
     except typer.Abort:
         sys.stderr.write("msd: aborted\n")
         return 1
-    return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+    code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+    if code == 130:  # interrupted: in a command (errors_to_exit) or while typer parsed (it exits 130 silently)
+        sys.stderr.write("msd: interrupted\n")
+    return code
 
 
 def examples(*rows: tuple[str, str]) -> str:

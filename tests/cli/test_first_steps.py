@@ -130,3 +130,28 @@ def test_ctrl_c_while_msd_starts_is_one_line_and_exit_130(tmp_path):
             assert err.splitlines()[-1] == "msd: interrupted" and err.count("\n") == 1, err
         seen.add(proc.returncode)
     assert 130 in seen, seen  # at least one signal reached msd while it ran
+
+
+@pytest.mark.parametrize("where", ["command", "typer"])
+def test_an_interrupt_inside_typer_or_a_command_is_one_line_and_130(capsys, where):
+    """Typer turns a KeyboardInterrupt it meets (parsing, a callback) into a silent exit 130; a
+    command's own boundary (errors_to_exit) exits 130 too. Either way: one line, said once."""
+    import typer
+
+    from msd_core.cli.common import errors_to_exit
+    from msd_core.cli.helpstyle import run_typer
+
+    app = typer.Typer()
+
+    def stop(value: bool) -> bool:
+        if value and where == "typer":
+            raise KeyboardInterrupt
+        return value
+
+    @app.command()
+    @errors_to_exit
+    def go(flag: bool = typer.Option(False, "--flag", callback=stop)) -> None:
+        raise KeyboardInterrupt
+
+    assert run_typer(app, ["--flag"]) == 130
+    assert capsys.readouterr().err == "msd: interrupted\n"
