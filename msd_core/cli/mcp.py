@@ -1,5 +1,6 @@
 """`msd mcp`: serve the memory queries, config get and resolve over MCP (stdio);
-`msd mcp install|uninstall --scope user|project`: register it with Claude Code (msd_core.mcp.setup)."""
+`msd mcp install|uninstall --scope user|project [--client claude|copilot|kimi]`: register it with Claude
+Code, Copilot CLI or Kimi Code (msd_core.mcp.setup, msd_core.mcp.clients)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,13 @@ def _scope_option():
 
 
 def _config_dir_option():
-    return typer.Option(None, "--config-dir", metavar="DIR", help="user scope: the global Claude config folder (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+    return typer.Option(None, "--config-dir", metavar="DIR",
+                        help="user scope: the client's global folder (default $CLAUDE_CONFIG_DIR or ~/.claude; $COPILOT_HOME or ~/.copilot; $KIMI_CODE_HOME or ~/.kimi-code)")
+
+
+def _client_option():
+    return typer.Option("claude", "--client", metavar="claude|copilot|kimi",
+                        help="the agent client to register with (project scope: the one .mcp.json all of them read)")
 
 
 def _cwd_option():
@@ -29,9 +36,11 @@ def _json_option():
 
 
 def _apply(action: str, scope: str, as_json: bool, **kwargs) -> None:
-    """Run mcp_setup.install or .uninstall for a valid --scope and print what it did."""
+    """Run mcp_setup.install or .uninstall for a valid --scope and --client and print what it did."""
+    from msd_core.mcp import clients
     from msd_core.mcp import setup as mcp_setup
 
+    clients.check(kwargs.get("client", "claude"))
     if scope not in mcp_setup.SCOPES:
         raise UsageError(f"--scope {scope!r} is not one of user, project")
     _print(f"mcp {action}", getattr(mcp_setup, action)(scope, **kwargs), as_json)
@@ -45,14 +54,17 @@ def _print(command: str, out: dict, as_json: bool) -> None:
 
     server, perm = out["server"], out["permission"]
     write(f"MCP server {out['scope']} scope: {server['path']}: {server['action']}\n")
-    write(f"permission {perm.get('rule', 'mcp__msd')}: {perm['path']}: {perm['action']}\n")
+    if perm.get("path") is None:
+        write(f"permission: {perm['action']}\n")
+    else:
+        write(f"permission {perm.get('rule', 'mcp__msd')}: {perm['path']}: {perm['action']}\n")
     if out.get("note"):
         sys.stdout.write(f"note: {out['note']}\n")
 
 
 def register(app: typer.Typer) -> None:
     group = typer.Typer(invoke_without_command=True, no_args_is_help=False,
-                        help="Run the MCP server over stdio, or register it with Claude Code (install/uninstall).")
+                        help="Run the MCP server over stdio, or register it with Claude Code, Copilot CLI or Kimi Code (install/uninstall).")
 
     @group.callback()
     @errors_to_exit
@@ -63,6 +75,7 @@ def register(app: typer.Typer) -> None:
         """Run an MCP server over stdio (tools: memory search/what-uses/pattern-for/decisions-affecting, config get, resolve).
 
         Register it with Claude Code:  msd mcp install --scope user
+        (Copilot CLI, Kimi Code:       msd mcp install --scope user --client copilot|kimi)
         """
         if ctx.invoked_subcommand is not None:
             return
@@ -82,10 +95,12 @@ def register(app: typer.Typer) -> None:
         scope: str = _scope_option(),
         config_dir: Optional[str] = _config_dir_option(),
         cwd: Optional[str] = _cwd_option(),
+        client: str = _client_option(),
         json_output: bool = _json_option(),
     ) -> None:
-        """Register `msd mcp` with Claude Code and allow its tools (mcp__msd) in settings.json."""
-        _apply("install", scope, json_output, config_dir=config_dir, project_dir=cwd)
+        """Register `msd mcp` with Claude Code and allow its tools (mcp__msd) in settings.json; or with
+        Copilot CLI or Kimi Code (--client), which ask before a tool runs."""
+        _apply("install", scope, json_output, config_dir=config_dir, project_dir=cwd, client=client)
 
     @group.command("uninstall")
     @errors_to_exit
@@ -94,9 +109,10 @@ def register(app: typer.Typer) -> None:
         config_dir: Optional[str] = _config_dir_option(),
         cwd: Optional[str] = _cwd_option(),
         dry_run: bool = typer.Option(False, "--dry-run", help="say what would be removed; change nothing"),
+        client: str = _client_option(),
         json_output: bool = _json_option(),
     ) -> None:
         """Remove msd's server entry and the mcp__msd permission (nothing else)."""
-        _apply("uninstall", scope, json_output, config_dir=config_dir, project_dir=cwd, dry_run=dry_run)
+        _apply("uninstall", scope, json_output, config_dir=config_dir, project_dir=cwd, dry_run=dry_run, client=client)
 
     app.add_typer(group, name="mcp")

@@ -1,4 +1,6 @@
-"""Registering msd's MCP server with Claude Code: `msd mcp install|uninstall --scope user|project`.
+"""Registering msd's MCP server with Claude Code: `msd mcp install|uninstall --scope user|project`
+(with `--client copilot|kimi`: Copilot CLI's or Kimi Code's file instead, msd_core/mcp/clients.py;
+the same edit, record and uninstall, and no permission file).
 
 Where Claude Code 2.1.332 keeps it (read from what `claude mcp add` writes):
 
@@ -54,6 +56,22 @@ def host_files(scope: str, config_dir: str | None = None, project_dir: str | Non
     if scope == "project":
         base = Path(project_dir).absolute() if project_dir else paths.local_project_dir()
         return base / ".mcp.json", base / ".claude" / "settings.json"
+    raise UsageError(f"--scope {scope!r} is not one of {', '.join(SCOPES)}")
+
+
+def client_files(client: str, scope: str, config_dir: str | None = None,
+                 project_dir: str | None = None) -> tuple[Path, Path | None]:
+    """(the file holding `mcpServers`, the settings.json holding the permission or None) for a
+    client (msd_core/mcp/clients.py) and scope: project scope is the one `.mcp.json` of every client."""
+    from msd_core.mcp import clients
+
+    clients.check(client)
+    if client == "claude":
+        return host_files(scope, config_dir, project_dir)
+    if scope == "project":
+        return host_files(scope, None, project_dir)[0], None
+    if scope == "user":
+        return clients.user_file(client, config_dir), None
     raise UsageError(f"--scope {scope!r} is not one of {', '.join(SCOPES)}")
 
 
@@ -158,7 +176,7 @@ def _remove_permission(created=("permissions", "permissions.allow")):
 # ------------------------------------------------------------------ commands
 
 
-def install(scope: str, config_dir: str | None = None, project_dir: str | None = None) -> dict:
+def install(scope: str, config_dir: str | None = None, project_dir: str | None = None, client: str = "claude") -> dict:
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
@@ -166,46 +184,60 @@ def install(scope: str, config_dir: str | None = None, project_dir: str | None =
 
         raise OperationFailed("the MCP server needs the mcp package", hint=mcp_hint())
     from msd_core.files import edit_record
+    from msd_core.mcp import clients
 
-    servers, settings = host_files(scope, config_dir, project_dir)
+    servers, settings = client_files(client, scope, config_dir, project_dir)
     entry = server_entry(scope)
+    if client != "claude" and scope == "user":
+        entry = clients.user_entry(client, entry)
     precheck(servers, add_server(entry))
-    precheck(settings, _add_permission)
+    edits = [("server", servers, lambda made: add_server(entry, made))]
+    if settings is not None:
+        precheck(settings, _add_permission)
+        edits.append(("permission", settings, lambda made: lambda obj: _add_permission(obj, made)))
     notes = {}
-    for key, path, edit in (("server", servers, lambda made: add_server(entry, made)),
-                            ("permission", settings, lambda made: lambda obj: _add_permission(obj, made))):
+    for key, path, edit in edits:
         made: list[str] = []
         data = read_file(path)
         notes[key] = edit_json(path, edit(made), new_mode=0o600 if key == "server" and scope == "user" else None)
         if notes[key] != "unchanged":
             blank = data.decode("latin-1") if data is not None and not data.strip() else None
             edit_record.remember(path, f"mcp-{key}", data is None, made, blank=blank)
-    server_note, perm_note = notes["server"], notes["permission"]
-    out = {"scope": scope, "server": {"path": str(servers), "name": SERVER_NAME, "entry": entry, "action": server_note},
-           "permission": {"path": str(settings), "rule": PERMISSION, "action": perm_note}}
+    out = {"scope": scope, "client": client,
+           "server": {"path": str(servers), "name": SERVER_NAME, "entry": entry, "action": notes["server"]},
+           "permission": _permission_out(client, settings, notes.get("permission"))}
     if scope == "project":
-        out["note"] = "Claude Code applies .claude/settings.json once you trust this folder (start `claude` here once)"
+        out["note"] = clients.TRUST.get(client, "Claude Code applies .claude/settings.json once you trust this folder (start `claude` here once)")
     return out
 
 
-def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None = None, dry_run: bool = False) -> dict:
-    servers, settings = host_files(scope, config_dir, project_dir)
+def _permission_out(client: str, settings: Path | None, action: str | None) -> dict:
+    if settings is None:
+        from msd_core.mcp.clients import LABELS
+
+        return {"path": None, "action": f"none needed ({LABELS[client]} asks before a tool runs)"}
+    return {"path": str(settings), "rule": PERMISSION, "action": action}
+
+
+def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None = None, dry_run: bool = False,
+              client: str = "claude") -> dict:
+    servers, settings = client_files(client, scope, config_dir, project_dir)
     if dry_run:
-        state = status_of(scope, config_dir, project_dir)
-        return {"scope": scope, "dry_run": True,
+        state = status_of(scope, config_dir, project_dir, client=client)
+        return {"scope": scope, "client": client, "dry_run": True,
                 "server": {"path": str(servers), "action": "would remove" if state["registered"] else "absent"},
-                "permission": {"path": str(settings), "action": "would remove" if state["permission"] else "absent"}}
+                "permission": _permission_out(client, settings, "would remove" if state["permission"] else "absent")}
     from msd_core.files import edit_record
 
     notes = {"server": "absent", "permission": "absent"}
     problems = []
     for key, path, change in (("server", servers, remove_server), ("permission", settings, _remove_permission)):
-        if not os.path.lexists(path):
+        if path is None or not os.path.lexists(path):
             continue
         made = edit_record.recall(path, f"mcp-{key}")
         if key == "permission" and not made:
             # msd's record does not say msd added it: the user's own rule (or one msd found there), kept
-            notes[key] = "kept" if status_of(scope, config_dir, project_dir)["permission"] else "absent"
+            notes[key] = "kept" if status_of(scope, config_dir, project_dir, client=client)["permission"] else "absent"
             continue
         # a server entry with no record (registered by an older msd): the containers left empty go, as they always did
         created = made.get("created") if made else ("mcpServers",)
@@ -218,20 +250,21 @@ def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None
             problems.append(exc.message)
     if problems:
         raise OperationFailed("; ".join(problems), hint="fix or remove the entry by hand")
-    server_note, perm_note = notes["server"], notes["permission"]
-    return {"scope": scope, "server": {"path": str(servers), "action": server_note},
-            "permission": {"path": str(settings), "rule": PERMISSION, "action": perm_note}}
+    return {"scope": scope, "client": client, "server": {"path": str(servers), "action": notes["server"]},
+            "permission": _permission_out(client, settings, notes["permission"])}
 
 
-def status_of(scope: str, config_dir: str | None = None, project_dir: str | None = None) -> dict:
+def status_of(scope: str, config_dir: str | None = None, project_dir: str | None = None, client: str = "claude") -> dict:
     """Whether msd's server is registered (and allowed) in one scope; never writes."""
-    servers, settings = host_files(scope, config_dir, project_dir)
-    s_obj, p_obj = peek(servers), peek(settings)
+    servers, settings = client_files(client, scope, config_dir, project_dir)
+    s_obj, p_obj = peek(servers), peek(settings) if settings is not None else {}
     entry = s_obj.get("mcpServers", {}).get(SERVER_NAME) if isinstance(s_obj.get("mcpServers"), dict) else None
     perms = p_obj.get("permissions")
     allow = perms.get("allow") if isinstance(perms, dict) else None
     out = {"scope": scope, "path": str(servers), "registered": is_ours(entry),
            "permission": isinstance(allow, list) and PERMISSION in allow}
+    if client != "claude":
+        out["client"] = client
     if entry is not None and not is_ours(entry):
         out["other"] = f"another server named {SERVER_NAME!r} is registered"
     for obj in (s_obj, p_obj):

@@ -15,6 +15,9 @@ MSD_STANDIN_FOLLOW_RESOLVE=1 in the environment: a Responses request whose input
 output yet is answered with a call of Codex's `exec_command` tool running exactly that command,
 as a model following the skill would. With MSD_STANDIN_SKILL=<skill> a chat-completions request
 is answered as tests/runtimes/skill_script.py says (activate the skill, run its `msd_run` call).
+With MSD_STANDIN_MCP_CALL='<tool> <JSON arguments>' a chat-completions request that offers a tool
+whose name ends with `<tool>` and holds no tool result yet is answered with a call of that tool
+(an MCP tool, whatever prefix the client gives it).
 """
 
 from __future__ import annotations
@@ -55,9 +58,15 @@ def chat_call_stream(name: str, args: dict) -> bytes:
 
 
 def chat_call(req) -> tuple[str, dict] | None:
-    """The tool call a model following MSD_STANDIN_SKILL makes next (tests/runtimes/skill_script.py)."""
+    """The tool call a model following MSD_STANDIN_SKILL makes next (tests/runtimes/skill_script.py),
+    or the one MSD_STANDIN_MCP_CALL names (module doc)."""
     if not isinstance(req, dict):
         return None
+    mcp = os.environ.get("MSD_STANDIN_MCP_CALL")
+    if mcp:
+        suffix, _, args = mcp.partition(" ")
+        names = [n for n in skill_script.chat_tools(req) if n.endswith(suffix)]
+        return (names[0], json.loads(args or "{}")) if names and not skill_script.chat_results(req) else None
     return skill_script.next_call(skill_script.chat_tools(req), skill_script.chat_results(req), skill_script.chat_after_call(req))
 
 
