@@ -14,7 +14,7 @@ file again, writes `~/.claude.json.tmp.<pid>.<hex>` and renames it over the file
 the folder; a lock folder older than 10 s is taken over, a fresh one is waited for (about 13 s)
 and then the save fails. So msd holds that same folder for the few milliseconds of its own
 read-edit-rename, re-reading under it: neither writer loses the other's update
-(tests/host/test_claude_json_lock.py runs both at once).
+(tests/host/test_claude_json_lock_host.py runs both at once).
 """
 
 from __future__ import annotations

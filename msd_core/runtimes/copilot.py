@@ -4,7 +4,7 @@ pinned in tests/runtimes/clis.py), offline against a stand-in model: it reads sk
 project's `.github/skills/` and `$COPILOT_HOME` (default `~/.copilot`) `/skills/`, and custom agents
 from `.github/agents/` and `~/.copilot/agents/` (`<name>.md` and `<name>.agent.md` alike), listing
 them under "User-provided custom agents" in its `task` tool, whose `agent_type` names them
-(tests/runtimes/test_copilot_agents_cli.py). `copilot help` calls `.github/skills` and
+(tests/runtimes/test_subagents_cli.py). `copilot help` calls `.github/skills` and
 `.github/agents` trusted configuration.
 
   commands/msd/<name>.md  ->  skills/msd-<name>/SKILL.md   the Agent Skills spine of agents.py; a

@@ -1,7 +1,7 @@
 """Qwen Code: the Agent Skills install (agents.py) in Qwen's own folder, with msd's agents as
 Qwen subagents. Facts read from the real Qwen Code 0.24.4 (npm `@qwen-code/qwen-code`, pinned in
 tests/runtimes/clis.py): its bundled `parseSubagentContent` and its `/agents` UI strings, and a
-headless run against a stand-in model (tests/runtimes/test_qwen_agents_cli.py).
+headless run against a stand-in model (tests/runtimes/test_subagents_cli.py).
 
   commands/msd/<name>.md  ->  skills/msd-<name>/SKILL.md   the Agent Skills spine of agents.py
       (Qwen reads `.qwen/skills/` as it reads `.agents/skills/`); a spine that spawns agents
