@@ -277,12 +277,13 @@ def status(project_dir: str | None = None, config_dir: str | None = None) -> lis
     return [status_of("user", config_dir=config_dir), status_of("project", project_dir=project_dir)]
 
 
-def unregister_for_target(target, dry_run: bool = False) -> dict:
-    """`msd uninstall`'s one call: remove the registration that belongs to the target's scope.
+def unregister_for_target(target, dry_run: bool = False, client: str = "claude") -> dict:
+    """`msd uninstall`'s one call: remove the registration that belongs to the target's scope (for
+    `client`, whose global folder is the target's).
 
     Errors become a warning in the result (uninstall of the files goes on)."""
     scope, where = scope_of_target(target)
     try:
-        return uninstall(scope, dry_run=dry_run, **where)
+        return uninstall(scope, dry_run=dry_run, client=client, **where)
     except MsdError as exc:  # a foreign or locked file: uninstall of msd's files goes on
         return {"scope": scope, "warning": exc.message}

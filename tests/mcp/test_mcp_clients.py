@@ -85,3 +85,20 @@ def test_an_unknown_client_is_one_line_naming_the_choices(msd, tmp_path):
     r = msd(["mcp", "install", "--client", "cursor"], env=_env(), cwd=tmp_path)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == ["msd: error: --client 'cursor' is not one of claude, copilot, kimi"]
+
+
+@pytest.mark.parametrize("client", sorted(FILE))
+def test_msd_uninstall_of_the_clients_global_install_takes_its_registration_out(msd, tmp_path, client):
+    """`msd uninstall --runtime copilot|kimi --global` removes msd's entry from that client's user file
+    (as `msd uninstall --global` does from ~/.claude.json); the user's own entries stay byte for byte."""
+    folder, name, _var = FILE[client]
+    path = Path(os.environ["HOME"]) / folder / name
+    path.parent.mkdir(parents=True)
+    path.write_bytes(OWN[client].encode())
+    assert msd(["install", "--global", "--runtime", client], env=_env(), cwd=tmp_path).returncode == 0
+    assert msd(["mcp", "install", "--scope", "user", "--client", client], env=_env(), cwd=tmp_path).returncode == 0
+    assert "msd" in json.loads(path.read_text())["mcpServers"]
+    r = msd(["uninstall", "--global", "--runtime", client, "--json"], env=_env(), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["mcp"]["server"]["action"] == "removed"
+    assert path.read_bytes() == OWN[client].encode()
