@@ -19,7 +19,8 @@ def _scope_option():
 
 def _config_dir_option():
     return typer.Option(None, "--config-dir", metavar="DIR",
-                        help="user scope: the client's global folder (default $CLAUDE_CONFIG_DIR or ~/.claude; $COPILOT_HOME or ~/.copilot; $KIMI_CODE_HOME or ~/.kimi-code)")
+                        help="user scope: the client's global folder (default $CLAUDE_CONFIG_DIR or ~/.claude; "
+                             "$COPILOT_HOME or ~/.copilot; $KIMI_CODE_HOME or ~/.kimi-code)")
 
 
 def _client_option():
@@ -64,7 +65,8 @@ def _print(command: str, out: dict, as_json: bool) -> None:
 
 def register(app: typer.Typer) -> None:
     group = typer.Typer(invoke_without_command=True, no_args_is_help=False,
-                        help="Run the MCP server over stdio, or register it with Claude Code, Copilot CLI or Kimi Code (install/uninstall).")
+                        help="Run the MCP server over stdio, or register it with Claude Code, Copilot CLI or Kimi Code "
+                             "(install/uninstall).")
 
     @group.callback()
     @errors_to_exit

@@ -207,7 +207,7 @@ def install(scope: str, config_dir: str | None = None, project_dir: str | None =
            "server": {"path": str(servers), "name": SERVER_NAME, "entry": entry, "action": notes["server"]},
            "permission": _permission_out(client, settings, notes.get("permission"))}
     if scope == "project":
-        out["note"] = clients.TRUST.get(client, "Claude Code applies .claude/settings.json once you trust this folder (start `claude` here once)")
+        out["note"] = clients.TRUST.get(client, clients.CLAUDE_TRUST)
     return out
 
 
