@@ -28,6 +28,7 @@ from pathlib import Path
 CLIENTS = ("claude", "copilot", "kimi")
 LABELS = {"claude": "Claude Code", "copilot": "Copilot CLI", "kimi": "Kimi Code"}
 USER_FILES = {"copilot": "mcp-config.json", "kimi": "mcp.json"}  # in the client's global folder
+REMOVE_HINT = {"copilot": "remove it first (copilot mcp remove msd)", "kimi": "remove mcpServers.msd from {path} first"}
 CLAUDE_TRUST = "Claude Code applies .claude/settings.json once you trust this folder (start `claude` here once)"
 TRUST = {"copilot": "Copilot CLI starts a project's MCP servers only in a folder you trust (copilot --trust-folder, or accept its prompt)",
          "kimi": "Kimi Code starts a project's MCP servers only once you choose \"Trust this folder\" in `kimi` here"}

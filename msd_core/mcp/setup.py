@@ -117,9 +117,9 @@ def _reach(obj: dict, where: tuple[str, ...], leaf: type, made: list[str], hint:
     return node
 
 
-def add_server(entry: dict, made: list[str] | None = None, name: str = SERVER_NAME, ours=None):
+def add_server(entry: dict, made: list[str] | None = None, name: str = SERVER_NAME, ours=None, hint: str | None = None):
     """The change that puts `entry` at mcpServers.<name> (an entry there that `ours` does not own
-    is refused, left untouched); `made` collects the containers it creates."""
+    is refused, left untouched, with `hint`); `made` collects the containers it creates."""
     ours = ours or is_ours
 
     def change(obj: dict):
@@ -127,7 +127,7 @@ def add_server(entry: dict, made: list[str] | None = None, name: str = SERVER_NA
         old = servers.get(name)
         if old is not None and not ours(old):
             raise OperationFailed(f"an MCP server named {name!r} is already registered and is not msd-core's; left untouched",
-                                  hint=f"remove it first (claude mcp remove {name})")
+                                  hint=hint or f"remove it first (claude mcp remove {name})")
         if old == entry:
             return None
         servers[name] = entry
@@ -190,8 +190,9 @@ def install(scope: str, config_dir: str | None = None, project_dir: str | None =
     entry = server_entry(scope)
     if client != "claude" and scope == "user":
         entry = clients.user_entry(client, entry)
-    precheck(servers, add_server(entry))
-    edits = [("server", servers, lambda made: add_server(entry, made))]
+    hint = clients.REMOVE_HINT[client].format(path=servers) if client in clients.REMOVE_HINT and scope == "user" else None
+    precheck(servers, add_server(entry, hint=hint))
+    edits = [("server", servers, lambda made: add_server(entry, made, hint=hint))]
     if settings is not None:
         precheck(settings, _add_permission)
         edits.append(("permission", settings, lambda made: lambda obj: _add_permission(obj, made)))

@@ -78,6 +78,7 @@ def test_a_server_named_msd_that_is_not_msds_is_left_alone(msd, tmp_path):
     path.write_text(own)
     r = msd(["mcp", "install", "--scope", "user", "--client", "kimi"], env=_env(), cwd=tmp_path)
     assert r.returncode == 1 and "not msd-core's" in r.stderr
+    assert f"remove mcpServers.msd from {path} first" in r.stderr  # Kimi's own file, not Claude's command
     assert path.read_text() == own
 
 
