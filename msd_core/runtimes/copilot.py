@@ -11,6 +11,7 @@ them under "User-provided custom agents" in its `task` tool, whose `agent_type` 
       spine that spawns agents says to use Copilot's `task` tool with `agent_type: msd-<name>`.
   agents/msd-<x>.md       ->  agents/msd-<x>.md          name, description, the body (subagent_file).
   permission              ->  none: Copilot asks before running `msd_run` (headless: its allow flags).
+  MCP server              ->  `msd mcp install --client copilot` (msd_core/mcp/clients.py).
 
 The local folder is the project's `.github/` (msd's tree in `.github/msd-core/`); use this or
 `--runtime agents`, not both, in one project: Copilot would list each skill twice.

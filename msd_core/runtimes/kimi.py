@@ -10,6 +10,7 @@ the top of the git work tree), and a headless run against a stand-in model: it l
       spine that spawns agents says to use Kimi's `Agent` tool with `subagent_type: msd-<name>`.
   agents/msd-<x>.md       ->  agents/msd-<x>.md          name, description, the body (subagent_file).
   permission              ->  none: `kimi -p` approves tools itself; interactive runs ask.
+  MCP server              ->  `msd mcp install --client kimi` (msd_core/mcp/clients.py).
 
 Use this or `--runtime agents`, not both, in one project: Kimi would list each skill twice.
 """
