@@ -156,10 +156,11 @@ def _base(root: Path, candidates: list[str]) -> str | None:
     return found if proc.returncode == 0 and _HASH.fullmatch(found) else None
 
 
-def read_history(root: Path, base: str | None, where: list[str] | None = None) -> list[Commit]:
-    """The commits from `base` (itself included) to HEAD, newest first, in one `git log` (`where`: scope)."""
+def read_history(root: Path, base: str | None, where: list[str] | None = None, rev: list[str] | None = None) -> list[Commit]:
+    """The commits from `base` (itself included) to HEAD, newest first, in one `git log` (`where`: scope;
+    `rev`: another range, e.g. `old..new`)."""
     fmt = "--format=%x02%H%x1f%P%x1f%B%x03"
-    rev = ["HEAD", "--not", f"{base}^@"] if base else ["HEAD"]
+    rev = rev or (["HEAD", "--not", f"{base}^@"] if base else ["HEAD"])
     proc = _git(_scoped(["log", "-z", "-M", "--no-color", "--name-status", fmt, *rev, "--"], where or []), root)
     if proc.returncode != 0:
         raise OperationFailed(f"`git log` failed: {(proc.stderr or '').strip()[:200] or 'no message'}")
@@ -325,6 +326,13 @@ def _workflow(c: Commit, recorded: set[str]) -> str | None:
         return "msd-plan"
     if c.hash in recorded:
         return "run-record"
+    return _intrinsic(c)
+
+
+def _intrinsic(c: Commit) -> str | None:
+    """Why `c` counts as workflow by what it is, whatever the run records say (a trailer too), or None."""
+    if c.plans:
+        return "msd-plan"
     if len(c.parents) > 1:
         return "merge"
     if _UNDO_SUBJECT.match(c.subject):
@@ -354,22 +362,16 @@ def drift(root: Path, main: Path | None = None) -> dict:
         if ph.verified and ph.verified not in present:
             notes.append(f"phase {ph.number}: its verification commit {ph.verified[:12]} is not in the repository")
     where, nested = scope(root)
-    first = _first_msd_commit(root, where)
     if (_git(["rev-parse", "--is-shallow-repository"], root).stdout or "").strip() == "true":
         notes.append("this clone is shallow: drift reads only the history it holds "
                      "(`git fetch --unshallow`, or a CI checkout with the full history)")
-    candidates = sorted(set(v for v in verif.values() if v in present) | ({first} if first else set()))
-    base = _base(root, candidates)
-    history = read_history(root, base, where) if candidates else []
-    by_hash = {c.hash: c for c in history}
-    contained = {v: _ancestors(v, by_hash) for v in set(verif.values()) if v in by_hash}
-    findings: list[dict] = []
-    findings += _outside(own(history, nested), plans, phases, verif, contained, recorded, ok_commits, base)
-    findings += _stale(root, history, phases, contained, ok_commits, present, where)
-    moved, deleted = _renames(history)
-    findings += _missing(root, phases, moved, deleted)
-    findings += _requirements_gone(root, phases, moved)
-    out = {"head": tip, "since": base, "commits_read": len(history), "accepted": len(ok_commits),
+    part = _history_part(root, tip, phases, plans, verif, present, recorded, ok_commits, where, nested)
+    base = part.base
+    findings: list[dict] = list(part.outside)
+    findings += _stale(root, phases, part.changed, ok_commits, present, where)
+    findings += _missing(root, phases, part.moved, part.deleted)
+    findings += _requirements_gone(root, phases, part.moved)
+    out = {"head": tip, "since": base, "commits_read": part.read, "accepted": len(ok_commits),
            "findings": findings, "count": len(findings), "clean": not findings}
     if notes:
         out["notes"] = notes
@@ -379,7 +381,56 @@ def drift(root: Path, main: Path | None = None) -> dict:
     return out
 
 
-def _outside(history, plans, phases, verif, contained, recorded, ok_commits, base) -> list[dict]:
+def _history_part(root, tip, phases, plans, verif, present, recorded, ok_commits, where, nested):
+    """What git's history contributes to the findings: the saved part extended by the commits since
+    its HEAD when that gives the same answer (msd_core.execution.drift_state), else read in full."""
+    from msd_core.execution import drift_state
+
+    facts = drift_state.fingerprint(phases, ok_commits, where, nested, present)
+    found = drift_state.extend(root, tip, facts, recorded, set(verif.values()), where)
+    if found is None:
+        part = _full_part(root, phases, plans, verif, present, recorded, ok_commits, where, nested)
+    else:
+        part = _extend_part(found[0], found[1], phases, plans, verif, recorded, ok_commits, nested)
+    if part.first is not None:
+        drift_state.save(root, tip, facts, part)
+    return part
+
+
+def _full_part(root, phases, plans, verif, present, recorded, ok_commits, where, nested):
+    from msd_core.execution.drift_state import Part
+
+    first = _first_msd_commit(root, where)
+    candidates = sorted(set(v for v in verif.values() if v in present) | ({first} if first else set()))
+    base = _base(root, candidates)
+    history = read_history(root, base, where) if candidates else []
+    by_hash = {c.hash: c for c in history}
+    contained = {v: _ancestors(v, by_hash) for v in set(verif.values()) if v in by_hash}
+    mine = own(history, nested)
+    outside = _outside(mine, plans, phases, verif, contained, recorded, ok_commits)
+    moved, deleted = _renames(history)
+    cands = [c.hash for c in mine if _intrinsic(c) is None]
+    return Part(base, first, len(history), outside, _changed(history, phases, contained, ok_commits), moved, deleted,
+                cands, sorted(recorded & set(cands)))
+
+
+def _extend_part(saved, new, phases, plans, verif, recorded, ok_commits, nested):
+    """`saved` (a Part) with the `new` commits (newest first, none of them in any verification)."""
+    from msd_core.execution.drift_state import Part
+
+    contained: dict[str, set[str]] = {v: set() for ph in phases if (v := ph.verified) and ph.number in saved.changed}
+    mine = own(new, nested)
+    outside = _outside(mine, plans, phases, verif, contained, recorded, ok_commits) + saved.outside
+    fresh = _changed(new, phases, contained, ok_commits)
+    changed = {n: {f: fresh.get(n, {}).get(f, []) + saved.changed[n].get(f, [])
+                   for f in {**fresh.get(n, {}), **saved.changed[n]}} for n in saved.changed}
+    moved, deleted = _renames(new, dict(saved.moved), dict(saved.deleted))
+    cands = [c.hash for c in mine if _intrinsic(c) is None] + saved.cands
+    return Part(saved.base, saved.first, saved.read + len(new), outside, changed, moved, deleted, cands,
+                sorted(recorded & set(cands)))
+
+
+def _outside(history, plans, phases, verif, contained, recorded, ok_commits) -> list[dict]:
     by_phase = {ph.number: ph for ph in phases}
     owners_of = Owners(plans)
     anything_verified = [h for h in contained.values()]
@@ -422,26 +473,43 @@ def _accept_cmd(h: str) -> str:
     return f'msd_run drift accept {h[:12]} --reason "<why>"'
 
 
-def _stale(root, history, phases, contained, ok_commits, present, where=()) -> list[dict]:
+def _watched(ph: PhaseFacts) -> Owners | None:
+    """The files a verified phase's verification covers, or None when it names none."""
+    watched = Owners(ph.plans)
+    return watched if ph.plans and (watched.exact or watched.folders) else None
+
+
+def _changed(history, phases, contained, ok_commits) -> dict[str, dict[str, list[str]]]:
+    """{phase: {file: [commits]}}: for each phase verified on a commit of `history` (`contained`), its
+    watched files changed in a commit the verification does not contain (accepted ones left out)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for ph in phases:
+        v = ph.verified
+        watched = _watched(ph) if v in contained else None
+        if watched is None:
+            continue
+        inside, changed = contained[v], out.setdefault(ph.number, {})
+        for c in history:
+            if c.hash in inside or c.hash in ok_commits:
+                continue
+            for f in c.files:
+                if watched(f):
+                    changed.setdefault(f, []).append(c.hash)
+    return out
+
+
+def _stale(root, phases, in_history, ok_commits, present, where=()) -> list[dict]:
+    """The stale verifications: `in_history` (`_changed`) for phases verified in the history read, one
+    `git diff` of trees for a phase verified on a commit no longer in it (rebased, reset)."""
     out = []
     for ph in phases:
         v = ph.verified
-        if not v or v not in present:
+        if not v or v not in present or _watched(ph) is None:
             continue
-        watched = Owners(ph.plans)
-        if not ph.plans or not (watched.exact or watched.folders):
-            continue
-        changed: dict[str, list[str]] = {}
-        if v in contained:
-            inside = contained[v]
-            for c in history:
-                if c.hash in inside or c.hash in ok_commits:
-                    continue
-                for f in c.files:
-                    if watched(f):
-                        changed.setdefault(f, []).append(c.hash)
-            rebased = False
-        else:  # the verified commit is not in this history (rebased, reset): compare the trees
+        if ph.number in in_history:
+            changed, rebased = in_history[ph.number], False
+        else:
+            watched, changed = _watched(ph), {}
             proc = _git(["diff", "-M", "--name-only", "-z", v, "HEAD", *(["--relative", "--", *where] if where else ["--"])], root)
             for f in (p for p in (proc.stdout or "").split("\0") if p):
                 if watched(f):
@@ -450,20 +518,22 @@ def _stale(root, history, phases, contained, ok_commits, present, where=()) -> l
         if not changed:
             continue
         n = ph.number
-        where = "a commit no longer in this branch's history" if rebased else v[:12]
+        at = "a commit no longer in this branch's history" if rebased else v[:12]
         out.append({"kind": "stale-verification", "phase": n, "verified_commit": v, "rebased": rebased,
                     "verification": ph.verification,
                     "files": sorted(changed), "commits": sorted({h for hs in changed.values() for h in hs}),
                     "command": f"/msd-verify-work {n}", "commands": [f"/msd-verify-work {n}", f"msd_run verify {n}"],
-                    "message": f"phase {n} was verified on {where}; since then {len(changed)} of its files changed "
+                    "message": f"phase {n} was verified on {at}; since then {len(changed)} of its files changed "
                                f"({', '.join(sorted(changed)[:3])}{', ...' if len(changed) > 3 else ''})"})
     return out
 
 
-def _renames(history: list[Commit]) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
-    """({old path: (new path, commit)}, {deleted path: commit}) over the history, oldest first."""
-    moved: dict[str, tuple[str, str]] = {}
-    deleted: dict[str, str] = {}
+def _renames(history: list[Commit], moved: dict | None = None, deleted: dict | None = None
+             ) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """({old path: (new path, commit)}, {deleted path: commit}) over the history, oldest first, on top of
+    the ones an older history gave (`moved`, `deleted`)."""
+    moved = {} if moved is None else moved
+    deleted = {} if deleted is None else deleted
     for c in reversed(history):
         for status, path, old in c.changes:
             if status == "R" and old:

@@ -1,0 +1,163 @@
+"""Drift's history part, kept by HEAD so the next run reads only the new commits (issue 49).
+
+A full drift run (msd_core.execution.drift) reads git's history from the oldest relevant commit to
+HEAD in one `git log`. What that history contributes to the findings is folded into a `Part`: the
+outside-commit findings (newest first), each in-history verification's watched files changed since
+it ({phase: {file: [commits]}}), the renames and deletions seen (oldest first, as a dict in the
+order they happened), the commits read, the merge base and first msd commit it started from, and
+the commits whose workflow status hangs on a run record (`cands`: no trailer, not a merge, not an
+undo, not planning docs) with the run-recorded ones among them (`rel`).
+
+`save(root, head, facts, part)` writes it to `.planning/.msd/drift-state.json` (one per root, an
+atomic replace: two agents writing at once leave one whole file, the last writer's). `extend(...)`
+gives the part for the current HEAD from the saved one plus only `git log saved..HEAD`, or None
+when that is not provably the full computation's answer, and the caller reads the whole history:
+
+  - no file, unreadable, larger than MAX_BYTES, another VERSION or msd version, a wrong shape;
+  - the project's facts differ (`fingerprint`, kept whole: every plan's declared, artifact and key-link files,
+    its requirements, each phase's verification commit and file, the accepted commits, the scope,
+    which verification commits the repository holds), or a run record now lists a different set
+    of the saved `cands`;
+  - the saved part started from no msd commit (a new one may become the first);
+  - HEAD does not descend from the saved HEAD along a line of single-parent commits (a reset,
+    rebase, merge or amend): a merge can bring commits older than the saved history, which the
+    full `git log` would interleave with it;
+  - a new commit is a verification commit (it now lies in this history).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+NAME = "drift-state.json"
+VERSION = 1
+MAX_BYTES = 4 * 1024 * 1024
+
+
+class Part:
+    __slots__ = ("base", "first", "read", "outside", "changed", "moved", "deleted", "cands", "rel")
+
+    def __init__(self, base, first, read, outside, changed, moved, deleted, cands, rel):
+        self.base, self.first, self.read, self.outside, self.changed = base, first, read, outside, changed
+        self.moved, self.deleted, self.cands, self.rel = moved, deleted, cands, rel
+
+
+def fingerprint(phases, ok_commits, where, nested, present) -> str:
+    """Every project fact the history part was computed with (module doc), as one canonical JSON text
+    (kept whole and compared whole: no hash module on the hot path)."""
+    facts = [[[ph.number, ph.dirname, ph.verified, ph.verification,
+               [[p.pid, p.phase, list(p.files), list(p.requirements)] for p in ph.plans]] for ph in phases],
+             sorted(ok_commits), list(where), list(nested), sorted(present)]
+    return json.dumps(facts, sort_keys=True, separators=(",", ":"))
+
+
+def _version() -> str:
+    from msd_core import __version__
+
+    return __version__
+
+
+def _path(root: Path) -> Path:
+    from msd_core.paths import project_state_dir
+
+    return project_state_dir(Path(root)) / NAME
+
+
+def save(root: Path, head: str, facts: str, part: Part) -> None:
+    """Keep `part` for `head`; larger than MAX_BYTES or a folder that cannot be written: not kept."""
+    from msd_core.errors import MsdError
+    from msd_core.files.atomic import atomic_write_text
+    from msd_core.files.private_dir import ensure_private_dir
+
+    doc = {"version": VERSION, "msd": _version(), "head": head, "facts": facts,
+           **{k: getattr(part, k) for k in Part.__slots__}}
+    doc["moved"] = [[old, new, by] for old, (new, by) in part.moved.items()]
+    doc["deleted"] = [[path, by] for path, by in part.deleted.items()]
+    text = json.dumps(doc, separators=(",", ":")) + "\n"
+    if len(text.encode()) > MAX_BYTES:
+        return
+    try:
+        atomic_write_text(ensure_private_dir(Path(root)) / NAME, text, anchor=Path(root))
+    except (OSError, MsdError):
+        pass
+
+
+def load(root: Path) -> dict | None:
+    """The saved state as written by `save`, or None (absent, unreadable, too large, foreign, malformed)."""
+    from msd_core.files.bounded import read_json
+
+    try:
+        doc = read_json(_path(root), "drift state", MAX_BYTES, follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("version") != VERSION or doc.get("msd") != _version():
+        return None
+    try:
+        part = Part(doc["base"], doc["first"], doc["read"], doc["outside"], doc["changed"],
+                    {old: (new, by) for old, new, by in doc["moved"]}, {path: by for path, by in doc["deleted"]},
+                    doc["cands"], doc["rel"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    strs = (str, type(None))
+    if not (isinstance(doc.get("head"), str) and isinstance(doc.get("facts"), str) and isinstance(part.first, str)
+            and isinstance(part.base, strs) and type(part.read) is int and isinstance(part.outside, list)
+            and all(isinstance(f, dict) for f in part.outside) and isinstance(part.changed, dict)
+            and all(isinstance(v, dict) and all(isinstance(h, list) for h in v.values()) for v in part.changed.values())
+            and isinstance(part.cands, list) and isinstance(part.rel, list)
+            and all(isinstance(x, str) for x in [*part.cands, *part.rel, *part.moved, *part.deleted])):
+        return None
+    return {"head": doc["head"], "facts": doc["facts"], "part": part}
+
+
+def new_commits(root: Path, old: str, tip: str, where: list[str]) -> list | None:
+    """The commits from `old` (excluded) to `tip`, newest first, when they are one line of single-parent
+    commits on top of `old`; None otherwise (module doc)."""
+    from msd_core.execution.drift import _git, read_history
+
+    if old == tip:
+        return []
+    if where:  # the scoped log rewrites parents (and leaves commits out): ask git for the real ones first
+        proc = _git(["rev-list", "--parents", f"{old}..{tip}", "--"], root)
+        rows = [line.split() for line in (proc.stdout or "").splitlines()]
+        if proc.returncode != 0 or not _one_line(old, tip, [(r[0], r[1:]) for r in rows]):
+            return None
+    history = read_history(root, None, where, rev=[f"{old}..{tip}"])
+    return history if where or _one_line(old, tip, [(c.hash, c.parents) for c in history]) else None
+
+
+def _one_line(old: str, tip: str, rows: list[tuple[str, list[str]]]) -> bool:
+    """`rows` (newest first) run from `tip` down to a child of `old`, each with one parent, the next row."""
+    if not rows or rows[0][0] != tip:
+        return False
+    for i, (_h, parents) in enumerate(rows):
+        below = rows[i + 1][0] if i + 1 < len(rows) else old
+        if parents != [below]:
+            return False
+    return True
+
+
+def same_records(recorded: set[str], part: Part) -> bool:
+    """The run records list the same of the saved commits whose workflow status hangs on them."""
+    return sorted(recorded & set(part.cands)) == sorted(part.rel)
+
+
+def extend(root: Path, tip: str, facts: str, recorded: set[str], verif: set[str], where: list[str]):
+    """(the saved part, the new commits newest first) when the saved state extends to `tip`, else None."""
+    saved = load(root)
+    if saved is None or saved["facts"] != facts:
+        return None
+    part = saved["part"]
+    if not same_records(recorded, part):
+        return None
+    from msd_core.errors import MsdError
+
+    try:
+        new = new_commits(root, saved["head"], tip, where)
+    except (MsdError, OSError):  # git could not say: read the whole history
+        return None
+    if new is None or any(c.hash in verif for c in new):
+        return None
+    return part, new
