@@ -352,7 +352,17 @@ def drift(root: Path, main: Path | None = None) -> dict:
     tip = head(root)
     if tip is None:
         raise OperationFailed(f"{root} has no git commit to compare with", hint="drift reads git's history")
-    phases = read_phases(root, notes)
+    from msd_core.execution import drift_state
+
+    saved = drift_state.load(root)
+    stamp = drift_state.planning_stamp(root)
+    kept = drift_state.kept_phases(saved, stamp)
+    if kept is None:
+        phases = read_phases(root, notes)
+        kept = (phases, list(notes))
+    else:
+        phases = kept[0]
+        notes.extend(kept[1])
     plans = [p for ph in phases for p in ph.plans]
     ok_commits = accepted(root)
     recorded = _recorded_hashes(main or root)
@@ -365,7 +375,8 @@ def drift(root: Path, main: Path | None = None) -> dict:
     if (_git(["rev-parse", "--is-shallow-repository"], root).stdout or "").strip() == "true":
         notes.append("this clone is shallow: drift reads only the history it holds "
                      "(`git fetch --unshallow`, or a CI checkout with the full history)")
-    part = _history_part(root, tip, phases, plans, verif, present, recorded, ok_commits, where, nested)
+    part = _history_part(root, saved, tip, phases, plans, verif, present, recorded, ok_commits, where, nested,
+                         drift_state.dump_phases(stamp, *kept))
     base = part.base
     findings: list[dict] = list(part.outside)
     findings += _stale(root, phases, part.changed, ok_commits, present, where)
@@ -381,19 +392,20 @@ def drift(root: Path, main: Path | None = None) -> dict:
     return out
 
 
-def _history_part(root, tip, phases, plans, verif, present, recorded, ok_commits, where, nested):
-    """What git's history contributes to the findings: the saved part extended by the commits since
-    its HEAD when that gives the same answer (msd_core.execution.drift_state), else read in full."""
+def _history_part(root, saved, tip, phases, plans, verif, present, recorded, ok_commits, where, nested, keep):
+    """What git's history contributes to the findings: the `saved` part extended by the commits since
+    its HEAD when that gives the same answer (msd_core.execution.drift_state), else read in full.
+    `keep`: the phases as drift_state keeps them with it."""
     from msd_core.execution import drift_state
 
     facts = drift_state.fingerprint(phases, ok_commits, where, nested, present)
-    found = drift_state.extend(root, tip, facts, recorded, set(verif.values()), where)
+    found = drift_state.extend(root, saved, tip, facts, recorded, set(verif.values()), where)
     if found is None:
         part = _full_part(root, phases, plans, verif, present, recorded, ok_commits, where, nested)
     else:
         part = _extend_part(found[0], found[1], phases, plans, verif, recorded, ok_commits, nested)
     if part.first is not None:
-        drift_state.save(root, tip, facts, part)
+        drift_state.save(root, tip, facts, part, keep)
     return part
 
 

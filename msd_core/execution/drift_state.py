@@ -66,13 +66,14 @@ def _path(root: Path) -> Path:
     return project_state_dir(Path(root)) / NAME
 
 
-def save(root: Path, head: str, facts: str, part: Part) -> None:
-    """Keep `part` for `head`; larger than MAX_BYTES or a folder that cannot be written: not kept."""
+def save(root: Path, head: str, facts: str, part: Part, phases: dict | None = None) -> None:
+    """Keep `part` for `head` (and `phases`: `dump_phases`); larger than MAX_BYTES or a folder that
+    cannot be written: not kept."""
     from msd_core.errors import MsdError
     from msd_core.files.atomic import atomic_write_text
     from msd_core.files.private_dir import ensure_private_dir
 
-    doc = {"version": VERSION, "msd": _version(), "head": head, "facts": facts,
+    doc = {"version": VERSION, "msd": _version(), "head": head, "facts": facts, "phases": phases,
            **{k: getattr(part, k) for k in Part.__slots__}}
     doc["moved"] = [[old, new, by] for old, (new, by) in part.moved.items()]
     doc["deleted"] = [[path, by] for path, by in part.deleted.items()]
@@ -86,12 +87,14 @@ def save(root: Path, head: str, facts: str, part: Part) -> None:
 
 
 def load(root: Path) -> dict | None:
-    """The saved state as written by `save`, or None (absent, unreadable, too large, foreign, malformed)."""
-    from msd_core.files.bounded import read_json
+    """The saved state as written by `save`, or None (absent, unreadable, too large, foreign, malformed).
+    msd's own file: read by the bounded byte reader (a regular file, at most MAX_BYTES, no symlink) and
+    parsed as it is, its shape checked here."""
+    from msd_core.files.safe_read import read_regular
 
     try:
-        doc = read_json(_path(root), "drift state", MAX_BYTES, follow_symlinks=False)
-    except (OSError, ValueError):
+        doc = json.loads(read_regular(_path(root), MAX_BYTES, follow_symlinks=False))
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(doc, dict) or doc.get("version") != VERSION or doc.get("msd") != _version():
         return None
@@ -109,7 +112,7 @@ def load(root: Path) -> dict | None:
             and isinstance(part.cands, list) and isinstance(part.rel, list)
             and all(isinstance(x, str) for x in [*part.cands, *part.rel, *part.moved, *part.deleted])):
         return None
-    return {"head": doc["head"], "facts": doc["facts"], "part": part}
+    return {"head": doc["head"], "facts": doc["facts"], "part": part, "phases": doc.get("phases")}
 
 
 def new_commits(root: Path, old: str, tip: str, where: list[str]) -> list | None:
@@ -144,9 +147,8 @@ def same_records(recorded: set[str], part: Part) -> bool:
     return sorted(recorded & set(part.cands)) == sorted(part.rel)
 
 
-def extend(root: Path, tip: str, facts: str, recorded: set[str], verif: set[str], where: list[str]):
-    """(the saved part, the new commits newest first) when the saved state extends to `tip`, else None."""
-    saved = load(root)
+def extend(root: Path, saved: dict | None, tip: str, facts: str, recorded: set[str], verif: set[str], where: list[str]):
+    """(the saved part, the new commits newest first) when `saved` (`load`) extends to `tip`, else None."""
     if saved is None or saved["facts"] != facts:
         return None
     part = saved["part"]
@@ -161,3 +163,86 @@ def extend(root: Path, tip: str, facts: str, recorded: set[str], verif: set[str]
     if new is None or any(c.hash in verif for c in new):
         return None
     return part, new
+
+
+# ------------------------------------------------------------------ the phases, kept while their files are
+
+
+QUIET_NS = 2_000_000_000  # a file changed less than this ago may change again within the clock's tick
+MAX_STAMPED = 4000
+
+
+def planning_stamp(root: Path) -> list | None:
+    """What the phases were read from (drift.read_phases): ROADMAP.md, REQUIREMENTS.md, config.json,
+    the folders phases live in and every entry two levels below `.planning/phases/`, each by
+    (inode, size, mtime, ctime). None when one changed in the last QUIET_NS (file times have a coarse
+    tick: a same-size edit within it would look unchanged) or there are more than MAX_STAMPED."""
+    import os
+    import time
+
+    planning = Path(root) / ".planning"
+    out: list = []
+    newest = 0
+
+    def add(path: Path, rel: str):
+        nonlocal newest
+        try:
+            st = os.lstat(path)
+        except OSError:
+            out.append([rel])
+            return None
+        out.append([rel, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode])
+        newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+        return st
+
+    def below(folder: Path, rel: str, depth: int) -> bool:
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            return True
+        for name in names:
+            st = add(folder / name, f"{rel}/{name}")
+            if len(out) > MAX_STAMPED:
+                return False
+            if st is not None and depth and (st.st_mode & 0o170000) == 0o040000 and not below(folder / name, f"{rel}/{name}", depth - 1):
+                return False
+        return True
+
+    for name in ("ROADMAP.md", "REQUIREMENTS.md", "config.json", "milestones", "archive", "phases"):
+        add(planning / name, name)
+    if not below(planning / "phases", "phases", 2):
+        return None
+    return None if newest > time.time_ns() - QUIET_NS else out
+
+
+def dump_phases(stamp: list | None, phases: list, notes: list[str]) -> dict | None:
+    """The phases drift read (drift.PhaseFacts) and their notes, kept with `stamp`; None without one."""
+    if stamp is None:
+        return None
+    return {"stamp": stamp, "notes": notes, "phases": [
+        [ph.number, ph.dirname, ph.requirements, ph.verified, ph.verification,
+         [[p.pid, p.phase, p.phase_dir, p.rel, p.files, p.requirements, p.executed, p.artifacts] for p in ph.plans]]
+        for ph in phases]}
+
+
+def kept_phases(saved: dict | None, stamp: list | None) -> tuple[list, list[str]] | None:
+    """(phases, notes) kept in `saved` while `stamp` is the one they were read with, else None."""
+    doc = (saved or {}).get("phases")
+    if stamp is None or not isinstance(doc, dict) or doc.get("stamp") != stamp:
+        return None
+    from msd_core.execution.drift import PhaseFacts, PlanFacts
+
+    try:
+        phases = [PhaseFacts(n, d, list(reqs), [PlanFacts(*p) for p in plans], v, where)
+                  for n, d, reqs, v, where, plans in doc["phases"]]
+        notes = list(doc["notes"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    strs = (str, type(None))
+    ok = all(isinstance(ph.number, str) and isinstance(ph.dirname, str) and isinstance(ph.verified, strs)
+             and isinstance(ph.verification, strs) and all(isinstance(r, str) for r in ph.requirements)
+             and all(isinstance(p.pid, str) and isinstance(p.files, list) and isinstance(p.artifacts, list)
+                     and isinstance(p.requirements, list) and isinstance(p.executed, bool)
+                     and all(isinstance(f, str) for f in [*p.files, *p.artifacts, *p.requirements]) for p in ph.plans)
+             for ph in phases) and all(isinstance(n, str) for n in notes)
+    return (phases, notes) if ok else None
