@@ -308,13 +308,18 @@ class Owners:
         return found
 
 
-def _exists(root: Path, rel: str) -> bool:
-    from msd_core.execution.verify import _inside
+def _exists(root: Path, rel: str, memo: dict) -> bool:
+    """`rel` exists under `root` (a folder when it ends in "/"); True when it leaves the project
+    (absolute, `..`, a symlink on the way: not msd's to judge here). Answers are kept for the run in
+    `memo` ({(root, rel): bool}: the plans name the same files many times)."""
+    key = (str(root), rel)
+    if key not in memo:
+        from msd_core.execution.verify import _inside
 
-    p = _inside(root, rel)
-    if p is None:
-        return True  # outside the project: not msd's to judge here
-    return p.is_dir() if rel.endswith("/") else p.exists()
+        p = _inside(root, rel)
+        memo[key] = True if p is None else (p.is_dir() if rel.endswith("/") else p.exists())
+    return memo[key]
+
 
 
 # ------------------------------------------------------------------ the findings
@@ -380,8 +385,9 @@ def drift(root: Path, main: Path | None = None) -> dict:
     base = part.base
     findings: list[dict] = list(part.outside)
     findings += _stale(root, phases, part.changed, ok_commits, present, where)
-    findings += _missing(root, phases, part.moved, part.deleted)
-    findings += _requirements_gone(root, phases, part.moved)
+    seen: dict = {}
+    findings += _missing(root, phases, part.moved, part.deleted, seen)
+    findings += _requirements_gone(root, phases, part.moved, seen)
     out = {"head": tip, "since": base, "commits_read": part.read, "accepted": len(ok_commits),
            "findings": findings, "count": len(findings), "clean": not findings}
     if notes:
@@ -566,18 +572,18 @@ def _follow(path: str, moved: dict) -> tuple[str | None, str | None]:
     return (at, by) if at != path else (None, None)
 
 
-def _missing(root, phases, moved, deleted) -> list[dict]:
+def _missing(root, phases, moved, deleted, seen) -> list[dict]:
     out = []
     for ph in phases:
         for p in ph.plans:
             for f in p.files:
-                if _exists(root, f) or not (p.executed or f in deleted or f in moved):
+                if _exists(root, f, seen) or not (p.executed or f in deleted or f in moved):
                     continue
                 new, by = _follow(f.rstrip("/"), moved) if not f.endswith("/") else _folder_move(f, moved)
                 n = ph.number
                 entry = {"kind": "missing-file", "phase": n, "plan": p.pid, "plan_file": p.rel, "path": f,
                          "command": f"/msd-plan-phase {n} --gaps", "commands": [f"/msd-plan-phase {n} --gaps"]}
-                if new and _exists(root, new):
+                if new and _exists(root, new, seen):
                     entry.update({"renamed_to": new, "commit": by,
                                   "message": f"plan {p.pid} names {f}, renamed to {new} in {by[:12]}"})
                 else:
@@ -599,21 +605,21 @@ def _folder_move(folder: str, moved: dict) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _present(root: Path, rel: str, moved: dict) -> bool:
+def _present(root: Path, rel: str, moved: dict, seen: dict) -> bool:
     """`rel` exists, or a rename in the history leads to a path that exists."""
-    if _exists(root, rel):
+    if _exists(root, rel, seen):
         return True
     new, _by = _follow(rel, moved) if not rel.endswith("/") else _folder_move(rel, moved)
-    return bool(new) and _exists(root, new)
+    return bool(new) and _exists(root, new, seen)
 
 
-def _requirements_gone(root, phases, moved) -> list[dict]:
+def _requirements_gone(root, phases, moved, seen) -> list[dict]:
     """A requirement is gone when every artifact mapped to it is gone: a renamed one is not."""
     out = []
     for ph in phases:
         for rid in ph.requirements:
             mapped = [f for p in ph.plans if rid in p.requirements and p.executed for f in p.artifacts]
-            if mapped and not any(_present(root, f, moved) for f in mapped):
+            if mapped and not any(_present(root, f, moved, seen) for f in mapped):
                 n = ph.number
                 out.append({"kind": "requirement-gone", "phase": n, "requirement": rid, "artifacts": sorted(set(mapped)),
                             "command": f"/msd-plan-phase {n} --gaps", "commands": [f"/msd-plan-phase {n} --gaps"],

@@ -81,20 +81,19 @@ def save(root: Path, head: str, facts: str, part: Part, phases: dict | None = No
     if len(text.encode()) > MAX_BYTES:
         return
     try:
-        atomic_write_text(ensure_private_dir(Path(root)) / NAME, text, anchor=Path(root))
+        atomic_write_text(ensure_private_dir(Path(root)) / NAME, text, anchor=Path(root), durable=False)  # a cache
     except (OSError, MsdError):
         pass
 
 
 def load(root: Path) -> dict | None:
     """The saved state as written by `save`, or None (absent, unreadable, too large, foreign, malformed).
-    msd's own file: read by the bounded byte reader (a regular file, at most MAX_BYTES, no symlink) and
-    parsed as it is, its shape checked here."""
-    from msd_core.files.safe_read import read_regular
+    Read by the bounded JSON reader (a regular file, at most MAX_BYTES, no symlink), its shape checked here."""
+    from msd_core.files.bounded import read_json
 
     try:
-        doc = json.loads(read_regular(_path(root), MAX_BYTES, follow_symlinks=False))
-    except (OSError, ValueError, RecursionError):
+        doc = read_json(_path(root), "drift state", MAX_BYTES, follow_symlinks=False)
+    except (OSError, ValueError):
         return None
     if not isinstance(doc, dict) or doc.get("version") != VERSION or doc.get("msd") != _version():
         return None
