@@ -26,6 +26,7 @@ def test_drift_keeps_its_caches_without_fsync(tmp_path, monkeypatch):
     from tests.execution.test_drift import commit, project
 
     root = project(tmp_path)
+    drift(root)  # the first run makes .planning/.msd/ and its .gitignore (durable, once)
     commit(root, "fix: outside", {"src/habits.py": "h = 2\n"})
     synced: list[int] = []
     monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
