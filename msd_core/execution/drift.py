@@ -140,6 +140,25 @@ def own(history: list, nested: tuple[str, ...]) -> list:
     return [c for c in history if not (c.changes and all(f.startswith(nested) for f in c.files))]
 
 
+def _shallow(root: Path) -> bool:
+    """A shallow clone: git's `shallow` file in the common git directory (no git process), or git's
+    own answer when git's files do not settle where that directory is."""
+    import os
+
+    from msd_core.git import repo_files
+
+    try:
+        lay = repo_files.layout(root)
+    except (repo_files.Unsure, OSError):
+        lay = None
+    if lay is not None:
+        try:
+            return os.path.getsize(os.path.join(lay.common, "shallow")) > 0
+        except OSError:
+            return False
+    return (_git(["rev-parse", "--is-shallow-repository"], root).stdout or "").strip() == "true"
+
+
 def _first_msd_commit(root: Path, where: list[str] | None = None) -> str | None:
     proc = _git(["rev-list", "--topo-order", "--grep=^[[:space:]]*Msd-Plan: ", "HEAD", "--", *(where or [])], root)
     lines = (proc.stdout or "").split()
@@ -377,13 +396,13 @@ def drift(root: Path, main: Path | None = None) -> dict:
         if ph.verified and ph.verified not in present:
             notes.append(f"phase {ph.number}: its verification commit {ph.verified[:12]} is not in the repository")
     where, nested = scope(root)
-    if (_git(["rev-parse", "--is-shallow-repository"], root).stdout or "").strip() == "true":
+    if _shallow(root):
         notes.append("this clone is shallow: drift reads only the history it holds "
                      "(`git fetch --unshallow`, or a CI checkout with the full history)")
-    part = _history_part(root, saved, tip, phases, plans, verif, present, recorded, ok_commits, where, nested,
+    part = _history_part(root, saved, tip, phases, verif, present, ok_commits, where, nested,
                          drift_state.dump_phases(stamp, *kept))
     base = part.base
-    findings: list[dict] = list(part.outside)
+    findings: list[dict] = _outside_of(part, plans, phases, verif, recorded, ok_commits)
     findings += _stale(root, phases, part.changed, ok_commits, present, where)
     seen: dict = {}
     findings += _missing(root, phases, part.moved, part.deleted, seen)
@@ -398,24 +417,24 @@ def drift(root: Path, main: Path | None = None) -> dict:
     return out
 
 
-def _history_part(root, saved, tip, phases, plans, verif, present, recorded, ok_commits, where, nested, keep):
+def _history_part(root, saved, tip, phases, verif, present, ok_commits, where, nested, keep):
     """What git's history contributes to the findings: the `saved` part extended by the commits since
     its HEAD when that gives the same answer (msd_core.execution.drift_state), else read in full.
     `keep`: the phases as drift_state keeps them with it."""
     from msd_core.execution import drift_state
 
     facts = drift_state.fingerprint(phases, ok_commits, where, nested, present)
-    found = drift_state.extend(root, saved, tip, facts, recorded, set(verif.values()), where)
+    found = drift_state.extend(root, saved, tip, facts, set(verif.values()), where)
     if found is None:
-        part = _full_part(root, phases, plans, verif, present, recorded, ok_commits, where, nested)
+        part = _full_part(root, phases, verif, present, ok_commits, where, nested)
     else:
-        part = _extend_part(found[0], found[1], phases, plans, verif, recorded, ok_commits, nested)
+        part = _extend_part(found[0], found[1], phases, ok_commits, nested)
     if part.first is not None:
         drift_state.save(root, tip, facts, part, keep)
     return part
 
 
-def _full_part(root, phases, plans, verif, present, recorded, ok_commits, where, nested):
+def _full_part(root, phases, verif, present, ok_commits, where, nested):
     from msd_core.execution.drift_state import Part
 
     first = _first_msd_commit(root, where)
@@ -424,28 +443,38 @@ def _full_part(root, phases, plans, verif, present, recorded, ok_commits, where,
     history = read_history(root, base, where) if candidates else []
     by_hash = {c.hash: c for c in history}
     contained = {v: _ancestors(v, by_hash) for v in set(verif.values()) if v in by_hash}
-    mine = own(history, nested)
-    outside = _outside(mine, plans, phases, verif, contained, recorded, ok_commits)
+    cands = [_cand(c, contained) for c in own(history, nested) if _intrinsic(c) is None]
     moved, deleted = _renames(history)
-    cands = [c.hash for c in mine if _intrinsic(c) is None]
-    return Part(base, first, len(history), outside, _changed(history, phases, contained, ok_commits), moved, deleted,
-                cands, sorted(recorded & set(cands)))
+    return Part(base, first, len(history), sorted(contained), cands, _changed(history, phases, contained, ok_commits),
+                moved, deleted)
 
 
-def _extend_part(saved, new, phases, plans, verif, recorded, ok_commits, nested):
+def _extend_part(saved, new, phases, ok_commits, nested):
     """`saved` (a Part) with the `new` commits (newest first, none of them in any verification)."""
     from msd_core.execution.drift_state import Part
 
     contained: dict[str, set[str]] = {v: set() for ph in phases if (v := ph.verified) and ph.number in saved.changed}
-    mine = own(new, nested)
-    outside = _outside(mine, plans, phases, verif, contained, recorded, ok_commits) + saved.outside
+    cands = [_cand(c, {}) for c in own(new, nested) if _intrinsic(c) is None] + saved.cands
     fresh = _changed(new, phases, contained, ok_commits)
     changed = {n: {f: fresh.get(n, {}).get(f, []) + saved.changed[n].get(f, [])
                    for f in {**fresh.get(n, {}), **saved.changed[n]}} for n in saved.changed}
     moved, deleted = _renames(new, dict(saved.moved), dict(saved.deleted))
-    cands = [c.hash for c in mine if _intrinsic(c) is None] + saved.cands
-    return Part(saved.base, saved.first, saved.read + len(new), outside, changed, moved, deleted, cands,
-                sorted(recorded & set(cands)))
+    return Part(saved.base, saved.first, saved.read + len(new), saved.inside, cands, changed, moved, deleted)
+
+
+def _cand(c: Commit, contained: dict[str, set[str]]) -> list:
+    """A commit that may be outside the workflow, as the saved part keeps it (drift_state)."""
+    return [c.hash, c.subject, [list(x) for x in c.changes], c.reverts, sorted(v for v, anc in contained.items() if c.hash in anc)]
+
+
+def _outside_of(part, plans, phases, verif, recorded, ok_commits) -> list[dict]:
+    """The outside-commit findings among the part's candidates, judged with today's records and acceptances."""
+    commits, contained = [], {v: set() for v in part.inside}
+    for h, subject, changes, reverts, inside in part.cands:
+        commits.append(Commit(h, [], subject, [], [tuple(x) for x in changes], reverts))
+        for v in inside:
+            contained.setdefault(v, set()).add(h)
+    return _outside(commits, plans, phases, verif, contained, recorded, ok_commits)
 
 
 def _outside(history, plans, phases, verif, contained, recorded, ok_commits) -> list[dict]:

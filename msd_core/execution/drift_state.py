@@ -2,11 +2,13 @@
 
 A full drift run (msd_core.execution.drift) reads git's history from the oldest relevant commit to
 HEAD in one `git log`. What that history contributes to the findings is folded into a `Part`: the
-outside-commit findings (newest first), each in-history verification's watched files changed since
-it ({phase: {file: [commits]}}), the renames and deletions seen (oldest first, as a dict in the
-order they happened), the commits read, the merge base and first msd commit it started from, and
-the commits whose workflow status hangs on a run record (`cands`: no trailer, not a merge, not an
-undo, not planning docs) with the run-recorded ones among them (`rel`).
+commits that may be outside the workflow (`cands`, newest first: no trailer, not a merge, not an
+undo, not planning docs; each with its subject, changes, reverts and the in-history verification
+commits that contain it, so the outside-commit findings are judged again on every run against the
+run records and acceptances of the day), the verification commits in that history (`inside`), each
+such verification's watched files changed since it ({phase: {file: [commits]}}), the renames and
+deletions seen (oldest first, as a dict in the order they happened), the commits read, and the
+merge base and first msd commit it started from.
 
 `save(root, head, facts, part)` writes it to `.planning/.msd/drift-state.json` (one per root, an
 atomic replace: two agents writing at once leave one whole file, the last writer's). `extend(...)`
@@ -16,8 +18,7 @@ when that is not provably the full computation's answer, and the caller reads th
   - no file, unreadable, larger than MAX_BYTES, another VERSION or msd version, a wrong shape;
   - the project's facts differ (`fingerprint`, kept whole: every plan's declared, artifact and key-link files,
     its requirements, each phase's verification commit and file, the accepted commits, the scope,
-    which verification commits the repository holds), or a run record now lists a different set
-    of the saved `cands`;
+    which verification commits the repository holds);
   - the saved part started from no msd commit (a new one may become the first);
   - HEAD does not descend from the saved HEAD along a line of single-parent commits (a reset,
     rebase, merge or amend): a merge can bring commits older than the saved history, which the
@@ -38,11 +39,11 @@ MAX_BYTES = 4 * 1024 * 1024
 
 
 class Part:
-    __slots__ = ("base", "first", "read", "outside", "changed", "moved", "deleted", "cands", "rel")
+    __slots__ = ("base", "first", "read", "inside", "cands", "changed", "moved", "deleted")
 
-    def __init__(self, base, first, read, outside, changed, moved, deleted, cands, rel):
-        self.base, self.first, self.read, self.outside, self.changed = base, first, read, outside, changed
-        self.moved, self.deleted, self.cands, self.rel = moved, deleted, cands, rel
+    def __init__(self, base, first, read, inside, cands, changed, moved, deleted):
+        self.base, self.first, self.read, self.inside, self.cands = base, first, read, inside, cands
+        self.changed, self.moved, self.deleted = changed, moved, deleted
 
 
 def fingerprint(phases, ok_commits, where, nested, present) -> str:
@@ -98,18 +99,16 @@ def load(root: Path) -> dict | None:
     if not isinstance(doc, dict) or doc.get("version") != VERSION or doc.get("msd") != _version():
         return None
     try:
-        part = Part(doc["base"], doc["first"], doc["read"], doc["outside"], doc["changed"],
-                    {old: (new, by) for old, new, by in doc["moved"]}, {path: by for path, by in doc["deleted"]},
-                    doc["cands"], doc["rel"])
+        part = Part(doc["base"], doc["first"], doc["read"], doc["inside"], doc["cands"], doc["changed"],
+                    {old: (new, by) for old, new, by in doc["moved"]}, {path: by for path, by in doc["deleted"]})
     except (KeyError, TypeError, ValueError):
         return None
     strs = (str, type(None))
     if not (isinstance(doc.get("head"), str) and isinstance(doc.get("facts"), str) and isinstance(part.first, str)
-            and isinstance(part.base, strs) and type(part.read) is int and isinstance(part.outside, list)
-            and all(isinstance(f, dict) for f in part.outside) and isinstance(part.changed, dict)
+            and isinstance(part.base, strs) and type(part.read) is int and isinstance(part.inside, list)
+            and isinstance(part.cands, list) and all(_cand_ok(c) for c in part.cands) and isinstance(part.changed, dict)
             and all(isinstance(v, dict) and all(isinstance(h, list) for h in v.values()) for v in part.changed.values())
-            and isinstance(part.cands, list) and isinstance(part.rel, list)
-            and all(isinstance(x, str) for x in [*part.cands, *part.rel, *part.moved, *part.deleted])):
+            and all(isinstance(x, str) for x in [*part.inside, *part.moved, *part.deleted])):
         return None
     return {"head": doc["head"], "facts": doc["facts"], "part": part, "phases": doc.get("phases")}
 
@@ -141,18 +140,19 @@ def _one_line(old: str, tip: str, rows: list[tuple[str, list[str]]]) -> bool:
     return True
 
 
-def same_records(recorded: set[str], part: Part) -> bool:
-    """The run records list the same of the saved commits whose workflow status hangs on them."""
-    return sorted(recorded & set(part.cands)) == sorted(part.rel)
+def _cand_ok(c) -> bool:
+    """[hash, subject, [[status, path, old or None]], [reverted], [containing verification commits]]."""
+    return (isinstance(c, list) and len(c) == 5 and isinstance(c[0], str) and isinstance(c[1], str)
+            and isinstance(c[2], list) and all(isinstance(x, list) and len(x) == 3 and isinstance(x[0], str)
+                                               and isinstance(x[1], str) and isinstance(x[2], (str, type(None))) for x in c[2])
+            and isinstance(c[3], list) and isinstance(c[4], list) and all(isinstance(x, str) for x in [*c[3], *c[4]]))
 
 
-def extend(root: Path, saved: dict | None, tip: str, facts: str, recorded: set[str], verif: set[str], where: list[str]):
+def extend(root: Path, saved: dict | None, tip: str, facts: str, verif: set[str], where: list[str]):
     """(the saved part, the new commits newest first) when `saved` (`load`) extends to `tip`, else None."""
     if saved is None or saved["facts"] != facts:
         return None
     part = saved["part"]
-    if not same_records(recorded, part):
-        return None
     from msd_core.errors import MsdError
 
     try:
