@@ -380,7 +380,7 @@ def drift(root: Path, main: Path | None = None) -> dict:
 
     saved = drift_state.load(root)
     stamp = drift_state.planning_stamp(root)
-    kept = drift_state.kept_phases(saved, stamp)
+    kept = drift_state.kept_phases(saved, stamp, PhaseFacts, PlanFacts)
     if kept is None:
         phases = read_phases(root, notes)
         kept = (phases, list(notes))
@@ -424,7 +424,8 @@ def _history_part(root, saved, tip, phases, verif, present, ok_commits, where, n
     from msd_core.execution import drift_state
 
     facts = drift_state.fingerprint(phases, ok_commits, where, nested, present)
-    found = drift_state.extend(root, saved, tip, facts, set(verif.values()), where)
+    found = drift_state.extend(root, saved, tip, facts, set(verif.values()), where,
+                               lambda rev: read_history(root, None, where, rev=rev))
     if found is None:
         part = _full_part(root, phases, verif, present, ok_commits, where, nested)
     else:
@@ -469,7 +470,8 @@ def _cand(c: Commit, contained: dict[str, set[str]]) -> list:
 
 def _outside_of(part, plans, phases, verif, recorded, ok_commits) -> list[dict]:
     """The outside-commit findings among the part's candidates, judged with today's records and acceptances."""
-    commits, contained = [], {v: set() for v in part.inside}
+    commits: list[Commit] = []
+    contained: dict[str, set[str]] = {v: set() for v in part.inside}
     for h, subject, changes, reverts, inside in part.cands:
         commits.append(Commit(h, [], subject, [], [tuple(x) for x in changes], reverts))
         for v in inside:
@@ -551,12 +553,13 @@ def _stale(root, phases, in_history, ok_commits, present, where=()) -> list[dict
     out = []
     for ph in phases:
         v = ph.verified
-        if not v or v not in present or _watched(ph) is None:
+        watched = _watched(ph)
+        if not v or v not in present or watched is None:
             continue
         if ph.number in in_history:
             changed, rebased = in_history[ph.number], False
         else:
-            watched, changed = _watched(ph), {}
+            changed = {}
             proc = _git(["diff", "-M", "--name-only", "-z", v, "HEAD", *(["--relative", "--", *where] if where else ["--"])], root)
             for f in (p for p in (proc.stdout or "").split("\0") if p):
                 if watched(f):

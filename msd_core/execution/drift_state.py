@@ -113,19 +113,19 @@ def load(root: Path) -> dict | None:
     return {"head": doc["head"], "facts": doc["facts"], "part": part, "phases": doc.get("phases")}
 
 
-def new_commits(root: Path, old: str, tip: str, where: list[str]) -> list | None:
+def new_commits(root: Path, old: str, tip: str, where: list[str], read) -> list | None:
     """The commits from `old` (excluded) to `tip`, newest first, when they are one line of single-parent
-    commits on top of `old`; None otherwise (module doc)."""
-    from msd_core.execution.drift import _git, read_history
+    commits on top of `old`; None otherwise (module doc). `read(rev)`: drift's `git log` of a range."""
+    from msd_core.git.runner import git
 
     if old == tip:
         return []
     if where:  # the scoped log rewrites parents (and leaves commits out): ask git for the real ones first
-        proc = _git(["rev-list", "--parents", f"{old}..{tip}", "--"], root)
+        proc = git(["rev-list", "--parents", f"{old}..{tip}", "--"], root, check=False)
         rows = [line.split() for line in (proc.stdout or "").splitlines()]
         if proc.returncode != 0 or not _one_line(old, tip, [(r[0], r[1:]) for r in rows]):
             return None
-    history = read_history(root, None, where, rev=[f"{old}..{tip}"])
+    history = read([f"{old}..{tip}"])
     return history if where or _one_line(old, tip, [(c.hash, c.parents) for c in history]) else None
 
 
@@ -148,15 +148,16 @@ def _cand_ok(c) -> bool:
             and isinstance(c[3], list) and isinstance(c[4], list) and all(isinstance(x, str) for x in [*c[3], *c[4]]))
 
 
-def extend(root: Path, saved: dict | None, tip: str, facts: str, verif: set[str], where: list[str]):
-    """(the saved part, the new commits newest first) when `saved` (`load`) extends to `tip`, else None."""
+def extend(root: Path, saved: dict | None, tip: str, facts: str, verif: set[str], where: list[str], read):
+    """(the saved part, the new commits newest first) when `saved` (`load`) extends to `tip`, else None.
+    `read(rev)`: drift's `git log` of a range (msd_core.execution.drift.read_history)."""
     if saved is None or saved["facts"] != facts:
         return None
     part = saved["part"]
     from msd_core.errors import MsdError
 
     try:
-        new = new_commits(root, saved["head"], tip, where)
+        new = new_commits(root, saved["head"], tip, where, read)
     except (MsdError, OSError):  # git could not say: read the whole history
         return None
     if new is None or any(c.hash in verif for c in new):
@@ -224,13 +225,12 @@ def dump_phases(stamp: list | None, phases: list, notes: list[str]) -> dict | No
         for ph in phases]}
 
 
-def kept_phases(saved: dict | None, stamp: list | None) -> tuple[list, list[str]] | None:
-    """(phases, notes) kept in `saved` while `stamp` is the one they were read with, else None."""
+def kept_phases(saved: dict | None, stamp: list | None, PhaseFacts, PlanFacts) -> tuple[list, list[str]] | None:  # noqa: N803
+    """(phases, notes) kept in `saved` while `stamp` is the one they were read with, else None
+    (`PhaseFacts`, `PlanFacts`: drift's classes, built from the kept rows)."""
     doc = (saved or {}).get("phases")
     if stamp is None or not isinstance(doc, dict) or doc.get("stamp") != stamp:
         return None
-    from msd_core.execution.drift import PhaseFacts, PlanFacts
-
     try:
         phases = [PhaseFacts(n, d, list(reqs), [PlanFacts(*p) for p in plans], v, where)
                   for n, d, reqs, v, where, plans in doc["phases"]]

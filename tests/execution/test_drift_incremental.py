@@ -244,8 +244,8 @@ def test_the_verified_commit_rule_is_needed(tmp_path, paths, monkeypatch):
     """Without the rule 'a new commit is a verification commit: read it all', the fast-forward case differs."""
     real = drift_state.extend
 
-    def lax(root, saved, tip, facts, verif, where):
-        return real(root, saved, tip, facts, set(), where)
+    def lax(root, saved, tip, facts, verif, where, read):
+        return real(root, saved, tip, facts, set(), where, read)
 
     monkeypatch.setattr(drift_state, "extend", lax)
     with pytest.raises(AssertionError, match="differs from the full read"):
