@@ -244,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
                   "vs_no_drift": {name: round(statistics.median(xs) / statistics.median(bare_s), 2)
                                   for name, xs in (("next_kept", next_s), ("next_first_after_commit", first_s),
                                                    ("next_full_recompute", cold_s))},
+                  "vs_no_drift_cpu": {name: round(statistics.median(xs) / statistics.median(bare_cpu), 2)
+                                      for name, xs in (("next_kept", next_cpu), ("next_first_after_commit", first_cpu),
+                                                       ("next_full_recompute", cold_cpu))},
                   "commits_read": out.get("commits_read"), "findings": out.get("count"),
                   "by_kind": {k: sum(1 for f in out.get("findings", []) if f["kind"] == k)
                               for k in sorted({f["kind"] for f in out.get("findings", [])})}}
@@ -265,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"msd_run next:  {result['next_no_drift_s']}s wall, {result['next_no_drift_cpu_s']}s CPU without drift")
             ratios = result["vs_no_drift"]
             print(f"next / next without drift (wall): figure kept {ratios['next_kept']}x, first call after a commit "
+                  f"{ratios['next_first_after_commit']}x, full recompute {ratios['next_full_recompute']}x")
+            ratios = result["vs_no_drift_cpu"]
+            print(f"next / next without drift (CPU):  figure kept {ratios['next_kept']}x, first call after a commit "
                   f"{ratios['next_first_after_commit']}x, full recompute {ratios['next_full_recompute']}x")
             print(f"msd_run statusline: {result['statusline_s']}s wall, {result['statusline_cpu_s']}s CPU")
             if args.keep:

@@ -391,16 +391,15 @@ def drift(root: Path, main: Path | None = None) -> dict:
     ok_commits = accepted(root)
     recorded = _recorded_hashes(main or root)
     verif = {ph.number: ph.verified for ph in phases if ph.verified}
-    present = _existing(root, sorted(set(verif.values()))) if verif else set()
+    where, nested = scope(root)
+    part, present = _history_part(root, saved, tip, phases, verif, ok_commits, where, nested,
+                                  drift_state.dump_phases(stamp, *kept))
     for ph in phases:
         if ph.verified and ph.verified not in present:
             notes.append(f"phase {ph.number}: its verification commit {ph.verified[:12]} is not in the repository")
-    where, nested = scope(root)
     if _shallow(root):
         notes.append("this clone is shallow: drift reads only the history it holds "
                      "(`git fetch --unshallow`, or a CI checkout with the full history)")
-    part = _history_part(root, saved, tip, phases, verif, present, ok_commits, where, nested,
-                         drift_state.dump_phases(stamp, *kept))
     base = part.base
     findings: list[dict] = _outside_of(part, plans, phases, verif, recorded, ok_commits)
     findings += _stale(root, phases, part.changed, ok_commits, present, where)
@@ -417,22 +416,31 @@ def drift(root: Path, main: Path | None = None) -> dict:
     return out
 
 
-def _history_part(root, saved, tip, phases, verif, present, ok_commits, where, nested, keep):
-    """What git's history contributes to the findings: the `saved` part extended by the commits since
-    its HEAD when that gives the same answer (msd_core.execution.drift_state), else read in full.
-    `keep`: the phases as drift_state keeps them with it."""
+def _history_part(root, saved, tip, phases, verif, ok_commits, where, nested, keep):
+    """(what git's history contributes to the findings, the verification commits the repository holds):
+    the `saved` part extended by the commits since its HEAD when that gives the same answer
+    (msd_core.execution.drift_state), else read in full. `keep`: the phases as drift_state keeps them.
+
+    Verification commits the saved history held need no `git rev-list` to be known present when the
+    part extends: they are ancestors of the saved HEAD, which HEAD descends from. Otherwise git says."""
     from msd_core.execution import drift_state
 
+    wanted = set(verif.values())
+    inside = set(saved["part"].inside) if saved is not None else set()
+    sure = not wanted or not wanted <= inside
+    present = (_existing(root, sorted(wanted)) if wanted else set()) if sure else wanted
     facts = drift_state.fingerprint(phases, ok_commits, where, nested, present)
-    found = drift_state.extend(root, saved, tip, facts, set(verif.values()), where,
-                               lambda rev: read_history(root, None, where, rev=rev))
+    found = drift_state.extend(root, saved, tip, facts, wanted, where, lambda rev: read_history(root, None, where, rev=rev))
     if found is None:
+        if not sure:
+            present = _existing(root, sorted(wanted))
+            facts = drift_state.fingerprint(phases, ok_commits, where, nested, present)
         part = _full_part(root, phases, verif, present, ok_commits, where, nested)
     else:
         part = _extend_part(found[0], found[1], phases, ok_commits, nested)
     if part.first is not None:
         drift_state.save(root, tip, facts, part, keep)
-    return part
+    return part, present
 
 
 def _full_part(root, phases, verif, present, ok_commits, where, nested):
