@@ -329,13 +329,13 @@ class Owners:
 
 def _exists(root: Path, rel: str, memo: dict) -> bool:
     """`rel` exists under `root` (a folder when it ends in "/"); True when it leaves the project
-    (absolute, `..`, a symlink on the way: not msd's to judge here). Answers are kept for the run in
-    `memo` ({(root, rel): bool}: the plans name the same files many times)."""
+    (absolute, `..`, a symlink on the way: not msd's to judge here). Answers, and which folders on the
+    way are symlinks, are kept for the run in `memo` (the plans name the same files and folders many times)."""
     key = (str(root), rel)
     if key not in memo:
         from msd_core.execution.verify import _inside
 
-        p = _inside(root, rel)
+        p = _inside(root, rel, memo.setdefault("links", {}))
         memo[key] = True if p is None else (p.is_dir() if rel.endswith("/") else p.exists())
     return memo[key]
 

@@ -378,3 +378,16 @@ def test_the_stamp_names_every_file_the_phases_come_from(tmp_path, monkeypatch):
                 "phases/01-core/01-01-SUMMARY.md", "phases/01-core/01-VERIFICATION.md"):
         assert len(rows[rel]) == 6, rel
     assert rows["REQUIREMENTS.md"] == ["REQUIREMENTS.md"]  # absent, and said so: its arrival changes the stamp
+
+
+def test_the_symlink_check_kept_across_paths_still_refuses_a_link(tmp_path):
+    from msd_core.execution.verify import _inside
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    links: dict[str, bool] = {}
+    for _ in range(2):  # the second round answers from `links`
+        assert _inside(tmp_path, "link/x.py", links) is None and _inside(tmp_path, "link/y/", links) is None
+        assert _inside(tmp_path, "real/x.py", links) == tmp_path / "real" / "x.py"
+    assert links == {str(tmp_path / "link"): True, str(tmp_path / "real"): False, str(tmp_path / "real" / "x.py"): False}
