@@ -29,7 +29,9 @@ command that deals with it (docs/CONTRACTS.md, "Drift"):
 
 `accept(root, commit, reason)` records a commit in `.planning/drift-accepted.md` (committed with
 the project, so a CI clone and a teammate see the same acceptances). Every run keeps its figure
-for HEAD in `.planning/.msd/drift.json` (msd_core.planning.drift_count). Standard library only.
+for HEAD in `.planning/.msd/drift.json` (msd_core.planning.drift_count), and what the history read
+gave in `.planning/.msd/drift-state.json`, so the next run after a commit reads only the new commits
+when that gives the same answer (msd_core.execution.drift_state). Standard library only.
 """
 
 from __future__ import annotations

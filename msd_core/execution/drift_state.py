@@ -25,7 +25,10 @@ when that is not provably the full computation's answer, and the caller reads th
     full `git log` would interleave with it;
   - a new commit is a verification commit (it now lies in this history).
 
-Standard library only.
+The same file keeps the phases drift read from `.planning/` (`dump_phases`, `kept_phases`) with a
+stamp of the files they came from (`planning_stamp`): used again only while that stamp is equal
+and every file in it is older than QUIET_NS. Bump VERSION when what a saved part means changes
+(e.g. which commits count as msd's). Standard library only.
 """
 
 from __future__ import annotations
