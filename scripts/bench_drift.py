@@ -10,10 +10,14 @@ near the start, so drift reads nearly the whole history (the worst case: its one
 --name-status` pass runs from the first msd commit).
 
 Each round runs, interleaved: `msd_run drift` (which keeps its figure for HEAD in
-`.planning/.msd/drift.json`), `msd_run statusline` (reads only that figure), `msd_run next` with
-the figure kept (warm), then `msd_run next` with it removed (cold: next computes drift itself).
-The medians of wall time and of CPU time (msd_run and the git processes it started) are printed
-with drift's commits read and findings. `--code DIR` runs msd_run from another checkout (an
+`.planning/.msd/drift.json` and its history part in `drift-state.json`), `msd_run statusline`
+(reads only that figure), `msd_run next` with the figure kept (warm), `msd_run next` with drift
+left out (`drift_route.review` a no-op: the baseline), then one new msd commit and `msd_run next`'s
+first call after it (drift extended from the saved state by that one commit), then `msd_run next`
+with both files removed (cold: drift reads the whole history). Each round adds one commit. The
+medians of wall time and of CPU time (msd_run and the git processes it started) are printed with
+drift's commits read and findings, and each `next` as a ratio of the baseline measured in the
+same rounds. `--code DIR` runs msd_run from another checkout (an
 older one: the figures before a change). Usage:
 
   scripts/bench_drift.py [--commits 3200] [--phases 8] [--runs 5] [--json] [--keep] [--code DIR]
@@ -146,13 +150,19 @@ def build(root: Path, commits: int, phases: int, seed: int = 7) -> dict:
     return {"commits": int(_git(root, "rev-list", "--count", "HEAD")), "phases": phases, "plans": len(plans)}
 
 
-def _time(root: Path, args: list[str], code: Path = REPO, stdin: str | None = None) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds of msd_run and the git it started, stdout)."""
+NO_DRIFT = ("import sys; from msd_core.execution import drift_route; drift_route.review = lambda answer: answer; "
+            "sys.argv = ['msd_run', *sys.argv[1:]]; from msd_core.run.entry import main; main()")
+
+
+def _time(root: Path, args: list[str], code: Path = REPO, stdin: str | None = None,
+          no_drift: bool = False) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of msd_run and the git it started, stdout); `no_drift`: next without drift."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "msd_core.run", *args], cwd=str(root), env={**ENV, "PYTHONPATH": str(code)},
+    entry = ["-c", NO_DRIFT] if no_drift else ["-m", "msd_core.run"]
+    proc = subprocess.run([sys.executable, *entry, *args], cwd=str(root), env={**ENV, "PYTHONPATH": str(code)},
                           input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
                           capture_output=True, text=True)
     took = time.perf_counter() - started
@@ -161,6 +171,19 @@ def _time(root: Path, args: list[str], code: Path = REPO, stdin: str | None = No
     if proc.returncode not in (0, 1):
         sys.exit(f"bench_drift: msd_run {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()[:300]}")
     return took, cpu, proc.stdout
+
+
+def _med(xs: list[float]) -> float:
+    return round(statistics.median(xs), 3)
+
+
+def _one_commit(root: Path, n: int) -> None:
+    """One msd commit on phase 2's first plan, as an agent makes after each task."""
+    path = root / "src" / "p02" / "m1_0.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# round {n}\nVALUE = {n}\n")
+    _git(root, "add", str(path.relative_to(root)))
+    _git(root, "commit", "-q", "-m", f"feat(02-01): round {n}\n\nMsd-Plan: 02-part/02-01")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,10 +203,13 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         facts = build(root, max(args.commits, 50), max(args.phases, 1))
         facts["build_s"] = round(time.perf_counter() - started, 2)
+        time.sleep(2.5)  # the planning files as an agent finds them: written a while ago (drift_state.QUIET_NS)
         drift_s, next_s, drift_cpu, next_cpu, out = [], [], [], [], {}
         cold_s, cold_cpu, line_s, line_cpu = [], [], [], []
+        bare_s, bare_cpu, first_s, first_cpu = [], [], [], []
         payload = json.dumps({"cwd": str(root), "context_window": {"used_percentage": 12}})
         for _ in range(max(args.runs, 1)):
+            (root / ".planning" / ".msd" / "drift-state.json").unlink(missing_ok=True)  # drift: the whole history
             took, cpu, text = _time(root, ["drift"], code)
             drift_s.append(took)
             drift_cpu.append(cpu)
@@ -194,8 +220,16 @@ def main(argv: list[str] | None = None) -> int:
             took, cpu, _text = _time(root, ["next"], code)
             next_s.append(took)
             next_cpu.append(cpu)
-            (root / ".planning" / ".msd" / "drift.json").unlink(missing_ok=True)
-            took, cpu, _text = _time(root, ["next"], code)
+            took, cpu, _text = _time(root, ["next"], code, no_drift=True)
+            bare_s.append(took)
+            bare_cpu.append(cpu)
+            _one_commit(root, len(bare_s))
+            took, cpu, text = _time(root, ["next"], code)
+            first_s.append(took)
+            first_cpu.append(cpu)
+            for name in ("drift.json", "drift-state.json"):
+                (root / ".planning" / ".msd" / name).unlink(missing_ok=True)
+            took, cpu, text = _time(root, ["next"], code)
             cold_s.append(took)
             cold_cpu.append(cpu)
         result = {**facts, "runs": len(drift_s), "drift_s": round(statistics.median(drift_s), 3),
@@ -205,6 +239,14 @@ def main(argv: list[str] | None = None) -> int:
                   "drift_cpu_s": round(statistics.median(drift_cpu), 3), "next_cpu_s": round(statistics.median(next_cpu), 3),
                   "next_cold_cpu_s": round(statistics.median(cold_cpu), 3),
                   "statusline_cpu_s": round(statistics.median(line_cpu), 3), "code": str(code),
+                  "next_no_drift_s": _med(bare_s), "next_no_drift_cpu_s": _med(bare_cpu),
+                  "next_first_s": _med(first_s), "next_first_cpu_s": _med(first_cpu),
+                  "vs_no_drift": {name: round(statistics.median(xs) / statistics.median(bare_s), 2)
+                                  for name, xs in (("next_kept", next_s), ("next_first_after_commit", first_s),
+                                                   ("next_full_recompute", cold_s))},
+                  "vs_no_drift_cpu": {name: round(statistics.median(xs) / statistics.median(bare_cpu), 2)
+                                      for name, xs in (("next_kept", next_cpu), ("next_first_after_commit", first_cpu),
+                                                       ("next_full_recompute", cold_cpu))},
                   "commits_read": out.get("commits_read"), "findings": out.get("count"),
                   "by_kind": {k: sum(1 for f in out.get("findings", []) if f["kind"] == k)
                               for k in sorted({f["kind"] for f in out.get("findings", [])})}}
@@ -219,7 +261,17 @@ def main(argv: list[str] | None = None) -> int:
                   f"({result['commits_read']} commits read, {result['findings']} findings: {result['by_kind']})")
             print(f"msd_run next:  {result['next_s']}s wall, {result['next_cpu_s']}s CPU with drift's figure kept; "
                   f"drift/next = {result['ratio']}x (wall)")
-            print(f"msd_run next:  {result['next_cold_s']}s wall, {result['next_cold_cpu_s']}s CPU with no figure kept")
+            print(f"msd_run next:  {result['next_cold_s']}s wall, {result['next_cold_cpu_s']}s CPU with no figure "
+                  f"nor state kept (drift reads the whole history)")
+            print(f"msd_run next:  {result['next_first_s']}s wall, {result['next_first_cpu_s']}s CPU, first call after "
+                  f"one new commit (drift extended from the saved state)")
+            print(f"msd_run next:  {result['next_no_drift_s']}s wall, {result['next_no_drift_cpu_s']}s CPU without drift")
+            ratios = result["vs_no_drift"]
+            print(f"next / next without drift (wall): figure kept {ratios['next_kept']}x, first call after a commit "
+                  f"{ratios['next_first_after_commit']}x, full recompute {ratios['next_full_recompute']}x")
+            ratios = result["vs_no_drift_cpu"]
+            print(f"next / next without drift (CPU):  figure kept {ratios['next_kept']}x, first call after a commit "
+                  f"{ratios['next_first_after_commit']}x, full recompute {ratios['next_full_recompute']}x")
             print(f"msd_run statusline: {result['statusline_s']}s wall, {result['statusline_cpu_s']}s CPU")
             if args.keep:
                 print(f"repository: {root}")

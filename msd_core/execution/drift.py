@@ -29,7 +29,9 @@ command that deals with it (docs/CONTRACTS.md, "Drift"):
 
 `accept(root, commit, reason)` records a commit in `.planning/drift-accepted.md` (committed with
 the project, so a CI clone and a teammate see the same acceptances). Every run keeps its figure
-for HEAD in `.planning/.msd/drift.json` (msd_core.planning.drift_count). Standard library only.
+for HEAD in `.planning/.msd/drift.json` (msd_core.planning.drift_count), and what the history read
+gave in `.planning/.msd/drift-state.json`, so the next run after a commit reads only the new commits
+when that gives the same answer (msd_core.execution.drift_state). Standard library only.
 """
 
 from __future__ import annotations
@@ -140,6 +142,25 @@ def own(history: list, nested: tuple[str, ...]) -> list:
     return [c for c in history if not (c.changes and all(f.startswith(nested) for f in c.files))]
 
 
+def _shallow(root: Path) -> bool:
+    """A shallow clone: git's `shallow` file in the common git directory (no git process), or git's
+    own answer when git's files do not settle where that directory is."""
+    import os
+
+    from msd_core.git import repo_files
+
+    try:
+        lay = repo_files.layout(root)
+    except (repo_files.Unsure, OSError):
+        lay = None
+    if lay is not None:
+        try:
+            return os.path.getsize(os.path.join(lay.common, "shallow")) > 0
+        except OSError:
+            return False
+    return (_git(["rev-parse", "--is-shallow-repository"], root).stdout or "").strip() == "true"
+
+
 def _first_msd_commit(root: Path, where: list[str] | None = None) -> str | None:
     proc = _git(["rev-list", "--topo-order", "--grep=^[[:space:]]*Msd-Plan: ", "HEAD", "--", *(where or [])], root)
     lines = (proc.stdout or "").split()
@@ -156,10 +177,11 @@ def _base(root: Path, candidates: list[str]) -> str | None:
     return found if proc.returncode == 0 and _HASH.fullmatch(found) else None
 
 
-def read_history(root: Path, base: str | None, where: list[str] | None = None) -> list[Commit]:
-    """The commits from `base` (itself included) to HEAD, newest first, in one `git log` (`where`: scope)."""
+def read_history(root: Path, base: str | None, where: list[str] | None = None, rev: list[str] | None = None) -> list[Commit]:
+    """The commits from `base` (itself included) to HEAD, newest first, in one `git log` (`where`: scope;
+    `rev`: another range, e.g. `old..new`)."""
     fmt = "--format=%x02%H%x1f%P%x1f%B%x03"
-    rev = ["HEAD", "--not", f"{base}^@"] if base else ["HEAD"]
+    rev = rev or (["HEAD", "--not", f"{base}^@"] if base else ["HEAD"])
     proc = _git(_scoped(["log", "-z", "-M", "--no-color", "--name-status", fmt, *rev, "--"], where or []), root)
     if proc.returncode != 0:
         raise OperationFailed(f"`git log` failed: {(proc.stderr or '').strip()[:200] or 'no message'}")
@@ -307,13 +329,18 @@ class Owners:
         return found
 
 
-def _exists(root: Path, rel: str) -> bool:
-    from msd_core.execution.verify import _inside
+def _exists(root: Path, rel: str, memo: dict) -> bool:
+    """`rel` exists under `root` (a folder when it ends in "/"); True when it leaves the project
+    (absolute, `..`, a symlink on the way: not msd's to judge here). Answers, and which folders on the
+    way are symlinks, are kept for the run in `memo` (the plans name the same files and folders many times)."""
+    key = (str(root), rel)
+    if key not in memo:
+        from msd_core.execution.verify import _inside
 
-    p = _inside(root, rel)
-    if p is None:
-        return True  # outside the project: not msd's to judge here
-    return p.is_dir() if rel.endswith("/") else p.exists()
+        p = _inside(root, rel, memo.setdefault("links", {}))
+        memo[key] = True if p is None else (p.is_dir() if rel.endswith("/") else p.exists())
+    return memo[key]
+
 
 
 # ------------------------------------------------------------------ the findings
@@ -325,6 +352,13 @@ def _workflow(c: Commit, recorded: set[str]) -> str | None:
         return "msd-plan"
     if c.hash in recorded:
         return "run-record"
+    return _intrinsic(c)
+
+
+def _intrinsic(c: Commit) -> str | None:
+    """Why `c` counts as workflow by what it is, whatever the run records say (a trailer too), or None."""
+    if c.plans:
+        return "msd-plan"
     if len(c.parents) > 1:
         return "merge"
     if _UNDO_SUBJECT.match(c.subject):
@@ -344,32 +378,37 @@ def drift(root: Path, main: Path | None = None) -> dict:
     tip = head(root)
     if tip is None:
         raise OperationFailed(f"{root} has no git commit to compare with", hint="drift reads git's history")
-    phases = read_phases(root, notes)
+    from msd_core.execution import drift_state
+
+    saved = drift_state.load(root)
+    stamp = drift_state.planning_stamp(root)
+    kept = drift_state.kept_phases(saved, stamp, PhaseFacts, PlanFacts)
+    if kept is None:
+        phases = read_phases(root, notes)
+        kept = (phases, list(notes))
+    else:
+        phases = kept[0]
+        notes.extend(kept[1])
     plans = [p for ph in phases for p in ph.plans]
     ok_commits = accepted(root)
     recorded = _recorded_hashes(main or root)
     verif = {ph.number: ph.verified for ph in phases if ph.verified}
-    present = _existing(root, sorted(set(verif.values()))) if verif else set()
+    where, nested = scope(root)
+    part, present = _history_part(root, saved, tip, phases, verif, ok_commits, where, nested,
+                                  drift_state.dump_phases(stamp, *kept))
     for ph in phases:
         if ph.verified and ph.verified not in present:
             notes.append(f"phase {ph.number}: its verification commit {ph.verified[:12]} is not in the repository")
-    where, nested = scope(root)
-    first = _first_msd_commit(root, where)
-    if (_git(["rev-parse", "--is-shallow-repository"], root).stdout or "").strip() == "true":
+    if _shallow(root):
         notes.append("this clone is shallow: drift reads only the history it holds "
                      "(`git fetch --unshallow`, or a CI checkout with the full history)")
-    candidates = sorted(set(v for v in verif.values() if v in present) | ({first} if first else set()))
-    base = _base(root, candidates)
-    history = read_history(root, base, where) if candidates else []
-    by_hash = {c.hash: c for c in history}
-    contained = {v: _ancestors(v, by_hash) for v in set(verif.values()) if v in by_hash}
-    findings: list[dict] = []
-    findings += _outside(own(history, nested), plans, phases, verif, contained, recorded, ok_commits, base)
-    findings += _stale(root, history, phases, contained, ok_commits, present, where)
-    moved, deleted = _renames(history)
-    findings += _missing(root, phases, moved, deleted)
-    findings += _requirements_gone(root, phases, moved)
-    out = {"head": tip, "since": base, "commits_read": len(history), "accepted": len(ok_commits),
+    base = part.base
+    findings: list[dict] = _outside_of(part, plans, phases, verif, recorded, ok_commits)
+    findings += _stale(root, phases, part.changed, ok_commits, present, where)
+    seen: dict = {}
+    findings += _missing(root, phases, part.moved, part.deleted, seen)
+    findings += _requirements_gone(root, phases, part.moved, seen)
+    out = {"head": tip, "since": base, "commits_read": part.read, "accepted": len(ok_commits),
            "findings": findings, "count": len(findings), "clean": not findings}
     if notes:
         out["notes"] = notes
@@ -379,7 +418,78 @@ def drift(root: Path, main: Path | None = None) -> dict:
     return out
 
 
-def _outside(history, plans, phases, verif, contained, recorded, ok_commits, base) -> list[dict]:
+def _history_part(root, saved, tip, phases, verif, ok_commits, where, nested, keep):
+    """(what git's history contributes to the findings, the verification commits the repository holds):
+    the `saved` part extended by the commits since its HEAD when that gives the same answer
+    (msd_core.execution.drift_state), else read in full. `keep`: the phases as drift_state keeps them.
+
+    Verification commits the saved history held need no `git rev-list` to be known present when the
+    part extends: they are ancestors of the saved HEAD, which HEAD descends from. Otherwise git says."""
+    from msd_core.execution import drift_state
+
+    wanted = set(verif.values())
+    inside = set(saved["part"].inside) if saved is not None else set()
+    sure = not wanted or not wanted <= inside
+    present = (_existing(root, sorted(wanted)) if wanted else set()) if sure else wanted
+    facts = drift_state.fingerprint(phases, ok_commits, where, nested, present)
+    found = drift_state.extend(root, saved, tip, facts, wanted, where, lambda rev: read_history(root, None, where, rev=rev))
+    if found is None:
+        if not sure:
+            present = _existing(root, sorted(wanted))
+            facts = drift_state.fingerprint(phases, ok_commits, where, nested, present)
+        part = _full_part(root, phases, verif, present, ok_commits, where, nested)
+    else:
+        part = _extend_part(found[0], found[1], phases, ok_commits, nested)
+    if part.first is not None:
+        drift_state.save(root, tip, facts, part, keep)
+    return part, present
+
+
+def _full_part(root, phases, verif, present, ok_commits, where, nested):
+    from msd_core.execution.drift_state import Part
+
+    first = _first_msd_commit(root, where)
+    candidates = sorted(set(v for v in verif.values() if v in present) | ({first} if first else set()))
+    base = _base(root, candidates)
+    history = read_history(root, base, where) if candidates else []
+    by_hash = {c.hash: c for c in history}
+    contained = {v: _ancestors(v, by_hash) for v in set(verif.values()) if v in by_hash}
+    cands = [_cand(c, contained) for c in own(history, nested) if _intrinsic(c) is None]
+    moved, deleted = _renames(history)
+    return Part(base, first, len(history), sorted(contained), cands, _changed(history, phases, contained, ok_commits),
+                moved, deleted)
+
+
+def _extend_part(saved, new, phases, ok_commits, nested):
+    """`saved` (a Part) with the `new` commits (newest first, none of them in any verification)."""
+    from msd_core.execution.drift_state import Part
+
+    contained: dict[str, set[str]] = {v: set() for ph in phases if (v := ph.verified) and ph.number in saved.changed}
+    cands = [_cand(c, {}) for c in own(new, nested) if _intrinsic(c) is None] + saved.cands
+    fresh = _changed(new, phases, contained, ok_commits)
+    changed = {n: {f: fresh.get(n, {}).get(f, []) + saved.changed[n].get(f, [])
+                   for f in {**fresh.get(n, {}), **saved.changed[n]}} for n in saved.changed}
+    moved, deleted = _renames(new, dict(saved.moved), dict(saved.deleted))
+    return Part(saved.base, saved.first, saved.read + len(new), saved.inside, cands, changed, moved, deleted)
+
+
+def _cand(c: Commit, contained: dict[str, set[str]]) -> list:
+    """A commit that may be outside the workflow, as the saved part keeps it (drift_state)."""
+    return [c.hash, c.subject, [list(x) for x in c.changes], c.reverts, sorted(v for v, anc in contained.items() if c.hash in anc)]
+
+
+def _outside_of(part, plans, phases, verif, recorded, ok_commits) -> list[dict]:
+    """The outside-commit findings among the part's candidates, judged with today's records and acceptances."""
+    commits: list[Commit] = []
+    contained: dict[str, set[str]] = {v: set() for v in part.inside}
+    for h, subject, changes, reverts, inside in part.cands:
+        commits.append(Commit(h, [], subject, [], [tuple(x) for x in changes], reverts))
+        for v in inside:
+            contained.setdefault(v, set()).add(h)
+    return _outside(commits, plans, phases, verif, contained, recorded, ok_commits)
+
+
+def _outside(history, plans, phases, verif, contained, recorded, ok_commits) -> list[dict]:
     by_phase = {ph.number: ph for ph in phases}
     owners_of = Owners(plans)
     anything_verified = [h for h in contained.values()]
@@ -422,26 +532,44 @@ def _accept_cmd(h: str) -> str:
     return f'msd_run drift accept {h[:12]} --reason "<why>"'
 
 
-def _stale(root, history, phases, contained, ok_commits, present, where=()) -> list[dict]:
+def _watched(ph: PhaseFacts) -> Owners | None:
+    """The files a verified phase's verification covers, or None when it names none."""
+    watched = Owners(ph.plans)
+    return watched if ph.plans and (watched.exact or watched.folders) else None
+
+
+def _changed(history, phases, contained, ok_commits) -> dict[str, dict[str, list[str]]]:
+    """{phase: {file: [commits]}}: for each phase verified on a commit of `history` (`contained`), its
+    watched files changed in a commit the verification does not contain (accepted ones left out)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for ph in phases:
+        v = ph.verified
+        watched = _watched(ph) if v in contained else None
+        if watched is None:
+            continue
+        inside, changed = contained[v], out.setdefault(ph.number, {})
+        for c in history:
+            if c.hash in inside or c.hash in ok_commits:
+                continue
+            for f in c.files:
+                if watched(f):
+                    changed.setdefault(f, []).append(c.hash)
+    return out
+
+
+def _stale(root, phases, in_history, ok_commits, present, where=()) -> list[dict]:
+    """The stale verifications: `in_history` (`_changed`) for phases verified in the history read, one
+    `git diff` of trees for a phase verified on a commit no longer in it (rebased, reset)."""
     out = []
     for ph in phases:
         v = ph.verified
-        if not v or v not in present:
+        watched = _watched(ph)
+        if not v or v not in present or watched is None:
             continue
-        watched = Owners(ph.plans)
-        if not ph.plans or not (watched.exact or watched.folders):
-            continue
-        changed: dict[str, list[str]] = {}
-        if v in contained:
-            inside = contained[v]
-            for c in history:
-                if c.hash in inside or c.hash in ok_commits:
-                    continue
-                for f in c.files:
-                    if watched(f):
-                        changed.setdefault(f, []).append(c.hash)
-            rebased = False
-        else:  # the verified commit is not in this history (rebased, reset): compare the trees
+        if ph.number in in_history:
+            changed, rebased = in_history[ph.number], False
+        else:
+            changed = {}
             proc = _git(["diff", "-M", "--name-only", "-z", v, "HEAD", *(["--relative", "--", *where] if where else ["--"])], root)
             for f in (p for p in (proc.stdout or "").split("\0") if p):
                 if watched(f):
@@ -450,20 +578,22 @@ def _stale(root, history, phases, contained, ok_commits, present, where=()) -> l
         if not changed:
             continue
         n = ph.number
-        where = "a commit no longer in this branch's history" if rebased else v[:12]
+        at = "a commit no longer in this branch's history" if rebased else v[:12]
         out.append({"kind": "stale-verification", "phase": n, "verified_commit": v, "rebased": rebased,
                     "verification": ph.verification,
                     "files": sorted(changed), "commits": sorted({h for hs in changed.values() for h in hs}),
                     "command": f"/msd-verify-work {n}", "commands": [f"/msd-verify-work {n}", f"msd_run verify {n}"],
-                    "message": f"phase {n} was verified on {where}; since then {len(changed)} of its files changed "
+                    "message": f"phase {n} was verified on {at}; since then {len(changed)} of its files changed "
                                f"({', '.join(sorted(changed)[:3])}{', ...' if len(changed) > 3 else ''})"})
     return out
 
 
-def _renames(history: list[Commit]) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
-    """({old path: (new path, commit)}, {deleted path: commit}) over the history, oldest first."""
-    moved: dict[str, tuple[str, str]] = {}
-    deleted: dict[str, str] = {}
+def _renames(history: list[Commit], moved: dict | None = None, deleted: dict | None = None
+             ) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """({old path: (new path, commit)}, {deleted path: commit}) over the history, oldest first, on top of
+    the ones an older history gave (`moved`, `deleted`)."""
+    moved = {} if moved is None else moved
+    deleted = {} if deleted is None else deleted
     for c in reversed(history):
         for status, path, old in c.changes:
             if status == "R" and old:
@@ -484,18 +614,18 @@ def _follow(path: str, moved: dict) -> tuple[str | None, str | None]:
     return (at, by) if at != path else (None, None)
 
 
-def _missing(root, phases, moved, deleted) -> list[dict]:
+def _missing(root, phases, moved, deleted, seen) -> list[dict]:
     out = []
     for ph in phases:
         for p in ph.plans:
             for f in p.files:
-                if _exists(root, f) or not (p.executed or f in deleted or f in moved):
+                if _exists(root, f, seen) or not (p.executed or f in deleted or f in moved):
                     continue
                 new, by = _follow(f.rstrip("/"), moved) if not f.endswith("/") else _folder_move(f, moved)
                 n = ph.number
                 entry = {"kind": "missing-file", "phase": n, "plan": p.pid, "plan_file": p.rel, "path": f,
                          "command": f"/msd-plan-phase {n} --gaps", "commands": [f"/msd-plan-phase {n} --gaps"]}
-                if new and _exists(root, new):
+                if new and _exists(root, new, seen):
                     entry.update({"renamed_to": new, "commit": by,
                                   "message": f"plan {p.pid} names {f}, renamed to {new} in {by[:12]}"})
                 else:
@@ -517,21 +647,21 @@ def _folder_move(folder: str, moved: dict) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _present(root: Path, rel: str, moved: dict) -> bool:
+def _present(root: Path, rel: str, moved: dict, seen: dict) -> bool:
     """`rel` exists, or a rename in the history leads to a path that exists."""
-    if _exists(root, rel):
+    if _exists(root, rel, seen):
         return True
     new, _by = _follow(rel, moved) if not rel.endswith("/") else _folder_move(rel, moved)
-    return bool(new) and _exists(root, new)
+    return bool(new) and _exists(root, new, seen)
 
 
-def _requirements_gone(root, phases, moved) -> list[dict]:
+def _requirements_gone(root, phases, moved, seen) -> list[dict]:
     """A requirement is gone when every artifact mapped to it is gone: a renamed one is not."""
     out = []
     for ph in phases:
         for rid in ph.requirements:
             mapped = [f for p in ph.plans if rid in p.requirements and p.executed for f in p.artifacts]
-            if mapped and not any(_present(root, f, moved) for f in mapped):
+            if mapped and not any(_present(root, f, moved, seen) for f in mapped):
                 n = ph.number
                 out.append({"kind": "requirement-gone", "phase": n, "requirement": rid, "artifacts": sorted(set(mapped)),
                             "command": f"/msd-plan-phase {n} --gaps", "commands": [f"/msd-plan-phase {n} --gaps"],

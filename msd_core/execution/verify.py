@@ -47,8 +47,9 @@ def _check(kind, subject, ok, detail, plan) -> dict:
     return {"check": kind, "subject": subject, "result": "ok" if ok else "failed", "detail": detail, "plan": plan}
 
 
-def _inside(root: Path, rel: str) -> Path | None:
-    """The path `rel` names under `root`, or None when it leaves it (absolute, `..`, a symlink on the way)."""
+def _inside(root: Path, rel: str, links: dict[str, bool] | None = None) -> Path | None:
+    """The path `rel` names under `root`, or None when it leaves it (absolute, `..`, a symlink on the way).
+    `links`: {path: is a symlink} kept across calls (a caller checking many paths under the same folders)."""
     if not rel or rel.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", rel) or "\x00" in rel:
         return None
     parts = Path(rel.rstrip("/")).parts
@@ -57,7 +58,14 @@ def _inside(root: Path, rel: str) -> Path | None:
     p = root
     for part in parts:
         p = p / part
-        if p.is_symlink():
+        if links is None:
+            if p.is_symlink():
+                return None
+            continue
+        key = str(p)
+        if key not in links:
+            links[key] = p.is_symlink()
+        if links[key]:
             return None
     return p
 

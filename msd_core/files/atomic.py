@@ -212,8 +212,13 @@ def _with_path(exc: OSError, path: Path) -> OSError:
     return out
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, anchor: Path | None = None) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, anchor: Path | None = None,
+                       durable: bool = True) -> None:
     """Write `data` to `path`: a temp file in the same folder, fsync, then `os.replace`.
+
+    `durable=False` leaves out the fsync, for a cache computed again when it is lost: readers still
+    see the old file or the new one whole (the replace is atomic); after a crash the new one may be
+    empty, which a cache's reader rejects.
 
     Nothing is followed out: the folders from `anchor` (the project or install root) down
     to `path` must be real folders (created when missing), `path` itself must not be a
@@ -225,7 +230,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, anch
 
     path = Path(path)
     if not _DIR_FD:  # pragma: no cover
-        return _atomic_write_by_path(path, data, mode, anchor)
+        return _atomic_write_by_path(path, data, mode, anchor, durable)
     name = path.name
     dfd = open_dir(path.parent, anchor if anchor is not None else None)
     tmp = f".{name}.{os.getpid()}-{os.urandom(4).hex()}{TMP_SUFFIX}"
@@ -249,7 +254,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, anch
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
             if mode is not None:
                 os.fchmod(fd, mode)
             elif old is not None and _stat.S_ISREG(old.st_mode):
@@ -272,7 +278,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, anch
         os.close(dfd)
 
 
-def _atomic_write_by_path(path: Path, data: bytes, mode, anchor) -> None:  # pragma: no cover - no openat
+def _atomic_write_by_path(path: Path, data: bytes, mode, anchor, durable=True) -> None:  # pragma: no cover - no openat
     ensure_dir(path.parent, anchor)
     if path.is_symlink():
         raise _refused(path, LINK_TEXT)
@@ -282,7 +288,8 @@ def _atomic_write_by_path(path: Path, data: bytes, mode, anchor) -> None:  # pra
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
@@ -331,9 +338,10 @@ def write_new_file(folder: Path, stem: str, suffix: str, data: bytes, *, anchor:
         os.close(dfd)
 
 
-def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8", anchor: Path | None = None) -> None:
+def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8", anchor: Path | None = None,
+                      durable: bool = True) -> None:
     """Write text without newline translation (callers keep the file's own line endings)."""
-    atomic_write_bytes(path, text.encode(encoding), anchor=anchor)
+    atomic_write_bytes(path, text.encode(encoding), anchor=anchor, durable=durable)
 
 
 # ---------------------------------------------------------------- locks

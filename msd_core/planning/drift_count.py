@@ -71,7 +71,7 @@ def store(root: Path, result: dict) -> None:
 
     try:
         atomic_write_text(ensure_private_dir(Path(root)) / NAME, json.dumps(summary(root, result), sort_keys=True) + "\n",
-                          anchor=Path(root))
+                          anchor=Path(root), durable=False)  # a cache: computed again when lost
     except (OSError, MsdError):
         pass
 

@@ -21,3 +21,6 @@ def test_bench_drift_builds_a_history_and_reads_all_of_it():
     assert out["commits_read"] == 78  # from the first msd commit (the two commits before it are not read)
     assert out["drift_s"] > 0 and out["next_s"] > 0 and out["by_kind"].get("outside-commit", 0) > 0
     assert out["next_cold_s"] > 0 and out["statusline_s"] > 0 and out["code"] == str(REPO)
+    # next's first call after one new commit and next without drift, as ratios of the same rounds
+    assert out["next_first_s"] > 0 and out["next_no_drift_s"] > 0
+    assert set(out["vs_no_drift"]) == {"next_kept", "next_first_after_commit", "next_full_recompute"}
