@@ -17,7 +17,8 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
   `--deviation "<the user's approval>"` is given: adding or upgrading a package is the user's
   decision. The approval is recorded (`dependency_change` in the run record) and carried by the
   commit itself (trailer `Msd-Deviation:`).
-- `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`);
+- `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`); each
+  `.planning/` root decides for its own files (`services/api/.planning/...` by services/api's config);
   when nothing else is left the call commits nothing and says so (exit 0), in a project
   outside git too (the commit step of a flow runs whatever the setting). The config is
   read only when a path is under `.planning/` (it decides nothing else).
@@ -101,7 +102,7 @@ def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:
     parts = rel_s.split("/")
     if ".git" in parts:
         raise UsageError(f"{raw} is inside .git/")
-    if rel_s.startswith(".planning/.msd/") or rel_s == ".planning/.msd":
+    if f"/{rel_s}/".find("/.planning/.msd/") >= 0:  # any root's, the top's or one below it
         raise UsageError(f"{raw} is msd's private folder (.planning/.msd/), never committed")
     if rel_s.endswith(".compiled.md"):
         raise UsageError(f"{raw} is a compiled plan (build output), never committed")
@@ -154,6 +155,30 @@ class PlanScope:
 def covered(rel: str, declared: list[str], summary_rel: str) -> bool:
     """Whether a plan declaring `declared` (a folder `src/auth/` covers what is under it) may commit `rel`."""
     return rel == summary_rel or any(rel == d or (d.endswith("/") and rel.startswith(d)) for d in declared)
+
+
+def planning_project(rel: str) -> str | None:
+    """The project whose planning file `rel` (from the work tree's top) is: its folder ("" for the top's,
+    "services/api" for `services/api/.planning/ROADMAP.md`); None when `rel` is not under a `.planning/`."""
+    parts = rel.split("/")
+    if ".planning" not in parts[:-1]:
+        return None
+    return "/".join(parts[: parts.index(".planning")])
+
+
+def _uncommitted_docs(main: Path, rels: list[str]) -> list[str]:
+    """The planning files among `rels` whose own project says commit_docs false (each root decides for its own)."""
+    verdict: dict[str, bool] = {}
+    out = []
+    for rel in rels:
+        project = planning_project(rel)
+        if project is None:
+            continue
+        if project not in verdict:
+            verdict[project] = _commit_docs(main / project if project else main)
+        if not verdict[project]:
+            out.append(rel)
+    return out
 
 
 def _commit_docs(main: Path) -> bool:
@@ -321,10 +346,9 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             )
 
     synced = _sync_planning(top, rels)  # whether or not the planning files are committed
-    skipped_docs: list[str] = []
-    if any(r.startswith(".planning/") for r in rels) and not _commit_docs(scope.project(main) if scope else main):
-        skipped_docs = [r for r in rels if r.startswith(".planning/")]
-        rels = [r for r in rels if not r.startswith(".planning/")]
+    skipped_docs = _uncommitted_docs(main, rels)
+    if skipped_docs:
+        rels = [r for r in rels if r not in skipped_docs]
     base = {"plan": scope.plan_id if scope else None, "skipped_docs": skipped_docs}
     if synced is not None:
         base["state_sync"] = synced
