@@ -48,8 +48,9 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
 - The files a commit holds: when no hook can run (msd_core.git.hooks), that list, and the
   hash from HEAD's files; with a hook anywhere, what `git diff-tree` reports for the new
   HEAD (a pre-commit hook may stage more, a post-commit hook may amend).
-- A plan's commit carries the trailer `Msd-Plan: <phase-dir>/<plan-id>` (msd_core.execution.provenance):
-  git, not the run record, says which commits msd made for which plan.
+- A plan's commit carries the trailer `Msd-Plan: <phase-dir>/<plan-id>` (msd_core.execution.provenance),
+  and `Msd-Root: <folder>` for a plan of a root below the work tree's top: git, not the run record,
+  says which commits msd made for which plan of which root.
 - The commit (hash, the files git reports for it, message, task, branch, worktree) is
   appended to the plan's run record (msd_core.execution.run_record) in the main checkout.
 
@@ -63,7 +64,7 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.execution import run_record
-from msd_core.execution.provenance import trailer
+from msd_core.execution.provenance import trailer_args
 from msd_core.git.runner import (
     INDEX_LOCK_WAIT,
     commit_and_files,
@@ -395,7 +396,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             staged = None  # a hook may stage more or amend: ask git what was committed
         branch = prior = None
         # a plan's commit says so itself (provenance: undo and wave merge check it against git, not the record)
-        mark = ["--trailer", trailer(scope.phase_dir, scope.plan_id)] if scope is not None else []
+        mark = trailer_args(scope.phase_dir, scope.plan_id, scope.project_rel) if scope is not None else []
         if deviation is not None and (dependencies or scope is not None):
             # the approval travels with the commit, so a teammate's clone sees it (progress.evidence)
             mark += ["--trailer", f"{DEVIATION_KEY}: " + " ".join(deviation.split())[:300]]

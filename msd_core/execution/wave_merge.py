@@ -135,12 +135,13 @@ def _brought(main: Path, branch: str, phase_dir: Path, plan: dict, record: dict 
     deviation}] of its msd commits touching files outside the plan)."""
     from msd_core.execution.commit import covered
     from msd_core.execution.provenance import facts
+    from msd_core.progress.root_walk import only_root
 
     hashes = git(["rev-list", "--reverse", f"HEAD..{branch}", "--"], main).stdout.split()
-    found = facts(main, hashes)
     want = f"{phase_dir.name}/{plan['id']}"
     summary_rel = f"{Path(plan['path']).parent.resolve().relative_to(main.resolve()).as_posix()}/{plan['id']}-SUMMARY.md"
     prefix = summary_rel.split(".planning/", 1)[0]  # a project below the top: its plans name files from its folder
+    found = facts(main, hashes, prefix, lambda: only_root(phase_dir.parent.parent.parent))
     declared = [prefix + f for f in plan["files"]]
     deviations = {c.get("hash"): c.get("deviation") for c in (record or {}).get("commits", []) if isinstance(c, dict)}
     foreign, outside = [], []
@@ -148,7 +149,8 @@ def _brought(main: Path, branch: str, phase_dir: Path, plan: dict, record: dict 
         fact = found.get(h)
         if fact is None or len(fact.parents) > 1 or want not in fact.plans:
             why = ("a merge" if fact is not None and len(fact.parents) > 1 else
-                   f"Msd-Plan: {', '.join(fact.plans)}" if fact is not None and fact.plans else "no Msd-Plan trailer")
+                   f"Msd-Plan: {', '.join(fact.plans)}" if fact is not None and fact.plans else
+                   f"made for {fact.elsewhere}" if fact is not None and fact.elsewhere else "no Msd-Plan trailer")
             foreign.append({"hash": h, "subject": fact.subject if fact else "", "why": why})
             continue
         off = [f for f in fact.files if not covered(f, declared, summary_rel)]  # the plan as read once
