@@ -61,6 +61,12 @@ class RootWalk(Walk):
 
     rel: str = TOP
     waits_on: dict[str, tuple[RootWalk, str]] = field(default_factory=dict)  # phase number -> (root, its phase)
+    outer: RootsWalk | None = None  # the walk over the roots: a failure names its seed and moves
+
+    def where(self) -> str:
+        if self.outer is None:
+            return super().where()
+        return f"in {self.rel}, at {self.moves[-1] if self.moves else 'its setup'}: {self.outer.where()}"
 
     def detours(self) -> list[tuple[str, float]]:
         return []  # the one-root walker walks them; this walk is about the roots
@@ -140,11 +146,12 @@ class RootsWalk:
         return self.cycle.agent.project
 
     def where(self) -> str:
-        return f"roots seed {self.seed}, compact {self.compact}, moves: {' -> '.join(self.moves)}"
+        return f"roots seed {self.seed}, compact {self.compact}, install {self.install}, moves: {' -> '.join(self.moves)}"
 
     def _root(self, rel: str, agent: Agent) -> RootWalk:
         seed = self.rng.randrange(1 << 30)
-        return RootWalk(RootCycle(self.cycle, agent, rel), seed, self.compact, install=self.install or "global", rel=rel)
+        return RootWalk(RootCycle(self.cycle, agent, rel), seed, self.compact, install=self.install or "global", rel=rel,
+                        outer=self)
 
     def setup(self) -> None:
         self.install = self.install or self.rng.choice(["global", "local"])
