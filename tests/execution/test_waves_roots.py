@@ -106,8 +106,13 @@ def test_commit_docs_false_in_a_subfolder_root_skips_its_planning_files(tmp_path
     assert git(top, "rev-parse", "HEAD").strip() != before
     assert "services/api/.planning/notes.md" not in git(top, "ls-files")
     # only planning files named: nothing committed, and the STATE sync still runs
-    proc = run_msd(["commit", "--files", ".planning/notes.md", "-m", "docs: notes"], api)
-    assert proc.returncode == 0 and json.loads(proc.stdout)["committed"] is False, proc.stdout
+    (api / ".planning/STATE.md").write_text("# Project State\n\n## Current Position\nPhase: 1 of 2 (Part 1)\n"
+                                             "Status: Ready to plan\n")
+    proc = run_msd(["commit", "--files", ".planning/notes.md", ".planning/STATE.md", "-m", "docs: notes"], api)
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0 and out["committed"] is False and "state_sync" in out, proc.stdout
+    assert out["skipped_docs"] == ["services/api/.planning/notes.md", "services/api/.planning/STATE.md"], out
+    assert "services/api/.planning/STATE.md" not in git(top, "ls-files")
     # the top's own setting (commit_docs true) does not decide for the api, nor the api's for the top
     (top / ".planning/notes.md").write_text("top notes\n")
     proc = run_msd(["commit", "--files", ".planning/notes.md", "-m", "docs: top notes"], top)

@@ -620,7 +620,10 @@ def complete_milestone(a: Agent, version: str, name: str, phases: list[Phase]) -
     a.run(stem, "Step 6", "msd_run config get git.branching_strategy")
     if docs:
         a.run(stem, "Step 6", "msd_run commit", **v)
-    a.run(stem, "Step 6", "git tag -a", **v, **{"one-line-summary": "habits you can keep"})
+    root = json.loads(a.run(stem, "Guardrails", "msd_run workspace --json").stdout)["current"]
+    tag = version if root == "." else f"{root}/{version}"  # each root of a repository tags its own milestones
+    assert a.sh(a.content.command(stem, "Guardrails", "git tag --list"), tag=tag).stdout.strip() == "", tag
+    a.run(stem, "Step 6", "git tag -a", **v, tag=tag, **{"one-line-summary": "habits you can keep"})
 
 
 def new_milestone(a: Agent, version: str, name: str, phases: list[Phase], last_phase: str) -> list[str]:

@@ -10,7 +10,8 @@ on a phase of the top's project (never a circle).
 
 At every point the walk draws a root, then one of that root's moves (`Walk.choices`: follow what
 `next` proposes, plan ahead, UAT pass or issue, insert, pause and resume) as the one-root walker
-does; detours stay the one-root walker's. A root whose current phase waits on another root's
+does; of the detours only docs-off (`/msd-settings commit_docs false` in that root: from then on its
+planning files, and only its, may stay uncommitted), the others stay the one-root walker's. A root whose current phase waits on another root's
 phase cannot execute or verify it: following it there is /msd-progress, whose table names the
 root and phase waited on (`wait`).
 
@@ -18,7 +19,8 @@ Each root keeps its own model (`RootWalk`, a Walk whose cycle is that root's age
 move, in the root moved (Walk.check, plus what it cannot see from one root):
 
   - every check of the one-root walker, in that root's folder (nothing uncommitted in the
-    repository, STATE.md and ROADMAP.md in sync, `next` as its model says, the user's notes);
+    repository but the planning files of roots with commit_docs off, STATE.md and ROADMAP.md in
+    sync, `next` as its model says, the user's notes);
   - nothing ticked without evidence of its own root: a ticked plan has a commit whose `Msd-Plan`
     trailer names it and whose `Msd-Root` names this root (msd_core.git.trailers.plans_of);
   - a phase waiting on another root: `next` says `wait-for-root` and names that root (`run_in`);
@@ -69,7 +71,13 @@ class RootWalk(Walk):
         return f"in {self.rel}, at {self.moves[-1] if self.moves else 'its setup'}: {self.outer.where()}"
 
     def detours(self) -> list[tuple[str, float]]:
-        return []  # the one-root walker walks them; this walk is about the roots
+        """The one-root walker walks the detours; here only commit_docs turned off in a root, whose planning
+        files then stay uncommitted while the others' are committed (commit, wave merge, state sync per root)."""
+        return [("docs-off", 0.15)] if self.docs and not self.audited else []
+
+    def may_stay_uncommitted(self) -> tuple[str, ...]:
+        roots = self.outer.roots.values() if self.outer is not None else [self]
+        return tuple(".planning/" if r.rel == TOP else f"{r.rel}/.planning/" for r in roots if not r.docs)
 
     def blocked(self) -> tuple[RootWalk, str] | None:
         """(the root, its phase) the current phase waits on while it would execute or be verified; else None."""
@@ -231,7 +239,7 @@ class RootsWalk:
             if not open_:
                 break
             root = self.rng.choice(open_)
-            names, weights = zip(*root.choices(), strict=True)
+            names, weights = zip(*(root.choices() + (root.detours() if root.paused is None else [])), strict=True)
             move = self.rng.choices(names, weights=weights, k=1)[0]
             before = len(root.moves)
             getattr(root, "move_" + move.replace("-", "_"))()
