@@ -41,12 +41,12 @@ def _project(cwd: Path) -> Path:
     """The project undo acts on, in the main checkout: the `.planning/` root holding `cwd` (a root below
     the work tree's top has its own run records), else the main checkout's top."""
     from msd_core.errors import MsdError
+    from msd_core.git.repo_files import main_project
     from msd_core.planning.project import project_root
-    from msd_core.progress.evidence import main_root
 
     top = main_checkout(cwd)
     try:
-        found = main_root(project_root(str(cwd)))
+        found = main_project(project_root(str(cwd)))
     except MsdError:
         return top
     inside = found.resolve() == top.resolve() or top.resolve() in found.resolve().parents

@@ -52,43 +52,10 @@ _HASH = re.compile(r"[0-9a-f]{7,64}")
 
 
 def main_root(root: Path) -> Path:
-    """The project at `root` as the main checkout holds it: in a linked worktree (its top's `.git` file
-    names the worktree's git dir, whose `commondir` leads to the main `.git`) the same folder below the
-    main checkout's top (`services/api/` for a project below the work tree's top); `root` itself otherwise,
-    or when the main checkout has no such project."""
-    from msd_core.lean.project_rule import work_tree_top
+    """The project at `root` as the main checkout holds it (msd_core.git.repo_files.main_project)."""
+    from msd_core.git.repo_files import main_project
 
-    top = work_tree_top(str(root))
-    if top is None:
-        return Path(root)
-    rel = os.path.relpath(os.path.abspath(root), top)
-    if rel.startswith(".."):
-        return Path(root)
-    main = _main_checkout(Path(top))
-    if main is None:
-        return Path(root)
-    project = main if rel == "." else main / rel
-    return project if (project / ".planning").is_dir() else Path(root)
-
-
-def _main_checkout(top: Path) -> Path | None:
-    """The main checkout of the linked worktree whose top is `top`; None when `top` is not one."""
-    from msd_core.files.safe_read import read_head
-
-    dot = top / ".git"
-    try:
-        if dot.is_symlink() or not dot.is_file():
-            return None
-        line = read_head(dot, 4096, follow_symlinks=False).decode("utf-8", "replace").strip()
-        if not line.startswith("gitdir:"):
-            return None
-        gitdir = Path(line[len("gitdir:"):].strip())
-        gitdir = gitdir if gitdir.is_absolute() else (top / gitdir)
-        common = read_head(gitdir / "commondir", 4096).decode("utf-8", "replace").strip()
-        common_dir = Path(common) if Path(common).is_absolute() else gitdir / common
-        return common_dir.resolve().parent
-    except OSError:
-        return None
+    return main_project(root)
 
 
 def marker(main: Path) -> dict | None:

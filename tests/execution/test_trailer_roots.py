@@ -120,3 +120,18 @@ def test_wave_merge_refuses_a_branch_commit_made_for_another_roots_plan(tmp_path
     assert "not made by `msd_run commit` for 01-01" in proc.stderr and "made for 01-part/01-01 of the repository's top" \
         in proc.stdout, proc.stdout
     assert not (api / "src/api.py").exists()
+
+
+def test_recorded_commits_and_code_review_scope_are_the_subfolder_roots_own(tmp_path):
+    top, api = two_roots_same_plan(tmp_path)
+    core = commit_plan(top, "core")
+    mine = commit_plan(api, "api")
+    out = json.loads(run_msd(["recorded", "--plan", "01-01"], api).stdout)
+    assert [c["hash"] for c in out["commits"]] == [mine], out
+    out = json.loads(run_msd(["recorded", "--plan", "01-01"], top).stdout)
+    assert [c["hash"] for c in out["commits"]] == [core], out
+    # from an executor's worktree too: the run records are the main checkout's services/api's
+    tree = top / ".claude/worktrees/agent-x"
+    git(top, "worktree", "add", "-q", "-b", "agent-x", str(tree), "HEAD")
+    out = json.loads(run_msd(["recorded", "--plan", "01-01"], tree / "services/api").stdout)
+    assert [c["hash"] for c in out["commits"]] == [mine], out

@@ -11,9 +11,9 @@ on a phase of the top's project (never a circle).
 At every point the walk draws a root, then one of that root's moves (`Walk.choices`: follow what
 `next` proposes, plan ahead, UAT pass or issue, insert, pause and resume) as the one-root walker
 does; of the detours only docs-off (`/msd-settings commit_docs false` in that root: from then on its
-planning files, and only its, may stay uncommitted), the others stay the one-root walker's. A root whose current phase waits on another root's
-phase cannot execute or verify it: following it there is /msd-progress, whose table names the
-root and phase waited on (`wait`).
+planning files, and only its, may stay uncommitted), the others stay the one-root walker's. A root
+whose current phase waits on another root's phase cannot execute or verify it: following it there
+is /msd-progress, whose table names the root and phase waited on (`wait`).
 
 Each root keeps its own model (`RootWalk`, a Walk whose cycle is that root's agent). After every
 move, in the root moved (Walk.check, plus what it cannot see from one root):
