@@ -17,7 +17,8 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
   `--deviation "<the user's approval>"` is given: adding or upgrading a package is the user's
   decision. The approval is recorded (`dependency_change` in the run record) and carried by the
   commit itself (trailer `Msd-Deviation:`).
-- `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`);
+- `commit_docs` false: paths under `.planning/` are left out (reported in `skipped_docs`); each
+  `.planning/` root decides for its own files (`services/api/.planning/...` by services/api's config);
   when nothing else is left the call commits nothing and says so (exit 0), in a project
   outside git too (the commit step of a flow runs whatever the setting). The config is
   read only when a path is under `.planning/` (it decides nothing else).
@@ -47,8 +48,9 @@ Rules (each refusal is one line, nothing is staged or committed by a refused cal
 - The files a commit holds: when no hook can run (msd_core.git.hooks), that list, and the
   hash from HEAD's files; with a hook anywhere, what `git diff-tree` reports for the new
   HEAD (a pre-commit hook may stage more, a post-commit hook may amend).
-- A plan's commit carries the trailer `Msd-Plan: <phase-dir>/<plan-id>` (msd_core.execution.provenance):
-  git, not the run record, says which commits msd made for which plan.
+- A plan's commit carries the trailer `Msd-Plan: <phase-dir>/<plan-id>` (msd_core.execution.provenance),
+  and `Msd-Root: <folder>` for a plan of a root below the work tree's top: git, not the run record,
+  says which commits msd made for which plan of which root.
 - The commit (hash, the files git reports for it, message, task, branch, worktree) is
   appended to the plan's run record (msd_core.execution.run_record) in the main checkout.
 
@@ -62,7 +64,7 @@ from pathlib import Path
 
 from msd_core.errors import OperationFailed, UsageError
 from msd_core.execution import run_record
-from msd_core.execution.provenance import trailer
+from msd_core.execution.provenance import trailer_args
 from msd_core.git.runner import (
     INDEX_LOCK_WAIT,
     commit_and_files,
@@ -101,7 +103,7 @@ def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:
     parts = rel_s.split("/")
     if ".git" in parts:
         raise UsageError(f"{raw} is inside .git/")
-    if rel_s.startswith(".planning/.msd/") or rel_s == ".planning/.msd":
+    if f"/{rel_s}/".find("/.planning/.msd/") >= 0:  # any root's, the top's or one below it
         raise UsageError(f"{raw} is msd's private folder (.planning/.msd/), never committed")
     if rel_s.endswith(".compiled.md"):
         raise UsageError(f"{raw} is a compiled plan (build output), never committed")
@@ -154,6 +156,30 @@ class PlanScope:
 def covered(rel: str, declared: list[str], summary_rel: str) -> bool:
     """Whether a plan declaring `declared` (a folder `src/auth/` covers what is under it) may commit `rel`."""
     return rel == summary_rel or any(rel == d or (d.endswith("/") and rel.startswith(d)) for d in declared)
+
+
+def planning_project(rel: str) -> str | None:
+    """The project whose planning file `rel` (from the work tree's top) is: its folder ("" for the top's,
+    "services/api" for `services/api/.planning/ROADMAP.md`); None when `rel` is not under a `.planning/`."""
+    parts = rel.split("/")
+    if ".planning" not in parts[:-1]:
+        return None
+    return "/".join(parts[: parts.index(".planning")])
+
+
+def _uncommitted_docs(main: Path, rels: list[str]) -> list[str]:
+    """The planning files among `rels` whose own project says commit_docs false (each root decides for its own)."""
+    verdict: dict[str, bool] = {}
+    out = []
+    for rel in rels:
+        project = planning_project(rel)
+        if project is None:
+            continue
+        if project not in verdict:
+            verdict[project] = _commit_docs(main / project if project else main)
+        if not verdict[project]:
+            out.append(rel)
+    return out
 
 
 def _commit_docs(main: Path) -> bool:
@@ -321,10 +347,9 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             )
 
     synced = _sync_planning(top, rels)  # whether or not the planning files are committed
-    skipped_docs: list[str] = []
-    if any(r.startswith(".planning/") for r in rels) and not _commit_docs(scope.project(main) if scope else main):
-        skipped_docs = [r for r in rels if r.startswith(".planning/")]
-        rels = [r for r in rels if not r.startswith(".planning/")]
+    skipped_docs = _uncommitted_docs(main, rels)
+    if skipped_docs:
+        rels = [r for r in rels if r not in skipped_docs]
     base = {"plan": scope.plan_id if scope else None, "skipped_docs": skipped_docs}
     if synced is not None:
         base["state_sync"] = synced
@@ -371,7 +396,7 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             staged = None  # a hook may stage more or amend: ask git what was committed
         branch = prior = None
         # a plan's commit says so itself (provenance: undo and wave merge check it against git, not the record)
-        mark = ["--trailer", trailer(scope.phase_dir, scope.plan_id)] if scope is not None else []
+        mark = trailer_args(scope.phase_dir, scope.plan_id, scope.project_rel) if scope is not None else []
         if deviation is not None and (dependencies or scope is not None):
             # the approval travels with the commit, so a teammate's clone sees it (progress.evidence)
             mark += ["--trailer", f"{DEVIATION_KEY}: " + " ".join(deviation.split())[:300]]

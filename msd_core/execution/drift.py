@@ -44,7 +44,6 @@ from msd_core.errors import OperationFailed, UsageError
 
 ACCEPTED_FILE = "drift-accepted.md"
 MAX_ACCEPTED = 4 * 1024 * 1024
-_PLAN_LINE = re.compile(r"^\s*Msd-Plan:\s*(\S+)", re.M)
 _UNDO_SUBJECT = re.compile(r"^revert\([^)]*\): undo (?:plan|phase) ")
 _REVERTS = re.compile(r"^This reverts commit ([0-9a-f]{7,64})", re.M)
 _ACCEPTED_LINE = re.compile(r"^- ([0-9a-f]{40,64})\b[ \t]*(.*)$", re.M)
@@ -82,7 +81,10 @@ def _git(args: list[str], root: Path):
 
 
 def parse_log(text: str) -> list[Commit]:
-    """Commits from `git log -z -M --name-status --format=%x02%H%x1f%P%x1f%B%x03`."""
+    """Commits from `git log -z -M --name-status --format=%x02%H%x1f%P%x1f%B%x03`. A commit's plans: its
+    `Msd-Plan:` lines, any root's (made through the workflow), read by msd_core.git.trailers' one parser."""
+    from msd_core.git.trailers import PLAN_KEY, in_message
+
     out: list[Commit] = []
     for chunk in text.split("\x02")[1:]:
         head, _sep, rest = chunk.partition("\x03")
@@ -102,7 +104,7 @@ def parse_log(text: str) -> list[Commit]:
                 i += 2
             else:
                 break
-        out.append(Commit(full, parents, subject, _PLAN_LINE.findall(body), changes, _REVERTS.findall(body)))
+        out.append(Commit(full, parents, subject, in_message(body)[PLAN_KEY], changes, _REVERTS.findall(body)))
     return out
 
 

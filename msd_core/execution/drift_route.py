@@ -39,7 +39,8 @@ SHOWN = 5
 
 def _read(root: Path) -> dict | None:
     """The drift figure for HEAD: the kept one, else computed now (and kept). None without a commit."""
-    from msd_core.git.runner import head, main_checkout
+    from msd_core.git.repo_files import main_project
+    from msd_core.git.runner import head
     from msd_core.planning import drift_count
 
     tip = head(root)
@@ -50,7 +51,7 @@ def _read(root: Path) -> dict | None:
         return doc
     from msd_core.execution.drift import drift
 
-    return drift_count.summary(root, drift(root, main_checkout(root)))  # drift() kept it for the next call
+    return drift_count.summary(root, drift(root, main_project(root)))  # drift() kept it for the next call
 
 
 def wrong_by(doc: dict, answer: dict) -> list[dict]:

@@ -37,6 +37,22 @@ from msd_core.execution import recorded, run_record
 from msd_core.git.runner import all_ancestors_of_head, git, head, main_checkout, operation_in_progress, tracked
 
 
+def _project(cwd: Path) -> Path:
+    """The project undo acts on, in the main checkout: the `.planning/` root holding `cwd` (a root below
+    the work tree's top has its own run records), else the main checkout's top."""
+    from msd_core.errors import MsdError
+    from msd_core.git.repo_files import main_project
+    from msd_core.planning.project import project_root
+
+    top = main_checkout(cwd)
+    try:
+        found = main_project(project_root(str(cwd)))
+    except MsdError:
+        return top
+    inside = found.resolve() == top.resolve() or top.resolve() in found.resolve().parents
+    return found if inside else top
+
+
 def _refusal(out: dict, reason: str) -> dict:
     out.update({"ok": False, "refused": reason})
     return out
@@ -68,8 +84,12 @@ def _check(root: Path, commits: list[dict]) -> str | None:
     if reason:
         return reason
     from msd_core.execution.provenance import facts, mismatch
+    from msd_core.lean.project_rule import work_tree_top
+    from msd_core.progress.root_walk import only_root
 
-    found = facts(root, [c["hash"] for c in commits])
+    top = work_tree_top(str(root))
+    rel = os.path.relpath(root, top).replace(os.sep, "/") if top else "."
+    found = facts(root, [c["hash"] for c in commits], "" if rel == "." else rel, lambda: only_root(root))
     for c in commits:
         wrong = mismatch(c, found.get(c["hash"]))
         if wrong:
@@ -98,7 +118,7 @@ def _check_git(root: Path, commits: list[dict]) -> str | None:
 def undo(cwd: Path, *, phase: str | None = None, plan: str | None = None, dry_run: bool = False) -> dict:
     from msd_core.files.atomic import lock_timeout_from_env, locked
 
-    root = main_checkout(cwd)
+    root = _project(Path(cwd))
     with locked(run_record.lock_path(root), lock_timeout_from_env(), what="run records"):
         records = recorded.select(root, phase=phase, plan=plan)
         commits = recorded.commits(records)

@@ -33,6 +33,11 @@ the orchestrator's base commit before any work. Claude Code starts such worktree
 earlier waves' merged work. Fast-forwards when possible; otherwise resets only a clean
 worktree whose branch holds no commit of its own.
 
+A project below the work tree's top (`services/api/.planning/`) is merged the same way: git runs at the
+top, the run records are read from the project's own `.planning/.msd/` in the main checkout, its plans'
+files are named from its folder, and its uncommitted planning files are looked for under its own
+`.planning/` in each worktree.
+
 Standard library only.
 """
 
@@ -76,14 +81,15 @@ def _abort(cwd: Path) -> None:
             git(["reset", "--merge"], cwd, check=False)
 
 
-def _copy_planning_leftovers(main: Path, worktree: str | None) -> list[str]:
-    """Untracked planning files of a worktree (its uncommitted SUMMARY) copied into main when absent."""
+def _copy_planning_leftovers(main: Path, worktree: str | None, planning: str = ".planning/") -> list[str]:
+    """Untracked planning files of a worktree (its uncommitted SUMMARY) copied into main when absent.
+    `planning`: the project's planning folder from the work tree's top (`services/api/.planning/`)."""
     if not worktree or not os.path.isdir(worktree):
         return []
-    proc = git(["ls-files", "--others", "--exclude-standard", "-z", "--", ".planning"], worktree, check=False)
+    proc = git(["ls-files", "--others", "--exclude-standard", "-z", "--", planning.rstrip("/")], worktree, check=False)
     copied = []
     for rel in [p for p in proc.stdout.split("\0") if p]:
-        if rel.startswith(".planning/.msd/") or rel.endswith(".compiled.md"):
+        if rel.startswith(planning + ".msd/") or rel.endswith(".compiled.md"):
             continue
         src, dst = Path(worktree) / rel, main / rel
         if dst.exists() or src.is_symlink() or not src.is_file():
@@ -98,7 +104,7 @@ def _copy_planning_leftovers(main: Path, worktree: str | None) -> list[str]:
     return copied
 
 
-def _only_copied_planning(main: Path, worktree: str) -> bool:
+def _only_copied_planning(main: Path, worktree: str, planning: str = ".planning/") -> bool:
     """Whether all that keeps `git worktree remove` from removing an executor's worktree is planning
     files the main checkout holds byte for byte (with commit_docs off the SUMMARY is never
     committed: _copy_planning_leftovers brought it over) or plans' compiled copies, which are
@@ -111,7 +117,7 @@ def _only_copied_planning(main: Path, worktree: str) -> bool:
 
     for item in [p for p in proc.stdout.split("\0") if p]:
         code, rel = item[:2], item[3:]
-        if code != "??" or not rel.startswith(".planning/") or rel.startswith(".planning/.msd/"):
+        if code != "??" or not rel.startswith(planning) or rel.startswith(planning + ".msd/"):
             return False
         if rel.endswith(".compiled.md"):
             continue
@@ -129,35 +135,40 @@ def _brought(main: Path, branch: str, phase_dir: Path, plan: dict, record: dict 
     deviation}] of its msd commits touching files outside the plan)."""
     from msd_core.execution.commit import covered
     from msd_core.execution.provenance import facts
+    from msd_core.progress.root_walk import only_root
 
     hashes = git(["rev-list", "--reverse", f"HEAD..{branch}", "--"], main).stdout.split()
-    found = facts(main, hashes)
     want = f"{phase_dir.name}/{plan['id']}"
     summary_rel = f"{Path(plan['path']).parent.resolve().relative_to(main.resolve()).as_posix()}/{plan['id']}-SUMMARY.md"
+    prefix = summary_rel.split(".planning/", 1)[0]  # a project below the top: its plans name files from its folder
+    found = facts(main, hashes, prefix, lambda: only_root(phase_dir.parent.parent.parent))
+    declared = [prefix + f for f in plan["files"]]
     deviations = {c.get("hash"): c.get("deviation") for c in (record or {}).get("commits", []) if isinstance(c, dict)}
     foreign, outside = [], []
     for h in hashes:
         fact = found.get(h)
         if fact is None or len(fact.parents) > 1 or want not in fact.plans:
             why = ("a merge" if fact is not None and len(fact.parents) > 1 else
-                   f"Msd-Plan: {', '.join(fact.plans)}" if fact is not None and fact.plans else "no Msd-Plan trailer")
+                   f"Msd-Plan: {', '.join(fact.plans)}" if fact is not None and fact.plans else
+                   f"made for {fact.elsewhere}" if fact is not None and fact.elsewhere else "no Msd-Plan trailer")
             foreign.append({"hash": h, "subject": fact.subject if fact else "", "why": why})
             continue
-        off = [f for f in fact.files if not covered(f, plan["files"], summary_rel)]  # the plan as read once
+        off = [f for f in fact.files if not covered(f, declared, summary_rel)]  # the plan as read once
         if off:
             outside.append({"commit": h, "files": off, "deviation": deviations.get(h)})
     return foreign, outside
 
 
-def _unmerged_elsewhere(main: Path, phase_dir: Path, plans: list[dict], wave: int, checked_out: str | None) -> list[dict]:
+def _unmerged_elsewhere(main: Path, project: Path, phase_dir: Path, plans: list[dict], wave: int,
+                        checked_out: str | None) -> list[dict]:
     """[{plan, wave, branch}] of the phase's plans in other waves whose recorded executor branch exists
-    and is not merged into HEAD."""
+    and is not merged into HEAD (`project`: where the run records are)."""
     out: list[dict] = []
     for p in plans:
         if p["wave"] == wave:
             continue
         try:
-            record = run_record.load(run_record.record_path(main, phase_dir.name, p["id"]))
+            record = run_record.load(run_record.record_path(project, phase_dir.name, p["id"]))
         except OperationFailed:
             continue
         for br in run_record.branches(record):
@@ -170,6 +181,10 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
     from msd_core.execution.waves import read_plans
 
     main = toplevel(main_cwd)
+    # the project (run records, planning files) may lie below the work tree's top: <project>/.planning/phases/<phase>
+    project = Path(phase_dir).absolute().parent.parent.parent
+    rel = os.path.relpath(project.resolve(), main.resolve()).replace(os.sep, "/")
+    planning = ".planning/" if rel == "." else f"{rel}/.planning/"
     if is_linked_worktree(main):
         raise UsageError("wave merge runs in the main checkout, not inside an executor's worktree")
     if _merge_in_progress(main):
@@ -191,7 +206,7 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
     wt_by_branch = _worktrees(main)
     record_wt: dict[str, str] = {}
     for p in wave_plans:
-        record = run_record.load(run_record.record_path(main, phase_dir.name, p["id"]))
+        record = run_record.load(run_record.record_path(project, phase_dir.name, p["id"]))
         for c in (record or {}).get("commits", []):
             if isinstance(c, dict) and c.get("branch") and c.get("worktree"):
                 record_wt[c["branch"]] = c["worktree"]
@@ -257,11 +272,11 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
             entry["branches"].append({"branch": br, "status": "merged", "commit": head(main)})
         entry["status"] = "merged"
         for br in branches:
-            entry["copied"] += _copy_planning_leftovers(main, wt_by_branch.get(br) or record_wt.get(br))
+            entry["copied"] += _copy_planning_leftovers(main, wt_by_branch.get(br) or record_wt.get(br), planning)
         merged.append(entry)
     if all(b["status"].startswith("already merged") for e in merged for b in e["branches"]):
         # nothing of this wave was left to merge: a stale --wave must not hide another wave's branches
-        waiting = _unmerged_elsewhere(main, phase_dir, plans, wave, checked_out)
+        waiting = _unmerged_elsewhere(main, project, phase_dir, plans, wave, checked_out)
         if waiting:
             other = waiting[0]["wave"]
             shown = ", ".join(f"{w['branch']} (plan {w['plan']})" for w in waiting[:3])
@@ -279,7 +294,7 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
             wt = wt_by_branch.get(br)
             if wt and os.path.normpath(wt) != os.path.normpath(str(main)):
                 rm = git(["worktree", "remove", wt], main, check=False)
-                if rm.returncode != 0 and _only_copied_planning(main, wt):
+                if rm.returncode != 0 and _only_copied_planning(main, wt, planning):
                     rm = git(["worktree", "remove", "--force", wt], main, check=False)
                 if rm.returncode != 0:
                     result["kept"].append({"plan": entry["plan"], "worktree": wt, "why": first_line(rm.stderr)})

@@ -16,6 +16,11 @@ a HEAD or ref that is not a plain file in the expected form (corrupt, symlinked)
 name git would shorten differently (a tag or top-level ref of the same name), `cwd`
 inside a git directory. None is returned only where git would also find nothing.
 
+`main_project(root)`: the project (a `.planning/` root, at the top or below it) at `root` as the
+main checkout holds it: from a linked worktree (an executor's `.claude/worktrees/...`) the same
+folder of the main checkout, where its run records and evidence marker are; `root` itself otherwise.
+Every command that reads run records from a worktree or a root below the top asks it.
+
 Standard library only.
 """
 
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 # environment that changes where git looks or how it names refs
 GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES", "GIT_NAMESPACE",
@@ -284,3 +290,43 @@ def head(lay: Layout) -> Head:
     if _valid_hash(value):
         return Head(None, value)
     raise Unsure("HEAD holds neither a ref nor a commit hash")
+
+
+def main_project(root) -> Path:
+    """The project at `root` as the main checkout holds it: in a linked worktree (its top's `.git` file
+    names the worktree's git dir, whose `commondir` leads to the main `.git`) the same folder below the
+    main checkout's top (`services/api/` for a project below the work tree's top); `root` itself otherwise,
+    or when the main checkout has no such project."""
+    from msd_core.lean.project_rule import work_tree_top
+
+    top = work_tree_top(str(root))
+    if top is None:
+        return Path(root)
+    rel = os.path.relpath(os.path.abspath(root), top)
+    if rel.startswith(".."):
+        return Path(root)
+    main = _main_checkout(Path(top))
+    if main is None:
+        return Path(root)
+    project = main if rel == "." else main / rel
+    return project if (project / ".planning").is_dir() else Path(root)
+
+
+def _main_checkout(top: Path) -> Path | None:
+    """The main checkout of the linked worktree whose top is `top`; None when `top` is not one."""
+    from msd_core.files.safe_read import read_head
+
+    dot = top / ".git"
+    try:
+        if dot.is_symlink() or not dot.is_file():
+            return None
+        line = read_head(dot, 4096, follow_symlinks=False).decode("utf-8", "replace").strip()
+        if not line.startswith("gitdir:"):
+            return None
+        gitdir = Path(line[len("gitdir:"):].strip())
+        gitdir = gitdir if gitdir.is_absolute() else (top / gitdir)
+        common = read_head(gitdir / "commondir", 4096).decode("utf-8", "replace").strip()
+        common_dir = Path(common) if Path(common).is_absolute() else gitdir / common
+        return common_dir.resolve().parent
+    except OSError:
+        return None

@@ -4,20 +4,29 @@
 `--no-walk=unsorted`, or a range with a `--grep` filter) and returns, per commit, its hash,
 parents, subject, {trailer key: [values]} and the files it changed against its first parent
 (renames off: a move is a deletion and an addition). msd's own trailers (`Msd-Plan`,
-`Msd-Deviation`) are written by `msd_run commit` (msd_core.execution.commit); undo, wave merge
-(msd_core.execution.provenance) and the evidence of a plan done (msd_core.progress.evidence)
-read them here. Standard library only.
+`Msd-Root`, `Msd-Deviation`) are written by `msd_run commit` (msd_core.execution.commit); undo,
+wave merge (msd_core.execution.provenance), the evidence of a plan done (msd_core.progress.evidence)
+and drift (`in_message`, from a commit's whole message) read them here.
+
+Whose plan a trailer names (`plans_of`, the one rule): several `.planning/` roots in one repository
+can each hold `01-setup/01-01`, so a plan's commit in a root below the work tree's top also carries
+`Msd-Root: <its folder from the top>` (`services/api`). A commit with `Msd-Root` names plans of that
+root only; one without names plans of the top's project, and of a root below it only when that root
+is the repository's only one (commits made before roots were named). Standard library only.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from msd_core.git.runner import git
 
 PLAN_KEY = "Msd-Plan"  # `Msd-Plan: <phase-dir>/<plan-id>`: made by `msd_run commit --plan` for that plan
+ROOT_KEY = "Msd-Root"  # `Msd-Root: <folder>`: the plan's `.planning/` root, from the work tree's top (absent: the top)
 DEVIATION_KEY = "Msd-Deviation"  # `Msd-Deviation: <why>`: the commit was made with --deviation
+_MESSAGE_LINE = re.compile(rf"^[ \t]*({PLAN_KEY}|{ROOT_KEY}):[ \t]*(\S[^\n]*?)[ \t]*$", re.M)
 _HEAD = re.compile(r"^[0-9a-f]{40,64}\x1f")
 
 
@@ -52,3 +61,34 @@ def log(root: Path, args: list[str], keys: tuple[str, ...]) -> list[LoggedCommit
                 i += 1
         i += 1
     return found
+
+
+def root_value(project_rel: str) -> str:
+    """A root's folder as `Msd-Root` names it: "/"-separated, no "./" or trailing "/" ("" for the top)."""
+    parts = [p for p in project_rel.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def in_message(message: str) -> dict[str, list[str]]:
+    """{PLAN_KEY: [...], ROOT_KEY: [...]}: the msd trailer lines anywhere in a commit's message (a squash keeps
+    each squashed commit's lines)."""
+    out: dict[str, list[str]] = {PLAN_KEY: [], ROOT_KEY: []}
+    for key, value in _MESSAGE_LINE.findall(message):
+        out[key].append(value)
+    return out
+
+
+def plans_of(trailers: dict[str, list[str]], project_rel: str, only_root: bool | Callable[[], bool] = False) -> list[str]:
+    """The `Msd-Plan` values of a commit (`trailers`: {key: values}) that name plans of the root at `project_rel`
+    (its folder from the work tree's top, "" for the top). `only_root`: whether that root is the repository's
+    only one (a callable is asked only when a commit without `Msd-Root` would need it)."""
+    plans = trailers.get(PLAN_KEY) or []
+    if not plans:
+        return []
+    want = root_value(project_rel)
+    named = {root_value(v) for v in trailers.get(ROOT_KEY) or []}
+    if named:
+        return plans if want in named else []
+    if not want:
+        return plans
+    return plans if (only_root() if callable(only_root) else only_root) else []

@@ -51,14 +51,14 @@ def absolute_root(install_root: str | None, payload: dict) -> str | None:
     install at a repository's top serves a `.planning/` root in a subfolder (a session started there)."""
     if not install_root or os.path.isabs(install_root):
         return install_root
-    from msd_core.lean.project_rule import walk_up
+    from msd_core.lean.project_rule import nearest
 
     for base in (os.environ.get("CLAUDE_PROJECT_DIR"), payload.get("cwd"), os.getcwd()):
         if not (isinstance(base, str) and base and os.path.isdir(base)):
             continue
-        for folder in walk_up(base):
-            if os.path.isdir(os.path.join(folder, install_root)):
-                return os.path.join(folder, install_root)
+        found = nearest(install_root, base)
+        if found is not None:
+            return found
     return install_root
 
 

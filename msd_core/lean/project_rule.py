@@ -64,6 +64,16 @@ def walk_up(start=None):
         here = parent
 
 
+def nearest(relative: str, start=None) -> str | None:
+    """`relative` (a folder named from a project, `.claude/msd-core`) joined to the nearest folder the rule
+    may take that holds it, from `start` (default: cwd) up to the work tree's top; None when none does.
+    One install at a repository's top serves a `.planning/` root in a subfolder."""
+    for folder in walk_up(start):
+        if os.path.isdir(os.path.join(folder, relative)):
+            return os.path.join(folder, relative)
+    return None
+
+
 def project_root(start=None) -> str | None:
     """The project's folder (a string), or None when the rule finds no `.planning/` folder."""
     for folder in walk_up(start):

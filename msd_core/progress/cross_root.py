@@ -3,7 +3,9 @@
 A dependency `Phase N of <folder>` is met when the root at `<folder>` (under the top of the git
 work tree; outside a work tree, under the project's own folder) is a project and its position
 model (msd_core.progress.lifecycle.where, the one model `next` uses there) says phase N is done:
-verified without gaps, or ticked in its ROADMAP.md. Anything else is not met, with why:
+verified without gaps, or ticked in its ROADMAP.md; or, when its current milestone has no phase N,
+an archived milestone holds it (a completed milestone's phases are shipped: `milestone` names it).
+Anything else is not met, with why:
 
     {"root": "services/api", "phase": "2", "state": "execute" | ... | "missing-root" | "missing-phase"
      | "invalid-folder", "done": false, "line": 12}
@@ -51,8 +53,21 @@ def resolve(top: Path, ref, cache: dict | None = None) -> dict:
             if info.name:
                 out["name"] = info.name
             return out
+    shipped = _archived(folder, ref.other_phase)
+    if shipped is not None:  # a completed milestone's phase: shipped, so done
+        out["state"], out["done"], out["milestone"] = "done", True, shipped
+        return out
     out["state"] = MISSING_PHASE
     return out
+
+
+def _archived(folder: Path, number: str) -> str | None:
+    """The milestone whose archive holds phase `number` of the project at `folder` (the newest such), else None."""
+    from msd_core.planning.discovery import normalize_phase, phase_dirs
+
+    want = normalize_phase(number)
+    found = [d.milestone for d in phase_dirs(paths.planning_dir(folder)) if d.milestone and normalize_phase(d.number) == want]
+    return found[-1] if found else None
 
 
 def dependencies(root: Path, number: str, roadmap_text: str | None = None, cache: dict | None = None) -> list[dict]:

@@ -52,25 +52,10 @@ _HASH = re.compile(r"[0-9a-f]{7,64}")
 
 
 def main_root(root: Path) -> Path:
-    """The main checkout of the working tree at `root` (its `.git` file names a linked worktree's
-    git dir, whose `commondir` leads to the main `.git`); `root` itself otherwise."""
-    from msd_core.files.safe_read import read_head
+    """The project at `root` as the main checkout holds it (msd_core.git.repo_files.main_project)."""
+    from msd_core.git.repo_files import main_project
 
-    dot = Path(root) / ".git"
-    try:
-        if dot.is_symlink() or not dot.is_file():
-            return Path(root)
-        line = read_head(dot, 4096, follow_symlinks=False).decode("utf-8", "replace").strip()
-        if not line.startswith("gitdir:"):
-            return Path(root)
-        gitdir = Path(line[len("gitdir:"):].strip())
-        gitdir = gitdir if gitdir.is_absolute() else (Path(root) / gitdir)
-        common = read_head(gitdir / "commondir", 4096).decode("utf-8", "replace").strip()
-        common_dir = Path(common) if Path(common).is_absolute() else gitdir / common
-        main = common_dir.resolve().parent
-        return main if (main / ".planning").is_dir() else Path(root)
-    except OSError:
-        return Path(root)
+    return main_project(root)
 
 
 def marker(main: Path) -> dict | None:
@@ -217,15 +202,26 @@ def _verdict(plan_id: str, commits: list[dict], plan_text: str | None, prefix: s
 
 
 
-def _git_commits(main: Path) -> dict[str, list[dict]]:
+def _git_commits(main: Path, project_rel: str = "") -> dict[str, list[dict]]:
     """{"<phase-dir>/<plan-id>": the commits reachable from HEAD that `msd_run commit --plan` made for
-    it, as run-record entries}: one `git log` for every plan ({} outside git)."""
-    from msd_core.git.trailers import DEVIATION_KEY, PLAN_KEY, log
+    it, as run-record entries}: one `git log` for every plan ({} outside git). Only the plans of the root
+    at `project_rel` (its folder from the work tree's top): another root's `01-setup/01-01` is not this
+    one's (msd_core.git.trailers.plans_of)."""
+    from msd_core.git.trailers import DEVIATION_KEY, PLAN_KEY, ROOT_KEY, log, plans_of
+
+    alone: list[bool] = []
+
+    def only_root() -> bool:  # asked at most once, and only for a commit made before roots were named
+        if not alone:
+            from msd_core.progress.root_walk import only_root as walk
+
+            alone.append(walk(main))
+        return alone[0]
 
     by_plan: dict[str, list[dict]] = {}
-    for c in log(main, ["HEAD", "--no-merges", f"--grep=^{PLAN_KEY}: "], (PLAN_KEY, DEVIATION_KEY)) or []:
+    for c in log(main, ["HEAD", "--no-merges", f"--grep=^{PLAN_KEY}: "], (PLAN_KEY, ROOT_KEY, DEVIATION_KEY)) or []:
         entry = {"hash": c.hash, "files": c.files, "deviation": "; ".join(c.trailers[DEVIATION_KEY]) or None}
-        for named in c.trailers[PLAN_KEY]:
+        for named in plans_of(c.trailers, project_rel, only_root):
             by_plan.setdefault(named, []).append(entry)
     return by_plan
 
@@ -251,7 +247,7 @@ class Reading:
 
     def git_commits(self, phase_dir: str, plan_id: str) -> list[dict]:
         if self._commits is None:
-            self._commits = _git_commits(self.main)
+            self._commits = _git_commits(self.main, self.prefix.rstrip("/"))
         return self._commits.get(f"{phase_dir}/{plan_id}", [])
 
     def missing(self, phase_dir: str, plan_id: str, plan_text: str | None) -> dict | None:

@@ -1,11 +1,7 @@
 """Every project in one repository: the `.planning/` roots under the git work tree, with where each stands.
 
-`roots(top)` walks the work tree's top (msd_core.files.walk: no recursion, at most MAX_DEPTH levels,
-at most MAX_FOLDERS folders) and answers the folders holding a `.planning/` folder (not a symlink).
-It does not enter hidden folders (`.git`, `.claude`, `.planning` itself, ...), dependency and build
-folders (SKIP), a virtual environment (a folder holding `pyvenv.cfg`) or another work tree (a folder
-below the top holding `.git`: the project rule never reaches across it). A root found is entered
-too: a root may hold another.
+`roots(top)` (msd_core.progress.root_walk) lists the folders under the work tree's top holding a
+`.planning/` folder.
 
 `workspace(start)` lists them, each with the answer of `msd_run next` run in that root (route,
 command, phase, state, phases done and total: the one position model, msd_core.progress.route);
@@ -19,38 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-MAX_DEPTH = 6  # levels below the work tree's top
-MAX_FOLDERS = 20000  # folders listed before the walk stops (named in `truncated`)
-SKIP = frozenset({"node_modules", "__pycache__", "venv", "env", "site-packages", "bower_components", "vendor",
-                  "target", "dist", "build", "_build", "coverage", "htmlcov"})
-
-
-def _skipped(name: str) -> bool:
-    return name in SKIP or (name.startswith(".") and name not in (".git", ".planning"))
-
-
-def roots(top: Path) -> tuple[list[Path], dict]:
-    """The `.planning/` roots under `top` (sorted by their path relative to it) and what the walk left out."""
-    from msd_core.files.walk import walk
-
-    found: list[Path] = []
-    seen = 0
-    truncated = False
-    w = walk(top, max_depth=MAX_DEPTH, skip=_skipped)
-    for folder, dirs, files in w:
-        seen += 1
-        if seen > MAX_FOLDERS:
-            truncated = True
-            break
-        nested = folder != os.fspath(top) and (".git" in dirs or ".git" in files)
-        if ".planning" in dirs and not nested and not os.path.islink(os.path.join(folder, ".planning")):
-            found.append(Path(folder))
-        if nested or "pyvenv.cfg" in files:
-            dirs[:] = []
-            continue
-        dirs[:] = [d for d in dirs if d not in (".git", ".planning")]
-    found.sort(key=lambda p: p.relative_to(top).parts)
-    return found, {"folders_walked": min(seen, MAX_FOLDERS), "too_deep": len(w.deep), "truncated": truncated}
+from msd_core.progress.root_walk import MAX_DEPTH, roots
 
 
 def _entry(root: Path, top: Path, install_root: str | None) -> dict:

@@ -95,9 +95,9 @@ def phase_scope(root: Path, ref: str, *, must_exist: bool = True) -> Scope:
     else:
         try:
             from msd_core.execution import recorded
-            from msd_core.git.runner import main_checkout
+            from msd_core.git.repo_files import main_project
 
-            commits = recorded.commits(recorded.select(main_checkout(root), phase=ph.id))
+            commits = recorded.commits(recorded.select(main_project(root), phase=ph.id))
         except MsdError as exc:
             notes.append(f"recorded commits not read: {exc.message}")
     for c in commits:

@@ -29,7 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace):
     from msd_core.errors import UsageError
     from msd_core.execution import drift
-    from msd_core.git.runner import main_checkout
+    from msd_core.git.repo_files import main_project
     from msd_core.planning.project import project_root
 
     root = project_root(args.cwd)  # the working tree: its HEAD and its .planning/ (a linked worktree's own)
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace):
         return drift.accept(root, args.commit, args.reason or "")
     if args.commit or args.reason is not None:
         raise UsageError("a commit and --reason go with `msd_run drift accept`")
-    result = drift.drift(root, main_checkout(root))
+    result = drift.drift(root, main_project(root))
     code = 1 if args.check and not result["clean"] else 0
     if args.text:
         sys.stdout.write(drift.text_lines(result))

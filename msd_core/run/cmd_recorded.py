@@ -31,11 +31,16 @@ def cwd_of(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace):
-    from msd_core.errors import OperationFailed
+    from msd_core.errors import MsdError, OperationFailed
     from msd_core.execution import recorded
+    from msd_core.git.repo_files import main_project
     from msd_core.git.runner import main_checkout
+    from msd_core.planning.project import project_root
 
-    root = main_checkout(cwd_of(args))
+    try:  # a project below the repository's top keeps its own run records
+        root = main_project(project_root(str(cwd_of(args))))
+    except MsdError:
+        root = main_checkout(cwd_of(args))
     records = recorded.select(root, phase=args.phase, plan=args.plan)
     commits = recorded.commits(records)
     target = f"phase {args.phase}" if args.phase else f"plan {args.plan}"

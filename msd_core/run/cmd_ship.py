@@ -96,14 +96,15 @@ def run(args: argparse.Namespace):
     from msd_core.execution import recorded
     from msd_core.files.atomic import atomic_write_text
     from msd_core.files.private_dir import ensure_private_dir
-    from msd_core.git.runner import current_branch, git, main_checkout
+    from msd_core.git.repo_files import main_project
+    from msd_core.git.runner import current_branch, git
     from msd_core.planning import branching, pr_body
     from msd_core.planning.phase_ref import resolve
     from msd_core.planning.project import project_root
 
     if (args.phase is None) == (args.milestone is None):
         raise UsageError("give exactly one of --phase <n> or --milestone [<v>]")
-    root = main_checkout(project_root(args.cwd))
+    root = main_project(project_root(args.cwd))
     if args.phase is not None:
         ph = resolve(root / ".planning", args.phase, must_exist=True)
         folders = [pd for pd in pr_body.current_phases(root) if pd.name == ph.dirname]

@@ -6,7 +6,9 @@ hand in a command module fails tests/run/test_options.py.
   project"). It must exist: a missing folder, or a file, is refused by the parser (exit 2, one line:
   `argument --cwd: <dir> does not exist`, msd_core.paths.named_folder), so no command reads a typo
   as "no project here" nor makes folders for it.
-- `--root DIR`: the installed msd-core folder a command reads.
+- `--root DIR`: the installed msd-core folder a command reads; a relative one the current folder does not
+  hold is looked for in the folders above it, up to the work tree's top (one local install at a
+  repository's top serves a `.planning/` root in a subfolder).
 - `--raw`, `--json`: the bare text instead of JSON; JSON (the default, or instead of text).
 - `--dry-run`: report what would change, change nothing.
 - `--phase N`: a phase reference (msd_core.planning.phase_ref).
@@ -46,8 +48,22 @@ def cwd(parser, *, sub: bool = False) -> None:
     parser.add_argument("--cwd", metavar="DIR", type=_folder, default=_default(sub), help=CWD_HELP)
 
 
+def _install_folder(text: str) -> str:
+    """argparse's `type=` for `--root`: a relative folder the current one does not hold (a local install names
+    `.claude/msd-core` from the repository's top) is looked for up to the work tree's top, so the install at a
+    repository's top serves a `.planning/` root in a subfolder; otherwise the value as given."""
+    import os
+
+    if not text or os.path.isabs(text) or os.path.isdir(text):
+        return text
+    from msd_core.lean.project_rule import nearest
+
+    return nearest(text) or text
+
+
 def root(parser, *, default: str = "the global install") -> None:
-    parser.add_argument("--root", metavar="DIR", default=None, help=f"the installed msd-core folder (default: {default})")
+    parser.add_argument("--root", metavar="DIR", type=_install_folder, default=None,
+                        help=f"the installed msd-core folder (default: {default})")
 
 
 def raw(parser, *, what: str) -> None:

@@ -205,7 +205,8 @@ REQUIRED = {
     "add-phase": ["### Phase <n>: <Name>", "Done when:", ".planning/phases/<NN>-<slug>",
                   "msd_run state patch"],
     "complete-milestone": [".planning/milestones/<version>-ROADMAP.md", ".planning/milestones/<version>-REQUIREMENTS.md",
-                           ".planning/milestones/<version>-phases/", "PROJECT.md", "git tag -a <version>"],
+                           ".planning/milestones/<version>-phases/", "PROJECT.md", "git tag -a <tag>",
+                           "<root>/<version>"],
 }
 
 

@@ -426,10 +426,14 @@ def execute_phase(a: Agent, phase: Phase, plans: list[Plan], *, gate: Gate | Non
         branches = {}
         for batch in out["batches"]:
             if batch["isolation"] == "worktree":
-                for pid in batch["plans"]:  # Claude Code's Agent tool, isolation "worktree": a branch of its own
-                    wt = a.project / ".claude" / "worktrees" / f"agent-{pid}"
+                # Claude Code's Agent tool, isolation "worktree": a branch of its own, in the repository top's
+                # .claude/worktrees/; the executor works in the project's folder there (a root below the top)
+                top = Path(git(a.project, "rev-parse", "--show-toplevel").strip())
+                inside = a.project.resolve().relative_to(top.resolve())
+                for pid in batch["plans"]:
+                    wt = top / ".claude" / "worktrees" / f"agent-{pid}"
                     git(a.project, "worktree", "add", "-q", "-b", f"worktree-agent-{pid}", str(wt), "HEAD")
-                    result, _done = executor.run(by_id[pid], phase, templates[pid], cwd=wt, base=out["base"])
+                    result, _done = executor.run(by_id[pid], phase, templates[pid], cwd=wt / inside, base=out["base"])
                     assert result == "complete"
                     branches[pid] = f"worktree-agent-{pid}"
                 state["wave"] = out["next_wave"]
@@ -616,7 +620,10 @@ def complete_milestone(a: Agent, version: str, name: str, phases: list[Phase]) -
     a.run(stem, "Step 6", "msd_run config get git.branching_strategy")
     if docs:
         a.run(stem, "Step 6", "msd_run commit", **v)
-    a.run(stem, "Step 6", "git tag -a", **v, **{"one-line-summary": "habits you can keep"})
+    root = json.loads(a.run(stem, "Guardrails", "msd_run workspace --json").stdout)["current"]
+    tag = version if root == "." else f"{root}/{version}"  # each root of a repository tags its own milestones
+    assert a.sh(a.content.command(stem, "Guardrails", "git tag --list"), tag=tag).stdout.strip() == "", tag
+    a.run(stem, "Step 6", "git tag -a", **v, tag=tag, **{"one-line-summary": "habits you can keep"})
 
 
 def new_milestone(a: Agent, version: str, name: str, phases: list[Phase], last_phase: str) -> list[str]:

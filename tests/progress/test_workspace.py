@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from msd_core.progress import autonomous
-from msd_core.progress.workspace import MAX_DEPTH, roots
+from msd_core.progress.root_walk import MAX_DEPTH, roots
 from tests.kit.gitkit import git, new_repo
 from tests.kit.gitkit import run_msd as msd_run
 from tests.kit.rootskit import root, three_roots, write_phase
