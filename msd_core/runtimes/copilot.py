@@ -11,6 +11,14 @@ them under "User-provided custom agents" in its `task` tool, whose `agent_type` 
       spine that spawns agents says to use Copilot's `task` tool with `agent_type: msd-<name>`.
   agents/msd-<x>.md       ->  agents/msd-<x>.md          name, description, the body (subagent_file).
   permission              ->  none: Copilot asks before running `msd_run` (headless: its allow flags).
+  guard                   ->  hooks/msd-guard.json        msd's own file in Copilot's hooks folder (`.github/hooks/`,
+      `~/.copilot/hooks/`): a preToolUse hook running `msd_run hook copilot-pre-tool-use`, msd's
+      secret-read guard on Copilot's `bash` and `view` calls (msd_core/hooks/copilot.py). The user's
+      own hook files are other files there, never touched; the manifest owns this one, so uninstall
+      removes exactly it. A local install names `msd_run` by name (the committed `.github/` names no
+      folder of this machine; Copilot runs the hook through the shell, so it must be on PATH, as the
+      skills need): a hook that cannot start denies every tool call in Copilot (1.0.102), so the
+      cause is seen at once. Copilot runs a repository's hooks only in a folder it trusts.
 
 The local folder is the project's `.github/` (msd's tree in `.github/msd-core/`); use this or
 `--runtime agents`, not both, in one project: Copilot would list each skill twice.
@@ -18,7 +26,29 @@ The local folder is the project's `.github/` (msd's tree in `.github/msd-core/`)
 
 from __future__ import annotations
 
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from msd_core.paths import INSTALL_DIRNAME, RUNNER_EXE, Target
 from msd_core.runtimes.agents import ListedAgentSkills
+
+GUARD_REL = "hooks/msd-guard.json"
+GUARD_EVENT = "copilot-pre-tool-use"
+TIMEOUT = 30  # seconds; the guard answers in milliseconds
+
+
+def guard_hook(target: Target) -> bytes:
+    """Copilot's hook file running msd's guard before each tool call: the runner beside this msd by its
+    absolute path globally, `msd_run` by name locally (see the module docstring)."""
+    if target.scope == "local":
+        runner, root = "msd_run", f"{Path(target.config).name}/{INSTALL_DIRNAME}"
+    else:
+        runner, root = str(Path(sys.executable).parent / RUNNER_EXE), str(Path(target.config) / INSTALL_DIRNAME)
+    command = " ".join(shlex.quote(w) for w in (runner, "hook", GUARD_EVENT, "--root", root))
+    hooks = {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": command, "timeoutSec": TIMEOUT}]}}
+    return (json.dumps(hooks, indent=2) + "\n").encode("utf-8")
 
 
 class CopilotCLI(ListedAgentSkills):
@@ -26,6 +56,9 @@ class CopilotCLI(ListedAgentSkills):
     label = "GitHub Copilot CLI (.github / ~/.copilot: skills and custom agents)"
     client = "Copilot CLI"
     spawn_tool = ("task", "agent_type")
+
+    def own_files(self, target: Target) -> dict[str, bytes]:
+        return {GUARD_REL: guard_hook(target)}
 
 
 RUNTIME = CopilotCLI()
