@@ -22,25 +22,9 @@ TOOLS = {
 
 def as_claude(payload: dict) -> dict | None:
     """The payload as pre_tool_use.handle reads it, or None: a tool the guard does not judge."""
-    tool = TOOLS.get(payload.get("toolName")) if isinstance(payload.get("toolName"), str) else None
-    if tool is None:
-        return None
-    args = payload.get("toolArgs")
-    if isinstance(args, str):
-        from msd_core.files.bounded import loads_json
+    from msd_core.hooks.client_calls import as_claude as mapped
 
-        try:
-            args = loads_json(args, "the hook's toolArgs")
-        except ValueError:
-            return None
-    if not isinstance(args, dict):
-        return None
-    name, keys = tool
-    out = {"tool_name": name, "tool_input": {ours: args[theirs] for theirs, ours in keys.items() if theirs in args}}
-    for theirs, ours in (("cwd", "cwd"), ("sessionId", "session_id")):
-        if isinstance(payload.get(theirs), str):
-            out[ours] = payload[theirs]
-    return out
+    return mapped(payload.get("toolName"), payload.get("toolArgs"), TOOLS, payload.get("cwd"), payload.get("sessionId"))
 
 
 def answer(claude_answer: str | None) -> str | None:

@@ -27,12 +27,10 @@ The local folder is the project's `.github/` (msd's tree in `.github/msd-core/`)
 from __future__ import annotations
 
 import json
-import shlex
-import sys
-from pathlib import Path
 
-from msd_core.paths import INSTALL_DIRNAME, RUNNER_EXE, Target
+from msd_core.paths import Target
 from msd_core.runtimes.agents import ListedAgentSkills
+from msd_core.runtimes.base import guard_command
 
 GUARD_REL = "hooks/msd-guard.json"
 GUARD_EVENT = "copilot-pre-tool-use"
@@ -40,13 +38,8 @@ TIMEOUT = 30  # seconds; the guard answers in milliseconds
 
 
 def guard_hook(target: Target) -> bytes:
-    """Copilot's hook file running msd's guard before each tool call: the runner beside this msd by its
-    absolute path globally, `msd_run` by name locally (see the module docstring)."""
-    if target.scope == "local":
-        runner, root = "msd_run", f"{Path(target.config).name}/{INSTALL_DIRNAME}"
-    else:
-        runner, root = str(Path(sys.executable).parent / RUNNER_EXE), str(Path(target.config) / INSTALL_DIRNAME)
-    command = " ".join(shlex.quote(w) for w in (runner, "hook", GUARD_EVENT, "--root", root))
+    """Copilot's hook file running msd's guard before each tool call (base.guard_command)."""
+    command = guard_command(GUARD_EVENT, target.config, target.scope == "local")
     hooks = {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": command, "timeoutSec": TIMEOUT}]}}
     return (json.dumps(hooks, indent=2) + "\n").encode("utf-8")
 

@@ -28,7 +28,7 @@ def tool_results(bodies: list[dict]) -> list[str]:
     return skill_script.chat_results(bodies[-1]) if bodies else []
 
 
-@pytest.mark.parametrize("client", ["copilot"])
+@pytest.mark.parametrize("client", ["copilot", "qwen"])
 def test_the_client_refuses_a_secret_read_through_msds_hook(client, tmp_path, monkeypatch):
     project = tmp_path / "project"
     project.mkdir()
