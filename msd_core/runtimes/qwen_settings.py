@@ -53,35 +53,40 @@ def is_ours(entry) -> bool:
 
 def plan_add(config: Path, old_record: dict | None, old_permission: str | None) -> SettingsChange:
     path = Path(config) / SETTINGS_REL
-    keep = {"record": old_record, "permission": old_permission}
+
+    def kept(note: str, warning: str | None = None) -> SettingsChange:  # the file left as it is
+        return SettingsChange(record=old_record, permission=old_permission, note=note, warnings=[warning] if warning else [])
+
     try:
         data = read_installed(config, SETTINGS_REL)
     except Exception as exc:  # a symlink on the way, unreadable: never written through
-        return SettingsChange(**keep, note="skipped", warnings=[f"{exc}; {HINT}"])
+        return kept("skipped", f"{exc}; {HINT}")
     before: dict = {}
     if data is not None:
         loaded, problem = _load(data, path)
         if problem:
-            return SettingsChange(**keep, note="skipped", warnings=[f"{problem}; {HINT}"])
+            return kept("skipped", f"{problem}; {HINT}")
         before = loaded
     after = copy.deepcopy(before)
     try:
-        listed, created = reach(after, PATH, list)
+        found, created = reach(after, PATH, list)
     except NotAContainer as exc:
-        return SettingsChange(**keep, note="skipped", warnings=[f"{path}: {exc}; left untouched; {HINT}"])
+        return kept("skipped", f"{path}: {exc}; left untouched; {HINT}")
+    listed = found if isinstance(found, list) else []
     wanted = group(config)
     if wanted in listed:
-        return SettingsChange(**keep, note="present")
+        return kept("present")
     listed[:] = [g for g in listed if not is_ours(g)] + [wanted]  # an older install's group is replaced
     try:
         new = edit_bytes(data, before, after)
     except EditError as exc:
-        return SettingsChange(**keep, note="skipped", warnings=[f"{path} cannot be edited in place ({exc}); left untouched; {HINT}"])
+        return kept("skipped", f"{path} cannot be edited in place ({exc}); left untouched; {HINT}")
     prev = old_record if isinstance(old_record, dict) else None
-    kept = prev.get("created_keys") if prev and isinstance(prev.get("created_keys"), list) else []
+    earlier = prev.get("created_keys") if prev else None
+    made_before: list = earlier if isinstance(earlier, list) else []
     record = {"path": SETTINGS_REL, "written_sha256": sha256_bytes(new),
               "had_before": bool(prev.get("had_before")) if prev else data is not None,
-              "created_keys": list(dict.fromkeys([*kept, *created]))}
+              "created_keys": list(dict.fromkeys([*made_before, *created]))}
     # an update rewriting msd's group keeps no copy of msd's own earlier bytes: uninstall then takes the group out
     return SettingsChange(new_bytes=new, before=None if prev else data, record=record, permission=PERMISSION,
                           note="added (new file)" if data is None else "entry added")

@@ -124,8 +124,8 @@ def test_qwen_uninstall_after_user_edits_takes_out_only_msds_group(tmp_path):
     obj["hooks"]["PreToolUse"].insert(0, {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]})
     settings.write_text(json.dumps(obj))
     uninstall(t)
-    assert loads(settings.read_text()) == {"general": {"vimMode": True},
-                                           "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}]}}
+    mine = {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}
+    assert loads(settings.read_text()) == {"general": {"vimMode": True}, "hooks": {"PreToolUse": [mine]}}
 
 
 def test_qwen_settings_msd_created_are_removed_and_ones_it_cannot_edit_are_left(tmp_path):
