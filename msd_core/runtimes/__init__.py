@@ -16,6 +16,7 @@
   claude_json.py      editing Claude Code's own JSON files under their owner's lock
   opencode_config.py  OpenCode's permission for msd_run in opencode.json
   qwen_settings.py    msd's guard hook (hooks.PreToolUse) in Qwen Code's settings.json
+  config_entry.py     what those entries in another program's JSON config share (read, start of uninstall)
 
 The installer, uninstaller, status and the content checks ask `get(name)` instead of naming
 folders. Not on msd_run's hot path.

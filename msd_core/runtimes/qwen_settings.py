@@ -27,7 +27,7 @@ from msd_core.files.safe_tree import read_installed
 from msd_core.paths import SETTINGS_BEFORE_REL, runtime_global_dir
 from msd_core.runtimes.base import guard_command
 from msd_core.runtimes.claude_settings import SettingsChange
-from msd_core.runtimes.opencode_config import _load
+from msd_core.runtimes.config_entry import load_object, start_removal
 
 SETTINGS_REL = "settings.json"
 BEFORE_REL = SETTINGS_BEFORE_REL
@@ -63,7 +63,7 @@ def plan_add(config: Path, old_record: dict | None, old_permission: str | None) 
         return kept("skipped", f"{exc}; {HINT}")
     before: dict = {}
     if data is not None:
-        loaded, problem = _load(data, path)
+        loaded, problem = load_object(data, path)
         if problem:
             return kept("skipped", f"{problem}; {HINT}")
         before = loaded
@@ -97,20 +97,9 @@ def plan_remove(config: Path, record: dict | None, permission: str | None, befor
     if not permission or not isinstance(record, dict):
         return SettingsChange(note="unchanged")
     how = f"remove msd's group (msd_run hook {EVENT}) from hooks.PreToolUse in {path} by hand"
-    try:
-        data = read_installed(config, SETTINGS_REL)
-    except Exception as exc:
-        return SettingsChange(note="skipped", warnings=[f"{exc}; {how}"])
-    if data is None:
-        return SettingsChange(note="absent")
-    if sha256_bytes(data) == record.get("written_sha256"):
-        if not record.get("had_before"):
-            return SettingsChange(delete=True, note="removed (msd created it)")
-        if before is not None:
-            return SettingsChange(new_bytes=before, note="restored")
-    obj, problem = _load(data, path)
-    if problem:
-        return SettingsChange(note="skipped", warnings=[f"{problem}; {how}"])
+    done, data, obj = start_removal(config, SETTINGS_REL, record, before, how)
+    if done is not None:
+        return done
     listed = peek_at(obj, PATH)
     if not isinstance(listed, list) or not any(is_ours(g) for g in listed):
         return SettingsChange(note="entry already gone")
