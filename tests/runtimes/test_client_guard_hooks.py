@@ -159,3 +159,28 @@ def test_qwen_hook_refuses_a_secret_read_in_claudes_answer(tool, args, tmp_path)
     assert decided["permissionDecision"] == "deny" and decided["permissionDecisionReason"].startswith("msd guard: ")
     assert _hook("qwen-pre-tool-use", {**payload, "tool_input": {"command": "ls", "file_path": "a.txt"}}, project) == ""
     assert _hook("qwen-pre-tool-use", {**payload, "tool_name": "Bash"}, project) == ""  # Claude's names are not Qwen's ids
+
+
+HELD_UP = """
+import sys, time
+from msd_core.hooks import guard_server, pre_tool_use
+guard_server.CALL_DEADLINE = 1
+pre_tool_use.handle = lambda payload, ctx: time.sleep(60)  # a check held up on something
+from msd_core.run.cmd_hook import answer
+sys.exit(answer(sys.argv[1], None))
+"""
+
+
+@pytest.mark.parametrize("event, payload", [
+    ("copilot-pre-tool-use", {"cwd": "/", "toolName": "bash", "toolArgs": {"command": "cat .env"}}),
+    ("qwen-pre-tool-use", {"cwd": "/", "tool_name": "run_shell_command", "tool_input": {"command": "cat .env"}}),
+])
+def test_a_check_held_up_past_the_deadline_is_refused_in_the_clients_answer(event, payload):
+    """Qwen Code lets a call whose hook timed out go ahead (a non-blocking error, its hooks.md): the
+    guard refuses it itself, in the form the client reads."""
+    r = subprocess.run([sys.executable, "-c", HELD_UP, event], input=json.dumps(payload), capture_output=True, text=True,
+                       timeout=30, cwd=str(Path(__file__).resolve().parents[2]))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    decided = out if event.startswith("copilot") else out["hookSpecificOutput"]
+    assert decided["permissionDecision"] == "deny" and "did not finish within 1 seconds" in decided["permissionDecisionReason"]
