@@ -1,6 +1,8 @@
 """`msd_run hook <event> [--root DIR]`: what msd does when Claude Code calls one of its hooks.
 
-Events: session-start, pre-compact, pre-tool-use, post-tool-use (msd_core/hooks/events.py), and `probe`
+Events: session-start, pre-compact, pre-tool-use, post-tool-use (msd_core/hooks/events.py); the same guard as
+pre-tool-use in another client's payload and answer: copilot-pre-tool-use (Copilot CLI), qwen-pre-tool-use
+(Qwen Code); and `probe`
 (prints `ok`: `msd status` checks the host can start msd's hooks). The host's JSON arrives on
 stdin; the answer (if any) is printed on stdout; the exit code is always 0.
 
@@ -14,7 +16,8 @@ from __future__ import annotations
 def configure(parser) -> None:
     from msd_core.run import options  # not at the top: `msd_run hook <event>` skips argparse (entry._hook)
 
-    parser.add_argument("event", help="the hook event: session-start, pre-compact, pre-tool-use, post-tool-use, probe, "
+    parser.add_argument("event", help="the hook event: session-start, pre-compact, pre-tool-use (copilot-pre-tool-use, "
+                        "qwen-pre-tool-use: the same guard for Copilot CLI and Qwen Code), post-tool-use, probe, "
                         "or guard-server (the guards' MCP server, until stdin ends)")
     options.root(parser, default="the one the install names")
 
