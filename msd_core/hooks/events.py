@@ -18,6 +18,8 @@ HANDLERS = {
     "pre-compact": "msd_core.hooks.pre_compact",
     "post-tool-use": "msd_core.hooks.post_tool_use",
     "pre-tool-use": "msd_core.hooks.pre_tool_use",
+    "copilot-pre-tool-use": "msd_core.hooks.copilot",  # the same guard, Copilot CLI's payload and answer
+    "qwen-pre-tool-use": "msd_core.hooks.qwen",  # the same guard, Qwen Code's tool names
 }
 
 

@@ -1,6 +1,8 @@
 """`msd_run hook <event> [--root DIR]`: what msd does when Claude Code calls one of its hooks.
 
-Events: session-start, pre-compact, pre-tool-use, post-tool-use (msd_core/hooks/events.py), and `probe`
+Events: session-start, pre-compact, pre-tool-use, post-tool-use (msd_core/hooks/events.py); the same guard as
+pre-tool-use in another client's payload and answer: copilot-pre-tool-use (Copilot CLI), qwen-pre-tool-use
+(Qwen Code); and `probe`
 (prints `ok`: `msd status` checks the host can start msd's hooks). The host's JSON arrives on
 stdin; the answer (if any) is printed on stdout; the exit code is always 0.
 
@@ -14,7 +16,8 @@ from __future__ import annotations
 def configure(parser) -> None:
     from msd_core.run import options  # not at the top: `msd_run hook <event>` skips argparse (entry._hook)
 
-    parser.add_argument("event", help="the hook event: session-start, pre-compact, pre-tool-use, post-tool-use, probe, "
+    parser.add_argument("event", help="the hook event: session-start, pre-compact, pre-tool-use (copilot-pre-tool-use, "
+                        "qwen-pre-tool-use: the same guard for Copilot CLI and Qwen Code), post-tool-use, probe, "
                         "or guard-server (the guards' MCP server, until stdin ends)")
     options.root(parser, default="the one the install names")
 
@@ -29,7 +32,7 @@ def answer(event: str, root: str | None) -> int:
         return serve(root)
     from msd_core.hooks.events import run as run_hook
 
-    armed = event == "pre-tool-use" and _arm_deadline()
+    armed = event in GUARD_EVENTS and _arm_deadline(event)
     try:
         out, code = run_hook(event, root)
     finally:
@@ -42,8 +45,11 @@ def answer(event: str, root: str | None) -> int:
     return code
 
 
-def _arm_deadline() -> bool:
-    """The guard's answer within guard_server.CALL_DEADLINE: should the check still run then (held
+GUARD_EVENTS = ("pre-tool-use", "copilot-pre-tool-use", "qwen-pre-tool-use")  # msd's guard, per client (hooks/events.py)
+
+
+def _arm_deadline(event: str) -> bool:
+    """The guard's answer (in `event`'s client's form) within guard_server.CALL_DEADLINE: should the check still run then (held
     up on something), the call is refused with a reason to retry and the process ends, instead of
     the host's 30 s limit letting the call through unchecked. POSIX only (SIGALRM); `_signal`, not
     `signal`, which would import enum on the hot path."""
@@ -59,7 +65,12 @@ def _arm_deadline() -> bool:
     def refuse(_signum, _frame):
         from msd_core.hooks.pre_tool_use import held_up
 
-        sys.stdout.write(held_up(CALL_DEADLINE) + "\n")
+        text = held_up(CALL_DEADLINE)
+        if event == "copilot-pre-tool-use":  # in the client's answer (Qwen Code reads Claude Code's)
+            from msd_core.hooks.copilot import answer as copilots
+
+            text = copilots(text) or text
+        sys.stdout.write(text + "\n")
         sys.stdout.flush()
         os._exit(0)
 

@@ -49,7 +49,8 @@ def _hook(argv: list[str]) -> int | None:
     shape (`--help`, `--json-errors`, a typo) goes through the dispatcher. None: not this form."""
     if len(argv) not in (2, 4) or argv[0] != "hook" or argv[1].startswith("-") or (len(argv) == 4 and argv[2] != "--root"):
         return None
-    if argv[1] not in ("pre-tool-use", "guard-server"):  # the others read the workflow's position, which needs pathlib anyway
+    guards = ("pre-tool-use", "copilot-pre-tool-use", "qwen-pre-tool-use", "guard-server")
+    if argv[1] not in guards:  # the others read the workflow's position, which needs pathlib anyway
         from msd_core.lean.stand_in import import_pathlib
 
         import_pathlib()

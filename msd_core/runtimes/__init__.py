@@ -8,12 +8,15 @@
   agents.py    Agent Skills (.agents/skills, read by most agent CLIs): skills/msd-<name>/SKILL.md
                with references/, agents unlisted under msd-core/agents/, no permission file
   qwen.py      Qwen Code: the Agent Skills of agents.py in .qwen/skills, msd's agents as Qwen
-               subagents in .qwen/agents/ (listed in its `agent` tool), no permission file
-  copilot.py   Copilot CLI: the same in .github/ (global ~/.copilot/), custom agents in agents/
+               subagents in .qwen/agents/ (listed in its `agent` tool), msd's guard hook in settings.json
+  copilot.py   Copilot CLI: the same in .github/ (global ~/.copilot/), custom agents in agents/,
+               msd's guard hook in hooks/msd-guard.json
   kimi.py      Kimi Code: the same in .kimi-code/, agents in agents/
   claude_settings.py  the settings.json permission that lets the agent run msd_run without a prompt
   claude_json.py      editing Claude Code's own JSON files under their owner's lock
   opencode_config.py  OpenCode's permission for msd_run in opencode.json
+  qwen_settings.py    msd's guard hook (hooks.PreToolUse) in Qwen Code's settings.json
+  config_entry.py     what those entries in another program's JSON config share (read, start of uninstall)
 
 The installer, uninstaller, status and the content checks ask `get(name)` instead of naming
 folders. Not on msd_run's hot path.

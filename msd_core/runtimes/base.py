@@ -103,6 +103,24 @@ def unrendered_body(rt: "Runtime", body: str) -> tuple[list[str], list[str]]:
     return reads, out
 
 
+def guard_command(event: str, config, local: bool) -> str:
+    """The shell command another agent CLI runs as msd's guard hook (`msd_run hook <event> --root R`):
+    globally the runner beside this msd and the absolute root; locally `msd_run` by name (it must be on
+    PATH, as the skills need) and the root relative to the project, so a committed folder names no
+    folder of this machine (the hook resolves it against the call's cwd: msd_core/hooks/payload.py)."""
+    import shlex
+    import sys
+    from pathlib import Path
+
+    from msd_core.paths import INSTALL_DIRNAME, RUNNER_EXE
+
+    if local:
+        runner, root = "msd_run", f"{Path(config).name}/{INSTALL_DIRNAME}"
+    else:
+        runner, root = str(Path(sys.executable).parent / RUNNER_EXE), str(Path(config) / INSTALL_DIRNAME)
+    return " ".join(shlex.quote(w) for w in (runner, "hook", event, "--root", root))
+
+
 class Runtime:
     name = "claude"
     label = "Claude Code"

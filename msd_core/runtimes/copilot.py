@@ -12,6 +12,14 @@ them under "User-provided custom agents" in its `task` tool, whose `agent_type` 
   agents/msd-<x>.md       ->  agents/msd-<x>.md          name, description, the body (subagent_file).
   permission              ->  none: Copilot asks before running `msd_run` (headless: its allow flags).
   MCP server              ->  `msd mcp install --client copilot` (msd_core/mcp/clients.py).
+  guard                   ->  hooks/msd-guard.json        msd's own file in Copilot's hooks folder (`.github/hooks/`,
+      `~/.copilot/hooks/`): a preToolUse hook running `msd_run hook copilot-pre-tool-use`, msd's
+      secret-read guard on Copilot's `bash` and `view` calls (msd_core/hooks/copilot.py). The user's
+      own hook files are other files there, never touched; the manifest owns this one, so uninstall
+      removes exactly it. A local install names `msd_run` by name (the committed `.github/` names no
+      folder of this machine; Copilot runs the hook through the shell, so it must be on PATH, as the
+      skills need): a hook that cannot start denies every tool call in Copilot (1.0.102), so the
+      cause is seen at once. Copilot runs a repository's hooks only in a folder it trusts.
 
 The local folder is the project's `.github/` (msd's tree in `.github/msd-core/`); use this or
 `--runtime agents`, not both, in one project: Copilot would list each skill twice.
@@ -19,7 +27,22 @@ The local folder is the project's `.github/` (msd's tree in `.github/msd-core/`)
 
 from __future__ import annotations
 
+import json
+
+from msd_core.paths import Target
 from msd_core.runtimes.agents import ListedAgentSkills
+from msd_core.runtimes.base import guard_command
+
+GUARD_REL = "hooks/msd-guard.json"
+GUARD_EVENT = "copilot-pre-tool-use"
+TIMEOUT = 30  # seconds; the guard answers in milliseconds
+
+
+def guard_hook(target: Target) -> bytes:
+    """Copilot's hook file running msd's guard before each tool call (base.guard_command)."""
+    command = guard_command(GUARD_EVENT, target.config, target.scope == "local")
+    hooks = {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": command, "timeoutSec": TIMEOUT}]}}
+    return (json.dumps(hooks, indent=2) + "\n").encode("utf-8")
 
 
 class CopilotCLI(ListedAgentSkills):
@@ -27,6 +50,9 @@ class CopilotCLI(ListedAgentSkills):
     label = "GitHub Copilot CLI (.github / ~/.copilot: skills and custom agents)"
     client = "Copilot CLI"
     spawn_tool = ("task", "agent_type")
+
+    def own_files(self, target: Target) -> dict[str, bytes]:
+        return {GUARD_REL: guard_hook(target)}
 
 
 RUNTIME = CopilotCLI()

@@ -18,10 +18,11 @@ import json
 from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
-from msd_core.files.jsonedit import EditError, NotAContainer, edit_bytes, loads, peek_at, prune, reach
+from msd_core.files.jsonedit import EditError, NotAContainer, edit_bytes, peek_at, prune, reach
 from msd_core.files.safe_tree import read_installed
 from msd_core.paths import SETTINGS_BEFORE_REL
 from msd_core.runtimes.claude_settings import SettingsChange
+from msd_core.runtimes.config_entry import load_object, start_removal
 
 SETTINGS_REL = "opencode.json"
 BEFORE_REL = SETTINGS_BEFORE_REL
@@ -29,17 +30,6 @@ PERMISSION = 'permission.bash["msd_run *"] = "allow"'
 PATH = ("permission", "bash")
 KEY, VALUE = "msd_run *", "allow"
 HINT = 'add "permission": {"bash": {"msd_run *": "allow"}} to opencode.json by hand to run msd_run without prompts'
-
-
-def _load(data: bytes, path: Path):
-    try:
-        text = data[3:].decode("utf-8") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8")
-        obj = loads(text, str(path)) if text.strip() else {}
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return None, f"{path} does not parse ({str(exc).replace(str(path), 'the file')[:120]}); left untouched"
-    if not isinstance(obj, dict):
-        return None, f"{path}: the file is not a JSON object; left untouched"
-    return obj, None
 
 
 def plan_add(config: Path, old_record: dict | None, old_permission: str | None) -> SettingsChange:
@@ -53,7 +43,7 @@ def plan_add(config: Path, old_record: dict | None, old_permission: str | None) 
         new = (_fresh() + "\n").encode("utf-8")
         record = {"path": SETTINGS_REL, "written_sha256": sha256_bytes(new), "had_before": False, "created_keys": []}
         return SettingsChange(new_bytes=new, before=None, record=record, permission=PERMISSION, note="added (new file)")
-    before, problem = _load(data, path)
+    before, problem = load_object(data, path)
     if problem:
         return SettingsChange(**keep, note="skipped", warnings=[f"{problem}; {HINT}"])
     after = copy.deepcopy(before)
@@ -77,20 +67,9 @@ def plan_remove(config: Path, record: dict | None, permission: str | None, befor
     if not permission or not isinstance(record, dict):
         return SettingsChange(note="unchanged")
     how = f'remove "msd_run *" from permission.bash in {path} by hand'
-    try:
-        data = read_installed(config, SETTINGS_REL)
-    except Exception as exc:
-        return SettingsChange(note="skipped", warnings=[f"{exc}; {how}"])
-    if data is None:
-        return SettingsChange(note="absent")
-    if sha256_bytes(data) == record.get("written_sha256"):
-        if not record.get("had_before"):
-            return SettingsChange(delete=True, note="removed (msd created it)")
-        if before is not None:
-            return SettingsChange(new_bytes=before, note="restored")
-    obj, problem = _load(data, path)
-    if problem:
-        return SettingsChange(note="skipped", warnings=[f"{problem}; {how}"])
+    done, data, obj = start_removal(config, SETTINGS_REL, record, before, how)
+    if done is not None:
+        return done
     if peek_at(obj, (*PATH, KEY)) != VALUE:
         return SettingsChange(note="entry already gone")
     after = copy.deepcopy(obj)

@@ -13,12 +13,15 @@ headless run against a stand-in model (tests/runtimes/test_subagents_cli.py).
       Qwen reads project `.qwen/agents/` and user `~/.qwen/agents/` and lists each in its
       `agent` tool's "Available agent types".
   permission              ->  none: Qwen asks before running `msd_run` under its approval mode.
+  guard                   ->  settings.json hooks.PreToolUse: msd's secret-read guard on Qwen's
+      `run_shell_command` and `read_file` calls (qwen_settings.py; msd_core/hooks/qwen.py).
 
 Use this or `--runtime agents`, not both, in one project: Qwen would list each skill twice.
 """
 
 from __future__ import annotations
 
+from msd_core.runtimes import qwen_settings
 from msd_core.runtimes.agents import ListedAgentSkills
 
 
@@ -27,6 +30,7 @@ class QwenCode(ListedAgentSkills):
     label = "Qwen Code (.qwen: skills and subagents)"
     client = "Qwen Code"
     spawn_tool = ("agent", "subagent_type")
+    shared = qwen_settings  # type: ignore[assignment]  # a module with plan_add/plan_remove (base.Runtime.shared)
 
 
 RUNTIME = QwenCode()

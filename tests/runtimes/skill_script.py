@@ -1,6 +1,10 @@
 """What a stand-in model does when it is to follow an Agent Skills spine (standard library only;
 imported by the stand-in servers, tests/runtimes/openai_server.py and gemini_server.py).
 
+With MSD_STANDIN_SHELL=<commands, one a line> a request that offers a shell tool is answered with
+a call of it running the next command (the first with no tool result yet, then one per result),
+then the plain answer (what tests/runtimes/test_client_guards_cli.py drives a guard with).
+
 With MSD_STANDIN_SKILL=<skill name> in the server's environment, a request that offers tools is
 answered as a model following the skill would, turn by turn, whatever the client calls its tools:
 
@@ -31,6 +35,11 @@ def wanted_skill() -> str | None:
     return os.environ.get("MSD_STANDIN_SKILL") or None
 
 
+def shell_script() -> list[str]:
+    """MSD_STANDIN_SHELL: commands, one a line, the model runs with the client's shell tool, one a turn."""
+    return [c for c in os.environ.get("MSD_STANDIN_SHELL", "").split("\n") if c.strip()]
+
+
 def _pick(tools: dict[str, dict], names: tuple[str, ...]) -> str | None:
     return next((n for n in names if n in tools), None)
 
@@ -52,6 +61,10 @@ def next_call(tools: dict[str, dict], results: list[str], after: str = "") -> tu
     `tools`: {name: parameters schema} the request offers; `results`: its tool results' texts, in
     order; `after`: all the request holds after the model's first call (Copilot CLI puts a skill's
     body in a user message after the tool result)."""
+    script = shell_script()
+    if script and tools:
+        name = _pick(tools, SHELL_TOOLS)
+        return (name, _args(tools[name], COMMAND_KEYS, script[len(results)])) if name and len(results) < len(script) else None
     skill = wanted_skill()
     if not skill or not tools:
         return None

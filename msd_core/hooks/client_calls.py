@@ -1,0 +1,29 @@
+"""Another agent CLI's tool call as msd's guard reads one (pre_tool_use.py's Claude Code names):
+the one mapping the client adapters (copilot.py, qwen.py) share, so each only names its tools."""
+
+from __future__ import annotations
+
+
+def as_claude(tool, args, table: dict, cwd=None, session=None) -> dict | None:
+    """{"tool_name", "tool_input", "cwd"?, "session_id"?} for pre_tool_use.handle, or None: a tool the
+    guard does not judge. `table`: {client's tool: (msd's tool, {client's argument: msd's})};
+    `args` an object, or JSON text of one."""
+    mapped = table.get(tool) if isinstance(tool, str) else None
+    if mapped is None:
+        return None
+    if isinstance(args, str):
+        from msd_core.files.bounded import loads_json
+
+        try:
+            args = loads_json(args, "the hook's tool arguments")
+        except ValueError:
+            return None
+    if not isinstance(args, dict):
+        return None
+    name, keys = mapped
+    out: dict = {"tool_name": name, "tool_input": {ours: args[theirs] for theirs, ours in keys.items() if theirs in args}}
+    if isinstance(cwd, str):
+        out["cwd"] = cwd
+    if isinstance(session, str):
+        out["session_id"] = session
+    return out

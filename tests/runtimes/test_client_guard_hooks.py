@@ -1,0 +1,186 @@
+"""msd's guard hook in the other agent CLIs that run hooks before a tool call: what the copilot and
+qwen installs write (msd_core/runtimes/copilot.py, qwen_settings.py) with the install guarantees (the
+user's own hooks and bytes kept, a manifest record, uninstall giving the files back byte for byte),
+and the adapters (msd_core/hooks/copilot.py, qwen.py) answering the client's payload with msd's one
+guard decision in the client's answer. The real CLIs: tests/runtimes/test_client_guards_cli.py."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from msd_core.files.jsonedit import loads
+from msd_core.install.installer import install
+from msd_core.install.uninstaller import uninstall
+from msd_core.ownership.manifest import load_manifest
+from msd_core.paths import resolve_target
+
+RUNNER = Path(sys.executable).parent / "msd_run"
+USER_QWEN = ('{\n  // my settings: keep this comment\n  "hooks": {"PreToolUse": [\n'
+             '    {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]},\n  ]},\n'
+             '  "model": {"name": "x"},\n}\n')
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and ".git/" not in str(p.relative_to(root)) + "/"}
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    return project
+
+
+def _hook(event: str, payload: dict, cwd: Path) -> str:
+    proc = subprocess.run([str(RUNNER), "hook", event], input=json.dumps(payload), capture_output=True, text=True,
+                          cwd=cwd, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+# ------------------------------------------------------------------ Copilot CLI: an owned hook file
+
+
+def test_copilot_local_install_adds_its_own_hook_file_and_uninstall_gives_the_tree_back(tmp_path):
+    project = _project(tmp_path)
+    mine = project / ".github/hooks/mine.json"
+    mine.parent.mkdir(parents=True)
+    mine.write_text('{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "echo mine"}]}}\n')
+    before = _tree(project)
+    t = resolve_target("local", project_dir=project, runtime="copilot")
+    install(t, profile="core")
+    hooks = json.loads((t.config / "hooks/msd-guard.json").read_text())
+    assert hooks == {"version": 1, "hooks": {"preToolUse": [
+        {"type": "command", "bash": "msd_run hook copilot-pre-tool-use --root .github/msd-core", "timeoutSec": 30}]}}
+    assert "hooks/msd-guard.json" in load_manifest(t.config).files
+    assert mine.read_text().endswith('"echo mine"}]}}\n')
+    uninstall(t)
+    assert _tree(project) == before
+
+
+def test_copilot_global_hook_names_this_msd_run_and_the_absolute_root(tmp_path):
+    t = resolve_target("global", project_dir=tmp_path, runtime="copilot")
+    install(t, profile="core")
+    bash = json.loads((t.config / "hooks/msd-guard.json").read_text())["hooks"]["preToolUse"][0]["bash"]
+    assert bash == f"{RUNNER} hook copilot-pre-tool-use --root {t.config / 'msd-core'}"
+
+
+def test_copilot_hook_refuses_a_secret_read_in_copilots_answer(tmp_path):
+    project = _project(tmp_path)
+    (project / ".env").write_text("API_KEY=x\n")
+    base = {"sessionId": "s", "timestamp": 1, "cwd": str(project), "toolName": "bash"}
+    for args in ({"command": "cat .env", "description": "d"}, json.dumps({"command": "cat .env"})):  # object (1.0.102), or text
+        answer = json.loads(_hook("copilot-pre-tool-use", {**base, "toolArgs": args}, project))
+        assert answer["permissionDecision"] == "deny" and set(answer) == {"permissionDecision", "permissionDecisionReason"}
+        assert answer["permissionDecisionReason"].startswith("msd guard: this command is refused: it would print .env")
+    viewed = json.loads(_hook("copilot-pre-tool-use", {**base, "toolName": "view", "toolArgs": {"path": str(project / ".env")}}, project))
+    assert viewed["permissionDecision"] == "deny" and "reading" in viewed["permissionDecisionReason"]
+    assert _hook("copilot-pre-tool-use", {**base, "toolArgs": {"command": "ls"}}, project) == ""
+    assert _hook("copilot-pre-tool-use", {**base, "toolName": "glob", "toolArgs": {"pattern": ".env"}}, project) == ""
+    assert _hook("copilot-pre-tool-use", {**base, "toolArgs": "not json"}, project) == ""
+
+
+# ------------------------------------------------------------------ Qwen Code: one group in settings.json
+
+
+def _qwen(tmp_path, scope="local"):
+    project = _project(tmp_path)
+    return project, resolve_target(scope, project_dir=project, runtime="qwen")
+
+
+def test_qwen_group_is_added_with_every_user_byte_kept_and_uninstall_restores_them(tmp_path):
+    project, t = _qwen(tmp_path)
+    t.config.mkdir(parents=True)
+    settings = t.config / "settings.json"
+    settings.write_text(USER_QWEN)
+    before = _tree(project)
+    install(t, profile="core")
+    after = settings.read_text()
+    cut = USER_QWEN.index('"echo mine"}]},\n') + len('"echo mine"}]},\n')
+    assert after.startswith(USER_QWEN[:cut]) and after.endswith(USER_QWEN[cut:])  # only msd's group inserted
+    assert loads(after)["hooks"]["PreToolUse"] == [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]},
+        {"matcher": "^(run_shell_command|read_file)$", "hooks": [
+            {"type": "command", "command": "msd_run hook qwen-pre-tool-use --root .qwen/msd-core", "timeout": 30}]}]
+    install(t, profile="core")  # again: nothing to add
+    assert len(loads(settings.read_text())["hooks"]["PreToolUse"]) == 2
+    uninstall(t)
+    assert _tree(project) == before
+
+
+def test_qwen_uninstall_after_user_edits_takes_out_only_msds_group(tmp_path):
+    project, t = _qwen(tmp_path)
+    install(t, profile="core")
+    settings = t.config / "settings.json"
+    obj = loads(settings.read_text())
+    obj["general"] = {"vimMode": True}
+    obj["hooks"]["PreToolUse"].insert(0, {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]})
+    settings.write_text(json.dumps(obj))
+    uninstall(t)
+    mine = {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}
+    assert loads(settings.read_text()) == {"general": {"vimMode": True}, "hooks": {"PreToolUse": [mine]}}
+
+
+def test_qwen_settings_msd_created_are_removed_and_ones_it_cannot_edit_are_left(tmp_path):
+    project, t = _qwen(tmp_path)
+    install(t, profile="core")
+    assert (t.config / "settings.json").exists()
+    uninstall(t)
+    assert not (t.config / "settings.json").exists()
+    project2, t2 = _qwen(tmp_path / "b")
+    t2.config.mkdir(parents=True)
+    odd = '{"hooks": "off"}\n'
+    (t2.config / "settings.json").write_text(odd)
+    result = install(t2, profile="core")
+    assert (t2.config / "settings.json").read_text() == odd
+    assert any("'hooks'" in w and "left untouched" in w for w in result.warnings), result.warnings
+
+
+def test_qwen_global_group_names_this_msd_run_and_the_absolute_root(tmp_path):
+    _project_dir, t = _qwen(tmp_path, "global")
+    install(t, profile="core")
+    hook = loads((t.config / "settings.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert hook["command"] == f"{RUNNER} hook qwen-pre-tool-use --root {t.config / 'msd-core'}"
+
+
+@pytest.mark.parametrize("tool, args", [("run_shell_command", {"command": "cat .env"}), ("read_file", {"file_path": ".env"})])
+def test_qwen_hook_refuses_a_secret_read_in_claudes_answer(tool, args, tmp_path):
+    project = _project(tmp_path)
+    (project / ".env").write_text("API_KEY=x\n")
+    payload = {"session_id": "s", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": args}
+    decided = json.loads(_hook("qwen-pre-tool-use", payload, project))["hookSpecificOutput"]
+    assert decided["permissionDecision"] == "deny" and decided["permissionDecisionReason"].startswith("msd guard: ")
+    assert _hook("qwen-pre-tool-use", {**payload, "tool_input": {"command": "ls", "file_path": "a.txt"}}, project) == ""
+    assert _hook("qwen-pre-tool-use", {**payload, "tool_name": "Bash"}, project) == ""  # Claude's names are not Qwen's ids
+
+
+HELD_UP = """
+import sys, time
+from msd_core.hooks import guard_server, pre_tool_use
+guard_server.CALL_DEADLINE = 1
+pre_tool_use.handle = lambda payload, ctx: time.sleep(60)  # a check held up on something
+from msd_core.run.cmd_hook import answer
+sys.exit(answer(sys.argv[1], None))
+"""
+
+
+@pytest.mark.parametrize("event, payload", [
+    ("copilot-pre-tool-use", {"cwd": "/", "toolName": "bash", "toolArgs": {"command": "cat .env"}}),
+    ("qwen-pre-tool-use", {"cwd": "/", "tool_name": "run_shell_command", "tool_input": {"command": "cat .env"}}),
+])
+def test_a_check_held_up_past_the_deadline_is_refused_in_the_clients_answer(event, payload):
+    """Qwen Code lets a call whose hook timed out go ahead (a non-blocking error, its hooks.md): the
+    guard refuses it itself, in the form the client reads."""
+    r = subprocess.run([sys.executable, "-c", HELD_UP, event], input=json.dumps(payload), capture_output=True, text=True,
+                       timeout=30, cwd=str(Path(__file__).resolve().parents[2]))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    decided = out if event.startswith("copilot") else out["hookSpecificOutput"]
+    assert decided["permissionDecision"] == "deny" and "did not finish within 1 seconds" in decided["permissionDecisionReason"]

@@ -1,0 +1,52 @@
+"""msd's secret-read guard in the real agent CLIs that run hooks before a tool call (pinned in
+tests/runtimes/clis.py), offline against a stand-in model that runs `cat .env`, then `ls`, with the
+client's shell tool (tests/runtimes/skill_script.py, MSD_STANDIN_SHELL). After `msd install
+--local --runtime <client>`, the client refuses `cat .env` through msd's hook: the next model
+request carries msd's refusal as the tool's result and not the secret; `ls` runs. One client
+session per case; Copilot's user-level hook (`~/.copilot/hooks/`, a global install) runs in a folder
+it was never told to trust."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from msd_core.install.installer import install
+from msd_core.paths import resolve_target
+from tests.runtimes import skill_script, stand_ins
+from tests.runtimes.agent_clients import CLIENTS
+
+pytestmark = pytest.mark.slow
+
+SECRET = "MSD-GUARD-SECRET-7f3a"
+
+
+def tool_results(bodies: list[dict]) -> list[str]:
+    """The tool results of the last model request (OpenAI chat shape), in order."""
+    return skill_script.chat_results(bodies[-1]) if bodies else []
+
+
+@pytest.mark.parametrize("client, scope", [("copilot", "local"), ("copilot", "global"), ("qwen", "local")])
+def test_the_client_refuses_a_secret_read_through_msds_hook(client, scope, tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".env").write_text(f"API_KEY={SECRET}\n")
+    (project / "listed-file.txt").write_text("x\n")
+    install(resolve_target(scope, project_dir=project, runtime=client), profile="core")  # global: the test's HOME
+    monkeypatch.setenv("MSD_STANDIN_SHELL", "cat .env\nls")
+    monkeypatch.delenv("MSD_TEST_COMPACT_LOG", raising=False)
+    if scope == "local":  # Copilot runs a repository's hooks only in a folder it trusts: COPILOT_ALLOW_ALL=true
+        monkeypatch.setenv("COPILOT_ALLOW_ALL", "true")  # trusts the working folder (`copilot help environment`)
+    with stand_ins.openai_api(tmp_path) as (base, record):
+        proc = CLIENTS[client].run(project, base, "Run the two shell commands.", tmp_path)
+        bodies = [r["body"] for r in stand_ins.requests(record) if isinstance(r.get("body"), dict) and r["body"].get("tools")]
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = tool_results(bodies)
+    assert len(results) == 2, (results, proc.stdout[-2000:])
+    refused, listed = results
+    assert "msd guard: this command is refused: it would print .env" in refused, refused
+    assert SECRET not in json.dumps(bodies), "the secret reached the model"
+    assert "listed-file.txt" in listed, listed
