@@ -43,16 +43,20 @@ def run(args: argparse.Namespace):
     if args.action == "adopt":
         if not (main / ".planning").is_dir():
             raise UsageError(f"no .planning/ at {main}", hint="start a project with /msd-new-project or `msd init new-project`")
-        from msd_core.progress.committed_evidence import publish
+        from msd_core.progress.committed_evidence import publish, recorded
 
         try:
             out = evidence.begin(main)
             shared = publish(main, out, create=True)
         except OSError as exc:
             raise OperationFailed(f"the evidence marker was not written: {getattr(exc, 'strerror', None) or exc}") from None
-        return {"required": True, "since": out["since"], "created": out["created"], "source": out["source"],
-                "cutoff": sorted(out["cutoff"] or {}), "committed": shared["path"],
-                "hint": f"commit {shared['path']}: a clone of this project then asks the same evidence"}
+        result = {"required": True, "since": out["since"], "created": out["created"], "source": out["source"],
+                  "cutoff": sorted(out["cutoff"] or {}), "committed": shared["path"],
+                  "hint": f"commit {shared['path']}: a clone of this project then asks the same evidence"}
+        if recorded(main) is None:  # config.json holds an `evidence` msd did not write: kept, never overwritten
+            result["problem"] = (f"{shared['path']} holds an `evidence` that is not msd's record (a clone ignores it); "
+                                 "remove it and run `msd_run evidence adopt` again")
+        return result
     found = evidence.marker(main) or evidence.implied(main)
     if found is None:
         return {"required": False, "since": None, "cutoff": [], "source": None,
