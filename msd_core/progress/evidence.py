@@ -11,8 +11,8 @@ A plan is complete when msd has seen all of:
    (a declared folder `src/auth/` is touched by any file under it), or a recorded deviation
    (a commit made with `--deviation "<why>"`) saying why a declared path was left.
 
-Which plans need it: every plan of a project msd wrote, from its first command (a project begun
-elsewhere has plans no commit of msd's recorded). The
+Which plans need it: every plan of a project msd wrote, from its first command, in every clone of it
+(a project begun elsewhere has plans no commit of msd's recorded). The
 marker `.planning/.msd/evidence.json` (`{"since": <epoch seconds>, "cutoff": {"<phase-dir>/<plan-id>":
 "<sha256 of its SUMMARY>", ...}}`) is written once (`begin`), when msd creates the project (`msd init new-project`, or the
 new-project flow's first `msd_run config set` that creates `.planning/config.json`), when a person
@@ -21,17 +21,27 @@ by its first `msd_run wave plan` or `msd_run commit --plan`. `cutoff` lists the 
 when the marker was written, each with its SUMMARY's sha256: those, and only while their SUMMARY
 is unchanged, are taken on their word; every other SUMMARY needs the evidence, whenever its file was
 written, copied or checked out (a file's time is not asked). A marker without `cutoff`
-(written by an older msd) exempts SUMMARYs written before `since`. A project with no marker (a tree
-msd never wrote, or a fresh clone: `.planning/.msd/` is git-ignored) is taken on its SUMMARYs.
+(written by an older msd) exempts SUMMARYs written before `since`.
+
+`.planning/.msd/` is git-ignored, so what a fresh clone knows comes from what is committed
+(msd_core.progress.committed_evidence): creation and adoption also write the marker into
+`.planning/config.json` as its `evidence` record, and, without one, msd's `Msd-Plan:` commits in
+the history reachable from HEAD imply it (cutoff: the SUMMARYs in the tree before the oldest of
+them, unchanged since). A clone's first `begin` copies that committed marker (never the plans
+summarised then). Only a tree with none of these (msd never wrote it; a shallow clone cut at
+msd's first commit with no record) is taken on its SUMMARYs: `msd_run evidence status` says which,
+and from where (`source`: clone, config, history).
 
 The run record is the evidence read first (a JSON read per plan, no git call: `next` stays
 fast). A plan it does not prove is then looked up in git, once per process for all plans: the
 commits reachable from HEAD whose `Msd-Plan: <phase-dir>/<plan-id>` trailer names it (and
 `Msd-Deviation:`), as `msd_run commit --plan` writes them. Run records stay in the clone that
 made them (`.planning/.msd/` is never committed), so a teammate's plan merged in is proven by
-its commits, never sent back to be executed again. Undo and wave merge check each recorded
-commit against git itself (msd_core.execution.provenance).
-Nothing here writes except `begin` (and `mark_since`, its quiet form). Standard library only.
+its commits, never sent back to be executed again. The same log tells a tree without a marker
+whether msd wrote it (`Reading.asks`, read only when a SUMMARY is met; no git call per plan).
+Undo and wave merge check each recorded commit against git itself (msd_core.execution.provenance).
+Nothing here writes except `begin` (and `mark_since`, its quiet form, which with `publish` also
+writes config.json's record). Standard library only.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import run_cli
 from tests.kit.gitkit import git
-from tests.progress.test_evidence import PHASE, PLAN, SUMMARY, _commit, _msd, _next, _project, _write
+from tests.progress.test_evidence import PHASE, SUMMARY, _commit, _msd, _next, _project, _write
 
 PLAN2 = f"{PHASE}/01-02-PLAN.md"
 SUMMARY2 = f"{PHASE}/01-02-SUMMARY.md"
@@ -79,13 +79,13 @@ def test_a_fresh_clone_of_a_project_msd_created_asks_a_teammates_summary_for_its
     _hand_commit(root, "docs: plan 01-02")
     _execute_01(root)
     clone = _clone(root, tmp_path / "clone")
-    status = _msd(clone, "evidence", "status")
-    assert (status["required"], status["source"]) == (True, "config")
     _teammate_summary(clone)
     out = _next(clone)  # the clone's first msd command
     assert out["route"] == "execute-phase", out
     assert "plan 01-02 has a SUMMARY but no commit recorded" in out["reason"]
     assert [u["plan"] for u in out["phase"]["unproven"]] == ["01-02"]  # 01-01 is proven by its trailers
+    status = _msd(clone, "evidence", "status")
+    assert (status["required"], status["source"]) == (True, "config")
     waves = _msd(clone, "wave", "plan", "--phase-dir", PHASE)
     assert [p["id"] for p in waves["plans"] if p.get("unproven")] == ["01-02"]
     assert _next(clone)["route"] == "execute-phase"  # the clone's own marker, once written, says the same
@@ -107,10 +107,10 @@ def test_a_clone_of_an_older_msd_project_is_known_by_its_msd_commits(tmp_path):
     assert not (root / ".planning/config.json").exists()
     clone = _clone(root, tmp_path / "clone")
     assert _unproven(clone) == []  # 01-01 before msd, 01-03 proven by its trailers
-    assert _msd(clone, "evidence", "status")["source"] == "history"
     _teammate_summary(clone)
     out = _next(clone)
     assert out["route"] == "execute-phase" and [u["plan"] for u in out["phase"]["unproven"]] == ["01-02"], out
+    assert _msd(clone, "evidence", "status")["source"] == "history"
     # the clone's first `wave plan` writes its marker from the history, not from what is summarised now
     waves = _msd(clone, "wave", "plan", "--phase-dir", PHASE)
     assert [p["id"] for p in waves["plans"] if p.get("unproven")] == ["01-02"]
