@@ -87,7 +87,7 @@ def new_project(
 
 
         # msd made this project: every SUMMARY it gets needs its recorded commits (progress.evidence)
-        evidence.mark_since(evidence.main_root(Path(result["path"]).parent.parent))
+        evidence.mark_since(evidence.main_root(Path(result["path"]).parent.parent), publish=True)
     if json_output:
         print_envelope("init new-project", result)
         return

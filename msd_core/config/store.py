@@ -37,6 +37,7 @@ from msd_core.errors import UsageError
 CONFIG_NAME = "config.json"
 PERSONAL_NAME = "personal.json"  # in the project's private .planning/.msd/
 LOCK_NAME = "config.lock"
+RECORDS = ("evidence",)  # what msd records in config.json beside the settings (`record`): never listed as a key
 MAX_CONFIG_BYTES = 1 << 20  # 1 MiB: a config.json larger than this is refused, not parsed
 _MISSING = object()
 
@@ -323,6 +324,8 @@ def _file_keys(layers: Layers) -> list[str]:
     for data in (layers.project, layers.user):
         if data:
             for k, _ in _flatten(data):
+                if k.split(".", 1)[0] in RECORDS:
+                    continue
                 if k not in seen:
                     seen.append(k)
     return seen
@@ -507,6 +510,18 @@ def set_value(key: str, text: str, cwd: str | os.PathLike | None = None, create:
         return out
 
     return _mutate(cwd, create, change, personal)
+
+
+def record(name: str, value, cwd: str | os.PathLike | None = None, create: bool = False) -> dict:
+    """Keep `value` under the top-level `name` of the project's config.json, unless the file holds one:
+    a record msd writes (RECORDS: `evidence`, msd_core.progress.committed_evidence), not a setting."""
+
+    def change(data: dict) -> dict:
+        if name not in data:
+            data[name] = value
+        return {"key": name, "create_file": True}
+
+    return _mutate(cwd, create, change)
 
 
 def unset_value(key: str, cwd: str | os.PathLike | None = None, personal: bool = False) -> dict:

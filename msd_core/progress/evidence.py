@@ -11,8 +11,8 @@ A plan is complete when msd has seen all of:
    (a declared folder `src/auth/` is touched by any file under it), or a recorded deviation
    (a commit made with `--deviation "<why>"`) saying why a declared path was left.
 
-Which plans need it: every plan of a project msd wrote, from its first command (a project begun
-elsewhere has plans no commit of msd's recorded). The
+Which plans need it: every plan of a project msd wrote, from its first command, in every clone of it
+(a project begun elsewhere has plans no commit of msd's recorded). The
 marker `.planning/.msd/evidence.json` (`{"since": <epoch seconds>, "cutoff": {"<phase-dir>/<plan-id>":
 "<sha256 of its SUMMARY>", ...}}`) is written once (`begin`), when msd creates the project (`msd init new-project`, or the
 new-project flow's first `msd_run config set` that creates `.planning/config.json`), when a person
@@ -21,17 +21,27 @@ by its first `msd_run wave plan` or `msd_run commit --plan`. `cutoff` lists the 
 when the marker was written, each with its SUMMARY's sha256: those, and only while their SUMMARY
 is unchanged, are taken on their word; every other SUMMARY needs the evidence, whenever its file was
 written, copied or checked out (a file's time is not asked). A marker without `cutoff`
-(written by an older msd) exempts SUMMARYs written before `since`. A project with no marker (a tree
-msd never wrote, or a fresh clone: `.planning/.msd/` is git-ignored) is taken on its SUMMARYs.
+(written by an older msd) exempts SUMMARYs written before `since`.
+
+`.planning/.msd/` is git-ignored, so what a fresh clone knows comes from what is committed
+(msd_core.progress.committed_evidence): creation and adoption also write the marker into
+`.planning/config.json` as its `evidence` record, and, without one, msd's `Msd-Plan:` commits in
+the history reachable from HEAD imply it (cutoff: the SUMMARYs in the tree before the oldest of
+them, unchanged since). A clone's first `begin` copies that committed marker (never the plans
+summarised then). Only a tree with none of these (msd never wrote it; a shallow clone cut at
+msd's first commit with no record) is taken on its SUMMARYs: `msd_run evidence status` says which,
+and from where (`source`: clone, config, history).
 
 The run record is the evidence read first (a JSON read per plan, no git call: `next` stays
 fast). A plan it does not prove is then looked up in git, once per process for all plans: the
 commits reachable from HEAD whose `Msd-Plan: <phase-dir>/<plan-id>` trailer names it (and
 `Msd-Deviation:`), as `msd_run commit --plan` writes them. Run records stay in the clone that
 made them (`.planning/.msd/` is never committed), so a teammate's plan merged in is proven by
-its commits, never sent back to be executed again. Undo and wave merge check each recorded
-commit against git itself (msd_core.execution.provenance).
-Nothing here writes except `begin` (and `mark_since`, its quiet form). Standard library only.
+its commits, never sent back to be executed again. The same log tells a tree without a marker
+whether msd wrote it (`Reading.asks`, read only when a SUMMARY is met; no git call per plan).
+Undo and wave merge check each recorded commit against git itself (msd_core.execution.provenance).
+Nothing here writes except `begin` (and `mark_since`, its quiet form, which with `publish` also
+writes config.json's record). Standard library only.
 """
 
 from __future__ import annotations
@@ -58,23 +68,31 @@ def main_root(root: Path) -> Path:
     return main_project(root)
 
 
-def marker(main: Path) -> dict | None:
-    """The evidence marker: {"since": float, "cutoff": {"<phase-dir>/<plan-id>": SUMMARY sha256} or None (an
-    older marker: SUMMARYs before `since` are exempt)}; None when there is none, or it is unreadable or damaged."""
+def _private(main: Path) -> dict | None:
+    """This clone's own marker (`.planning/.msd/evidence.json`); None when absent, unreadable or damaged."""
     from msd_core.files.bounded import loads_json
     from msd_core.files.safe_read import read_regular
+    from msd_core.progress.committed_evidence import parse
 
     try:
         data = loads_json(read_regular(paths.project_state_dir(main) / SINCE_FILE, MAX_MARKER, follow_symlinks=False),
                           "the evidence marker")
     except (OSError, ValueError):
         return None
-    value = data.get("since") if isinstance(data, dict) else None
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return None
-    cutoff = data.get("cutoff")
-    return {"since": float(value),
-            "cutoff": {k: v for k, v in cutoff.items() if isinstance(v, str)} if isinstance(cutoff, dict) else None}
+    found = parse(data, need_cutoff=False)
+    if found is not None:
+        found["source"] = "clone"
+    return found
+
+
+def marker(main: Path) -> dict | None:
+    """The evidence marker in force: {"since": float, "cutoff": {"<phase-dir>/<plan-id>": SUMMARY sha256} or None
+    (an older marker: SUMMARYs before `since` are exempt), "source": "clone" | "config"}: this clone's own, else
+    the record committed in config.json (progress.committed_evidence); None when there is neither (a damaged one
+    counts as none). The history's signal is read by `Reading` and `begin`, which may ask git."""
+    from msd_core.progress.committed_evidence import recorded
+
+    return _private(main) or recorded(main)
 
 
 def since(main: Path) -> float | None:
@@ -118,31 +136,71 @@ def summarised(main: Path) -> dict[str, str]:
     return out
 
 
+def implied(main: Path, log: tuple[dict, object] | None = None) -> dict | None:
+    """The marker a tree with msd's commits in its history implies (progress.committed_evidence, signal 2):
+    {"since", "cutoff": the plans summarised before msd's first commit, unchanged since, "source": "history"};
+    None when the history holds no `Msd-Plan:` commit, or the tree before it cannot be read. `log`: the one
+    `_git_log` already read."""
+    from msd_core.progress.committed_evidence import before_msd, shallow, unchanged_since
+
+    _by_plan, first = log if log is not None else _git_log(main)
+    if first is None:
+        return None
+    parents = getattr(first, "parents", [])
+    if not parents and shallow(main):
+        return None
+    before = before_msd(main, parents[0]) if parents else {}
+    if before is None:
+        return None
+    phases = Path(main) / ".planning" / "phases"
+    cutoff: dict[str, str] = {}
+    for plan, (name, blob) in before.items():
+        path = phases / plan.split("/", 1)[0] / name
+        digest = summary_hash(path) if unchanged_since(path, blob) else None
+        if digest is not None:
+            cutoff[plan] = digest
+    return {"since": time.time(), "cutoff": cutoff, "source": "history"}
+
+
 def begin(main: Path) -> dict:
-    """Write the marker unless there is one: from now on every SUMMARY needs its evidence, except those
-    of the plans summarised now, as their SUMMARYs read now (its `cutoff`). {"since", "cutoff": {plan: sha256},
-    "created": bool}; OSError when it cannot be written."""
+    """Write this clone's marker unless it has one: from now on every SUMMARY needs its evidence, except those
+    of the plans in its cutoff, while their SUMMARY reads as it does. The cutoff is the committed one when the
+    tree says msd wrote it (config.json's record, else msd's commits in the history: a fresh clone asks what the
+    project asked), else the plans summarised now. {"since", "cutoff": {plan: sha256}, "created": bool (a new
+    marker: not the clone's, nor committed), "source"}; OSError when it cannot be written."""
     from msd_core.files.atomic import atomic_write_bytes
     from msd_core.files.private_dir import ensure_private_dir
+    from msd_core.progress.committed_evidence import recorded
 
     target = paths.project_state_dir(main) / SINCE_FILE
     if os.path.lexists(target):
-        found = marker(main)
+        found = _private(main)
         if found is not None:
-            return {"since": found["since"], "cutoff": found["cutoff"], "created": False}
+            return {"since": found["since"], "cutoff": found["cutoff"], "created": False, "source": "clone"}
         raise OSError(f"{target} exists but is not an evidence marker; move it aside and run `msd_run evidence adopt`")
-    cutoff = summarised(main)
-    now = time.time()
+    found = recorded(main) or implied(main)
+    if found is not None:
+        now, cutoff, source = found["since"], found["cutoff"] or {}, found["source"]
+    else:
+        now, cutoff, source = time.time(), summarised(main), "clone"
     folder = ensure_private_dir(main)
     atomic_write_bytes(folder / SINCE_FILE, (json.dumps({"since": now, "cutoff": cutoff}, indent=1) + "\n").encode("utf-8"))
-    return {"since": now, "cutoff": cutoff, "created": True}
+    return {"since": now, "cutoff": cutoff, "created": found is None, "source": source}
 
 
-def mark_since(main: Path) -> None:
-    """`begin`, best effort: a read-only project (or a damaged marker) is left as it is."""
+def mark_since(main: Path, publish: bool = False) -> None:
+    """`begin`, best effort: a read-only project (or a damaged marker) is left as it is. `publish`: msd has just
+    created the project's config.json (`msd init new-project`, the new-project flow): its record goes there too,
+    so a clone of the project asks for evidence from its first command (progress.committed_evidence)."""
+    from msd_core.errors import MsdError
+
     try:
-        begin(main)
-    except OSError:
+        found = begin(main)
+        if publish:
+            from msd_core.progress.committed_evidence import publish as publish_record
+
+            publish_record(main, found, create=False)
+    except (OSError, MsdError):
         pass
 
 
@@ -202,13 +260,25 @@ def _verdict(plan_id: str, commits: list[dict], plan_text: str | None, prefix: s
 
 
 
-def _git_commits(main: Path, project_rel: str = "") -> dict[str, list[dict]]:
-    """{"<phase-dir>/<plan-id>": the commits reachable from HEAD that `msd_run commit --plan` made for
-    it, as run-record entries}: one `git log` for every plan ({} outside git). Only the plans of the root
-    at `project_rel` (its folder from the work tree's top): another root's `01-setup/01-01` is not this
-    one's (msd_core.git.trailers.plans_of)."""
+def _project_rel(main: Path) -> str:
+    """The project's folder from the work tree's top ("services/api/"; "" at the top or outside git)."""
+    from msd_core.lean.project_rule import work_tree_top
+
+    top = work_tree_top(str(main))
+    rel = os.path.relpath(main, top) if top else "."
+    return "" if rel == "." or rel.startswith("..") else rel.replace(os.sep, "/") + "/"
+
+
+def _git_log(main: Path, project_rel: str | None = None) -> tuple[dict[str, list[dict]], object]:
+    """({"<phase-dir>/<plan-id>": the commits reachable from HEAD that `msd_run commit --plan` made for
+    it, as run-record entries}, the oldest of them (a git.trailers.LoggedCommit) or None): one `git log`
+    for every plan (({}, None) outside git, or when git fails or runs out of time). Only the plans of the
+    root at `project_rel` (its folder from the work tree's top; None: worked out from `main`): another
+    root's `01-setup/01-01` is not this one's (msd_core.git.trailers.plans_of)."""
+    from msd_core.errors import MsdError
     from msd_core.git.trailers import DEVIATION_KEY, PLAN_KEY, ROOT_KEY, log, plans_of
 
+    rel = (_project_rel(main) if project_rel is None else project_rel).rstrip("/")
     alone: list[bool] = []
 
     def only_root() -> bool:  # asked at most once, and only for a commit made before roots were named
@@ -219,36 +289,57 @@ def _git_commits(main: Path, project_rel: str = "") -> dict[str, list[dict]]:
         return alone[0]
 
     by_plan: dict[str, list[dict]] = {}
-    for c in log(main, ["HEAD", "--no-merges", f"--grep=^{PLAN_KEY}: "], (PLAN_KEY, ROOT_KEY, DEVIATION_KEY)) or []:
+    try:
+        found = log(main, ["HEAD", "--no-merges", f"--grep=^{PLAN_KEY}: "], (PLAN_KEY, ROOT_KEY, DEVIATION_KEY)) or []
+    except MsdError:
+        found = []
+    mine = []
+    for c in found:
+        named_plans = plans_of(c.trailers, rel, only_root)
+        if not named_plans:
+            continue
+        mine.append(c)
         entry = {"hash": c.hash, "files": c.files, "deviation": "; ".join(c.trailers[DEVIATION_KEY]) or None}
-        for named in plans_of(c.trailers, project_rel, only_root):
+        for named in named_plans:
             by_plan.setdefault(named, []).append(entry)
-    return by_plan
+    return by_plan, (mine[-1] if mine else None)
 
 
 class Reading:
     """One reading of the plans' evidence (lifecycle.where, `wave plan`): the project's main checkout,
-    when msd began executing it (`since`), and git's log, read once for this reading and never for
-    another (a long-lived process judges each reading by the commits there are then)."""
+    the marker in force (this clone's, else config.json's record), and git's log, read once for this
+    reading and never for another (a long-lived process judges each reading by the commits there are
+    then). Without a marker, msd's commits in that log say whether the tree is msd's (`asks`)."""
 
-    __slots__ = ("main", "since", "cutoff", "_commits", "prefix")
+    __slots__ = ("main", "since", "cutoff", "_log", "_implied", "prefix")
 
     def __init__(self, main: Path):
-        from msd_core.lean.project_rule import work_tree_top
-
         self.main = Path(main)
-        top = work_tree_top(str(self.main))
-        rel = os.path.relpath(self.main, top) if top else "."
-        self.prefix = "" if rel == "." or rel.startswith("..") else rel.replace(os.sep, "/") + "/"
+        self.prefix = _project_rel(self.main)
         found = marker(self.main)
         self.since = found["since"] if found else None
         self.cutoff = found["cutoff"] if found else None
-        self._commits: dict[str, list[dict]] | None = None
+        self._log: tuple[dict[str, list[dict]], object] | None = None
+        self._implied: dict | None | bool = False  # False: not read yet
+
+    def _read_log(self) -> tuple[dict[str, list[dict]], object]:
+        if self._log is None:
+            self._log = _git_log(self.main, self.prefix)
+        return self._log
 
     def git_commits(self, phase_dir: str, plan_id: str) -> list[dict]:
-        if self._commits is None:
-            self._commits = _git_commits(self.main, self.prefix.rstrip("/"))
-        return self._commits.get(f"{phase_dir}/{plan_id}", [])
+        return self._read_log()[0].get(f"{phase_dir}/{plan_id}", [])
+
+    def asks(self) -> bool:
+        """Whether any SUMMARY may need its evidence: a marker is in force, or (read once, from the log the
+        evidence reads anyway) the history holds msd's commits and the tree before them can be read."""
+        if self.since is not None:
+            return True
+        if self._implied is False:
+            self._implied = implied(self.main, self._read_log())
+            if isinstance(self._implied, dict):
+                self.cutoff = self._implied["cutoff"]
+        return self._implied is not None
 
     def missing(self, phase_dir: str, plan_id: str, plan_text: str | None) -> dict | None:
         """What the plan lacks to count as complete: {"plan", "reason", "step"} or None when proven.
@@ -268,26 +359,27 @@ class Reading:
         return lacking
 
     def unproven(self, phase_folder: Path, plan_id: str, plan_text: str | None) -> dict | None:
-        """`missing` for a summarised plan evidence is asked of: not in the marker's `cutoff` (an older marker:
-        a SUMMARY written at or after `since`); None when none is asked (no marker, a plan summarised before msd)."""
-        if self.since is None:
+        """`missing` for a summarised plan evidence is asked of: not in the cutoff (an older marker: a SUMMARY
+        written at or after `since`); None when none is asked (no marker and no msd commit in the history,
+        a plan summarised before msd)."""
+        if not self.asks():
             return None
-        if self.cutoff is not None:
+        if self.since is not None and self.cutoff is None:
             for name in (f"{plan_id}-SUMMARY.md", "SUMMARY.md"):
-                path = Path(phase_folder) / name
-                if not os.path.lexists(path):
+                try:
+                    st = os.lstat(Path(phase_folder) / name)
+                except OSError:
                     continue
-                kept = self.cutoff.get(f"{Path(phase_folder).name}/{plan_id}")
-                if kept is not None and summary_hash(path) == kept:
-                    return None  # summarised before msd wrote this project, unchanged since: taken on its SUMMARY
+                if st.st_mtime < self.since:
+                    return None  # summarised before msd executed this project: taken on its SUMMARY
                 return self.missing(Path(phase_folder).name, plan_id, plan_text)
             return None
         for name in (f"{plan_id}-SUMMARY.md", "SUMMARY.md"):
-            try:
-                st = os.lstat(Path(phase_folder) / name)
-            except OSError:
+            path = Path(phase_folder) / name
+            if not os.path.lexists(path):
                 continue
-            if st.st_mtime < self.since:
-                return None  # summarised before msd executed this project: taken on its SUMMARY
+            kept = (self.cutoff or {}).get(f"{Path(phase_folder).name}/{plan_id}")
+            if kept is not None and summary_hash(path) == kept:
+                return None  # summarised before msd wrote this project, unchanged since: taken on its SUMMARY
             return self.missing(Path(phase_folder).name, plan_id, plan_text)
         return None

@@ -284,6 +284,8 @@ def _prove(info: PhaseInfo, plan: os.DirEntry, proof, skipped: list[dict], root:
     """Add the summarised `plan` to `info.unproven` when its SUMMARY is one msd must see proven and is not."""
     from msd_core.planning.discovery import plan_id
 
+    if not proof.asks():
+        return
     lack = proof.unproven(info.folder, plan_id(Path(plan.path)), read_text(Path(plan.path), skipped, root))
     if lack is not None:
         info.unproven.append(lack)
@@ -480,7 +482,7 @@ def where(root: Path, *, verifier: bool | None = None, listings: dict | None = N
     from msd_core.progress import evidence
 
     reading = evidence.Reading(evidence.main_root(root))
-    proof = reading if reading.since is not None else None
+    proof = reading  # its `asks` reads, once, whether any SUMMARY needs its evidence
     for info in phases.values():
         if info.folder is not None:
             _scan_phase(info, skipped, root, listings, proof)

@@ -74,12 +74,17 @@ GUARD_PREFIX = "guards."
 def _not_a_guard(key) -> None:
     """msd_run is the agent's runtime: the guard settings (`guards.*`) are changed by a person,
     with `msd config set` (which asks them, through the host's permission prompt, when an agent
-    tries it). Exit 2."""
+    tries it); msd's records in config.json (store.RECORDS: `evidence`) are written by msd alone. Exit 2."""
     from msd_core.errors import UsageError
 
     if isinstance(key, str) and (key == "guards" or key.startswith(GUARD_PREFIX)):
         raise UsageError(f"{key} is a guard setting, which msd_run does not change",
                          hint=f"the user changes it in their terminal: `msd config set {key} ...`")
+    from msd_core.config.store import RECORDS
+
+    if isinstance(key, str) and key.split(".", 1)[0] in RECORDS:
+        raise UsageError(f"{key} is msd's record of this project, not a setting",
+                         hint="a person records it with `msd_run evidence adopt`")
 
 
 def _begin_evidence(config_path: str) -> None:
@@ -89,7 +94,7 @@ def _begin_evidence(config_path: str) -> None:
 
     from msd_core.progress import evidence
 
-    evidence.mark_since(evidence.main_root(Path(config_path).parent.parent))
+    evidence.mark_since(evidence.main_root(Path(config_path).parent.parent), publish=True)
 
 
 def run(args):

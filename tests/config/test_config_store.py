@@ -273,7 +273,9 @@ def test_set_without_project_needs_create(tmp_path):
     assert code == 2 and "--create" in err
     assert not (lone / ".planning").exists()
     code, out, _ = run_inproc(["config", "set", "mode", "yolo", "--create", "--cwd", str(lone)])
-    assert code == 0 and json.loads(cfg_path(lone).read_text()) == {"mode": "yolo"}
+    data = json.loads(cfg_path(lone).read_text())
+    assert code == 0 and data.pop("evidence")["cutoff"] == {}  # msd made the project: its evidence record (issue 45)
+    assert data == {"mode": "yolo"}
 
 
 def test_set_where_planning_is_a_file_fails_cleanly(tmp_path):
@@ -288,7 +290,8 @@ def test_set_where_planning_is_a_file_fails_cleanly(tmp_path):
 def test_set_creates_config_when_planning_exists(tmp_path):
     proj = make_project(tmp_path / "p")
     assert run_inproc(["config", "set", "granularity", "fine", "--cwd", str(proj)])[0] == 0
-    assert cfg_path(proj).read_text() == '{\n  "granularity": "fine"\n}\n'
+    text = cfg_path(proj).read_text()
+    assert text.startswith('{\n  "granularity": "fine",\n  "evidence": {\n    "since": ') and text.endswith('"cutoff": {}\n  }\n}\n')
 
 
 def test_unset(tmp_path):

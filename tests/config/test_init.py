@@ -22,6 +22,15 @@ def _config(project):
     return json.loads((project / ".planning" / "config.json").read_text())
 
 
+def _settings(project):
+    """config.json's settings, after checking msd's record beside them: a new project's evidence marker,
+    committed with the file so a clone asks for evidence too (issue 45), its cutoff empty (nothing summarised)."""
+    data = _config(project)
+    record = data.pop("evidence")
+    assert record["cutoff"] == {} and isinstance(record["since"], float)
+    return data
+
+
 def test_no_terminal_and_no_flags_exits_2_listing_flags(msd, tmp_path):
     t0 = time.monotonic()
     r = msd(["init", "new-project", "--cwd", str(tmp_path)])
@@ -37,7 +46,7 @@ def test_flags_answer_every_question(msd, tmp_path):
              "--no-parallelization", "--compact", "--no-research", "--no-plan-check", "--verifier", "--no-commit-docs", "--json"])
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["path"] == str(tmp_path / ".planning" / "config.json")
-    assert _config(tmp_path) == {
+    assert _settings(tmp_path) == {
         "mode": "yolo", "granularity": "fine", "parallelization": False, "commit_docs": False,
         "workflow": {"compact_content": True, "research": False, "plan_check": False, "verifier": True},
     }
@@ -183,7 +192,7 @@ def test_wizard_in_a_pseudo_terminal(tmp_path):
         code, out = pty.finish()
     assert code == 0, out
     assert "commit docs" not in out.lower().split("wrote")[0]  # answered by its flag, never asked
-    assert _config(tmp_path) == {
+    assert _settings(tmp_path) == {
         "mode": "yolo", "granularity": "fine", "parallelization": False, "commit_docs": False,
         "workflow": {"compact_content": compact_default(), "research": False, "plan_check": True, "verifier": True},
     }
