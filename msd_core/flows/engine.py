@@ -240,10 +240,13 @@ def parse_result(text: str | None) -> dict:
         raise UsageError(f"the result is larger than {MAX_RESULT_BYTES} bytes", about="result")
     import json
 
-    from msd_core.files.bounded import loads_json
+    from msd_core.files.bounded import BoundedInputError, loads_json
 
     try:
         value = loads_json(text, "the result")
+    except BoundedInputError as exc:
+        exc.about = "result"
+        raise
     except json.JSONDecodeError as exc:
         raise UsageError(f"the result is not valid JSON: {exc.msg} at column {exc.colno}", about="result") from None
     if not isinstance(value, dict):
