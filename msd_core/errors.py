@@ -99,7 +99,8 @@ class IntegrityError(MsdError):
 class NotInstalledError(IntegrityError):
     """No install found where one was looked for."""
 
-    def __init__(self, message: str, *, hint: str | None = "run `msd install --global` or `msd install --local` first", details: dict | None = None, about: str | None = None):
+    def __init__(self, message: str, *, hint: str | None = "run `msd install --global` or `msd install --local` first",
+                 details: dict | None = None, about: str | None = None):
         super().__init__(message, hint=hint, details=details, about=about)
 
 

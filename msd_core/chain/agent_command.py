@@ -58,7 +58,8 @@ def step_rules(step: dict) -> list[str]:
 class AgentCommand:
     def __init__(self, argv: list[str] | None = None, preset: str | None = None, allow: list[str] | None = None):
         if (argv is None) == (preset is None):
-            raise UsageError("give either an agent preset or an agent command", hint='e.g. the preset claude, or the command "my-agent --headless"')
+            raise UsageError("give either an agent preset or an agent command",
+                             hint='e.g. the preset claude, or the command "my-agent --headless"')
         if preset is not None and preset not in PRESETS:
             raise UsageError(f"{preset!r} is not a known preset", hint="presets: " + ", ".join(PRESETS), about="agent")
         allow = list(allow or [])

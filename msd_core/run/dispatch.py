@@ -197,7 +197,7 @@ def build_command_parser(name: str, prog: str = "msd_run", parser_class=None) ->
     return parser
 
 
-def flags_of(parser: argparse.ArgumentParser) -> dict[str, str]:
+def flags_of(parser) -> dict[str, str]:
     """{parameter name: its long flag} over the parser and its sub-commands' parsers: how an
     error about an input (MsdError.about, .remedy) names the flag that gave it."""
     out: dict[str, str] = {}
