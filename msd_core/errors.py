@@ -31,11 +31,30 @@ class MsdError(Exception):
     exit_code = EXIT_FAILED
     kind = "failed"
 
-    def __init__(self, message: str, *, hint: str | None = None, details: dict | None = None):
+    def __init__(self, message: str, *, hint: str | None = None, details: dict | None = None,
+                 about: str | None = None, remedy: str | tuple[str, ...] | None = None):
         super().__init__(message)
         self.message = message
         self.hint = hint
         self.details = details or {}
+        # Inputs by their parameter's name (`root`, `phase_dir`), never by a flag: the command line that
+        # took them names the flag (name_flags). `about`: the input the message is about; `remedy`: the
+        # input (or inputs, one of which) to give: the way forward the hint describes.
+        self.about = about
+        self.remedy = remedy
+
+    def name_flags(self, flags: dict[str, str]) -> MsdError:
+        """The CLI layer's part: the flags that gave the inputs, as argparse names its own
+        ("argument --root: ..."). `flags`: {parameter name: flag}; an input it lacks stays unnamed."""
+        flag = flags.get(self.about or "")
+        if flag:
+            self.message, self.about = f"argument {flag}: {self.message}", None
+        wanted = (self.remedy,) if isinstance(self.remedy, str) else (self.remedy or ())
+        given = [flags[name] for name in wanted if name in flags]
+        if given and len(given) == len(wanted):
+            way = "pass " + " or ".join(given)
+            self.hint, self.remedy = f"{self.hint}: {way}" if self.hint else way, None
+        return self
 
     def one_line(self) -> str:
         text = self.message
@@ -73,15 +92,16 @@ class IntegrityError(MsdError):
     exit_code = EXIT_INTEGRITY
     kind = "integrity"
 
-    def __init__(self, message: str, *, hint: str | None = REPAIR_HINT, details: dict | None = None):
-        super().__init__(message, hint=hint, details=details)
+    def __init__(self, message: str, *, hint: str | None = REPAIR_HINT, details: dict | None = None, about: str | None = None):
+        super().__init__(message, hint=hint, details=details, about=about)
 
 
 class NotInstalledError(IntegrityError):
     """No install found where one was looked for."""
 
-    def __init__(self, message: str, *, hint: str | None = "run `msd install --global` or `msd install --local` first", details: dict | None = None):
-        super().__init__(message, hint=hint, details=details)
+    def __init__(self, message: str, *, hint: str | None = "run `msd install --global` or `msd install --local` first",
+                 details: dict | None = None, about: str | None = None):
+        super().__init__(message, hint=hint, details=details, about=about)
 
 
 class LockTimeout(MsdError):

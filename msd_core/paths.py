@@ -278,5 +278,5 @@ def given_install_root(root: str | os.PathLike) -> Path:
         return path
     hint = f"give the installed {INSTALL_DIRNAME} folder, e.g. ~/.claude/{INSTALL_DIRNAME} or ./.claude/{INSTALL_DIRNAME}"
     if not os.path.lexists(path):
-        raise UsageError(f"--root {path}: no such folder", hint=hint)
-    raise UsageError(f"--root {path} is not an installed {INSTALL_DIRNAME} folder", hint=hint)
+        raise UsageError(f"{path} does not exist", hint=hint, about="root")
+    raise UsageError(f"{path} is not an installed {INSTALL_DIRNAME} folder", hint=hint, about="root")

@@ -304,9 +304,9 @@ def executor_rules(plan_text: str, completed: int | None) -> tuple[list[Choice],
     if not facts.tasks:
         notes.append("the plan has no <task> elements")
     if completed is not None and completed < 0:
-        raise UsageError(f"--completed must be 0 or more, got {completed}")
+        raise UsageError(f"the completed tasks must be 0 or more, got {completed}", about="completed")
     if completed and facts.tasks and completed > len(facts.tasks):
-        raise UsageError(f"--completed {completed} is more than the plan's {len(facts.tasks)} tasks")
+        raise UsageError(f"{completed} completed tasks is more than the plan's {len(facts.tasks)} tasks", about="completed")
     chosen: list[Choice] = [("deviation-rules", "always")]
     if completed:
         chosen.append(("continuation", f"resuming after {completed} completed task(s) (--completed)"))
@@ -426,11 +426,11 @@ def select_extensions(agent: str, root: Path, *, plan: Path | None = None, compl
 
     if agent == "executor":
         if plan is None:
-            raise UsageError("executor needs --plan <plan-path>")
+            raise UsageError("the executor's extensions depend on its plan", hint="give the plan's path", remedy="plan")
         chosen, notes = executor_rules(_read_text(plan, MAX_PLAN_BYTES, "plan file"), completed)
     elif agent == "planner":
         if phase_dir is None:
-            raise UsageError("planner needs --phase-dir <phase-dir>")
+            raise UsageError("the planner's extensions depend on the phase", hint="give the phase's folder", remedy="phase_dir")
         chosen, notes = planner_rules(phase_dir, gaps, revision, new_deps)
     else:
         chosen, notes = [], []

@@ -58,15 +58,17 @@ def step_rules(step: dict) -> list[str]:
 class AgentCommand:
     def __init__(self, argv: list[str] | None = None, preset: str | None = None, allow: list[str] | None = None):
         if (argv is None) == (preset is None):
-            raise UsageError("give either --agent or --agent-cmd", hint='e.g. --agent claude, or --agent-cmd "my-agent --headless"')
+            raise UsageError("give either an agent preset or an agent command",
+                             hint='e.g. the preset claude, or the command "my-agent --headless"')
         if preset is not None and preset not in PRESETS:
-            raise UsageError(f"--agent {preset!r} is not a known preset", hint="presets: " + ", ".join(PRESETS))
+            raise UsageError(f"{preset!r} is not a known preset", hint="presets: " + ", ".join(PRESETS), about="agent")
         allow = list(allow or [])
         for rule in allow:
             if not _RULE_RE.match(rule):
-                raise UsageError(f"--allow {rule[:60]!r} is not a permission rule", hint="e.g. --allow 'Bash(npm test)'")
+                raise UsageError(f"{rule[:60]!r} is not a permission rule", hint="e.g. 'Bash(npm test)'", about="allow")
         if allow and preset is None:
-            raise UsageError("--allow works with --agent presets", hint="put the flags into --agent-cmd yourself")
+            raise UsageError("permission rules work with agent presets", hint="put the flags into your agent command yourself",
+                             about="allow")
         self.argv_base = argv
         self.preset = preset
         self.allow = allow

@@ -71,9 +71,9 @@ def parse_agent_cmd(cmd: str) -> list[str]:
     try:
         argv = shlex.split(cmd or "")
     except ValueError as exc:
-        raise UsageError(f"--agent-cmd does not parse: {exc}") from None
+        raise UsageError(f"the agent command does not parse: {exc}", about="agent_cmd") from None
     if not argv:
-        raise UsageError("--agent-cmd is empty", hint='e.g. --agent claude, or --agent-cmd "my-agent --headless"')
+        raise UsageError("the agent command is empty", hint='e.g. "my-agent --headless"', about="agent_cmd")
     return argv
 
 
@@ -175,7 +175,7 @@ def _read_result(path: Path) -> tuple[dict | None, str | None]:
     return data, None
 
 
-def plan(ctx, vars: list[str] | None = None, agent=None, prompt_file: bool = False) -> list[dict]:
+def plan(ctx, vars: list[tuple[str, str]] | None = None, agent=None, prompt_file: bool = False) -> list[dict]:
     """The steps from the current one, in flow order, with what the chain would do (nothing is written).
 
     With `agent` (an AgentCommand), each agent step shows the command line it would start."""
@@ -183,7 +183,7 @@ def plan(ctx, vars: list[str] | None = None, agent=None, prompt_file: bool = Fal
     from msd_core.planning import flow_state as state_file
 
     flow = ctx.flow
-    given = service.parse_vars(flow, vars)
+    given = service.flow_vars(flow, vars)
     run = state_file.get_run(state_file.read_state(ctx.state_path), flow.workflow)
     if run is None or (run.get("status") == "done" and given):
         run = engine.new_run(flow, given, ctx.env)
@@ -250,7 +250,7 @@ class Chain:
         report.failure = {"step": step["step"], "action": step["action"], **info}
         return report
 
-    def run(self, vars: list[str] | None = None) -> ChainReport:
+    def run(self, vars: list[tuple[str, str]] | None = None) -> ChainReport:
         from msd_core.flows import service
 
         report = ChainReport(self.ctx.workflow)

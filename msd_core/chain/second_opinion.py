@@ -85,15 +85,15 @@ def _plan_material(root: Path, plan: str) -> tuple[str, Path, str, str]:
     if not p.is_absolute():
         p = root / p if (root / p).exists() else Path.cwd() / p
     if not p.name.endswith("PLAN.md"):
-        raise UsageError(f"--plan {plan}: give a PLAN.md file")
+        raise UsageError(f"{plan}: give a PLAN.md file", about="plan")
     folders = {d.path.resolve(): d for d in phase_dirs(root / ".planning") if d.milestone is None}
     parent = p.parent.resolve() if p.parent.exists() else None
     if parent not in folders or p.is_symlink():
-        raise UsageError(f"--plan {plan}: not a plan in one of this project's current phase folders")
+        raise UsageError(f"{plan}: not a plan in one of this project's current phase folders", about="plan")
     try:
         text = read_regular(p, 4 * MAX_BRIEF, follow_symlinks=False).decode("utf-8", errors="replace")
     except OSError as exc:
-        raise UsageError(f"--plan {plan}: cannot be read ({exc.strerror or exc})") from None
+        raise UsageError(f"{plan}: cannot be read ({exc.strerror or exc})", about="plan") from None
     return text, folders[parent].path, plan_id(p) or p.name[:-len("-PLAN.md")], p.relative_to(root).as_posix() \
         if p.is_relative_to(root) else str(p)
 
@@ -131,9 +131,9 @@ def run(root: Path, cli: str, *, plan: str | None = None, phase: str | None = No
     if cli not in CLIS:
         raise UsageError(f"unknown CLI {cli!r}: choose {', '.join(CLIS)}")
     if bool(plan) == bool(phase):
-        raise UsageError("give exactly one of --plan <PLAN.md> or --phase <n>")
+        raise UsageError("give exactly one of a plan or a phase to review", remedy=("plan", "phase"))
     if not (0 < timeout <= 86400):
-        raise UsageError("--timeout must be between 0 and 86400 seconds")
+        raise UsageError(f"the timeout must be between 0 and 86400 seconds, not {timeout:g}", about="timeout")
     exe = which(cli)
     if exe is None:
         raise OperationFailed(f"{cli} is not installed (not on PATH): nothing was run",

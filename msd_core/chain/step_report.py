@@ -87,8 +87,8 @@ def read_ticket(ticket: Path) -> dict:
     from msd_core.files.jsonfile import read_json_object
 
     if not ticket.name.endswith(TICKET_SUFFIX):
-        raise UsageError(f"--ticket {ticket} is not a step ticket (its name ends in {TICKET_SUFFIX})",
-                         hint="copy the command from your brief exactly")
+        raise UsageError(f"{ticket} is not a step ticket (its name ends in {TICKET_SUFFIX})",
+                         hint="copy the command from your brief exactly", about="ticket")
     if not _regular_or_absent(ticket, "step ticket"):
         raise UsageError(f"step ticket {ticket} does not exist (the chain has moved on, or the path is mistyped)",
                          hint="copy the command from your brief exactly")
@@ -137,7 +137,8 @@ def parse_pairs(pairs: list[str], fields: dict) -> dict:
     out: dict = {}
     for pair in pairs:
         if "=" not in pair:
-            raise UsageError(f"{pair[:60]!r} must look like name=value (or pass --result '<json object>')")
+            raise UsageError(f"{pair[:60]!r} must look like name=value", hint="or give the result as one JSON object",
+                             remedy="result")
         name, text = pair.split("=", 1)
         if not name:
             raise UsageError(f"{pair[:60]!r} has no field name before '='")

@@ -83,15 +83,15 @@ def load_base(root: Path, rev: str, tiers_path: Path) -> BaseSnapshot:
     try:
         top = _git(root, "rev-parse", "--show-toplevel")
     except FileNotFoundError as exc:
-        raise UsageError("--base needs git, which was not found on PATH") from exc
+        raise UsageError("a base revision needs git, which was not found on PATH", about="base") from exc
     if top.returncode != 0:
-        raise UsageError(f"--base {rev}: {root} is not inside a git work tree")
+        raise UsageError(f"{rev}: {root} is not inside a git work tree", about="base")
     toplevel = Path(top.stdout.decode().strip())
     if not rev or rev.startswith("-"):
-        raise UsageError(f"--base {rev!r} is not a git revision")
+        raise UsageError(f"{rev!r} is not a git revision", about="base")
     verify = _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
     if verify.returncode != 0:
-        raise UsageError(f"--base {rev!r} is not a git revision in {toplevel}", hint="give a commit, branch or tag")
+        raise UsageError(f"{rev!r} is not a git revision in {toplevel}", hint="give a commit, branch or tag", about="base")
     sha = verify.stdout.decode().strip()
     prefix = _git(root, "rev-parse", "--show-prefix").stdout.decode().strip()
     snap = BaseSnapshot(rev=rev, sha=sha)

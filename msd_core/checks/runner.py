@@ -109,10 +109,10 @@ def run_checks(root: str | Path | None = None, base: str | None = None, write: b
     """`peers`: folders of a peer project's text the own-wording rule compares with (none: not compared)."""
     root = Path(root).absolute() if root else shipped_root()
     if not root.is_dir():
-        raise UsageError(f"--root {root} is not a folder")
+        raise UsageError(f"{root} is not a folder", about="root")
     for peer in peers:
         if not Path(peer).is_dir():
-            raise UsageError(f"--peer {peer} is not a folder")
+            raise UsageError(f"{peer} is not a folder", about="peer")
     ctx = _context(root, base)
     ctx.peers = tuple(Path(p) for p in peers)
     wrote: list[str] = []
@@ -142,7 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = run_checks(args.root, args.base, args.write, args.peer)
     except MsdError as exc:
-        sys.stderr.write(f"check_content: error: {exc.one_line()}\n")
+        from msd_core.run.dispatch import flags_of
+
+        sys.stderr.write(f"check_content: error: {exc.name_flags(flags_of(parser)).one_line()}\n")
         return exc.exit_code
     if args.json:
         sys.stdout.write(json.dumps({"ok": not report.violations, "exit_code": report.exit_code, **as_dict(report)}, indent=2) + "\n")

@@ -17,6 +17,7 @@ from msd_core.cli.common import errors_to_exit, print_json, stdin_is_tty
 from msd_core.cli.terminal import write
 from msd_core.errors import UsageError
 from msd_core.flows import service
+from msd_core.run.argtypes import name_values
 
 
 def register(app: typer.Typer) -> None:
@@ -52,15 +53,16 @@ def chain(
 
     if agent and agent_cmd:
         raise UsageError("give --agent or --agent-cmd, not both")
+    if allow and not agent:
+        raise UsageError("--allow works with --agent presets", hint="put the flags into --agent-cmd yourself")
     command = None
     if agent or agent_cmd:
         command = AgentCommand(argv=logic.parse_agent_cmd(agent_cmd) if agent_cmd is not None else None, preset=agent,
                                allow=allow)
-    elif allow:
-        raise UsageError("--allow works with --agent presets")
+    pairs = name_values(var)
     ctx = service.open_flow(workflow, cwd=cwd, root=root, flows_dir=flows_dir)
     if dry_run:
-        items = logic.plan(ctx, var, command, prompt_file)
+        items = logic.plan(ctx, pairs, command, prompt_file)
         if json_output:
             print_json({"workflow": workflow, "dry_run": True, "plan": items})
         else:
@@ -79,7 +81,7 @@ def chain(
     runner = logic.Chain(ctx, command, prompt_file=prompt_file, timeout=timeout, max_steps=max_steps, ask=ask)
 
     try:
-        report = runner.run(var)
+        report = runner.run(pairs)
     except Ended as exc:  # SIGTERM or SIGHUP: the running step's processes are already ended
         sys.stderr.write(f"msd chain: ended by {exc.name}; the running agent and every process it started were ended\n")
         raise typer.Exit(exc.exit_code) from None

@@ -92,12 +92,26 @@ def errors_to_exit(fn: Callable) -> Callable:
     return wrapper
 
 
+def flags_of(fn: Callable) -> dict[str, str]:
+    """{parameter name: its long flag} of a typer command: how an error about an input
+    (MsdError.about, .remedy) names the flag that gave it."""
+    import inspect
+
+    out = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        decls = getattr(param.default, "param_decls", None) or ()
+        long = [d for d in decls if isinstance(d, str) and d.startswith("--")]
+        if long:
+            out[name] = long[0].split("/")[0]
+    return out
+
+
 def _mapped(fn: Callable, args, kwargs):
     as_json = bool(kwargs.get("json_output") or kwargs.get("as_json") or kwargs.get("json_errors"))
     try:
         return fn(*args, **kwargs)
     except MsdError as exc:
-        fail(exc, as_json)
+        fail(exc.name_flags(flags_of(fn)), as_json)
     except (typer.Exit, typer.Abort, SystemExit):
         raise
     except KeyboardInterrupt:

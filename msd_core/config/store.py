@@ -404,7 +404,7 @@ def _target_for_write(cwd, create: bool) -> tuple[Path, Path]:
         if not create:
             raise UsageError(
                 f"no project here: no .planning/ folder in {base} or above",
-                hint="run inside a project, or pass --create to make .planning/config.json here",
+                hint="run inside a project, or make .planning/config.json here", remedy="create",
             )
         root = base
     return root, paths.planning_dir(root) / CONFIG_NAME
@@ -485,7 +485,7 @@ def _mutate_at(root: Path, cfg: Path, create: bool, change) -> dict:
 def _personal_only(key: str) -> None:
     if not is_personal(key):
         raise UsageError(f"{key} is a setting the team shares: it stays in .planning/config.json",
-                         hint=f"only {', '.join(personal_keys())} have a personal value; drop --personal")
+                         hint=f"only {', '.join(personal_keys())} have a personal value", about="personal")
 
 
 def set_value(key: str, text: str, cwd: str | os.PathLike | None = None, create: bool = False,

@@ -297,9 +297,9 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
     if not message or not message.strip():
         raise UsageError("a commit message is required (-m '<type>(<scope>): <what>')")
     if not paths:
-        raise UsageError("name the files to commit: --files <path> [<path> ...] (or -- <path> ...)")
+        raise UsageError("the commit names no file", hint="give the paths of the files to commit", remedy="files")
     if deviation is not None and not deviation.strip():
-        raise UsageError("--deviation needs the reason it is recorded with")
+        raise UsageError("a deviation needs the reason it is recorded with", about="deviation")
     cwd = Path(cwd).absolute()
     try:
         top, main, linked = repo_paths(cwd)
@@ -338,12 +338,13 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
         raise OperationFailed(
             f"{', '.join(dependencies)}: a package manifest or lock file {whose}; adding or upgrading a "
             "package needs the user's approval (a proposed name may be typosquatted or not exist)",
-            hint='ask the user; with their approval pass --deviation "<who approved which package, and why>"')
+            hint="ask the user; with their approval record a deviation saying who approved which package, and why",
+            remedy="deviation")
     if scope is not None:
         if outside and deviation is None:
             raise OperationFailed(
                 f"not in plan {scope.plan_id}'s files_modified: {', '.join(outside)}",
-                hint='commit only the plan\'s files; a recorded deviation passes --deviation "<why>"',
+                hint="commit only the plan's files, or record a deviation with its reason", remedy="deviation",
             )
 
     synced = _sync_planning(top, rels)  # whether or not the planning files are committed
@@ -386,7 +387,8 @@ def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None
             out_of_scope = [m for m in moved if scope is not None and not scope.covers(m)]
             if out_of_scope and deviation is None:
                 raise OperationFailed(f"the moves name old paths outside plan {scope.plan_id}'s files: {', '.join(out_of_scope)}",
-                                      hint='name only the plan\'s files; a recorded deviation passes --deviation "<why>"')
+                                      hint="name only the plan's files, or record a deviation with its reason",
+                                      remedy="deviation")
             outside += out_of_scope
             rels = rels + moved
         if staged is not None and not staged:

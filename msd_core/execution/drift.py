@@ -688,7 +688,7 @@ def accept(root: Path, commit: str, reason: str) -> dict:
 
     why = " ".join((reason or "").split())
     if not why:
-        raise UsageError("--reason must say why the commit is accepted")
+        raise UsageError("say why the commit is accepted", about="reason")
     if not re.fullmatch(r"[A-Za-z0-9._/~^-]{1,200}", commit or "") or commit.startswith("-"):
         raise UsageError(f"{commit!r} does not name a commit")
     from msd_core.git.runner import head

@@ -38,14 +38,14 @@ def _plan_key(main_root: Path, plan: str) -> tuple[str | None, str]:
         return None, raw
     p = Path(raw)
     if not p.name.endswith("PLAN.md"):
-        raise UsageError(f"--plan {plan!r}: give a PLAN.md path or a plan id like 02-01")
+        raise UsageError(f"{plan!r}: give a PLAN.md path or a plan id like 02-01", about="plan")
     return p.parent.name or None, plan_id(p)
 
 
 def select(main_root: Path, *, phase: str | None = None, plan: str | None = None) -> list[tuple[Path, dict]]:
     """[(record path, record)] for the phase or the plan, sorted by plan id."""
     if bool(phase) == bool(plan):
-        raise UsageError("give exactly one of --phase <n> or --plan <plan>")
+        raise UsageError("give exactly one of a phase or a plan", remedy=("phase", "plan"))
     folder = run_record.runs_dir(main_root)
     try:
         names = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".json") and e.is_file(follow_symlinks=False))

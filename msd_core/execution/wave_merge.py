@@ -197,7 +197,7 @@ def merge_wave(main_cwd: Path, phase_dir: Path, wave: int, overrides: dict[str, 
     overrides = overrides or {}
     unknown = sorted(set(overrides) - {p["id"] for p in wave_plans})
     if unknown:
-        raise UsageError(f"--branch names plans not in wave {wave}: {', '.join(unknown)}")
+        raise UsageError(f"plans not in wave {wave}: {', '.join(unknown)}", about="branch")
     checked_out = current_branch(main)
     base = head(main)
     merged: list[dict] = []
@@ -322,7 +322,7 @@ def sync_worktree(cwd: Path, base: str) -> dict:
         raise OperationFailed("wave sync runs only inside an isolated executor's worktree (this is the main checkout)")
     target = git(["rev-parse", "--verify", "-q", f"{base}^{{commit}}"], top, check=False).stdout.strip()
     if not target:
-        raise UsageError(f"--base {base} is not a commit of this repository")
+        raise UsageError(f"{base} is not a commit of this repository", about="base")
     now = head(top)
     if now == target or (now and _is_ancestor(top, target, now)):
         return {"worktree": str(top), "branch": current_branch(top), "head": now, "action": "none"}

@@ -52,7 +52,7 @@ class BoundedInputError(UsageError, ValueError):
         super().__init__(f"{what} {reason}", hint=hint)
         self.what, self.reason = what, reason
 
-    def about(self, what: str) -> BoundedInputError:
+    def naming(self, what: str) -> BoundedInputError:
         """The same refusal naming `what` (a caller that knows the file's path)."""
         return BoundedInputError(what, self.reason, hint=self.hint)
 

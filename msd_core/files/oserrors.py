@@ -60,4 +60,4 @@ def environment_errors(doing: str = "complete the operation") -> Iterator[None]:
 
 def cannot_write(folder, exc: OSError) -> OperationFailed:
     return OperationFailed(f"cannot write to {folder} ({exc.strerror or exc})",
-                           hint="check the folder's permissions or choose another --config-dir")
+                           hint="check the folder's permissions or choose another config folder", remedy="config_dir")

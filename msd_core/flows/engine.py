@@ -237,17 +237,20 @@ def parse_result(text: str | None) -> dict:
     if text is None or text == "":
         return {}
     if len(text.encode("utf-8", "surrogatepass")) > MAX_RESULT_BYTES:
-        raise UsageError(f"--result is larger than {MAX_RESULT_BYTES} bytes")
+        raise UsageError(f"the result is larger than {MAX_RESULT_BYTES} bytes", about="result")
     import json
 
-    from msd_core.files.bounded import loads_json
+    from msd_core.files.bounded import BoundedInputError, loads_json
 
     try:
-        value = loads_json(text, "--result")
+        value = loads_json(text, "the result")
+    except BoundedInputError as exc:
+        exc.about = "result"
+        raise
     except json.JSONDecodeError as exc:
-        raise UsageError(f"--result is not valid JSON: {exc.msg} at column {exc.colno}") from None
+        raise UsageError(f"the result is not valid JSON: {exc.msg} at column {exc.colno}", about="result") from None
     if not isinstance(value, dict):
-        raise UsageError("--result must be a JSON object, e.g. '{\"issues_found\": 0}'")
+        raise UsageError("the result must be a JSON object, e.g. '{\"issues_found\": 0}'", about="result")
     return value
 
 

@@ -127,23 +127,22 @@ def _shell_word(text: str) -> str:
     return shlex.quote(text)
 
 
-def parse_vars(flow: Flow, pairs: list[str] | None) -> dict:
-    """`--var k=v` pairs as a dict; each name must be one of the flow's inputs."""
+def flow_vars(flow: Flow, pairs: list[tuple[str, str]] | None) -> dict:
+    """The flow's inputs from (name, value) pairs (the command line splits `NAME=VALUE`:
+    msd_core.run.argtypes.name_value); each name must be one of the flow's inputs."""
     out: dict = {}
-    for pair in pairs or []:
-        if "=" not in pair:
-            raise UsageError(f"--var {pair[:60]!r} must look like name=value")
-        name, value = pair.split("=", 1)
+    for name, value in pairs or []:
         if not VAR_NAME_RE.match(name):
-            raise UsageError(f"--var name {name[:60]!r} must be lower case (letters, digits, _ and -)")
+            raise UsageError(f"variable name {name[:60]!r} must be lower case (letters, digits, _ and -)", about="var")
         if name not in flow.inputs:
             accepted = ", ".join(sorted(flow.inputs)) or "none"
-            raise UsageError(f"{flow.workflow} takes no variable {name!r}", hint=f"it accepts: {accepted}")
+            raise UsageError(f"{flow.workflow} takes no variable {name!r}", hint=f"it accepts: {accepted}", about="var")
         if len(value) > engine.MAX_VAR_CHARS or any(c in value for c in "\n\r\x00"):
-            raise UsageError(f"--var {name}: value must be one line of at most {engine.MAX_VAR_CHARS} characters")
+            raise UsageError(f"variable {name}: value must be one line of at most {engine.MAX_VAR_CHARS} characters",
+                             about="var")
         out[name] = value
     if len(out) > MAX_VARS:
-        raise UsageError(f"at most {MAX_VARS} variables")
+        raise UsageError(f"at most {MAX_VARS} variables", about="var")
     return out
 
 
@@ -152,9 +151,9 @@ def _conflicts(run: dict, vars: dict) -> list[str]:
     return [k for k, v in vars.items() if k in have and engine._var_text(have[k]) != v]
 
 
-def next_step(ctx: FlowContext, var_pairs: list[str] | None = None, restart: bool = False) -> dict:
+def next_step(ctx: FlowContext, var_pairs: list[tuple[str, str]] | None = None, restart: bool = False) -> dict:
     flow = ctx.flow
-    vars = ctx.env.normalise_vars(parse_vars(flow, var_pairs))
+    vars = ctx.env.normalise_vars(flow_vars(flow, var_pairs))
     doc = state_file.read_state(ctx.state_path)
     run = state_file.get_run(doc, flow.workflow)
     write = False
@@ -167,7 +166,7 @@ def next_step(ctx: FlowContext, var_pairs: list[str] | None = None, restart: boo
             shown = ", ".join(f"{k}={engine._var_text(run['vars'][k])}" for k in clash)
             raise UsageError(
                 f"a {flow.workflow} run with {shown} is at step {run['current']}",
-                hint="finish it, or start over with --restart",
+                hint="finish it, or start the flow over", remedy="restart",
             )
         if any(k not in run.get("vars", {}) for k in vars):
             run = dict(run)
@@ -182,10 +181,10 @@ def next_step(ctx: FlowContext, var_pairs: list[str] | None = None, restart: boo
     return payload
 
 
-def step_done(ctx: FlowContext, step_id: str, result_text: str | None, var_pairs: list[str] | None = None) -> dict:
+def step_done(ctx: FlowContext, step_id: str, result_text: str | None, var_pairs: list[tuple[str, str]] | None = None) -> dict:
     flow = ctx.flow
     result = engine.parse_result(result_text)
-    vars = ctx.env.normalise_vars(parse_vars(flow, var_pairs))
+    vars = ctx.env.normalise_vars(flow_vars(flow, var_pairs))
     with state_file.state_lock(ctx.project_root, ctx.state_path):
         doc = state_file.read_state(ctx.state_path)
         run = state_file.get_run(doc, flow.workflow)
@@ -194,7 +193,8 @@ def step_done(ctx: FlowContext, step_id: str, result_text: str | None, var_pairs
         elif vars:
             clash = _conflicts(run, vars)
             if clash:
-                raise UsageError(f"--var {', '.join(clash)} differs from the run in progress", hint="start over with next-step --restart")
+                raise UsageError(f"variable {', '.join(clash)} differs from the run in progress", about="var",
+                                 hint=f"finish the run, or start it over: `msd_run next-step --workflow {flow.workflow} --restart`")
             run = {**run, "vars": {**run.get("vars", {}), **vars}}
         new_run, report = engine.complete_step(flow, run, step_id, result, ctx.env)
         if not report["repeated"]:

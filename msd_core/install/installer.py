@@ -52,7 +52,8 @@ def check_runtime(old: Manifest | None, target: Target) -> None:
     """UsageError when the folder holds another runtime's install (one runtime per folder)."""
     if old is not None and old.runtime != target.runtime:
         raise UsageError(f"{target.config} holds an msd-core install for runtime {old.runtime!r}, not {target.runtime!r}",
-                         hint=f"pass --runtime {old.runtime}, or choose another --config-dir")
+                         hint=f"install runtime {old.runtime} there, or choose another config folder",
+                         remedy=("runtime", "config_dir"))
 
 
 def _timestamp(config: Path) -> str:

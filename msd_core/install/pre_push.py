@@ -70,7 +70,7 @@ def _hooks_dir(repo) -> Path:
     if (proc.stdout or "").strip():
         raise UsageError(f"core.hooksPath is set ({proc.stdout.strip()}): msd does not write hooks there",
                          hint="add `msd_run drift --check --text` to the pre-push hook in that folder, "
-                              "or run `msd install --local` without --pre-push")
+                              "or leave the pre-push hook out: run `msd install --local`")
     return Path(repo.common) / "hooks"
 
 
@@ -106,7 +106,7 @@ def plan(target, old, cwd: Path | None, wanted: bool) -> Planned:
     if not wanted and rec is None:
         return Planned([], None, {"action": "not asked (--pre-push adds it)"})
     if target.scope != "local":
-        raise UsageError("--pre-push goes with --local: a hook belongs to one repository",
+        raise UsageError("a pre-push hook belongs to one repository: it goes with a project install", about="pre_push",
                          hint="run `msd install --local --pre-push` at the top of the project's repository")
     repo = merge_drivers.project_repo(target, cwd)
     if repo is None:

@@ -12,8 +12,6 @@ from pathlib import Path
 from msd_core.errors import UsageError
 from msd_core.paths import Target
 
-ALLOW_SYMLINK_FLAG = "--allow-symlink"
-
 
 def nearest_existing(path: Path) -> Path:
     for candidate in (path, *path.parents):
@@ -30,13 +28,14 @@ def check_target(target: Target, *, allow_symlink: bool, writing: bool) -> None:
             real = os.path.realpath(config)
             raise UsageError(
                 f"the {target.scope} config folder {config} is a symlink to {real}",
-                hint=f"pass {ALLOW_SYMLINK_FLAG} to install through it, or use --config-dir {real}",
+                hint=f"install through it, or into {real} itself", remedy=("allow_symlink", "config_dir"),
             )
         if not config.exists():
             raise UsageError(f"the config folder {config} is a broken symlink")
     base = nearest_existing(config)
     if not base.is_dir():
-        raise UsageError(f"the install target {base} is a file, not a folder", hint="choose another --config-dir")
+        raise UsageError(f"the install target {base} is a file, not a folder", hint="choose another config folder",
+                         remedy="config_dir")
     core = config / "msd-core"
     if os.path.lexists(core) and (core.is_symlink() or not core.is_dir()):
         raise UsageError(f"{core} is not a folder msd can use (a file or a symlink)",

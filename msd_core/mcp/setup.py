@@ -56,7 +56,7 @@ def host_files(scope: str, config_dir: str | None = None, project_dir: str | Non
     if scope == "project":
         base = Path(project_dir).absolute() if project_dir else paths.local_project_dir()
         return base / ".mcp.json", base / ".claude" / "settings.json"
-    raise UsageError(f"--scope {scope!r} is not one of {', '.join(SCOPES)}")
+    raise UsageError(f"{scope!r} is not one of {', '.join(SCOPES)}", about="scope")
 
 
 def client_files(client: str, scope: str, config_dir: str | None = None,

@@ -86,7 +86,7 @@ def decide(root: Path, strategy: str, templates: dict, phase: str | None, milest
         return {"strategy": "none", "branch": None, "for": None}
     if strategy == "phase":
         if not phase:
-            raise UsageError("git.branching_strategy is phase: give --phase <n>")
+            raise UsageError("git.branching_strategy is phase: the branch is named for a phase", hint="give the phase", remedy="phase")
         from msd_core.planning.phase_ref import resolve
 
         ph = resolve(root / ".planning", phase)
@@ -99,7 +99,7 @@ def decide(root: Path, strategy: str, templates: dict, phase: str | None, milest
         version = milestone or found
         if not version:
             raise UsageError("git.branching_strategy is milestone but no milestone is known",
-                             hint="give --milestone <version>, e.g. v1.1")
+                             hint="give the milestone's version, e.g. v1.1", remedy="milestone")
         name = _fill(templates.get("milestone") or "msd/{milestone}-{slug}", "git.milestone_branch_template",
                      milestone=slugify(version).replace("-", ".") if re.fullmatch(r"v?[\d.]+", version) else slugify(version),
                      slug=slugify(mname or "milestone"))

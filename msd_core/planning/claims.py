@@ -224,8 +224,8 @@ def change(root: Path, phase: str, me: dict, branch: str | None, *, release: boo
             others = [c for c in viewed if c["phase"] == phase and not c.get("mine") and not c["stale"]]
             if others and not force:
                 raise OperationFailed(f"{describe(others[0])}: not claimed for you",
-                                      hint="pass --force to claim it as well, or ask them to `msd_run claim "
-                                           f"{phase} --release`")
+                                      hint=f"ask them to `msd_run claim {phase} --release`, or claim it as well",
+                                      remedy="force")
             claim = {"phase": phase, "by": me.get("by", ""), "email": me.get("email", ""), "branch": branch or "",
                      "at": now_stamp()}
             claims = [c for c in claims if key_of(c) != key_of(claim)] + [claim]

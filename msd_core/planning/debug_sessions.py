@@ -139,7 +139,7 @@ def start(root: Path, symptom: str, slug: str | None = None, mode: str = "diagno
     if not symptom:
         raise UsageError("describe the symptom: msd_run debug start \"<what goes wrong>\"")
     if mode not in ("diagnose", "fix"):
-        raise UsageError(f"--mode {mode!r}: diagnose or fix")
+        raise UsageError(f"{mode!r} is not a mode: diagnose or fix", about="mode")
     base = _check_slug(slug) if slug else slug_for(symptom)
     folder = debug_dir(root)
     with _lock(root):
@@ -170,7 +170,7 @@ def close(root: Path, slug: str, outcome: str) -> dict:
     from msd_core.files.atomic import atomic_write_text
 
     if outcome not in ("resolved", "abandoned"):
-        raise UsageError(f"--as {outcome!r}: resolved or abandoned")
+        raise UsageError(f"{outcome!r} is not an outcome: resolved or abandoned", about="outcome")
     path = debug_dir(root) / f"{_check_slug(slug)}.md"
     with _lock(root):
         text = _read(path)
@@ -179,7 +179,8 @@ def close(root: Path, slug: str, outcome: str) -> dict:
             cause = section(text, "Root Cause")
             if status not in FOUND or not cause or cause == PLACEHOLDER:
                 raise OperationFailed(f"session {slug} has status {status or 'none'} and no proven root cause;"
-                                      " it cannot close as resolved", hint="close it --as abandoned, or finish it")
+                                      " it cannot close as resolved",
+                                      hint=f"close it as abandoned (`msd_run debug close {slug} --as abandoned`), or finish it")
         new = _set_meta(text, status=outcome, updated=_now())
         dest = debug_dir(root) / "resolved" / path.name
         if dest.exists():

@@ -283,7 +283,7 @@ def plan_remove(root: Path, ref, force: bool = False) -> Result:
     gone = model.resolve(ref)
     if model.executed(gone) and not force:
         raise OperationFailed(f"phase {gone} has executed plans (SUMMARY files); not removed",
-                              hint="pass --force to remove it anyway (its folder is deleted)")
+                              hint="remove it anyway, its folder deleted", remedy="force")
     res = Result("remove")
     name = model.name_of(gone)
     numbers = model.numbers()

@@ -249,14 +249,16 @@ def state_get(text: str, name: str) -> dict | None:
 
 
 def _clean(value: str, what: str) -> str:
+    """`value` as one clean line; `what`: the patch it is for (its parameter's name, e.g. add_blocker)."""
+    said = f"the {what.replace('_', ' ')} value"
     if not isinstance(value, str):
-        raise UsageError(f"{what}: value must be text")
+        raise UsageError(f"{said} must be text", about=what)
     if "\n" in value or "\r" in value:
-        raise UsageError(f"{what}: value must be a single line")
+        raise UsageError(f"{said} must be a single line", about=what)
     if any(ord(c) < 32 and c != "\t" for c in value):
-        raise UsageError(f"{what}: value contains control characters")
+        raise UsageError(f"{said} contains control characters", about=what)
     if len(value) > MAX_VALUE_CHARS:
-        raise UsageError(f"{what}: value longer than {MAX_VALUE_CHARS} characters")
+        raise UsageError(f"{said} is longer than {MAX_VALUE_CHARS} characters", about=what)
     return value.strip()
 
 
@@ -362,25 +364,25 @@ class Patcher:
         self.changed.append({"op": what, "line": at + 1, "new": new.rstrip("\r\n")})
 
     def position(self, text: str) -> None:
-        self._set_field("position", "Current Position", "Phase", _clean(text, "--position"))
+        self._set_field("position", "Current Position", "Phase", _clean(text, "position"))
 
     def status(self, text: str) -> None:
-        value = _clean(text, "--status")
+        value = _clean(text, "status")
         body = self._set_field("status", "Current Position", "Status", value)
         fm = self._set_fm("status", "status", value, required=False)
         if fm and not body:  # the frontmatter carried it: not a miss
             self.not_found = [n for n in self.not_found if n.get("op") != "status"]
 
     def add_decision(self, text: str) -> None:
-        self._append_item("add-decision", "Decisions", _clean(text, "--add-decision"))
+        self._append_item("add-decision", "Decisions", _clean(text, "add_decision"))
 
     def add_blocker(self, text: str) -> None:
-        self._append_item("add-blocker", "Blockers", _clean(text, "--add-blocker"))
+        self._append_item("add-blocker", "Blockers", _clean(text, "add_blocker"))
 
     def resolve_blocker(self, text: str) -> None:
-        needle = _clean(text, "--resolve-blocker").lower()
+        needle = _clean(text, "resolve_blocker").lower()
         if not needle:
-            raise UsageError("--resolve-blocker: give part of the blocker's text")
+            raise UsageError("give part of the blocker's text", about="resolve_blocker")
         doc = self._doc()
         sec = doc.find_section("Blockers")
         if not sec:
@@ -392,7 +394,7 @@ class Patcher:
             self.not_found.append({"op": "resolve-blocker", "section": sec.title, "text": text})
             return
         if len(hits) > 1:
-            raise UsageError(f"--resolve-blocker: {len(hits)} lines of {sec.title!r} match {text!r}; give more of the text")
+            raise UsageError(f"{len(hits)} lines of {sec.title!r} match {text!r}; give more of the text", about="resolve_blocker")
         i = hits[0]
         old = doc.lines[i].rstrip("\r\n")
         remaining = [j for j in range(sec.start + 1, end) if j != i and doc.lines[j].strip()]
@@ -405,23 +407,23 @@ class Patcher:
         self.changed.append({"op": "resolve-blocker", "line": i + 1, "old": old, "new": None if remaining else "None yet."})
 
     def set_session(self, text: str, now: str | None = None) -> None:
-        value = _clean(text, "--set-session")
+        value = _clean(text, "set_session")
         stamp = now or time.strftime("%Y-%m-%d %H:%M", time.gmtime())
         self._set_field("set-session", "Session Continuity", "Last session", stamp)
         self._set_field("set-session", "Session Continuity", "Stopped at", value)
         self._set_fm("set-session", "stopped_at", value, required=False)
 
     def resume_file(self, path: str) -> None:
-        value = _clean(path, "--resume-file")
+        value = _clean(path, "resume_file")
         if not value:
-            raise UsageError("--resume-file: give a path (or None to clear it)")
+            raise UsageError("give a path (or None to clear it)", about="resume_file")
         self._set_field("resume-file", "Session Continuity", "Resume file", value)
 
     def field(self, name: str, value: str) -> None:
-        key = _clean(name, "--field")
+        key = _clean(name, "field")
         if not re.fullmatch(r"[A-Za-z_][\w-]*", key):
-            raise UsageError(f"--field: {name!r} is not a frontmatter key name")
-        self._set_fm("field", key, _clean(value, "--field"), required=True)
+            raise UsageError(f"{name!r} is not a frontmatter key name", about="field")
+        self._set_fm("field", key, _clean(value, "field"), required=True)
 
 
 def apply_patch(text: str, ops: list[tuple]) -> tuple[str, list[dict], list[dict]]:

@@ -67,7 +67,7 @@ def add_line(text: str, todo: str, phase: str | None, file: str | None, now: flo
     if file is not None:
         file = " ".join(file.split())[:200] or None
         if file and (" · " in file or " — " in file):
-            raise UsageError("--file must be a path, optionally with :LINE")
+            raise UsageError("the file must be a path, optionally with :LINE", about="file")
     items = parse(text)
     tid = next_id(items)
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(now))

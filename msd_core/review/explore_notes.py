@@ -67,9 +67,9 @@ def record(root: Path, topic: str, raw: bytes, slug: str | None = None, *, scree
 
     topic = " ".join((topic or "").split())
     if not topic:
-        raise UsageError("--topic is empty: name what was explored")
+        raise UsageError("the topic is empty: name what was explored", about="topic")
     if len(topic) > MAX_TOPIC:
-        raise UsageError(f"--topic is longer than {MAX_TOPIC} characters")
+        raise UsageError(f"the topic is longer than {MAX_TOPIC} characters", about="topic")
     if len(raw) > MAX_NOTE:
         raise UsageError(f"the note is larger than {MAX_NOTE} bytes")
     text = raw.decode("utf-8", errors="replace")
@@ -89,7 +89,7 @@ def record(root: Path, topic: str, raw: bytes, slug: str | None = None, *, scree
         while (folder / f"{name}.md").exists() or (folder / f"{name}.md").is_symlink():
             n += 1
             if n > 99:
-                raise OperationFailed(f"99 notes named {base} already", hint="pass another --slug")
+                raise OperationFailed(f"99 notes named {base} already", hint="choose another slug", remedy="slug")
             name = f"{base}-{n}"
         lines = ["---", f"topic: {yaml_str(topic, MAX_TOPIC)}", f"written: {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}",
                  "cites:" if cited else "cites: []"]

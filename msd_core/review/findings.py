@@ -221,13 +221,13 @@ def merge(findings: list[dict], previous: dict | None, accept: list[str], reason
                 by_id[i] = f
     if accept:
         if not reason or not reason.strip():
-            raise UsageError("--accept needs --reason: why the risk is acceptable")
+            raise UsageError("an accepted finding needs the reason", hint="say why the risk is acceptable", remedy="reason")
         for i in accept:
             f = by_id.get(i)
             if f is None:  # a well-formed call the review's state does not match: exit 1
-                raise OperationFailed(f"--accept {i}: the review holds no such finding", hint="`show` lists its ids")
+                raise OperationFailed(f"{i}: the review holds no such finding", hint="`show` lists its ids", about="accept")
             if f["status"] == "closed":
-                raise OperationFailed(f"--accept {i}: it is closed already")
+                raise OperationFailed(f"{i}: it is closed already", about="accept")
             accepted = dict(f, status="accepted", accepted=" ".join(reason.split())[:400])
             out[out.index(f)] = accepted
             by_id[i] = accepted
@@ -307,7 +307,7 @@ def record_review(root: Path, review: Review, folder: Path, phase: str, raw: byt
     from msd_core.planning.outside_text import save
 
     if block_on not in SEVERITIES:
-        raise UsageError(f"--block-on must be one of {', '.join(SEVERITIES)}")
+        raise UsageError(f"{block_on!r} is not one of {', '.join(SEVERITIES)}", about="block_on")
     path = review_path(folder, review)
     if raw is not None:
         items, checked = load_findings(raw, what)

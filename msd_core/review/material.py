@@ -117,16 +117,16 @@ def check_draft(raw: bytes, docs: dict[str, int]) -> list[dict]:
     from msd_core.planning.outside_text import clean
 
     try:
-        data = loads_json(raw, "--draft")
+        data = loads_json(raw, "the draft")
     except ValueError as exc:
-        raise UsageError(f"--draft is not valid JSON ({str(exc)[:120]})") from None
+        raise UsageError(f"the draft is not valid JSON ({str(exc)[:120]})", about="draft") from None
     if not isinstance(data, dict) or not isinstance(data.get("requirements"), list) or set(data) - {"requirements"}:
-        raise UsageError("--draft must be a JSON object with a `requirements` list and nothing else")
+        raise UsageError("the draft must be a JSON object with a `requirements` list and nothing else", about="draft")
     items = data["requirements"]
     if not items:
-        raise UsageError("--draft lists no requirement")
+        raise UsageError("the draft lists no requirement", about="draft")
     if len(items) > MAX_REQS:
-        raise UsageError(f"--draft lists more than {MAX_REQS} requirements")
+        raise UsageError(f"the draft lists more than {MAX_REQS} requirements", about="draft")
     out, seen = [], set()
     for n, r in enumerate(items, 1):
         where = f"requirement {n}"
@@ -255,7 +255,7 @@ def requirements(root: Path, source: Path, raw: bytes, *, replace: bool = False,
     with locked(ensure_private_dir(root) / "requirements.lock", lock_timeout_from_env(), what="REQUIREMENTS.md"):
         if (target.exists() or target.is_symlink()) and not replace:
             raise OperationFailed(".planning/REQUIREMENTS.md exists; not replaced",
-                                  hint="pass --replace once the person agreed, or merge by hand")
+                                  hint="merge by hand, or replace it once the person agreed", remedy="replace")
         text = render(reqs, source.name, project)
         backup = _replacing(root, target, text) if target.exists() or target.is_symlink() else None
         save(root, target, text, screen=screen)

@@ -15,6 +15,6 @@ def choose(text: str, given: str | None, words: int, fallback: str) -> str:
 
     if given is not None:
         if not SLUG_RE.match(given):
-            raise UsageError(f"--slug {given[:60]!r}: use lower-case letters, digits and dashes (at most 50)")
+            raise UsageError(f"{given[:60]!r}: use lower-case letters, digits and dashes (at most 50)", about="slug")
         return given
     return "-".join(slugify(text).split("-")[:words])[:50].strip("-") or fallback

@@ -101,9 +101,9 @@ def start(root: Path, question: str, slug: str | None = None) -> dict:
     state = _state_dir(root)
     with locked(state.parent / "spikes.lock", lock_timeout_from_env(), what="spikes"):
         if (state / f"{slug}.json").exists() or (notes_dir(root) / f"{slug}.md").exists():
-            raise OperationFailed(f"spike {slug} exists already", hint="pass another --slug")
+            raise OperationFailed(f"spike {slug} exists already", hint="choose another slug", remedy="slug")
         if branches.exists(top, branch):
-            raise OperationFailed(f"branch {branch} exists already", hint="pass another --slug, or delete the branch")
+            raise OperationFailed(f"branch {branch} exists already", hint="delete the branch, or choose another slug", remedy="slug")
         _clean_tree(top, "start a spike", root)
         start_commit = head(top)
         branches.create(top, branch)
@@ -140,9 +140,9 @@ def finish(root: Path, slug: str, finding: bytes, verdict: str, branch_choice: s
     if not SLUG_RE.match(slug or ""):
         raise UsageError(f"{(slug or '')[:60]!r} is not a spike slug (see `msd_run spike list`)")
     if verdict not in VERDICTS:
-        raise UsageError(f"--verdict must be one of {', '.join(VERDICTS)}")
+        raise UsageError(f"{verdict!r} is not one of {', '.join(VERDICTS)}", about="verdict")
     if branch_choice not in BRANCH_CHOICES:
-        raise UsageError("--branch must be keep or remove")
+        raise UsageError(f"{branch_choice!r} is not keep or remove", about="branch_choice")
     text = finding.decode("utf-8", errors="replace")
     if not text.strip():
         raise UsageError("the finding is empty: write what the spike found out")

@@ -57,3 +57,27 @@ def existing_folder(text, name: str = "--cwd") -> str:
     except UsageError as exc:
         raise UsageError(f"{name} {exc.message}") from None
 
+
+
+def name_value(text) -> tuple[str, str]:
+    """A flow input given as `NAME=VALUE`, split at its first `=`: argparse's `type=` for `--var`
+    (msd_run next-step, step-done); `msd chain` reads its `--var` with it too. The flow checks the name
+    and the value (msd_core.flows.service.flow_vars)."""
+    import argparse
+
+    name, eq, value = str(text).partition("=")
+    if not eq:
+        raise argparse.ArgumentTypeError(f"{str(text)[:60]!r} must look like name=value")
+    return name, value
+
+
+def name_values(texts) -> list[tuple[str, str]]:
+    """name_value over a list given outside argparse (`msd chain --var`): UsageError about `var` (exit 2)."""
+    import argparse
+
+    from msd_core.errors import UsageError
+
+    try:
+        return [name_value(text) for text in texts or ()]
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(str(exc), about="var") from None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from msd_core.run import options
+from msd_core.run import argtypes, options
 
 
 def flow_options(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def flow_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--flows-dir", metavar="DIR",
                         help="development option: read <DIR>/<NAME>.toml instead of the install (unverified)")
     options.cwd(parser)
-    parser.add_argument("--var", action="append", metavar="NAME=VALUE", default=[],
+    parser.add_argument("--var", action="append", metavar="NAME=VALUE", default=[], type=argtypes.name_value,
                         help="a flow input, e.g. phase=02 (repeatable)")
 
 

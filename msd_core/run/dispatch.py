@@ -197,6 +197,21 @@ def build_command_parser(name: str, prog: str = "msd_run", parser_class=None) ->
     return parser
 
 
+def flags_of(parser) -> dict[str, str]:
+    """{parameter name: its long flag} over the parser and its sub-commands' parsers: how an
+    error about an input (MsdError.about, .remedy) names the flag that gave it."""
+    out: dict[str, str] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                out = {**flags_of(sub), **out}
+        else:
+            long = [s for s in action.option_strings if s.startswith("--")]
+            if long:
+                out.setdefault(action.dest, long[0])
+    return out
+
+
 def _top_help() -> str:
     width = max(len(n) for n in COMMANDS)
     lines = [
@@ -340,10 +355,11 @@ def _nearest(name: str) -> str:
 
 
 def _attempt(name: str, argv: list[str], channel) -> tuple[int, object, str | None]:
-    prog, code = f"msd_run {name}", None
+    prog, code, parser = f"msd_run {name}", None, None
     error: MsdError
     try:
-        args = build_command_parser(name, parser_class=channel.parser).parse_args(argv[1:])
+        parser = build_command_parser(name, parser_class=channel.parser)
+        args = parser.parse_args(argv[1:])
         args.command = name
         note = _settle(args)
         if note:
@@ -358,7 +374,7 @@ def _attempt(name: str, argv: list[str], channel) -> tuple[int, object, str | No
             return outcome, None, None
         error = outcome
     except MsdError as exc:
-        error = exc
+        error = exc.name_flags(flags_of(parser)) if parser is not None else exc
     except KeyboardInterrupt:
         error, code = OperationFailed("interrupted"), 130
     except BrokenPipeError:  # the reader of the output went away

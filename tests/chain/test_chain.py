@@ -568,9 +568,9 @@ def test_dry_run_shows_each_steps_command_line_for_the_claude_preset(msd, setup)
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["--agent", "gpt"], "--agent 'gpt' is not a known preset"),
+    (["--agent", "gpt"], "argument --agent: 'gpt' is not a known preset"),
     (["--agent", "claude", "--agent-cmd", "x"], "give --agent or --agent-cmd, not both"),
-    (["--agent", "claude", "--allow", "Bash(rm -rf /) && x("], "is not a permission rule"),
+    (["--agent", "claude", "--allow", "Bash(rm -rf /) && x("], "argument --allow: 'Bash(rm -rf /) && x(' is not a permission rule"),
     (["--agent-cmd", "x", "--allow", "Write"], "--allow works with --agent presets"),
 ])
 def test_bad_agent_choices_are_usage_errors(msd, setup, args, needle):
@@ -619,3 +619,24 @@ def test_a_symlinked_chain_folder_is_refused(msd, setup, tmp_path):
     r = _chain(msd, project, install, cmd, log, "--prompt-file")
     assert r.returncode == 1 and "is a symlink or a file; refusing to write the chain's files through it" in r.stderr
     assert list(outside.iterdir()) == [] and not log.exists()
+
+
+@pytest.mark.parametrize("var,said", [
+    ("phase", "argument --var: 'phase' must look like name=value"),  # the command line splits NAME=VALUE
+    ("Phase=02", "argument --var: variable name 'Phase' must be lower case"),  # the flow checks the name
+    ("nope=1", "argument --var: plan-phase takes no variable 'nope'"),
+])
+def test_msd_chain_refuses_a_bad_var_in_one_line_naming_the_flag(msd, setup, var, said):
+    """`msd chain` and `msd_run next-step` share the split (msd_core.run.argtypes.name_value) and the
+    flow's checks (msd_core.flows.service.flow_vars); msd's error boundary names the flag."""
+    project, install, _cmd, _log = setup
+    r = msd(["chain", "plan-phase", "--root", str(install), "--cwd", str(project), "--dry-run", "--var", var])
+    assert (r.returncode, r.stdout, r.stderr.count("\n")) == (2, "", 1), r.stderr
+    assert r.stderr.startswith(f"msd: error: {said}")
+
+
+def test_msd_chain_names_the_root_flag_of_a_missing_install(msd, setup, tmp_path):
+    project, _install, _cmd, _log = setup
+    r = msd(["chain", "plan-phase", "--root", str(tmp_path / "typo"), "--cwd", str(project), "--dry-run"])
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert r.stderr.startswith(f"msd: error: argument --root: {tmp_path / 'typo'} does not exist")

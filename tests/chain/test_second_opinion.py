@@ -162,12 +162,13 @@ def test_dry_run_runs_nothing(planned, clis, tmp_path):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["--cli", "codex"], "give exactly one of --plan"),
+    (["--cli", "codex"], "give exactly one of a plan or a phase to review (pass --plan or --phase)"),
     (["--cli", "claude", "--phase", "2"], "unknown CLI 'claude'"),
     (["--plan", "x-PLAN.md"], "--cli is required"),
-    (["--cli", "codex", "--plan", "README.md"], "give a PLAN.md file"),
+    (["--cli", "codex", "--plan", "README.md"], "argument --plan: README.md: give a PLAN.md file"),
     (["--cli", "codex", "--plan", "/etc/02-01-PLAN.md"], "not a plan in one of this project's current phase folders"),
-    (["--cli", "codex", "--plan", ".planning/phases/02-auth/02-01-PLAN.md", "--timeout", "0"], "--timeout must be"),
+    (["--cli", "codex", "--plan", ".planning/phases/02-auth/02-01-PLAN.md", "--timeout", "0"],
+     "argument --timeout: the timeout must be between 0 and 86400 seconds, not 0"),
 ])
 def test_bad_input_is_one_line_exit_2(planned, clis, argv, needle):
     proc = run_msd(["second-opinion", *argv], planned, env_extra=_env(clis))

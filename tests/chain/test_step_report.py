@@ -57,7 +57,7 @@ def test_name_value_words_are_typed_by_the_expects(msd_run, ticket):
     (["phase=02", "approved=true"], "missing field plans (int)"),
     (["plans=three"], "plans=three: plans is an int; write a whole number"),
     (["approved=maybe"], "approved is a bool; write approved=true or approved=false"),
-    (["--result", "{oops"], "--result is not valid JSON"),
+    (["--result", "{oops"], "argument --result: the result is not valid JSON"),
     (["plans"], "'plans' must look like name=value"),
 ])
 def test_a_bad_report_is_refused_on_the_spot_and_writes_nothing(msd_run, ticket, args, needle):

@@ -53,9 +53,9 @@ def test_a_wrong_root_is_a_usage_error_naming_the_path(msd_run, tmp_path):
     for argv in (["resolve", "plan-phase"], ["next-step", "--workflow", "plan-phase"], ["agent-role", "planner"]):
         r = msd_run([*argv, "--root", str(tmp_path / "nope")], cwd=tmp_path)
         assert (r.returncode, r.stderr.count("\n")) == (2, 1), (argv, r.stderr)
-        assert f"--root {tmp_path / 'nope'}: no such folder" in r.stderr
+        assert f"argument --root: {tmp_path / 'nope'} does not exist" in r.stderr
     r = msd_run(["resolve", "plan-phase", "--root", str(tmp_path)], cwd=tmp_path)
-    assert r.returncode == 2 and f"--root {tmp_path} is not an installed msd-core folder" in r.stderr
+    assert r.returncode == 2 and f"argument --root: {tmp_path} is not an installed msd-core folder" in r.stderr
     gone = msd_run(["resolve", "plan-phase", "--root", str(tmp_path / ".claude" / "msd-core")], cwd=tmp_path)
     assert gone.returncode == 3 and "msd install" in gone.stderr  # the install's folder, not there: install it
 

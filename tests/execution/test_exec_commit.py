@@ -79,7 +79,7 @@ def test_refusals(tmp_path):
     r = run_msd(["commit", "--plan", plan, "--files", "src/alpha.py"], root)
     assert r.returncode == 2 and "message" in r.stderr
     r = run_msd(["commit", "--plan", plan, "-m", "m"], root)
-    assert r.returncode == 2 and "name the files" in r.stderr
+    assert r.returncode == 2 and "the commit names no file (give the paths of the files to commit: pass --files)" in r.stderr
     for bad in ("0", "two"):
         r = run_msd(["commit", "--plan", plan, "--task", bad, "-m", "m", "--files", "src/alpha.py"], root)
         assert r.returncode == 2 and "task number" in r.stderr

@@ -155,7 +155,7 @@ def test_deep_agent_answers_are_exit_2():
     from msd_core.chain.step_report import _typed
     from msd_core.flows.engine import parse_result
 
-    with pytest.raises(BoundedInputError, match="--result is nested more than"):
+    with pytest.raises(BoundedInputError, match="the result is nested more than"):
         parse_result("[" * 300 + "]" * 300)
     with pytest.raises(BoundedInputError, match="files is nested more than"):
         _typed("files", "list", "[" * 300 + "]" * 300)

@@ -143,7 +143,7 @@ def test_refusals_write_nothing(project, content, runner, tmp_path):
     assert "not a regular file" in _refused(target, content, project)
     hook.unlink()
     glob = resolve_target("global", tmp_path / "home-claude")
-    with pytest.raises(UsageError, match="--pre-push goes with --local"):
+    with pytest.raises(UsageError, match="a pre-push hook belongs to one repository"):
         install(glob, source=content, pre_push=True, cwd=project)
     assert not (tmp_path / "home-claude").exists()
     plain = tmp_path / "plain"

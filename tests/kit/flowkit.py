@@ -7,6 +7,7 @@ from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
 from msd_core.ownership.manifest import Manifest
+from msd_core.run.argtypes import name_values  # the command line splits NAME=VALUE; the walker does as it does
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED_FLOWS = REPO / "msd_core" / "content" / "msd-core" / "flows"
@@ -53,10 +54,10 @@ class Walker:
                                       root=self.root)
 
     def next(self, *vars: str, restart: bool = False) -> dict:
-        return self.service.next_step(self.ctx(), list(vars), restart=restart)
+        return self.service.next_step(self.ctx(), name_values(vars), restart=restart)
 
     def done(self, step: str, result: dict | None = None, *vars: str) -> dict:
-        return self.service.step_done(self.ctx(), step, json.dumps(result) if result is not None else None, list(vars))
+        return self.service.step_done(self.ctx(), step, json.dumps(result) if result is not None else None, name_values(vars))
 
     def state(self) -> dict:
         return self.service.show(self.ctx())

@@ -206,9 +206,9 @@ def test_no_global_install_by_default(tmp_path, msd_run):
 
 def test_root_not_named_msd_core_is_a_usage_error_naming_it(tmp_path, inst):
     code, _, err = resolve("plan-phase", inst.config, compact_project(tmp_path, False))
-    assert code == 2 and f"--root {inst.config} is not an installed msd-core folder" in err
+    assert code == 2 and f"argument --root: {inst.config} is not an installed msd-core folder" in err
     code, _, err = resolve("plan-phase", tmp_path / "typo", compact_project(tmp_path, False))
-    assert code == 2 and f"--root {tmp_path / 'typo'}: no such folder" in err
+    assert code == 2 and f"argument --root: {tmp_path / 'typo'} does not exist" in err
 
 
 @pytest.mark.parametrize(
