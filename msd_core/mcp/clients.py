@@ -38,7 +38,7 @@ def check(client: str) -> None:
     from msd_core.errors import UsageError
 
     if client not in CLIENTS:
-        raise UsageError(f"--client {client!r} is not one of {', '.join(CLIENTS)}")
+        raise UsageError(f"{client!r} is not one of {', '.join(CLIENTS)}", about="client")
 
 
 def user_file(client: str, config_dir: str | None = None) -> Path:

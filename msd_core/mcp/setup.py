@@ -72,7 +72,7 @@ def client_files(client: str, scope: str, config_dir: str | None = None,
         return host_files(scope, None, project_dir)[0], None
     if scope == "user":
         return clients.user_file(client, config_dir), None
-    raise UsageError(f"--scope {scope!r} is not one of {', '.join(SCOPES)}")
+    raise UsageError(f"{scope!r} is not one of {', '.join(SCOPES)}", about="scope")
 
 
 def scope_of_target(target) -> tuple[str, dict]:
