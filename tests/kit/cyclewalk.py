@@ -336,7 +336,8 @@ class Executor:
         a = self.a
         where = plan_dir or phase.dir
         rel_plan = f"{where}/{plan.pid}-PLAN.md"
-        if base is not None:
+        if base is not None:  # execute-phase briefs an isolated executor with absolute paths: with commit_docs
+            rel_plan = str(a.project / rel_plan)  # false its worktree lacks the plans never committed
             a.sh(self.sync_line(), cwd=cwd, base=base)
         if plan.hand_commits > 0:  # an executor that ignores its commit line and claims the plan done
             plan.hand_commits -= 1
