@@ -534,6 +534,10 @@ def verify_work(a: Agent, phase: Phase, issue: str | None = None, *, diagnose: b
     uat = re.sub(r"^phase: .*$", f"phase: {phase.folder}", uat, count=1, flags=re.M)
     if issue is None:
         uat = uat.replace("result: issue", "result: pass")
+    # an agent records when it tested: a later UAT of the same phase is a changed file (never the example's times)
+    rounds = sum(1 for act in a.log if act.invocation.startswith("/msd-verify-work ") and "msd_run history-digest" in act.text)
+    uat = re.sub(r"^updated: .*$", f"updated: 2026-11-30T{14 + rounds // 60:02d}:{rounds % 60:02d}:30Z", uat,
+                 count=1, flags=re.M)
     slug = None
     if issue is not None and diagnose:
         line = a.content.command(stem, "Step 4", "msd_run debug start")
