@@ -113,6 +113,21 @@ def _rel_in_tree(top: Path, cwd: Path, raw: str) -> str:
 DECLARED_KEYS = frozenset({"files-modified"})  # split_frontmatter's normalised form of files_modified
 
 
+def _in_main_only(plan_path: Path, top: Path, main: Path) -> None:
+    """Refuse, naming the way forward, a plan path missing from a linked worktree that the main checkout
+    holds at the same place (commit_docs false: plans never committed are not in an executor's worktree)."""
+    if top == main or os.path.lexists(plan_path):
+        return
+    try:
+        rel = plan_path.resolve().relative_to(top.resolve())
+    except ValueError:
+        return
+    there = main / rel
+    if there.is_file():
+        raise UsageError(f"no plan at {plan_path}: this worktree lacks it (planning files not committed)",
+                         hint=f"pass the main checkout's plan: --plan {there}")
+
+
 class PlanScope:
     """What one plan may commit: its declared files and its SUMMARY."""
 
@@ -121,6 +136,7 @@ class PlanScope:
         from msd_core.planning.plan import normalize_declared, parse_plan
         from msd_core.planning.project import read_text_file
 
+        _in_main_only(plan_path, top, main)
         _raw, text = read_text_file(plan_path, "plan", error=UsageError)
         plan = parse_plan(text, DECLARED_KEYS)  # the files a plan declares; the rest of its frontmatter is not read
         if plan.frontmatter_error and not plan.frontmatter:

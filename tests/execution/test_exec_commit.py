@@ -400,3 +400,30 @@ def test_naming_roadmap_beside_state_as_the_content_does_leaves_the_tree_clean(t
     r = run_msd(["commit", "-m", "docs: note", "--files", ".planning/STATE.md", ".planning/ROADMAP.md"], root)
     assert r.returncode == 0, r.stderr  # an unchanged ROADMAP.md named beside it is no refusal
     assert commits(root)[0]["files"] == [".planning/STATE.md"]
+
+
+def test_a_plan_only_the_main_checkout_holds_is_named_from_a_worktree(tmp_path):
+    # commit_docs false: a phase planned after the last commit is not in an executor's worktree;
+    # the refusal names the main checkout's plan (execute-phase briefs isolated executors with it)
+    root = tmp_path / "p"
+    make_project(root, PLANS, config={"commit_docs": False})
+    late = root / ".planning" / "phases" / "03-late"
+    late.mkdir()
+    (late / "03-01-PLAN.md").write_text((root / ".planning/phases/02-demo/02-01-PLAN.md").read_text())
+    wt = root / ".claude" / "worktrees" / "agent-03-01"
+    git(root, "worktree", "add", "-q", "-b", "worktree-agent-03-01", str(wt))
+    (wt / "src").mkdir()
+    (wt / "src" / "alpha.py").write_text("a\n")
+    rel = ".planning/phases/03-late/03-01-PLAN.md"
+    for argv in (["commit", "--plan", rel, "--task", "1", "-m", "feat(03-01): a", "--files", "src/alpha.py"],
+                 ["commit", "--plan", rel, "--list"]):
+        r = run_msd(argv, wt)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+        assert f"--plan {late / '03-01-PLAN.md'}" in r.stderr and "not committed" in r.stderr, r.stderr
+    assert git(wt, "status", "--porcelain") == "?? src/\n"  # nothing staged or committed
+    r = run_msd(["commit", "--plan", str(late / "03-01-PLAN.md"), "--task", "1", "-m", "feat(03-01): a",
+                 "--files", "src/alpha.py"], wt)
+    assert r.returncode == 0, r.stderr
+    # a plan in neither tree is still the plain missing plan
+    r = run_msd(["commit", "--plan", ".planning/phases/03-late/03-09-PLAN.md", "--list"], wt)
+    assert r.returncode == 2 and "no plan at" in r.stderr and "main checkout's plan" not in r.stderr

@@ -336,7 +336,8 @@ class Executor:
         a = self.a
         where = plan_dir or phase.dir
         rel_plan = f"{where}/{plan.pid}-PLAN.md"
-        if base is not None:
+        if base is not None:  # execute-phase briefs an isolated executor with absolute paths: with commit_docs
+            rel_plan = str(a.project / rel_plan)  # false its worktree lacks the plans never committed
             a.sh(self.sync_line(), cwd=cwd, base=base)
         if plan.hand_commits > 0:  # an executor that ignores its commit line and claims the plan done
             plan.hand_commits -= 1
@@ -537,6 +538,10 @@ def verify_work(a: Agent, phase: Phase, issue: str | None = None, *, diagnose: b
     uat = re.sub(r"^phase: .*$", f"phase: {phase.folder}", uat, count=1, flags=re.M)
     if issue is None:
         uat = uat.replace("result: issue", "result: pass")
+    # an agent records when it tested: a later UAT of the same phase is a changed file (never the example's times)
+    rounds = sum(1 for act in a.log if act.invocation.startswith("/msd-verify-work ") and "msd_run history-digest" in act.text)
+    uat = re.sub(r"^updated: .*$", f"updated: 2026-11-30T{14 + rounds // 60:02d}:{rounds % 60:02d}:30Z", uat,
+                 count=1, flags=re.M)
     slug = None
     if issue is not None and diagnose:
         line = a.content.command(stem, "Step 4", "msd_run debug start")
