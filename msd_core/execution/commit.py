@@ -125,7 +125,7 @@ def _in_main_only(plan_path: Path, top: Path, main: Path) -> None:
     there = main / rel
     if there.is_file():
         raise UsageError(f"no plan at {plan_path}: this worktree lacks it (planning files not committed)",
-                         hint=f"pass the main checkout's plan: --plan {there}")
+                         hint=f"the main checkout's plan is {there}", remedy="plan")
 
 
 class PlanScope:

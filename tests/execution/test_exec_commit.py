@@ -419,7 +419,8 @@ def test_a_plan_only_the_main_checkout_holds_is_named_from_a_worktree(tmp_path):
                  ["commit", "--plan", rel, "--list"]):
         r = run_msd(argv, wt)
         assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
-        assert f"--plan {late / '03-01-PLAN.md'}" in r.stderr and "not committed" in r.stderr, r.stderr
+        assert f"the main checkout's plan is {late / '03-01-PLAN.md'}: pass --plan" in r.stderr, r.stderr
+        assert "not committed" in r.stderr, r.stderr
     assert git(wt, "status", "--porcelain") == "?? src/\n"  # nothing staged or committed
     r = run_msd(["commit", "--plan", str(late / "03-01-PLAN.md"), "--task", "1", "-m", "feat(03-01): a",
                  "--files", "src/alpha.py"], wt)
