@@ -183,15 +183,21 @@ def pytest_sessionfinish(session, exitstatus):
 HOST_TESTS = "tests/host/"
 WIDE_FIXTURE = re.compile(r"""scope\s*=\s*["'](?:module|class|package|session)["']""")
 SLOW_MARK = re.compile(r"pytest\.mark\.slow\b")
+WHEEL_USER = re.compile(r"def test_\w*\([^)]*\bwheel_venv\b")  # a test that takes the fixture
+WHEEL_TESTS = "wheel_venv"
 
 
 def xdist_unit(nodeid: str, rootpath: Path) -> str:
     """The work unit a test goes to a worker in: all host tests together (one real CLI at a
-    time; the unit starts first, being the longest), a module that defines a fixture wider
-    than one test (its tests may build on each other's state) whole, any other test alone."""
+    time; the unit starts first, being the longest), the modules that use the run's one built
+    wheel (tests/install/conftest.py `wheel_venv`) together (one worker builds it while the other
+    runs other tests, instead of waiting on its lock), a module that defines a fixture wider than
+    one test (its tests may build on each other's state) whole, any other test alone."""
     path = nodeid.split("::", 1)[0]
     if path.startswith(HOST_TESTS):
         return HOST_TESTS
+    if WHEEL_USER.search(_module_text(path, rootpath)):
+        return WHEEL_TESTS
     if path not in _WIDE:
         _WIDE[path] = bool(WIDE_FIXTURE.search(_module_text(path, rootpath)))
     return path if _WIDE[path] else nodeid
@@ -218,7 +224,7 @@ def xdist_unit_rank(unit: str, rootpath: Path) -> int:
     path = unit.split("::", 1)[0]
     if unit == HOST_TESTS:
         return 0
-    if SLOW_MARK.search(_module_text(path, rootpath)):
+    if unit == WHEEL_TESTS or SLOW_MARK.search(_module_text(path, rootpath)):
         return 1
     return 2 if "::" not in unit else 3
 

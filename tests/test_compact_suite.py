@@ -170,6 +170,11 @@ def test_host_tests_are_one_unit_a_module_with_a_wide_fixture_another_the_rest_a
     assert xdist_unit("tests/plain.py::t", tmp_path) == "tests/plain.py::t"
     assert xdist_unit("tests/gone.py::t", tmp_path) == "tests/gone.py::t"
     assert xdist_unit("tests/run/test_hot_path.py::test_x[debug-resume]", REPO) == "tests/run/test_hot_path.py"
+    # the tests of the run's one built wheel: one unit, so no worker waits on another's build
+    assert (xdist_unit("tests/install/test_install_wheel.py::test_wheel_installs_and_msd_install_local_works", REPO)
+            == xdist_unit("tests/install/test_status_verify.py::test_a_built_wheel_verifies_and_a_tampered_file_is_named", REPO)
+            == "wheel_venv")
+    assert xdist_unit_rank("wheel_venv", REPO) == 1
 
 
 
