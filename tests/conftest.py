@@ -181,6 +181,7 @@ def pytest_sessionfinish(session, exitstatus):
 # ------------------------------------------------------------------ pytest-xdist work units
 
 HOST_TESTS = "tests/host/"
+CYCLE_TESTS = "tests/cycle/"
 WIDE_FIXTURE = re.compile(r"""scope\s*=\s*["'](?:module|class|package|session)["']""")
 SLOW_MARK = re.compile(r"pytest\.mark\.slow\b")
 WHEEL_USER = re.compile(r"def test_\w*\([^)]*\bwheel_venv\b")  # a test that takes the fixture
@@ -219,12 +220,13 @@ def _module_text(path: str, rootpath: Path) -> str:
 def xdist_unit_rank(unit: str, rootpath: Path) -> int:
     """When a work unit starts, lowest first (the longest-first rule, so the two workers finish
     together instead of one running a long unit alone at the end): 0 the host tests, 1 a unit of
-    a module with slow tests (real agent CLIs, wheel builds, kill tests), 2 a whole module (a wide
-    fixture), 3 any other test. Collection order within a rank."""
+    a module with slow tests (real agent CLIs, wheel builds, kill tests) or a whole-cycle scenario
+    (tests/cycle/: two milestones end to end take 80-120 s), 2 a whole module (a wide fixture),
+    3 any other test. Collection order within a rank."""
     path = unit.split("::", 1)[0]
     if unit == HOST_TESTS:
         return 0
-    if unit == WHEEL_TESTS or SLOW_MARK.search(_module_text(path, rootpath)):
+    if unit == WHEEL_TESTS or path.startswith(CYCLE_TESTS) or SLOW_MARK.search(_module_text(path, rootpath)):
         return 1
     return 2 if "::" not in unit else 3
 

@@ -189,8 +189,9 @@ def _tree_with_each_kind_of_unit(root):
 def test_units_start_longest_kind_first_host_then_slow_then_whole_modules(tmp_path):
     _tree_with_each_kind_of_unit(tmp_path)
     ranks = {u: xdist_unit_rank(u, tmp_path) for u in ("tests/host/", "tests/cli.py::t", "tests/wheel.py::test_w",
-                                                       "tests/wide.py", "tests/plain.py::test_a", "tests/gone.py::t")}
-    assert ranks == {"tests/host/": 0, "tests/cli.py::t": 1, "tests/wheel.py::test_w": 1,
+                                                       "tests/cycle/test_m.py::t[on]", "tests/wide.py",
+                                                       "tests/plain.py::test_a", "tests/gone.py::t")}
+    assert ranks == {"tests/host/": 0, "tests/cli.py::t": 1, "tests/wheel.py::test_w": 1, "tests/cycle/test_m.py::t[on]": 1,
                      "tests/wide.py": 2, "tests/plain.py::test_a": 3, "tests/gone.py::t": 3}
 
 
