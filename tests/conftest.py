@@ -181,31 +181,60 @@ def pytest_sessionfinish(session, exitstatus):
 # ------------------------------------------------------------------ pytest-xdist work units
 
 HOST_TESTS = "tests/host/"
+CYCLE_TESTS = "tests/cycle/"
 WIDE_FIXTURE = re.compile(r"""scope\s*=\s*["'](?:module|class|package|session)["']""")
+SLOW_MARK = re.compile(r"pytest\.mark\.slow\b")
+WHEEL_USER = re.compile(r"def test_\w*\([^)]*\bwheel_venv\b")  # a test that takes the fixture
+WHEEL_TESTS = "wheel_venv"
 
 
 def xdist_unit(nodeid: str, rootpath: Path) -> str:
     """The work unit a test goes to a worker in: all host tests together (one real CLI at a
-    time; the unit starts first, being the longest), a module that defines a fixture wider
-    than one test (its tests may build on each other's state) whole, any other test alone."""
+    time; the unit starts first, being the longest), the modules that use the run's one built
+    wheel (tests/install/conftest.py `wheel_venv`) together (one worker builds it while the other
+    runs other tests, instead of waiting on its lock), a module that defines a fixture wider than
+    one test (its tests may build on each other's state) whole, any other test alone."""
     path = nodeid.split("::", 1)[0]
     if path.startswith(HOST_TESTS):
         return HOST_TESTS
+    if WHEEL_USER.search(_module_text(path, rootpath)):
+        return WHEEL_TESTS
     if path not in _WIDE:
-        try:
-            _WIDE[path] = bool(WIDE_FIXTURE.search((rootpath / path).read_text(encoding="utf-8")))
-        except OSError:
-            _WIDE[path] = False
+        _WIDE[path] = bool(WIDE_FIXTURE.search(_module_text(path, rootpath)))
     return path if _WIDE[path] else nodeid
 
 
 _WIDE: dict[str, bool] = {}
+_TEXT: dict[str, str] = {}
+
+
+def _module_text(path: str, rootpath: Path) -> str:
+    if path not in _TEXT:
+        try:
+            _TEXT[path] = (rootpath / path).read_text(encoding="utf-8")
+        except OSError:
+            _TEXT[path] = ""
+    return _TEXT[path]
+
+
+def xdist_unit_rank(unit: str, rootpath: Path) -> int:
+    """When a work unit starts, lowest first (the longest-first rule, so the two workers finish
+    together instead of one running a long unit alone at the end): 0 the host tests, 1 a unit of
+    a module with slow tests (real agent CLIs, wheel builds, kill tests) or a whole-cycle scenario
+    (tests/cycle/: two milestones end to end take 80-120 s), 2 a whole module (a wide fixture),
+    3 any other test. Collection order within a rank."""
+    path = unit.split("::", 1)[0]
+    if unit == HOST_TESTS:
+        return 0
+    if unit == WHEEL_TESTS or path.startswith(CYCLE_TESTS) or SLOW_MARK.search(_module_text(path, rootpath)):
+        return 1
+    return 2 if "::" not in unit else 3
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: known only where it is installed
 def pytest_xdist_make_scheduler(config, log):
-    """`-n` with the default `--dist load`: xdist's scope scheduler over xdist_unit's units, the
-    host unit first. (xdist_group markers need a node id xdist can rename; pytest 9.2's cannot.)"""
+    """`-n` with the default `--dist load`: xdist's scope scheduler over xdist_unit's units, in
+    xdist_unit_rank's order. (xdist_group markers need a node id xdist can rename; pytest 9.2's cannot.)"""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -215,8 +244,10 @@ def pytest_xdist_make_scheduler(config, log):
             return xdist_unit(nodeid, config.rootpath)
 
         def _assign_work_unit(self, node) -> None:
-            if HOST_TESTS in self.workqueue:
-                self.workqueue.move_to_end(HOST_TESTS, last=False)
+            if not getattr(self, "_ranked", False):  # the first call: the queue is whole, in collection order
+                self._ranked = True
+                for unit in sorted(self.workqueue, key=lambda u: xdist_unit_rank(u, config.rootpath)):
+                    self.workqueue.move_to_end(unit)
             super()._assign_work_unit(node)
 
     config.option.loadscopereorder = False

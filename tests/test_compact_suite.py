@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import COMPACT_SITE, COMPACT_SUITE, compact_suite_entries, xdist_unit
+from tests.conftest import COMPACT_SITE, COMPACT_SUITE, compact_suite_entries, pytest_xdist_make_scheduler, xdist_unit, xdist_unit_rank
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -170,4 +170,65 @@ def test_host_tests_are_one_unit_a_module_with_a_wide_fixture_another_the_rest_a
     assert xdist_unit("tests/plain.py::t", tmp_path) == "tests/plain.py::t"
     assert xdist_unit("tests/gone.py::t", tmp_path) == "tests/gone.py::t"
     assert xdist_unit("tests/run/test_hot_path.py::test_x[debug-resume]", REPO) == "tests/run/test_hot_path.py"
+    # the tests of the run's one built wheel: one unit, so no worker waits on another's build
+    assert (xdist_unit("tests/install/test_install_wheel.py::test_wheel_installs_and_msd_install_local_works", REPO)
+            == xdist_unit("tests/install/test_status_verify.py::test_a_built_wheel_verifies_and_a_tampered_file_is_named", REPO)
+            == "wheel_venv")
+    assert xdist_unit_rank("wheel_venv", REPO) == 1
 
+
+
+def _tree_with_each_kind_of_unit(root):
+    (root / "tests" / "host").mkdir(parents=True)
+    (root / "tests" / "plain.py").write_text("def test_a():\n    pass\n")
+    (root / "tests" / "wide.py").write_text("import pytest\n\n@pytest.fixture(scope=\"module\")\ndef f():\n    return 1\n")
+    (root / "tests" / "cli.py").write_text("import pytest\n\npytestmark = pytest.mark.slow\n")
+    (root / "tests" / "wheel.py").write_text("import pytest\n\n@pytest.mark.slow\ndef test_w():\n    pass\n")
+
+
+def test_units_start_longest_kind_first_host_then_slow_then_whole_modules(tmp_path):
+    _tree_with_each_kind_of_unit(tmp_path)
+    ranks = {u: xdist_unit_rank(u, tmp_path) for u in ("tests/host/", "tests/cli.py::t", "tests/wheel.py::test_w",
+                                                       "tests/cycle/test_m.py::t[on]", "tests/wide.py",
+                                                       "tests/plain.py::test_a", "tests/gone.py::t")}
+    assert ranks == {"tests/host/": 0, "tests/cli.py::t": 1, "tests/wheel.py::test_w": 1, "tests/cycle/test_m.py::t[on]": 1,
+                     "tests/wide.py": 2, "tests/plain.py::test_a": 3, "tests/gone.py::t": 3}
+
+
+def test_the_scheduler_sends_the_units_in_rank_order(tmp_path):
+    """The real xdist scheduler the hook makes, two stand-in workers: the host unit goes out first,
+    then the slow units, then a whole module, then the single tests (collection order otherwise)."""
+    import types
+
+    _tree_with_each_kind_of_unit(tmp_path)
+    config = types.SimpleNamespace(rootpath=tmp_path, option=types.SimpleNamespace(loadscopereorder=True),
+                                   getvalue=lambda name: {"dist": "load", "tx": ["2*popen"]}[name])
+    sched = pytest_xdist_make_scheduler(config, None)
+    collection = ["tests/plain.py::test_a", "tests/wide.py::t1", "tests/wide.py::t2", "tests/host/test_h.py::h1",
+                  "tests/plain.py::test_b", "tests/wheel.py::test_w", "tests/cli.py::c1", "tests/host/test_g.py::g1"]
+    sent = []
+
+    class Worker:
+        shutting_down = False
+        gateway = types.SimpleNamespace(id="gw")
+
+        def send_runtest_some(self, indexes):
+            sent.append([collection[i] for i in indexes])
+
+        def shutdown(self):
+            self.shutting_down = True
+
+    workers = [Worker(), Worker()]
+    for w in workers:
+        sched.add_node(w)
+        sched.add_node_collection(w, collection)
+    sched.schedule()
+    while sched.workqueue:  # each worker, in turn, finishes what it holds and asks for more
+        for w in workers:
+            for unit in sched.assigned_work[w].values():
+                for nodeid in unit:
+                    unit[nodeid] = True
+            sched._reschedule(w)
+    assert sent == [["tests/host/test_h.py::h1", "tests/host/test_g.py::g1"], ["tests/wheel.py::test_w"],
+                    ["tests/cli.py::c1"], ["tests/wide.py::t1", "tests/wide.py::t2"], ["tests/plain.py::test_a"],
+                    ["tests/plain.py::test_b"]]

@@ -24,3 +24,14 @@ def runner(tmp_path, monkeypatch) -> Path:
 def fixture_content(tmp_path) -> ContentSource:
     """The small content tree of tests/fixtures/install/basic, copied."""
     return ContentSource.from_dir(copy_fixture(tmp_path / "content"))
+
+
+@pytest.fixture(scope="session")
+def wheel_venv(tmp_path_factory) -> tuple[Path, Path]:
+    """(the wheel, the venv): this checkout built as a wheel (`pip wheel`)
+    and installed into a fresh venv once per run (every xdist worker of a run shares it, under a
+    lock), for the tests that start msd from an installed wheel. Skips with the reason when PyPI
+    is unreachable for the wheel's dependencies. A test changes its own project, never the venv."""
+    from tests.kit.wheel_venv import built_wheel_venv
+
+    return built_wheel_venv(tmp_path_factory.getbasetemp())

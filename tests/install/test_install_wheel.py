@@ -7,15 +7,12 @@ the checkout. Needs PyPI for the wheel's dependencies (skips when unreachable).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.kit.wheel_venv import wheel_env
 
 pytestmark = pytest.mark.slow
 
@@ -24,23 +21,12 @@ def _run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600, **kw)
 
 
-def test_wheel_installs_and_msd_install_local_works(tmp_path, isolated_home):
-    wheels = tmp_path / "wheels"
-    build = _run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-w", str(wheels)])
-    assert build.returncode == 0, build.stderr[-2000:]
-    wheel = next(wheels.glob("msd_core-*.whl"))
+def test_wheel_installs_and_msd_install_local_works(tmp_path, isolated_home, wheel_venv):
+    wheel, venv = wheel_venv  # built with `pip wheel`, installed into a fresh venv (tests/kit/wheel_venv.py)
+    env = wheel_env()  # this test's HOME
     names = zipfile.ZipFile(wheel).namelist()
     shipped = [n for n in names if n.startswith("msd_core/content/")]
     assert any(n.startswith("msd_core/content/commands/msd/") for n in shipped), "content is not in the wheel"
-
-    venv = tmp_path / "venv"
-    assert _run([sys.executable, "-m", "venv", str(venv)]).returncode == 0
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["PIP_CACHE_DIR"] = str(tmp_path / "pip-cache")
-    pip = _run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)], env=env)
-    if pip.returncode != 0 and ("Could not find a version" in pip.stderr or "NewConnectionError" in pip.stderr):
-        pytest.skip(f"PyPI not reachable for the wheel's dependencies: {pip.stderr.strip().splitlines()[-1]}")
-    assert pip.returncode == 0, pip.stderr[-2000:]
 
     project = tmp_path / "project"
     project.mkdir()

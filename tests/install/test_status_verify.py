@@ -12,7 +12,6 @@ import base64
 import hashlib
 import importlib.metadata as md
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from msd_core import __version__
 from msd_core.install import health, verify
 from msd_core.install.installer import install
 from msd_core.paths import resolve_target
+from tests.kit.wheel_venv import wheel_env
 
 REPO = Path(__file__).resolve().parents[2]
 CONTENT = REPO / "msd_core" / "content"
@@ -175,19 +175,10 @@ def test_without_a_wheel_status_verify_says_so_in_one_line(target):
 
 
 @pytest.mark.slow
-def test_a_built_wheel_verifies_and_a_tampered_file_is_named(tmp_path, isolated_home):
-    wheels = tmp_path / "wheels"
+def test_a_built_wheel_verifies_and_a_tampered_file_is_named(tmp_path, isolated_home, wheel_venv):
     run = lambda cmd, **kw: subprocess.run(cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, **kw)  # noqa: E731
-    build = run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-w", str(wheels)])
-    assert build.returncode == 0, build.stderr[-2000:]
-    venv = tmp_path / "venv"
-    assert run([sys.executable, "-m", "venv", str(venv)]).returncode == 0
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["PIP_CACHE_DIR"] = str(tmp_path / "pip-cache")
-    pip = run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(next(wheels.glob("*.whl")))], env=env)
-    if pip.returncode != 0 and ("Could not find a version" in pip.stderr or "NewConnectionError" in pip.stderr):
-        pytest.skip("PyPI not reachable for the wheel's dependencies")
-    assert pip.returncode == 0, pip.stderr[-2000:]
+    _wheel, venv = wheel_venv  # built with `pip wheel`, installed into a fresh venv (tests/kit/wheel_venv.py)
+    env = wheel_env()  # this test's HOME
     project = tmp_path / "project"
     project.mkdir()
     msd = str(venv / "bin" / "msd")

@@ -4,6 +4,7 @@ runtime or of `~/.claude` where it does not belong, and runtimes side by side.""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -28,6 +29,9 @@ import update_runtime_golden as golden  # noqa: E402
 
 SCOPES = ("global", "local")
 CASES = [(r, s) for r in RUNTIMES for s in SCOPES]
+# One install per runtime and scope per process: the golden, the foreign-reference and the
+# golden-check tests read the same trees (a tree is read, never changed)
+installed_tree = functools.cache(golden.installed_tree)
 
 
 def _tree(folder: Path) -> dict[str, str]:
@@ -117,12 +121,13 @@ def test_gemini_gate_every_split_workflow_renders_its_parts(tmp_path):
 def test_golden_tree(runtime, scope):
     want = golden.golden_path(runtime, scope)
     assert want.exists(), "run scripts/update_runtime_golden.py"
-    assert golden.render(golden.installed_tree(runtime, scope)) == want.read_text(), "run scripts/update_runtime_golden.py and review the diff"
+    assert golden.render(installed_tree(runtime, scope)) == want.read_text(), "run scripts/update_runtime_golden.py and review the diff"
 
 
 def test_golden_check_fails_on_a_stale_file(tmp_path, monkeypatch):
     monkeypatch.setattr(golden, "GOLDEN_DIR", tmp_path)
     monkeypatch.setattr(golden, "REPO", tmp_path)
+    monkeypatch.setattr(golden, "installed_tree", installed_tree)  # the script's three passes install once
     assert golden.main([]) == 0
     assert golden.main(["--check"]) == 0
     p = golden.golden_path("gemini", "local")
@@ -132,7 +137,7 @@ def test_golden_check_fails_on_a_stale_file(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("runtime,scope", CASES)
 def test_no_foreign_folder_references(runtime, scope):
-    tree = golden.installed_tree(runtime, scope)
+    tree = installed_tree(runtime, scope)
     found = {}
     for rel, data in tree.items():
         try:
