@@ -311,7 +311,7 @@ def _sync_planning(top: Path, rels: list[str]) -> dict | None:
 def scoped_commit(*, cwd: Path, message: str, paths: list[str], plan: str | None = None,
                   deviation: str | None = None, task: int | None = None) -> dict:
     if not message or not message.strip():
-        raise UsageError("a commit message is required (-m '<type>(<scope>): <what>')")
+        raise UsageError("a commit message is required, one line as <type>(<scope>): <what>", remedy="message")
     if not paths:
         raise UsageError("the commit names no file", hint="give the paths of the files to commit", remedy="files")
     if deviation is not None and not deviation.strip():

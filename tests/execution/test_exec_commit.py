@@ -77,7 +77,7 @@ def test_refusals(tmp_path):
         r = run_msd(["commit", "--plan", plan, "-m", "m", "--files", bad], root)
         assert r.returncode == 2 and word in r.stderr, (bad, r.stderr)
     r = run_msd(["commit", "--plan", plan, "--files", "src/alpha.py"], root)
-    assert r.returncode == 2 and "message" in r.stderr
+    assert r.returncode == 2 and "a commit message is required, one line as <type>(<scope>): <what> (pass --message)" in r.stderr
     r = run_msd(["commit", "--plan", plan, "-m", "m"], root)
     assert r.returncode == 2 and "the commit names no file (give the paths of the files to commit: pass --files)" in r.stderr
     for bad in ("0", "two"):
