@@ -17,7 +17,8 @@ def configure(parser) -> None:
     from msd_core.run import options  # not at the top: `msd_run hook <event>` skips argparse (entry._hook)
 
     parser.add_argument("event", help="the hook event: session-start, pre-compact, pre-tool-use (copilot-pre-tool-use, "
-                        "qwen-pre-tool-use, kimi-pre-tool-use: the same guard for Copilot CLI, Qwen Code and Kimi Code), post-tool-use, probe, "
+                        "qwen-pre-tool-use, kimi-pre-tool-use: the same guard for Copilot CLI, Qwen Code and Kimi Code), "
+                        "post-tool-use, probe, "
                         "or guard-server (the guards' MCP server, until stdin ends)")
     options.root(parser, default="the one the install names")
 
@@ -45,7 +46,8 @@ def answer(event: str, root: str | None) -> int:
     return code
 
 
-GUARD_EVENTS = ("pre-tool-use", "copilot-pre-tool-use", "qwen-pre-tool-use", "kimi-pre-tool-use")  # msd's guard, per client (hooks/events.py)
+# msd's guard, per client (hooks/events.py)
+GUARD_EVENTS = ("pre-tool-use", "copilot-pre-tool-use", "qwen-pre-tool-use", "kimi-pre-tool-use")
 
 
 def _arm_deadline(event: str) -> bool:

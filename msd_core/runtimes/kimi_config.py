@@ -24,10 +24,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
-from msd_core.files.safe_tree import read_installed
 from msd_core.paths import SETTINGS_BEFORE_REL, runtime_global_dir
 from msd_core.runtimes.base import guard_command
 from msd_core.runtimes.claude_settings import SettingsChange
+from msd_core.runtimes.config_entry import read_for_add, start_removal
 
 SETTINGS_REL = "config.toml"
 BEFORE_REL = SETTINGS_BEFORE_REL  # never written here: an earlier file's copy would hold the user's keys
@@ -36,7 +36,8 @@ EVENT = "kimi-pre-tool-use"
 MATCHER = "^(Bash|Read)$"
 TIMEOUT = 30  # seconds; the guard answers in milliseconds
 MARK = "# msd's guard hook (msd install --runtime kimi); msd uninstall takes it out\n"
-HINT = "msd's guard hook was not added to Kimi Code (add a [[hooks]] table to config.toml by hand: see `msd install --help`)"
+HINT = ("msd's guard hook was not added to Kimi Code (add by hand to its config.toml: [[hooks]] with event = \"PreToolUse\", "
+        f"matcher = \"{MATCHER}\", command = \"msd_run hook {EVENT} --root <its msd-core folder>\")")
 NOT_READ = "not added: Kimi Code reads hooks only from its user config.toml (`msd install --global --runtime kimi` adds msd's guard there)"
 
 
@@ -80,16 +81,9 @@ def plan_add(config: Path, old_record: dict | None, old_permission: str | None) 
 
     if Path(config).absolute() != runtime_global_dir("kimi"):
         return kept(NOT_READ)
-    try:
-        data = read_installed(config, SETTINGS_REL)
-    except Exception as exc:  # a symlink on the way, unreadable: never written through
-        return kept("skipped", f"{exc}; {HINT}")
-    table: dict = {}
-    if data is not None:
-        loaded, problem = _parse(data, path)
-        if problem:
-            return kept("skipped", f"{problem}; {HINT}")
-        table = loaded
+    data, table, problem = read_for_add(config, SETTINGS_REL, HINT, _parse)
+    if problem:
+        return kept("skipped", problem)
     wanted = entry(config)
     if wanted in _hooks(table):
         return kept("present")
@@ -119,17 +113,13 @@ def plan_remove(config: Path, record: dict | None, permission: str | None, befor
     if not permission or not isinstance(record, dict):
         return SettingsChange(note="unchanged")
     how = f"remove msd's [[hooks]] table (msd_run hook {EVENT}) from {path} by hand"
-    try:
-        data = read_installed(config, SETTINGS_REL)
-    except Exception as exc:
-        return SettingsChange(note="skipped", warnings=[f"{exc}; {how}"])
-    if data is None:
-        return SettingsChange(note="absent")
+    done, data, table = start_removal(config, SETTINGS_REL, record, None, how, _parse)  # no saved copy: the text is cut out
+    if done is not None:
+        return done
     block = record.get("block")
     text = block.encode("utf-8") if isinstance(block, str) and block else None
     if text is None or text not in data:
-        table, _problem = _parse(data, path)
-        if table is not None and not any(is_ours(h) for h in _hooks(table)):
+        if not any(is_ours(h) for h in _hooks(table)):
             return SettingsChange(note="entry already gone")
         return SettingsChange(note="skipped", warnings=[f"{path} no longer holds msd's table as msd wrote it; {how}"])
     cut = data.rfind(text)
