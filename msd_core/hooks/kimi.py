@@ -6,7 +6,9 @@ stdin and refuses the call on exit 0 with Claude Code's answer (`hookSpecificOut
 "deny", its reason what the model gets), so only the tools are mapped: `Bash` {command, cwd?} is
 Bash, `Read` {path} is Read; other tools go ahead unchecked (its file writes are not mapped yet).
 Kimi's `Bash` may name its own working folder (`cwd`, relative to the session's): the guard reads
-the command there.
+the command there. Seen in the real CLI too: exit 2 refuses with stderr as the reason, while a hook
+that fails otherwise or passes its `timeout` lets the call go (hence cmd_hook's own deadline), and a
+`[[hooks]]` table in a project's `.kimi-code/config.toml` is not run at all.
 """
 
 from __future__ import annotations
