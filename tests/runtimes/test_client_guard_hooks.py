@@ -167,16 +167,15 @@ USER_KIMI = ('# my Kimi config: keep this comment\ndefault_model = "mine"\n\n[[h
              'matcher = "Bash"\ncommand = "echo mine"\n\n[providers.mine]\ntype = "openai"\napi_key = "sk-keep"')  # no final newline
 
 
-def _kimi(tmp_path, monkeypatch, scope="global"):
-    monkeypatch.delenv("KIMI_CODE_HOME", raising=False)
+def _kimi(tmp_path, scope="global"):
     project = _project(tmp_path)
     return project, resolve_target(scope, project_dir=project, runtime="kimi")
 
 
-def test_kimi_table_is_appended_after_every_user_byte_and_uninstall_gives_the_file_back(tmp_path, monkeypatch):
+def test_kimi_table_is_appended_after_every_user_byte_and_uninstall_gives_the_file_back(tmp_path):
     from msd_core.files.tomlread import loads as toml
 
-    _project_dir, t = _kimi(tmp_path, monkeypatch)
+    _project_dir, t = _kimi(tmp_path)
     t.config.mkdir(parents=True)
     config = t.config / "config.toml"
     config.write_text(USER_KIMI)
@@ -194,8 +193,8 @@ def test_kimi_table_is_appended_after_every_user_byte_and_uninstall_gives_the_fi
     assert config.read_text() == USER_KIMI
 
 
-def test_kimi_uninstall_after_user_edits_takes_out_only_msds_table(tmp_path, monkeypatch):
-    _project_dir, t = _kimi(tmp_path, monkeypatch)
+def test_kimi_uninstall_after_user_edits_takes_out_only_msds_table(tmp_path):
+    _project_dir, t = _kimi(tmp_path)
     install(t, profile="core")
     config = t.config / "config.toml"
     ours = config.read_text()
@@ -204,8 +203,8 @@ def test_kimi_uninstall_after_user_edits_takes_out_only_msds_table(tmp_path, mon
     assert config.read_text() == 'default_model = "mine"\n\n\n[[hooks]]\nevent = "Stop"\ncommand = "echo later"\n'
 
 
-def test_kimi_config_msd_created_is_removed_and_one_it_cannot_extend_is_left(tmp_path, monkeypatch):
-    _project_dir, t = _kimi(tmp_path, monkeypatch)
+def test_kimi_config_msd_created_is_removed_and_one_it_cannot_extend_is_left(tmp_path):
+    _project_dir, t = _kimi(tmp_path)
     install(t, profile="core")
     assert (t.config / "config.toml").exists()
     uninstall(t)
@@ -220,8 +219,8 @@ def test_kimi_config_msd_created_is_removed_and_one_it_cannot_extend_is_left(tmp
         assert (t.config / "config.toml").read_text() == odd
 
 
-def test_kimi_local_install_writes_no_hook_kimi_would_not_read(tmp_path, monkeypatch):
-    project, t = _kimi(tmp_path, monkeypatch, "local")
+def test_kimi_local_install_writes_no_hook_kimi_would_not_read(tmp_path):
+    project, t = _kimi(tmp_path, "local")
     result = install(t, profile="core")
     assert not (t.config / "config.toml").exists()
     assert "user config.toml" in result.data["settings"]["action"] and "--global" in result.data["settings"]["action"]
