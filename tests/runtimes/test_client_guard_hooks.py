@@ -249,6 +249,25 @@ def test_kimi_bash_is_judged_in_the_folder_it_names(tmp_path, monkeypatch):
     assert seen == [str(tmp_path / "sub"), str(tmp_path / "elsewhere"), str(tmp_path)]
 
 
+@pytest.mark.parametrize("event, payload", [
+    ("copilot-pre-tool-use", {"toolName": "bash", "toolArgs": {"command": "ls"}}),
+    ("qwen-pre-tool-use", {"tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+    ("kimi-pre-tool-use", {"tool_name": "Bash", "tool_input": {"command": "ls", "cwd": "sub"}}),
+])
+def test_a_clients_guard_call_takes_the_fast_path(event, payload, tmp_path):
+    """Every client's guard event starts as lean as Claude Code's (tests/hooks/test_hooks.py FAST):
+    msd_run's process entry answers it without argparse, the dispatcher or pathlib."""
+    from tests.hooks.test_hooks import FAST
+
+    project = _project(tmp_path)
+    out = tmp_path / "modules.json"
+    r = subprocess.run([sys.executable, "-c", FAST, str(out), "hook", event, "--root", ".x/msd-core"],
+                       input=json.dumps({"cwd": str(project), "session_id": "S", **payload}), cwd=project,
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    assert not {"argparse", "pathlib", "msd_core.run.dispatch"} & set(json.loads(out.read_text()))
+
+
 HELD_UP = """
 import sys, time
 from msd_core.hooks import guard_server, pre_tool_use
