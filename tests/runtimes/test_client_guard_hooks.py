@@ -203,6 +203,25 @@ def test_kimi_uninstall_after_user_edits_takes_out_only_msds_table(tmp_path):
     assert config.read_text() == 'default_model = "mine"\n\n\n[[hooks]]\nevent = "Stop"\ncommand = "echo later"\n'
 
 
+def test_kimi_reinstall_from_another_msd_replaces_its_table_and_uninstall_still_gives_the_file_back(tmp_path, monkeypatch):
+    from msd_core.files.tomlread import loads as toml
+    from msd_core.runtimes import kimi_config
+
+    _project_dir, t = _kimi(tmp_path)
+    t.config.mkdir(parents=True)
+    config = t.config / "config.toml"
+    config.write_text(USER_KIMI)
+    with monkeypatch.context() as m:
+        m.setattr(kimi_config, "guard_command", lambda event, cfg, local: f"/old/venv/bin/msd_run hook {event} --root R")
+        install(t, profile="core")
+    assert "/old/venv/bin/msd_run" in config.read_text()
+    install(t, profile="core")  # this msd, another msd_run: msd's one table now names it
+    ours = [h for h in toml(config.read_text())["hooks"] if kimi_config.is_ours(h)]
+    assert [h["command"].split()[0] for h in ours] == [str(RUNNER)]
+    uninstall(t)
+    assert config.read_text() == USER_KIMI
+
+
 def test_kimi_config_msd_created_is_removed_and_one_it_cannot_extend_is_left(tmp_path):
     _project_dir, t = _kimi(tmp_path)
     install(t, profile="core")
