@@ -80,7 +80,7 @@ def isolated_home(tmp_path_factory, monkeypatch):
         monkeypatch.setenv(var, str(home / sub))
     monkeypatch.setenv("MSD_USER_CONFIG_DIR", str(home / ".config" / "msd"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    for var in ("GEMINI_CLI_HOME", "OPENCODE_CONFIG_DIR", "CODEX_HOME"):  # other runtimes' global folders
+    for var in ("GEMINI_CLI_HOME", "OPENCODE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "KIMI_CODE_HOME"):  # other runtimes' global folders
         monkeypatch.delenv(var, raising=False)
     monkeypatch.delenv("MSD_TRACE", raising=False)
     return home

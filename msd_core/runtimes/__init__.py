@@ -11,11 +11,12 @@
                subagents in .qwen/agents/ (listed in its `agent` tool), msd's guard hook in settings.json
   copilot.py   Copilot CLI: the same in .github/ (global ~/.copilot/), custom agents in agents/,
                msd's guard hook in hooks/msd-guard.json
-  kimi.py      Kimi Code: the same in .kimi-code/, agents in agents/
+  kimi.py      Kimi Code: the same in .kimi-code/, agents in agents/, msd's guard hook in the user's config.toml
   claude_settings.py  the settings.json permission that lets the agent run msd_run without a prompt
   claude_json.py      editing Claude Code's own JSON files under their owner's lock
   opencode_config.py  OpenCode's permission for msd_run in opencode.json
   qwen_settings.py    msd's guard hook (hooks.PreToolUse) in Qwen Code's settings.json
+  kimi_config.py      msd's guard hook (a [[hooks]] table) appended to Kimi Code's user config.toml
   config_entry.py     what those entries in another program's JSON config share (read, start of uninstall)
 
 The installer, uninstaller, status and the content checks ask `get(name)` instead of naming

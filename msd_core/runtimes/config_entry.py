@@ -1,6 +1,7 @@
-"""What msd's entries in another program's JSON config file share (opencode_config.py,
-qwen_settings.py): reading the file as an object, and the start of an uninstall (the file as msd
-wrote it goes back to its saved bytes, or away if msd created it)."""
+"""What msd's entries in another program's config file share (opencode_config.py,
+qwen_settings.py, kimi_config.py): reading the file as an object before an entry is added, and the
+start of a JSON file's uninstall (the file as msd wrote it goes back to its saved bytes, or away if
+msd created it)."""
 
 from __future__ import annotations
 
@@ -24,9 +25,24 @@ def load_object(data: bytes, path: Path):
     return obj, None
 
 
-def start_removal(config: Path, rel: str, record: dict, before: bytes | None, how: str):
+def read_for_add(config: Path, rel: str, hint: str, parse=None):
+    """(the file's bytes or None when absent, its object ({} when absent), None), or (None, None, the
+    warning that leaves it untouched: unreadable, a symlink on the way, does not parse). `parse(data,
+    path)` answers as load_object does (the default: JSON/JSONC)."""
+    try:
+        data = read_installed(config, rel)
+    except Exception as exc:  # a symlink on the way, unreadable: never written through
+        return None, None, f"{exc}; {hint}"
+    if data is None:
+        return None, {}, None
+    obj, problem = (parse or load_object)(data, Path(config) / rel)
+    return (None, None, f"{problem}; {hint}") if problem else (data, obj, None)
+
+
+def start_removal(config: Path, rel: str, record: dict, before: bytes | None, how: str, parse=None):
     """(a finished SettingsChange, None, None) when uninstall needs no edit, else (None, the file's
-    bytes, its object) for the caller to take its entry out of. `how`: the hand fix a warning names."""
+    bytes, its object) for the caller to take its entry out of. `how`: the hand fix a warning names;
+    `parse` as in read_for_add."""
     try:
         data = read_installed(config, rel)
     except Exception as exc:
@@ -38,7 +54,7 @@ def start_removal(config: Path, rel: str, record: dict, before: bytes | None, ho
             return SettingsChange(delete=True, note="removed (msd created it)"), None, None
         if before is not None:
             return SettingsChange(new_bytes=before, note="restored"), None, None
-    obj, problem = load_object(data, Path(config) / rel)
+    obj, problem = (parse or load_object)(data, Path(config) / rel)
     if problem:
         return SettingsChange(note="skipped", warnings=[f"{problem}; {how}"]), None, None
     return None, data, obj

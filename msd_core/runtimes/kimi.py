@@ -11,12 +11,16 @@ the top of the git work tree), and a headless run against a stand-in model: it l
   agents/msd-<x>.md       ->  agents/msd-<x>.md          name, description, the body (subagent_file).
   permission              ->  none: `kimi -p` approves tools itself; interactive runs ask.
   MCP server              ->  `msd mcp install --client kimi` (msd_core/mcp/clients.py).
+  guard                   ->  config.toml [[hooks]]: msd's secret-read guard on Kimi's `Bash` and
+      `Read` calls (kimi_config.py; msd_core/hooks/kimi.py). Kimi reads hooks from its user
+      config.toml only: a global install adds it, a local one cannot.
 
 Use this or `--runtime agents`, not both, in one project: Kimi would list each skill twice.
 """
 
 from __future__ import annotations
 
+from msd_core.runtimes import kimi_config
 from msd_core.runtimes.agents import ListedAgentSkills
 
 
@@ -25,6 +29,7 @@ class KimiCode(ListedAgentSkills):
     label = "Kimi Code (.kimi-code: skills and agents)"
     client = "Kimi Code"
     spawn_tool = ("Agent", "subagent_type")
+    shared = kimi_config  # type: ignore[assignment]  # a module with plan_add/plan_remove (base.Runtime.shared)
 
 
 RUNTIME = KimiCode()

@@ -23,11 +23,10 @@ from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.jsonedit import EditError, NotAContainer, edit_bytes, peek_at, prune, reach
-from msd_core.files.safe_tree import read_installed
 from msd_core.paths import SETTINGS_BEFORE_REL, runtime_global_dir
 from msd_core.runtimes.base import guard_command
 from msd_core.runtimes.claude_settings import SettingsChange
-from msd_core.runtimes.config_entry import load_object, start_removal
+from msd_core.runtimes.config_entry import read_for_add, start_removal
 
 SETTINGS_REL = "settings.json"
 BEFORE_REL = SETTINGS_BEFORE_REL
@@ -57,16 +56,9 @@ def plan_add(config: Path, old_record: dict | None, old_permission: str | None) 
     def kept(note: str, warning: str | None = None) -> SettingsChange:  # the file left as it is
         return SettingsChange(record=old_record, permission=old_permission, note=note, warnings=[warning] if warning else [])
 
-    try:
-        data = read_installed(config, SETTINGS_REL)
-    except Exception as exc:  # a symlink on the way, unreadable: never written through
-        return kept("skipped", f"{exc}; {HINT}")
-    before: dict = {}
-    if data is not None:
-        loaded, problem = load_object(data, path)
-        if problem:
-            return kept("skipped", f"{problem}; {HINT}")
-        before = loaded
+    data, before, problem = read_for_add(config, SETTINGS_REL, HINT)
+    if problem:
+        return kept("skipped", problem)
     after = copy.deepcopy(before)
     try:
         found, created = reach(after, PATH, list)

