@@ -20,6 +20,7 @@ HANDLERS = {
     "pre-tool-use": "msd_core.hooks.pre_tool_use",
     "copilot-pre-tool-use": "msd_core.hooks.copilot",  # the same guard, Copilot CLI's payload and answer
     "qwen-pre-tool-use": "msd_core.hooks.qwen",  # the same guard, Qwen Code's tool names
+    "gemini-pre-tool-use": "msd_core.hooks.gemini",  # the same guard, Gemini CLI's tool names and answer
 }
 
 

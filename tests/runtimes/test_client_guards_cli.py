@@ -50,3 +50,26 @@ def test_the_client_refuses_a_secret_read_through_msds_hook(client, scope, tmp_p
     assert "msd guard: this command is refused: it would print .env" in refused, refused
     assert SECRET not in json.dumps(bodies), "the secret reached the model"
     assert "listed-file.txt" in listed, listed
+
+
+def test_gemini_refuses_a_secret_read_through_msds_hook(tmp_path, monkeypatch):
+    """Gemini CLI runs a project's hooks only in a folder it trusts (GEMINI_CLI_TRUST_WORKSPACE=true,
+    set by its runner); msd's refusal reaches the model as the shell call's error."""
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".env").write_text(f"API_KEY={SECRET}\n")
+    (project / "listed-file.txt").write_text("x\n")
+    install(resolve_target("local", project_dir=project, runtime="gemini"), profile="core")
+    monkeypatch.setenv("MSD_STANDIN_SHELL", "cat .env\nls")
+    monkeypatch.delenv("MSD_TEST_COMPACT_LOG", raising=False)
+    with stand_ins.gemini_api(tmp_path) as (base, record):
+        proc = CLIENTS["gemini"].run(project, base, "Run the two shell commands.", tmp_path)
+        bodies = [r["body"] for r in stand_ins.requests(record) if isinstance(r.get("body"), dict) and r["body"].get("tools")]
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = skill_script.gemini_results(bodies[-1]) if bodies else []
+    assert len(results) == 2, (results, proc.stdout[-2000:])
+    refused, listed = results
+    assert "msd guard: this command is refused: it would print .env" in refused, refused
+    assert SECRET not in json.dumps(bodies), "the secret reached the model"
+    assert "listed-file.txt" in listed, listed
