@@ -49,12 +49,12 @@ def _hook(argv: list[str]) -> int | None:
     shape (`--help`, `--json-errors`, a typo) goes through the dispatcher. None: not this form."""
     if len(argv) not in (2, 4) or argv[0] != "hook" or argv[1].startswith("-") or (len(argv) == 4 and argv[2] != "--root"):
         return None
-    guards = ("pre-tool-use", "copilot-pre-tool-use", "qwen-pre-tool-use", "guard-server")
-    if argv[1] not in guards:  # the others read the workflow's position, which needs pathlib anyway
+    from msd_core.run.cmd_hook import GUARD_EVENTS, answer
+
+    if argv[1] not in (*GUARD_EVENTS, "guard-server"):  # the others read the workflow's position, which needs pathlib anyway
         from msd_core.lean.stand_in import import_pathlib
 
         import_pathlib()
-    from msd_core.run.cmd_hook import answer
 
     return answer(argv[1], argv[3] if len(argv) == 4 else None)
 

@@ -97,3 +97,18 @@ def test_a_check_held_up_past_the_deadline_is_refused_in_geminis_answer():
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["decision"] == "deny" and "did not finish within 1 seconds" in out["reason"], out
+
+
+def test_every_clients_guard_event_stays_on_the_lean_hot_path(tmp_path):
+    """The host starts one process per tool call: each guard event (cmd_hook.GUARD_EVENTS, Gemini's
+    included) answers an unguarded call without loading pathlib (run/entry.py's hook fast path)."""
+    from msd_core.run.cmd_hook import GUARD_EVENTS
+
+    probe = ("import sys\nfrom msd_core.run.entry import _hook\n_hook(['hook', sys.argv[1]])\n"
+             "print('pathlib' in sys.modules, file=sys.stderr)")
+    payload = json.dumps({"cwd": str(tmp_path), "tool_name": "run_shell_command", "tool_input": {"command": "ls"},
+                          "toolName": "bash", "toolArgs": {"command": "ls"}})
+    for event in GUARD_EVENTS:
+        r = subprocess.run([sys.executable, "-c", probe, event], input=payload, capture_output=True, text=True,
+                           timeout=30, cwd=tmp_path)
+        assert r.stderr.strip().splitlines()[-1] == "False", (event, r.stderr)
