@@ -1,5 +1,6 @@
 """msd's guard hook as one group in a client's settings.json hook list (Qwen Code's
-`hooks.PreToolUse`, Gemini CLI's `hooks.BeforeTool`: qwen_settings.py, gemini_settings.py):
+`hooks.PreToolUse`, Gemini CLI's `hooks.BeforeTool`, Codex CLI's hooks.json `hooks.PreToolUse`:
+qwen_settings.py, gemini_settings.py, codex_hooks.py):
 
     {"matcher": "<regex of the client's tool names>",
      "hooks": [{"type": "command", "command": "<msd_run> hook <event> --root R", "timeout": N}]}
@@ -35,9 +36,13 @@ class HookGroup:
     event: str  # msd_run hook <event>
     matcher: str
     timeout: int  # in the client's unit (Qwen: seconds, Gemini: milliseconds)
+    file: str = "settings.json"  # the JSON file in the client's folder (Codex: hooks.json)
 
-    SETTINGS_REL = "settings.json"
     BEFORE_REL = SETTINGS_BEFORE_REL
+
+    @property
+    def SETTINGS_REL(self) -> str:  # noqa: N802 - the surface installer.py reads (claude_settings.SETTINGS_REL)
+        return self.file
 
     @property
     def PERMISSION(self) -> str:  # noqa: N802 - the surface installer.py reads (claude_settings.PERMISSION)

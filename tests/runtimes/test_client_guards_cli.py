@@ -9,7 +9,9 @@ it was never told to trust."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +19,7 @@ from msd_core.install.installer import install
 from msd_core.paths import resolve_target
 from tests.runtimes import skill_script, stand_ins
 from tests.runtimes.agent_clients import CLIENTS
+from tests.runtimes.clis import cli_binary
 
 pytestmark = pytest.mark.slow
 
@@ -72,4 +75,38 @@ def test_gemini_refuses_a_secret_read_through_msds_hook(tmp_path, monkeypatch):
     refused, listed = results
     assert "msd guard: this command is refused: it would print .env" in refused, refused
     assert SECRET not in json.dumps(bodies), "the secret reached the model"
+    assert "listed-file.txt" in listed, listed
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_codex_refuses_a_secret_read_through_msds_hook_once_trusted(trusted, tmp_path, monkeypatch):
+    """Codex CLI 0.171.0 runs msd's own pre-tool-use hook from hooks.json (Claude Code's payload and
+    answer) only once its hooks are trusted: `--dangerously-bypass-hook-trust` stands in for the
+    user's review in its `/hooks` panel; untrusted, the hook is skipped and the secret is read."""
+    from tests.runtimes.test_codex_cli import _codex
+
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".env").write_text(f"API_KEY={SECRET}\n")
+    (project / "listed-file.txt").write_text("x\n")
+    install(resolve_target("global", project_dir=project, runtime="codex"), profile="core")  # the test's HOME
+    monkeypatch.setenv("MSD_STANDIN_SHELL", "cat .env\nls")
+    monkeypatch.delenv("MSD_TEST_COMPACT_LOG", raising=False)
+    home = Path(os.environ["HOME"]) / ".codex"
+    with stand_ins.openai_api(tmp_path) as (base, record):
+        (home / "config.toml").write_text(f'model = "stand-in"\nmodel_provider = "local"\n[model_providers.local]\n'
+                                          f'name = "local"\nbase_url = "{base}"\nwire_api = "responses"\n')
+        args = ["--dangerously-bypass-hook-trust"] * trusted
+        proc = _codex(cli_binary("codex"), project, "exec", *args, "Run the two shell commands.")
+        sent = [r["body"] for r in stand_ins.requests(record) if r["path"].endswith("/responses")]
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    outputs = [json.dumps(i) for i in sent[-1]["input"] if isinstance(i, dict) and i.get("type") == "function_call_output"]
+    assert len(outputs) == 2, (outputs, proc.stderr[-2000:])
+    refused, listed = outputs
+    if not trusted:  # the guard's fixture: without the trust Codex reads the file
+        assert SECRET in refused, refused
+        return
+    assert "Command blocked by PreToolUse hook: msd guard: this command is refused: it would print .env" in refused, refused
+    assert SECRET not in json.dumps(sent), "the secret reached the model"
     assert "listed-file.txt" in listed, listed
