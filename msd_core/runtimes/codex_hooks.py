@@ -9,7 +9,8 @@ Code's, so msd's own `pre-tool-use` answers them unchanged: the payload has `too
 `hookSpecificOutput.permissionDecision` "deny" refuses the call ("Command blocked by PreToolUse hook:
 <reason>" is the tool's output). Codex runs a hook only once the user has reviewed and trusted it
 (its `/hooks` panel), or for one run with `--dangerously-bypass-hook-trust`: until then the hook is
-skipped without a word in a headless `codex exec`. msd never writes that trust itself.
+skipped without a word in a headless `codex exec`; a project's `.codex/hooks.json` loads only in a
+project trusted in config.toml as well. msd never writes either trust itself.
 """
 
 from __future__ import annotations

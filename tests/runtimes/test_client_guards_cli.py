@@ -4,13 +4,14 @@ client's shell tool (tests/runtimes/skill_script.py, MSD_STANDIN_SHELL). After `
 --local --runtime <client>`, the client refuses `cat .env` through msd's hook: the next model
 request carries msd's refusal as the tool's result and not the secret; `ls` runs. One client
 session per case; Copilot's user-level hook (`~/.copilot/hooks/`, a global install) runs in a folder
-it was never told to trust."""
+it was never told to trust; Codex's runs only once its hooks are trusted (its own case shows both)."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,11 +79,12 @@ def test_gemini_refuses_a_secret_read_through_msds_hook(tmp_path, monkeypatch):
     assert "listed-file.txt" in listed, listed
 
 
-@pytest.mark.parametrize("trusted", [True, False])
-def test_codex_refuses_a_secret_read_through_msds_hook_once_trusted(trusted, tmp_path, monkeypatch):
+@pytest.mark.parametrize("scope, trusted", [("global", True), ("local", True), ("global", False)])
+def test_codex_refuses_a_secret_read_through_msds_hook_once_trusted(scope, trusted, tmp_path, monkeypatch):
     """Codex CLI 0.171.0 runs msd's own pre-tool-use hook from hooks.json (Claude Code's payload and
     answer) only once its hooks are trusted: `--dangerously-bypass-hook-trust` stands in for the
-    user's review in its `/hooks` panel; untrusted, the hook is skipped and the secret is read."""
+    user's review in its `/hooks` panel; untrusted, the hook is skipped and the secret is read. A
+    project's `.codex/hooks.json` loads only in a project trusted in config.toml as well."""
     from tests.runtimes.test_codex_cli import _codex
 
     project = tmp_path / "project"
@@ -90,12 +92,15 @@ def test_codex_refuses_a_secret_read_through_msds_hook_once_trusted(trusted, tmp
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / ".env").write_text(f"API_KEY={SECRET}\n")
     (project / "listed-file.txt").write_text("x\n")
-    install(resolve_target("global", project_dir=project, runtime="codex"), profile="core")  # the test's HOME
+    install(resolve_target(scope, project_dir=project, runtime="codex"), profile="core")  # global: the test's HOME
     monkeypatch.setenv("MSD_STANDIN_SHELL", "cat .env\nls")
     monkeypatch.delenv("MSD_TEST_COMPACT_LOG", raising=False)
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")  # a local hook's msd_run
     home = Path(os.environ["HOME"]) / ".codex"
+    home.mkdir(parents=True, exist_ok=True)
+    trust = f'[projects."{project}"]\ntrust_level = "trusted"\n' if scope == "local" else ""
     with stand_ins.openai_api(tmp_path) as (base, record):
-        (home / "config.toml").write_text(f'model = "stand-in"\nmodel_provider = "local"\n[model_providers.local]\n'
+        (home / "config.toml").write_text(f'model = "stand-in"\nmodel_provider = "local"\n{trust}[model_providers.local]\n'
                                           f'name = "local"\nbase_url = "{base}"\nwire_api = "responses"\n')
         args = ["--dangerously-bypass-hook-trust"] * trusted
         proc = _codex(cli_binary("codex"), project, "exec", *args, "Run the two shell commands.")
