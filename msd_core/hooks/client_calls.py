@@ -1,5 +1,6 @@
 """Another agent CLI's tool call as msd's guard reads one (pre_tool_use.py's Claude Code names):
-the one mapping the client adapters (copilot.py, qwen.py) share, so each only names its tools."""
+the one mapping the client adapters (copilot.py, qwen.py, gemini.py) share, so each only names its tools;
+and the reason of msd's refusal, for those that answer in their own form."""
 
 from __future__ import annotations
 
@@ -27,3 +28,14 @@ def as_claude(tool, args, table: dict, cwd=None, session=None) -> dict | None:
     if isinstance(session, str):
         out["session_id"] = session
     return out
+
+
+def refusal_reason(claude_answer: str | None) -> str | None:
+    """The reason of pre_tool_use's refusal (Claude Code's deny JSON), or None: the call goes ahead.
+    What the adapters of clients that read their own answer (copilot.py, gemini.py) rewrite."""
+    if not claude_answer:
+        return None
+    import json
+
+    decided = json.loads(claude_answer).get("hookSpecificOutput") or {}
+    return str(decided.get("permissionDecisionReason", "")) if decided.get("permissionDecision") == "deny" else None

@@ -29,15 +29,13 @@ def as_claude(payload: dict) -> dict | None:
 
 def answer(claude_answer: str | None) -> str | None:
     """pre_tool_use's refusal (Claude Code's deny JSON) as Copilot reads one; None lets the call go."""
-    if not claude_answer:
-        return None
     import json
 
-    decided = json.loads(claude_answer).get("hookSpecificOutput") or {}
-    if decided.get("permissionDecision") != "deny":
-        return None
-    return json.dumps({"permissionDecision": "deny", "permissionDecisionReason": decided.get("permissionDecisionReason", "")},
-                      ensure_ascii=False)
+    from msd_core.hooks.client_calls import refusal_reason
+
+    reason = refusal_reason(claude_answer)
+    return None if reason is None else json.dumps({"permissionDecision": "deny", "permissionDecisionReason": reason},
+                                                  ensure_ascii=False)
 
 
 def handle(payload: dict, ctx) -> str | None:

@@ -21,6 +21,7 @@ HANDLERS = {
     "copilot-pre-tool-use": "msd_core.hooks.copilot",  # the same guard, Copilot CLI's payload and answer
     "qwen-pre-tool-use": "msd_core.hooks.qwen",  # the same guard, Qwen Code's tool names
     "kimi-pre-tool-use": "msd_core.hooks.kimi",  # the same guard, Kimi Code's tool names
+    "gemini-pre-tool-use": "msd_core.hooks.gemini",  # the same guard, Gemini CLI's tool names and answer
 }
 
 

@@ -2,7 +2,7 @@
 
 Events: session-start, pre-compact, pre-tool-use, post-tool-use (msd_core/hooks/events.py); the same guard as
 pre-tool-use in another client's payload and answer: copilot-pre-tool-use (Copilot CLI), qwen-pre-tool-use
-(Qwen Code), kimi-pre-tool-use (Kimi Code); and `probe`
+(Qwen Code), kimi-pre-tool-use (Kimi Code), gemini-pre-tool-use (Gemini CLI); and `probe`
 (prints `ok`: `msd status` checks the host can start msd's hooks). The host's JSON arrives on
 stdin; the answer (if any) is printed on stdout; the exit code is always 0.
 
@@ -17,7 +17,8 @@ def configure(parser) -> None:
     from msd_core.run import options  # not at the top: `msd_run hook <event>` skips argparse (entry._hook)
 
     parser.add_argument("event", help="the hook event: session-start, pre-compact, pre-tool-use (copilot-pre-tool-use, "
-                        "qwen-pre-tool-use, kimi-pre-tool-use: the same guard for Copilot CLI, Qwen Code and Kimi Code), "
+                        "qwen-pre-tool-use, kimi-pre-tool-use, gemini-pre-tool-use: the same guard for Copilot CLI, "
+                        "Qwen Code, Kimi Code and Gemini CLI), "
                         "post-tool-use, probe, "
                         "or guard-server (the guards' MCP server, until stdin ends)")
     options.root(parser, default="the one the install names")
@@ -46,8 +47,10 @@ def answer(event: str, root: str | None) -> int:
     return code
 
 
-# msd's guard, per client (hooks/events.py)
-GUARD_EVENTS = ("pre-tool-use", "copilot-pre-tool-use", "qwen-pre-tool-use", "kimi-pre-tool-use")
+GUARD_EVENTS = ("pre-tool-use", "copilot-pre-tool-use", "qwen-pre-tool-use", "kimi-pre-tool-use",
+                "gemini-pre-tool-use")  # msd's guard, per client (hooks/events.py)
+OWN_ANSWERS = {"copilot-pre-tool-use": "msd_core.hooks.copilot", "gemini-pre-tool-use": "msd_core.hooks.gemini"}
+# the clients that read a refusal in their own form (the module's `answer`); Qwen and Kimi Code read Claude Code's
 
 
 def _arm_deadline(event: str) -> bool:
@@ -68,10 +71,9 @@ def _arm_deadline(event: str) -> bool:
         from msd_core.hooks.pre_tool_use import held_up
 
         text = held_up(CALL_DEADLINE)
-        if event == "copilot-pre-tool-use":  # in the client's answer (Qwen and Kimi Code read Claude Code's)
-            from msd_core.hooks.copilot import answer as copilots
-
-            text = copilots(text) or text
+        if event in OWN_ANSWERS:  # in the client's answer
+            __import__(OWN_ANSWERS[event])
+            text = sys.modules[OWN_ANSWERS[event]].answer(text) or text
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
         os._exit(0)

@@ -2,9 +2,11 @@
 
   base.py      the Runtime interface, and the shared helpers (frontmatter, command references)
   claude.py    Claude Code: skills/msd-<name>/SKILL.md, agents/*.md, settings.json permission
-  gemini.py    Gemini CLI: commands/msd/<name>.toml, agents/*.md, policies/msd-core.toml
+  gemini.py    Gemini CLI: commands/msd/<name>.toml, agents/*.md, policies/msd-core.toml,
+               msd's guard hook in settings.json
   opencode.py  OpenCode: commands/msd-<name>.md, agents/*.md, the permission in its config
-  codex.py     Codex CLI: skills/msd-<name>/SKILL.md, agents/*.toml, rules/msd-core.rules
+  codex.py     Codex CLI: skills/msd-<name>/SKILL.md, agents/*.toml, rules/msd-core.rules,
+               msd's guard hook in hooks.json
   agents.py    Agent Skills (.agents/skills, read by most agent CLIs): skills/msd-<name>/SKILL.md
                with references/, agents unlisted under msd-core/agents/, no permission file
   qwen.py      Qwen Code: the Agent Skills of agents.py in .qwen/skills, msd's agents as Qwen
@@ -15,8 +17,11 @@
   claude_settings.py  the settings.json permission that lets the agent run msd_run without a prompt
   claude_json.py      editing Claude Code's own JSON files under their owner's lock
   opencode_config.py  OpenCode's permission for msd_run in opencode.json
+  hook_settings.py    msd's guard hook as one group in a client's settings.json hook list
   qwen_settings.py    msd's guard hook (hooks.PreToolUse) in Qwen Code's settings.json
   kimi_config.py      msd's guard hook (a [[hooks]] table) appended to Kimi Code's user config.toml
+  gemini_settings.py  msd's guard hook (hooks.BeforeTool) in Gemini CLI's settings.json
+  codex_hooks.py      msd's guard hook (hooks.PreToolUse) in Codex CLI's hooks.json
   config_entry.py     what those entries in another program's JSON config share (read, start of uninstall)
 
 The installer, uninstaller, status and the content checks ask `get(name)` instead of naming

@@ -13,6 +13,8 @@ so commands ship as skills.
   agents/msd-<x>.md       ->  agents/msd-<x>.toml          name, description, developer_instructions
   permission              ->  rules/msd-core.rules         prefix_rule allowing `msd_run` (a file
       of our own; project rules load only in a trusted project).
+  guard                   ->  hooks.json hooks.PreToolUse: msd's secret-read guard on Codex's shell
+      tool (codex_hooks.py), run once the user trusts it in Codex's `/hooks` panel.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 
 from msd_core.paths import Target
+from msd_core.runtimes import codex_hooks
 from msd_core.runtimes.base import Runtime, description_of, parse_frontmatter, raw_resolve, toml_bytes, unrendered_body, with_frontmatter
 
 RULES_REL = "rules/msd-core.rules"
@@ -28,6 +31,7 @@ RULES_REL = "rules/msd-core.rules"
 class Codex(Runtime):
     name = "codex"
     label = "Codex CLI"
+    shared = codex_hooks.SETTINGS  # type: ignore[assignment]  # plan_add/plan_remove (base.Runtime.shared)
     renders_shell = False
     command_path = "skills/msd-{stem}/SKILL.md"
 

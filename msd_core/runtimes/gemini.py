@@ -12,6 +12,8 @@ docs/cli/custom-commands.md, docs/core/subagents.md, docs/reference/policy-engin
   permission              ->  policies/msd-core.toml     a policy file of our own allowing the
       `msd_run` shell prefix (user tier; the docs say workspace-tier policies are not read yet,
       so a local install's copy takes effect once Gemini reads them).
+  guard                   ->  settings.json hooks.BeforeTool: msd's secret-read guard on Gemini's
+      `run_shell_command` and `read_file` calls (gemini_settings.py; msd_core/hooks/gemini.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import re
 
 from msd_core.paths import Target
+from msd_core.runtimes import gemini_settings
 from msd_core.runtimes.base import (
     INCLUDE_LINE,
     SHELL_LINE,
@@ -48,6 +51,7 @@ class Gemini(Runtime):
     label = "Gemini CLI"
     renders_shell = True
     command_path = "commands/msd/{stem}.toml"
+    shared = gemini_settings.SETTINGS  # type: ignore[assignment]  # plan_add/plan_remove (base.Runtime.shared)
 
     def owned_areas(self) -> tuple[str, ...]:
         return ("commands/msd/", "agents/")

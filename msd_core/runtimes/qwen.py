@@ -30,7 +30,7 @@ class QwenCode(ListedAgentSkills):
     label = "Qwen Code (.qwen: skills and subagents)"
     client = "Qwen Code"
     spawn_tool = ("agent", "subagent_type")
-    shared = qwen_settings  # type: ignore[assignment]  # a module with plan_add/plan_remove (base.Runtime.shared)
+    shared = qwen_settings.SETTINGS  # type: ignore[assignment]  # plan_add/plan_remove (base.Runtime.shared)
 
 
 RUNTIME = QwenCode()

@@ -85,8 +85,17 @@ def resolve_to_run(req) -> str | None:
     return m.group(1) if m else None
 
 
-def function_call_stream(cmd: str) -> bytes:
-    item = {"type": "function_call", "id": "fc_msd", "call_id": "call_msd", "name": "exec_command",
+def shell_to_run(req) -> tuple[str, int] | None:
+    """MSD_STANDIN_SHELL's next command for a Responses request (skill_script.shell_script), with the
+    number of tool outputs the request already holds; None once each has run."""
+    script = skill_script.shell_script()
+    items = req.get("input") if isinstance(req, dict) else None
+    done = sum(1 for i in items if isinstance(i, dict) and i.get("type") == "function_call_output") if isinstance(items, list) else 0
+    return (script[done], done) if done < len(script) else None
+
+
+def function_call_stream(cmd: str, n: int = 0) -> bytes:
+    item = {"type": "function_call", "id": f"fc_msd{n or ''}", "call_id": f"call_msd{n or ''}", "name": "exec_command",
             "arguments": json.dumps({"cmd": cmd, "login": False}), "status": "completed"}
     resp = {"id": "resp_msd_call", "object": "response", "created_at": 0, "model": MODEL, "status": "in_progress", "output": []}
     usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 2,
@@ -141,8 +150,9 @@ class Handler(RecordingHandler):
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
         elif path.endswith("/responses"):
-            cmd = resolve_to_run(req)
-            self.send(200, "text/event-stream", function_call_stream(cmd) if cmd else responses_stream())
+            shell = shell_to_run(req)
+            cmd = shell[0] if shell else resolve_to_run(req)
+            self.send(200, "text/event-stream", function_call_stream(cmd, shell[1] if shell else 0) if cmd else responses_stream())
         else:
             self.send_json({})
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from msd_core.files.jsonedit import loads
 from msd_core.install.installer import install
 from msd_core.paths import resolve_target
 from tests.runtimes import stand_ins
@@ -35,10 +36,13 @@ def _run(exe: Path, api: str, cwd: Path, args: list[str]) -> subprocess.Complete
     home = Path(os.environ["HOME"])
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    if not settings.exists():  # the test's own HOME: choose API-key auth so the base URL is used, and
-        # run shell lines without the pseudo-terminal, which can cut a long output short (gemini.py)
-        settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}},
-                                        "tools": {"shell": {"enableInteractiveShell": False}}}))
+    # the test's own HOME: choose API-key auth so the base URL is used, and run shell lines without the
+    # pseudo-terminal, which can cut a long output short (gemini.py); kept beside what a global install
+    # wrote there (msd's guard hook, gemini_settings.py)
+    have = loads(settings.read_text()) if settings.exists() else {}
+    have.setdefault("security", {"auth": {"selectedType": "gemini-api-key"}})
+    have.setdefault("tools", {"shell": {"enableInteractiveShell": False}})
+    settings.write_text(json.dumps(have))
     env = {**os.environ, "GOOGLE_GEMINI_BASE_URL": api, "GEMINI_API_KEY": "stand-in", "GEMINI_CLI_TRUST_WORKSPACE": "true",
            "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1"}
     return subprocess.run([str(exe), *args, "-o", "text"], cwd=cwd, env=env, capture_output=True, text=True, timeout=180)

@@ -229,7 +229,8 @@ def test_gemini_leaves_users_own_config_files_byte_identical(tmp_path):
     (t.config / "commands" / "mine.toml").write_bytes(b'prompt = "hi"\n')
     install(t)
     install(t)
-    assert (t.config / "settings.json").read_bytes() == settings
+    installed = (t.config / "settings.json").read_bytes()  # msd's guard hook group only (gemini_settings.py)
+    assert installed.startswith(b'{\n  // my settings\n  "model": {"name": "x"}') and b"gemini-pre-tool-use" in installed
     assert (t.config / "policies" / "mine.toml").read_bytes() == mine
     uninstall(t)
     assert _tree(t.config) == {
