@@ -229,6 +229,7 @@ ALLOWED = {
     ("msd_core/flows/schema.py", "tomlread loads"): "tomllib inside _flow_toml, called through bounded.parse",
     ("msd_core/lean/simple_toml.py", "tomllib.loads("): "its docstring",
     ("msd_core/config/store.py", "json.loads("): "a deep copy of a value already read (json.dumps of it)",
+    ("msd_core/hooks/client_calls.py", "json.loads("): "pre_tool_use's own answer (msd's JSON), rewritten for a client",
 }
 
 

@@ -68,7 +68,10 @@ def test_without_hooks_no_diff_tree_runs_and_the_answer_is_git_s(tmp_path, monke
     assert hooks.may_run_hooks(root) is False
     calls = _spy(monkeypatch)
     out = scoped_commit(cwd=root, message="feat(02-01): a", paths=["src/alpha.py", "src/beta.py"], plan=str(plan))
-    assert [c[0] for c in calls] == ["status", "add", "commit"]  # new files: staged, then committed
+    names = [c[0] for c in calls]
+    # new files: staged, then committed; before them only the evidence marker's first look at the history
+    # (a project's first `commit --plan` asks whether msd's commits are there: progress/evidence.begin)
+    assert names[-3:] == ["status", "add", "commit"] and set(names[:-3]) <= {"log"} and "diff-tree" not in names, names
     assert (out["hash"], out["files"]) == _diff_tree(root)
     assert out["files"] == ["src/alpha.py", "src/beta.py"]
 
