@@ -22,4 +22,5 @@ def test_a_local_install_at_the_top_serves_a_root_in_a_subfolder(tmp_path, msd):
     assert proc.returncode == 0, proc.stderr
     # a folder that exists nowhere up to the top is reported as it was named
     proc = run_msd(["resolve", "execute-phase", "--root", ".claude/nowhere", "--raw"], api)
-    assert proc.returncode == 2 and "argument --root: " in proc.stderr and "services/api/.claude/nowhere does not exist" in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "argument --root: " in proc.stderr, proc.stderr
+    assert "services/api/.claude/nowhere does not exist" in proc.stderr, proc.stderr
