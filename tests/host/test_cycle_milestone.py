@@ -89,11 +89,14 @@ def turns_of(host: hostkit.Host, actions) -> list[dict]:
 
 def _planning_files(root) -> dict[str, str]:
     """The planning files, clock times masked (the two projects ran minutes apart), and so are commit
-    hashes and digests (a verification's machine part names the commit its tests ran on)."""
+    hashes and digests (a verification's machine part names the commit its tests ran on). Times are
+    dates in the prose and epoch seconds in config.json's evidence record (`"since": <float>`, the
+    moment new-project began: the record itself must match, its clock cannot)."""
     skip = (".planning/.msd/", ".planning/state.json")
     stamp = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?")
+    epoch = re.compile(r'("since": )\d+(?:\.\d+)?')
     digest = re.compile(r"\b[0-9a-f]{12}(?:[0-9a-f]{28})?\b")
-    return {str(p.relative_to(root)): digest.sub("<hash>", stamp.sub("<time>", p.read_text()))
+    return {str(p.relative_to(root)): digest.sub("<hash>", epoch.sub(r"\1<time>", stamp.sub("<time>", p.read_text())))
             for p in sorted((root / ".planning").rglob("*"))
             if p.is_file() and not str(p.relative_to(root)).startswith(skip)}
 
