@@ -39,6 +39,15 @@ def sha256_bytes(data: bytes) -> str:
     return _sha256()(data).hexdigest()
 
 
+def sha1_bytes(data: bytes) -> str:
+    """SHA-1 (git's object ids), from CPython's built-in module like `_sha256`: no OpenSSL load."""
+    try:
+        from _sha1 import sha1 as ctor
+    except ImportError:
+        from hashlib import sha1 as ctor
+    return ctor(data).hexdigest()
+
+
 def sha256_file(path: Path) -> str:
     from msd_core.files.safe_read import open_regular
 

@@ -73,11 +73,11 @@ def publish(main: Path, found: dict, *, create: bool) -> dict:
 
 
 def _blob_id(data: bytes, width: int) -> str:
-    """git's object id of a blob with these bytes (sha1, or sha256 in a sha256 repository)."""
-    import hashlib
+    """git's object id of a blob with these bytes (sha1, or sha256 in a sha256 repository); the file layer's
+    digests, which keep hashlib (OpenSSL) off msd_run's hot path."""
+    from msd_core.files.atomic import sha1_bytes, sha256_bytes
 
-    algo = hashlib.sha256 if width == 64 else hashlib.sha1
-    return algo(b"blob %d\0" % len(data) + data).hexdigest()
+    return (sha256_bytes if width == 64 else sha1_bytes)(b"blob %d\0" % len(data) + data)
 
 
 def before_msd(main: Path, parent: str) -> dict[str, tuple[str, str]] | None:
