@@ -39,6 +39,9 @@ commits reachable from HEAD whose `Msd-Plan: <phase-dir>/<plan-id>` trailer name
 made them (`.planning/.msd/` is never committed), so a teammate's plan merged in is proven by
 its commits, never sent back to be executed again. The same log tells a tree without a marker
 whether msd wrote it (`Reading.asks`, read only when a SUMMARY is met; no git call per plan).
+A plan renumbered since its commits (`msd_run phase reconcile`: `04-billing/04-01` became
+`05-billing/05-01`) is proven by the commits its old name's trailer names, when only one name fits
+(`renumbered`: same phase slug and plan number in its phase, one phase with that slug now).
 Undo and wave merge check each recorded commit against git itself (msd_core.execution.provenance).
 Nothing here writes except `begin` (and `mark_since`, its quiet form, which with `publish` also
 writes config.json's record). Standard library only.
@@ -305,6 +308,32 @@ def _git_log(main: Path, project_rel: str | None = None) -> tuple[dict[str, list
     return by_plan, (mine[-1] if mine else None)
 
 
+def _identity(phase_dir: str, plan_id: str) -> tuple[str, str] | None:
+    """What a renumber keeps of a plan's name: (the phase folder's slug, the plan's number in its phase);
+    `04-billing/04-01` and `05-billing/05-01` are both ("billing", "01"). None: not msd's numbered form."""
+    number, _, slug = phase_dir.partition("-")
+    head, sep, tail = plan_id.partition("-")
+    return (slug, tail) if slug and sep and tail and head == number else None
+
+
+def renumbered(main: Path, by_plan: dict[str, list[dict]], phase_dir: str, plan_id: str) -> list[dict]:
+    """The commits `msd_run commit --plan` recorded for this plan under the number it had before a renumber
+    (`msd_run phase reconcile` moves `04-billing/04-01` to `05-billing/05-01`; the `Msd-Plan:` trailers in
+    history keep the old name). Only when that is certain: exactly one phase folder now has this slug (so the
+    old one is gone) and exactly one old name in the log matches; else []."""
+    ident = _identity(phase_dir, plan_id)
+    if ident is None:
+        return []
+    try:
+        folders = {e.name for e in os.scandir(Path(main) / ".planning" / "phases") if e.is_dir(follow_symlinks=False)}
+    except OSError:
+        return []
+    if sum(1 for name in folders if name.partition("-")[2] == ident[0]) != 1:
+        return []
+    olds = [key for key in by_plan if "/" in key and _identity(*key.split("/", 1)) == ident]
+    return by_plan[olds[0]] if len(olds) == 1 else []
+
+
 class Reading:
     """One reading of the plans' evidence (lifecycle.where, `wave plan`): the project's main checkout,
     the marker in force (this clone's, else config.json's record), and git's log, read once for this
@@ -328,7 +357,8 @@ class Reading:
         return self._log
 
     def git_commits(self, phase_dir: str, plan_id: str) -> list[dict]:
-        return self._read_log()[0].get(f"{phase_dir}/{plan_id}", [])
+        by_plan = self._read_log()[0]
+        return by_plan.get(f"{phase_dir}/{plan_id}") or renumbered(self.main, by_plan, phase_dir, plan_id)
 
     def asks(self) -> bool:
         """Whether any SUMMARY may need its evidence: a marker is in force, or (read once, from the log the

@@ -193,7 +193,9 @@ def test_record_naming_a_path_outside_the_phases_is_refused(repo, tmp_path):
 def test_state_goes_back_with_the_revert_in_the_same_commit(repo):
     commit(repo, {"src/a.py": "A = 2\n", ".planning/phases/02-auth/02-01-SUMMARY.md": "---\nphase: 02\n---\nDone.\n"},
            "feat(02-01): a", plan="02-01")
-    commit(repo, {"src/c.py": "C = 2\n", ".planning/phases/02-auth/02-02-SUMMARY.md": "---\nphase: 02\n---\nDone.\n"},
+    # 02-02 declares src/a.py (files_modified): its recorded commit touches it, the evidence a tree msd wrote asks for
+    commit(repo, {"src/a.py": "A = 3\n", "src/c.py": "C = 2\n",
+                  ".planning/phases/02-auth/02-02-SUMMARY.md": "---\nphase: 02\n---\nDone.\n"},
            "feat(02-02): c", plan="02-02")
     assert msd_run(["state", "sync"], repo).returncode == 0
     git(repo, "commit", "-qam", "docs: state")
