@@ -1,14 +1,14 @@
 """What msd's entries in another program's config file share (opencode_config.py,
 qwen_settings.py, kimi_config.py): reading the file as an object before an entry is added, and the
-start of a JSON file's uninstall (the file as msd wrote it goes back to its saved bytes, or away if
-msd created it)."""
+start and the end of a JSON file's uninstall (the file as msd wrote it goes back to its saved bytes, or
+away if msd created it; else msd's entry is cut out in place)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from msd_core.files.atomic import sha256_bytes
-from msd_core.files.jsonedit import loads
+from msd_core.files.jsonedit import EditError, edit_bytes, loads
 from msd_core.files.safe_tree import read_installed
 from msd_core.runtimes.claude_settings import SettingsChange
 
@@ -58,3 +58,16 @@ def start_removal(config: Path, rel: str, record: dict, before: bytes | None, ho
     if problem:
         return SettingsChange(note="skipped", warnings=[f"{problem}; {how}"]), None, None
     return None, data, obj
+
+
+def finish_removal(data: bytes, obj: dict, after: dict, path: Path, how: str, *, msd_made_it: bool) -> SettingsChange:
+    """The end of an uninstall begun by start_removal: `after` is `obj` without msd's entry. The file goes
+    away when msd made it and nothing else is left (`msd_made_it`), else it is edited in place (every other
+    byte kept), or left with a warning naming `how` when it cannot be."""
+    if msd_made_it:
+        return SettingsChange(delete=True, note="removed (msd created it)")
+    try:
+        new = edit_bytes(data, obj, after)
+    except EditError as exc:
+        return SettingsChange(note="skipped", warnings=[f"{path} cannot be edited in place ({exc}); {how}"])
+    return SettingsChange(new_bytes=new, note="entry removed")

@@ -24,7 +24,7 @@ from msd_core.files.jsonedit import EditError, NotAContainer, edit_bytes, peek_a
 from msd_core.paths import SETTINGS_BEFORE_REL, runtime_global_dir
 from msd_core.runtimes.base import guard_command
 from msd_core.runtimes.claude_settings import SettingsChange
-from msd_core.runtimes.config_entry import read_for_add, start_removal
+from msd_core.runtimes.config_entry import finish_removal, read_for_add, start_removal
 
 
 @dataclass(frozen=True)
@@ -110,10 +110,4 @@ class HookGroup:
         after = copy.deepcopy(obj)
         peek_at(after, self.path)[:] = [g for g in listed if not self.is_ours(g)]
         prune(after, self.path, record.get("created_keys") if isinstance(record.get("created_keys"), list) else [])
-        if not record.get("had_before") and not after:
-            return SettingsChange(delete=True, note="removed (msd created it)")
-        try:
-            new = edit_bytes(data, obj, after)
-        except EditError as exc:
-            return SettingsChange(note="skipped", warnings=[f"{path} cannot be edited in place ({exc}); {how}"])
-        return SettingsChange(new_bytes=new, note="entry removed")
+        return finish_removal(data, obj, after, path, how, msd_made_it=not record.get("had_before") and not after)

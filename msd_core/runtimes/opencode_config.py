@@ -22,7 +22,7 @@ from msd_core.files.jsonedit import EditError, NotAContainer, edit_bytes, peek_a
 from msd_core.files.safe_tree import read_installed
 from msd_core.paths import SETTINGS_BEFORE_REL
 from msd_core.runtimes.claude_settings import SettingsChange
-from msd_core.runtimes.config_entry import load_object, start_removal
+from msd_core.runtimes.config_entry import finish_removal, load_object, start_removal
 
 SETTINGS_REL = "opencode.json"
 BEFORE_REL = SETTINGS_BEFORE_REL
@@ -79,13 +79,8 @@ def plan_remove(config: Path, record: dict | None, permission: str | None, befor
     if not record.get("had_before"):
         created = ["permission", "permission.bash"]
     prune(after, PATH, created)
-    if not record.get("had_before") and set(after) <= {"$schema"}:
-        return SettingsChange(delete=True, note="removed (msd created it)")
-    try:
-        new = edit_bytes(data, obj, after)
-    except EditError as exc:
-        return SettingsChange(note="skipped", warnings=[f"{path} cannot be edited in place ({exc}); {how}"])
-    return SettingsChange(new_bytes=new, note="entry removed")
+    return finish_removal(data, obj, after, path, how,
+                          msd_made_it=not record.get("had_before") and set(after) <= {"$schema"})
 
 
 def _fresh() -> str:
