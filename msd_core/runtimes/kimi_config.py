@@ -53,10 +53,11 @@ def is_ours(hook) -> bool:
 def _parse(data: bytes, path: Path):
     """(the file's TOML table, None) or (None, why it is left untouched)."""
     from msd_core.files import tomlread
+    from msd_core.files.bounded import loads_toml
 
-    try:
-        return tomlread.loads(data.decode("utf-8")), None
-    except (UnicodeDecodeError, tomlread.TOMLDecodeError) as exc:
+    try:  # the one bounded reader: a user's file may be nested too deep for tomllib's recursion
+        return loads_toml(data.decode("utf-8"), str(path)), None
+    except (UnicodeDecodeError, ValueError, tomlread.TOMLDecodeError) as exc:
         return None, f"{path} does not parse as TOML ({str(exc)[:120]}); left untouched"
 
 

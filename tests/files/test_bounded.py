@@ -218,7 +218,7 @@ def test_deep_records_of_msd_are_read_as_damaged(project):
 # ------------------------------------------------------------------ one mechanism
 
 # a parser called, or the TOML reader imported by name (its `loads` is then called bare)
-PARSE_CALL = re.compile(r"\b(json\.loads?|tomllib\.loads?|yaml\.(?:safe_)?load)\(|from msd_core\.files\.tomlread import (loads)")
+PARSE_CALL = re.compile(r"\b(json\.loads?|tomllib\.loads?|tomlread\.loads?|yaml\.(?:safe_)?load)\(|from msd_core\.files\.tomlread import (loads)")
 # (path, what is matched) read here on purpose without the bounds, and why
 ALLOWED = {
     ("msd_core/files/bounded.py", "json.loads("): "the mechanism itself",
@@ -256,6 +256,8 @@ def test_the_guard_finds_an_unbounded_call(tmp_path):
     pkg.mkdir(parents=True)
     (pkg / "x.py").write_text("import json\n\ndef read(p):\n    return json.loads(p.read_text())\n")
     assert unbounded_calls(tmp_path / "msd_core") == [("msd_core/runtimes/x.py", "return json.loads(p.read_text())")]
+    (pkg / "y.py").write_text("from msd_core.files import tomlread\n\ndef read(p):\n    return tomlread.loads(p.read_text())\n")
+    assert ("msd_core/runtimes/y.py", "return tomlread.loads(p.read_text())") in unbounded_calls(tmp_path / "msd_core")
 
 
 def test_status_reports_a_deep_claude_json_and_still_answers(tmp_path, msd):

@@ -228,7 +228,8 @@ def test_kimi_config_msd_created_is_removed_and_one_it_cannot_extend_is_left(tmp
     assert (t.config / "config.toml").exists()
     uninstall(t)
     assert not (t.config / "config.toml").exists()
-    for odd in ('hooks = []\n', 'default_model = \n'):  # an inline array msd's [[hooks]] would clash with; no TOML
+    deep = "x = " + "[" * 50_000 + "]" * 50_000 + "\n"  # past the one bounded reader's depth: never handed to tomllib
+    for odd in ('hooks = []\n', 'default_model = \n', deep):  # an inline array msd's [[hooks]] would clash with; no TOML
         t.config.mkdir(parents=True, exist_ok=True)
         (t.config / "config.toml").write_text(odd)
         result = install(t, profile="core")
