@@ -218,7 +218,8 @@ def test_deep_records_of_msd_are_read_as_damaged(project):
 # ------------------------------------------------------------------ one mechanism
 
 # a parser called, or the TOML reader imported by name (its `loads` is then called bare)
-PARSE_CALL = re.compile(r"\b(json\.loads?|tomllib\.loads?|tomlread\.loads?|yaml\.(?:safe_)?load)\(|from msd_core\.files\.tomlread import (loads)")
+PARSE_CALL = re.compile(r"\b(json\.loads?|tomllib\.loads?|tomlread\.loads?|yaml\.(?:safe_)?load)\("
+                        r"|from msd_core\.files\.tomlread import (loads)")
 # (path, what is matched) read here on purpose without the bounds, and why
 ALLOWED = {
     ("msd_core/files/bounded.py", "json.loads("): "the mechanism itself",
