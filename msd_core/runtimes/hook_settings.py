@@ -63,6 +63,16 @@ class HookGroup:
         return isinstance(hooks, list) and len(hooks) == 1 and isinstance(hooks[0], dict) \
             and f" hook {self.event} " in f" {hooks[0].get('command')} "
 
+    def find(self, config: Path) -> tuple[Path, dict | None, str | None]:
+        """Where msd's group is now (`msd status`; never writes): (the file, the group or None, why the file cannot be read)."""
+        path = Path(config) / self.SETTINGS_REL
+        data, obj, problem = read_for_add(config, self.SETTINGS_REL, "")
+        if problem:
+            return path, None, problem.removesuffix("; ")
+        listed = peek_at(obj, self.path)
+        ours = [g for g in listed if self.is_ours(g)] if isinstance(listed, list) else []
+        return path, (ours[-1] if ours else None), None
+
     def plan_add(self, config: Path, old_record: dict | None, old_permission: str | None) -> SettingsChange:
         path = Path(config) / self.SETTINGS_REL
 

@@ -66,6 +66,15 @@ def _hooks(table: dict) -> list:
     return found if isinstance(found, list) else []
 
 
+def find(config: Path) -> tuple[Path, dict | None, str | None]:
+    """Where msd's table is now (`msd status`; never writes): (the file, the table or None, why the file cannot be read)."""
+    data, table, problem = read_for_add(config, SETTINGS_REL, "", _parse)
+    if problem:
+        return Path(config) / SETTINGS_REL, None, problem.removesuffix("; ")
+    ours = [h for h in _hooks(table) if is_ours(h)]
+    return Path(config) / SETTINGS_REL, (ours[-1] if ours else None), None
+
+
 def _block(data: bytes | None, config: Path) -> bytes:
     """The text msd appends: a blank line after the user's last line, its mark, its table."""
     import tomli_w
