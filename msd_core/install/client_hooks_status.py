@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from msd_core.ownership.hints import command_for, repair_command
+from msd_core.paths import Target
 from msd_core.runtimes import codex_hooks, copilot, gemini_settings, kimi_config, qwen_settings
 from msd_core.runtimes.base import guard_command
 from msd_core.runtimes.hook_settings import HookGroup
@@ -36,14 +37,15 @@ class Row:
     find: Callable[[Path], tuple[Path, dict | None, str | None]]  # the runtime's own finder
     command: Callable[[dict], object]  # the command in a found entry
     matcher: Callable[[dict], object] | None  # the matcher in a found entry; None: the client runs it on every tool
-    wanted: Callable[[object], tuple[str, str | None]]  # (command, matcher) as install writes them for a target
-    repair: Callable[[object], str]  # what puts a changed entry back
-    notes: Callable[[object], list[str]]
-    absent: Callable[[object], str | None] = lambda _t: None  # why this install has no hook at all (a note)
+    wanted: Callable[[Target], tuple[str, str | None]]  # (command, matcher) as install writes them for a target
+    repair: Callable[[Target], str]  # what puts a changed entry back
+    notes: Callable[[Target], list[str]]
+    absent: Callable[[Target], str | None] = lambda _t: None  # why this install has no hook at all (a note)
+    owned: bool = False  # the manifest owns the whole file: a plain install keeps a user's edit of it
 
 
-def _group_row(grp: HookGroup, notes: Callable[[object], list[str]]) -> Row:
-    def wanted(t) -> tuple[str, str | None]:
+def _group_row(grp: HookGroup, notes: Callable[[Target], list[str]]) -> Row:
+    def wanted(t: Target) -> tuple[str, str | None]:
         return grp.group(t.config)["hooks"][0]["command"], grp.matcher
 
     return Row(client=grp.client, event=grp.path[-1], find=grp.find, command=lambda g: g["hooks"][0].get("command"),
@@ -51,7 +53,7 @@ def _group_row(grp: HookGroup, notes: Callable[[object], list[str]]) -> Row:
                repair=lambda t: f"run `{command_for('install', t.config, t.scope)}`")  # install replaces msd's older group
 
 
-def _trust(client: str) -> Callable[[object], list[str]]:
+def _trust(client: str) -> Callable[[Target], list[str]]:
     return lambda t: [TRUST.format(client=client)] if t.scope == "local" else []
 
 
@@ -63,7 +65,7 @@ ROWS: dict[str, Row] = {
     "copilot": Row(client="Copilot CLI", event="preToolUse", find=copilot.find_guard, command=lambda h: h.get("bash"),
                    matcher=None, wanted=lambda t: (guard_command(copilot.GUARD_EVENT, t.config, t.scope == "local"), None),
                    repair=lambda t: f"run `{repair_command(t.config, t.scope)}` (your edit is backed up first)",
-                   notes=_trust("Copilot CLI")),
+                   notes=_trust("Copilot CLI"), owned=True),
     "kimi": Row(client="Kimi Code", event="PreToolUse", find=kimi_config.find, command=lambda h: h.get("command"),
                 matcher=lambda h: h.get("matcher"), wanted=lambda t: (kimi_config.entry(t.config)["command"], kimi_config.MATCHER),
                 repair=lambda t: (f"take msd's [[hooks]] table out of {Path(t.config) / kimi_config.SETTINGS_REL}, then run "
@@ -75,7 +77,7 @@ ROWS: dict[str, Row] = {
 }
 
 
-def applies(target) -> bool:
+def applies(target: Target) -> bool:
     return target.runtime in ROWS
 
 
@@ -108,7 +110,7 @@ def _words(command) -> list[str] | None:
         return None
 
 
-def status_of(target) -> dict:
+def status_of(target: Target) -> dict:
     """{"client", "path", "events", "present", "ok", "matcher"?, "runner"?, "problem"?, "notes"} for
     msd's guard hook of `target` (`applicable` False: the client reads none for this install)."""
     from msd_core.install.hook_probe import can_start
@@ -125,7 +127,8 @@ def status_of(target) -> dict:
         out["problem"] = f"{unreadable}: {row.client} cannot read msd's guard hook there; repair the file, then {install}"
         return out
     if entry is None:
-        out["problem"] = f"msd's guard hook is not in {path} ({row.event}): {row.client} runs no msd guard; {install}"
+        fix = row.repair(target) if row.owned and path.exists() else install
+        out["problem"] = f"msd's guard hook is not in {path} ({row.event}): {row.client} runs no msd guard; {fix}"
         return out
     out["present"] = True
     command, matcher = row.command(entry), row.matcher(entry) if row.matcher else None

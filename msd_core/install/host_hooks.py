@@ -72,8 +72,8 @@ from pathlib import Path
 from msd_core import paths
 from msd_core.errors import MsdError, OperationFailed
 from msd_core.install import runner_path
-from msd_core.install.hook_probe import can_start
 from msd_core.install.guard_server_setup import PERMISSION
+from msd_core.install.hook_probe import can_start
 from msd_core.install.lean_start import LEAN_FLAGS, LEAN_MARK, interpreter, lean_start  # noqa: F401 - re-exported
 
 LEGACY_MARKER = "msd-core:runner-path"

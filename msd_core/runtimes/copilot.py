@@ -50,11 +50,11 @@ def find_guard(config) -> tuple[Path, dict | None, str | None]:
     """Where msd's hook is now (`msd status`; never writes): (its file, msd's preToolUse entry or None, why the
     file cannot be read)."""
     from msd_core.files.jsonedit import peek_at
-    from msd_core.runtimes.config_entry import read_for_add
+    from msd_core.runtimes.config_entry import read_to_look
 
-    _data, obj, problem = read_for_add(config, GUARD_REL, "")
+    obj, problem = read_to_look(config, GUARD_REL)
     if problem:
-        return Path(config) / GUARD_REL, None, problem.removesuffix("; ")
+        return Path(config) / GUARD_REL, None, problem
     listed = peek_at(obj, ("hooks", "preToolUse"))
     ours = [h for h in listed if isinstance(h, dict) and f" hook {GUARD_EVENT} " in f" {h.get('bash')} "] \
         if isinstance(listed, list) else []
