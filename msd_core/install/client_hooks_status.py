@@ -124,7 +124,8 @@ def status_of(target: Target) -> dict:
     out["path"] = str(path)
     install = f"run `{command_for('install', target.config, target.scope)}`"
     if unreadable:
-        out["problem"] = f"{unreadable}: {row.client} cannot read msd's guard hook there; repair the file, then {install}"
+        out["problem"] = (f"{unreadable}: msd cannot check its guard hook there (and install leaves the file alone); "
+                          f"fix the file, then {install}")
         return out
     if entry is None:
         fix = row.repair(target) if row.owned and path.exists() else install

@@ -130,11 +130,22 @@ def test_a_corrupt_file_is_a_problem_and_stays_as_it_is(runtime, tmp_path):
     project, _t, path, hook, code = _rewritten(tmp_path, runtime, CORRUPT[runtime])
     assert hook["ok"] is False and hook["present"] is False and code == 0
     assert hook["problem"].startswith(f"{path} does not parse")
-    assert hook["problem"].endswith(f": {hook['client']} cannot read msd's guard hook there; repair the file, then "
-                                    f"run `{GLOBAL_FIX[runtime]}`")
+    assert hook["problem"].endswith(": msd cannot check its guard hook there (and install leaves the file alone); "
+                                    f"fix the file, then run `{GLOBAL_FIX[runtime]}`")
     assert "left untouched" not in hook["problem"]
     _human(project)
     assert path.read_text() == CORRUPT[runtime]
+
+
+def test_a_settings_file_behind_a_link_is_a_problem_and_is_not_followed(tmp_path):
+    project, t = _installed(tmp_path, "qwen")
+    path = t.config / "settings.json"
+    mine = tmp_path / "dotfiles-settings.json"
+    mine.write_text(path.read_text())
+    path.unlink()
+    path.symlink_to(mine)
+    hook, _code = _hook(project, "qwen")
+    assert hook["problem"].startswith(f"{path} is a symlink") and "msd cannot check its guard hook there" in hook["problem"]
 
 
 @pytest.mark.parametrize("runtime", WITH_MATCHER)
