@@ -18,7 +18,8 @@ marker `.planning/.msd/evidence.json` (`{"since": <epoch seconds>, "cutoff": {"<
 new-project flow's first `msd_run config set` that creates `.planning/config.json`), when a person
 adopts an older project (`msd_run evidence adopt`), and, for a tree that came to msd neither way,
 by its first `msd_run wave plan` or `msd_run commit --plan`. `cutoff` lists the plans summarised
-when the marker was written, each with its SUMMARY's sha256: those, and only while their SUMMARY
+when the marker was written, each with its SUMMARY's sha256 (of its text with LF line ends, so a clone
+whose git checks it out with CRLF reads it the same): those, and only while their SUMMARY
 is unchanged, are taken on their word; every other SUMMARY needs the evidence, whenever its file was
 written, copied or checked out (a file's time is not asked). A marker without `cutoff`
 (written by an older msd) exempts SUMMARYs written before `since`.
@@ -104,16 +105,36 @@ def since(main: Path) -> float | None:
     return found["since"] if found else None
 
 
-def summary_hash(path: Path) -> str | None:
-    """The sha256 of a SUMMARY's bytes (None: not a regular file msd can read). The file layer's sha256,
-    which keeps hashlib off msd_run's hot path."""
-    from msd_core.files.atomic import sha256_bytes
+def _summary_bytes(path: Path) -> bytes | None:
     from msd_core.files.safe_read import read_regular
 
     try:
-        return sha256_bytes(read_regular(path, MAX_RECORD, follow_symlinks=False))
+        return read_regular(path, MAX_RECORD, follow_symlinks=False)
     except (OSError, ValueError):
         return None
+
+
+def summary_hash(path: Path) -> str | None:
+    """The sha256 of a SUMMARY's text with LF line ends (None: not a regular file msd can read): the same in
+    a clone whose git checks it out with CRLF (core.autocrlf, an eol rule). The file layer's sha256, which
+    keeps hashlib off msd_run's hot path."""
+    from msd_core.files.atomic import sha256_bytes
+
+    data = _summary_bytes(path)
+    return None if data is None else sha256_bytes(data.replace(b"\r\n", b"\n"))
+
+
+def summary_kept(path: Path, kept: str) -> bool:
+    """Whether the SUMMARY at `path` reads as it did when its cutoff entry `kept` was written: `summary_hash`,
+    or, for an entry an older msd wrote from the file's bytes, the sha256 of its bytes, or of its text with
+    CRLF line ends (an adopter whose git checked it out so)."""
+    from msd_core.files.atomic import sha256_bytes
+
+    data = _summary_bytes(path)
+    if data is None:
+        return False
+    lf = data.replace(b"\r\n", b"\n")
+    return any(sha256_bytes(form) == kept for form in dict.fromkeys((lf, data, lf.replace(b"\n", b"\r\n"))))
 
 
 def summarised(main: Path) -> dict[str, str]:
@@ -144,7 +165,7 @@ def implied(main: Path, log: tuple[dict, object] | None = None) -> dict | None:
     {"since", "cutoff": the plans summarised before msd's first commit, unchanged since, "source": "history"};
     None when the history holds no `Msd-Plan:` commit, or the tree before it cannot be read. `log`: the one
     `_git_log` already read."""
-    from msd_core.progress.committed_evidence import before_msd, shallow, unchanged_since
+    from msd_core.progress.committed_evidence import PHASES, before_msd, shallow, unchanged
 
     _by_plan, first = log if log is not None else _git_log(main)
     if first is None:
@@ -155,11 +176,10 @@ def implied(main: Path, log: tuple[dict, object] | None = None) -> dict | None:
     before = before_msd(main, parents[0]) if parents else {}
     if before is None:
         return None
-    phases = Path(main) / ".planning" / "phases"
+    files = {plan: (f"{PHASES}{plan.split('/', 1)[0]}/{name}", blob) for plan, (name, blob) in before.items()}
     cutoff: dict[str, str] = {}
-    for plan, (name, blob) in before.items():
-        path = phases / plan.split("/", 1)[0] / name
-        digest = summary_hash(path) if unchanged_since(path, blob) else None
+    for plan in sorted(unchanged(main, files)):
+        digest = summary_hash(Path(main) / files[plan][0])
         if digest is not None:
             cutoff[plan] = digest
     return {"since": time.time(), "cutoff": cutoff, "source": "history"}
@@ -409,7 +429,7 @@ class Reading:
             if not os.path.lexists(path):
                 continue
             kept = (self.cutoff or {}).get(f"{Path(phase_folder).name}/{plan_id}")
-            if kept is not None and summary_hash(path) == kept:
+            if kept is not None and summary_kept(path, kept):
                 return None  # summarised before msd wrote this project, unchanged since: taken on its SUMMARY
             return self.missing(Path(phase_folder).name, plan_id, plan_text)
         return None
