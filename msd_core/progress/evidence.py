@@ -42,7 +42,8 @@ its commits, never sent back to be executed again. The same log tells a tree wit
 whether msd wrote it (`Reading.asks`, read only when a SUMMARY is met; no git call per plan).
 A plan renumbered since its commits (`msd_run phase reconcile`: `04-billing/04-01` became
 `05-billing/05-01`) is proven by the commits its old name's trailer names, when only one name fits
-(`renumbered`: same phase slug and plan number in its phase, one phase with that slug now).
+(`renumbered`: same phase slug and plan number in its phase, one phase with that slug now) and git
+traces the plan's PLAN from that name to this one (progress.plan_moves: moved, not removed and reused).
 Undo and wave merge check each recorded commit against git itself (msd_core.execution.provenance).
 Nothing here writes except `begin` (and `mark_since`, its quiet form, which with `publish` also
 writes config.json's record). Standard library only.
@@ -336,11 +337,15 @@ def _identity(phase_dir: str, plan_id: str) -> tuple[str, str] | None:
     return (slug, tail) if slug and sep and tail and head == number else None
 
 
-def renumbered(main: Path, by_plan: dict[str, list[dict]], phase_dir: str, plan_id: str) -> list[dict]:
+def renumbered(main: Path, by_plan: dict[str, list[dict]], phase_dir: str, plan_id: str, prefix: str = "") -> list[dict]:
     """The commits `msd_run commit --plan` recorded for this plan under the number it had before a renumber
     (`msd_run phase reconcile` moves `04-billing/04-01` to `05-billing/05-01`; the `Msd-Plan:` trailers in
     history keep the old name). Only when that is certain: exactly one phase folder now has this slug (so the
-    old one is gone) and exactly one old name in the log matches; else []."""
+    old one is gone), exactly one old name in the log matches, and git traces the plan's PLAN from that name
+    to this one (msd_core.progress.plan_moves: a phase removed and its slug reused by a new one lends its
+    commits to nothing); else []. `prefix`: the project's folder from the work tree's top."""
+    from msd_core.progress.plan_moves import moved
+
     ident = _identity(phase_dir, plan_id)
     if ident is None:
         return []
@@ -350,8 +355,13 @@ def renumbered(main: Path, by_plan: dict[str, list[dict]], phase_dir: str, plan_
         return []
     if sum(1 for name in folders if name.partition("-")[2] == ident[0]) != 1:
         return []
-    olds = [key for key in by_plan if "/" in key and _identity(*key.split("/", 1)) == ident]
-    return by_plan[olds[0]] if len(olds) == 1 else []
+    def same(name: str) -> bool:
+        return "/" in name and _identity(*name.split("/", 1)) == ident
+
+    olds = [key for key in by_plan if same(key)]
+    if len(olds) != 1 or not moved(main, prefix, olds[0], f"{phase_dir}/{plan_id}", same):
+        return []
+    return by_plan[olds[0]]
 
 
 class Reading:
@@ -378,7 +388,7 @@ class Reading:
 
     def git_commits(self, phase_dir: str, plan_id: str) -> list[dict]:
         by_plan = self._read_log()[0]
-        return by_plan.get(f"{phase_dir}/{plan_id}") or renumbered(self.main, by_plan, phase_dir, plan_id)
+        return by_plan.get(f"{phase_dir}/{plan_id}") or renumbered(self.main, by_plan, phase_dir, plan_id, self.prefix)
 
     def asks(self) -> bool:
         """Whether any SUMMARY may need its evidence: a marker is in force, or (read once, from the log the
