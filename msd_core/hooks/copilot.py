@@ -7,8 +7,11 @@ gets `{"sessionId", "timestamp", "cwd", "toolName", "toolArgs"}` on stdin, `tool
 arguments as an object (older releases sent JSON text: both read); it refuses the call with
 `{"permissionDecision": "deny", "permissionDecisionReason": ...}` on stdout, the reason being what
 the model gets ("Denied by preToolUse hook: <reason>"). Copilot's tools as msd's guard knows them:
-`bash` {command} is Bash, `view` {path} is Read; other tools go ahead unchecked (its file writes
-are not mapped yet: the planning write guard is Claude Code's only).
+`bash` {command} is Bash, `view` {path} is Read, and its two file-writing tools (the ones its model
+is offered, seen in the request 1.0.102 sends) are Write and Edit, so the `.planning/` write guard
+judges them: `create` {path, file_text} (a new file only) is Write {file_path, content}, `edit`
+{path, old_str, new_str?} (one occurrence; `new_str` left out deletes `old_str`) is Edit
+{file_path, old_string, new_string}. Other tools go ahead unchecked.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 TOOLS = {
     "bash": ("Bash", {"command": "command"}),
     "view": ("Read", {"path": "file_path"}),
+    "create": ("Write", {"path": "file_path", "file_text": "content"}),
+    "edit": ("Edit", {"path": "file_path", "old_str": "old_string", "new_str": "new_string"}, {"new_string": ""}),
 }
 
 

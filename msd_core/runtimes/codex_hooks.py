@@ -1,7 +1,7 @@
 """msd's guard hook in Codex CLI's hooks.json (`<config>/hooks.json`: project `.codex/`, user
 `~/.codex/`): one group appended to `hooks.PreToolUse` (hook_settings.py, which installs and uninstalls it),
 
-    {"matcher": "^Bash$", "hooks": [{"type": "command", "command": "<msd_run> hook pre-tool-use --root R", "timeout": 30}]}
+    {"matcher": "^(Bash|apply_patch)$", "hooks": [{"type": "command", "command": "<msd_run> hook pre-tool-use --root R", "timeout": 30}]}
 
 Seen in the real Codex CLI 0.171.0 (tests/runtimes/test_client_guards_cli.py): its hooks are Claude
 Code's, so msd's own `pre-tool-use` answers them unchanged: the payload has `tool_name` "Bash" and
@@ -18,4 +18,4 @@ from __future__ import annotations
 from msd_core.runtimes.hook_settings import HookGroup
 
 SETTINGS = HookGroup(runtime="codex", client="Codex CLI", path=("hooks", "PreToolUse"), event="pre-tool-use",
-                     matcher="^Bash$", timeout=30, file="hooks.json")  # seconds; the guard answers in milliseconds
+                     matcher="^(Bash|apply_patch)$", timeout=30, file="hooks.json")  # seconds; the guard answers in milliseconds
