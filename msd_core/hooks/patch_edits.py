@@ -52,9 +52,11 @@ def _sections(patch: str) -> list[tuple[str, str, list[str]]]:
     out: list[tuple[str, str, list[str]]] = []
     for line in patch.replace("\r\n", "\n").split("\n"):
         head = next((h for h in _HEADS if line.startswith(h)), None)
+        if line.strip() == END:
+            break  # what follows the patch (a final newline) is no part of it
         if head is not None:
             out.append((head[4:].split(" ", 1)[0].lower(), line[len(head):].strip(), []))
-        elif out and line.strip() not in (BEGIN, END):
+        elif out and line.strip() != BEGIN:
             out[-1][2].append(line)
     return out
 

@@ -204,8 +204,16 @@ def test_patch_edits_finds_a_hunk_as_codex_does():
                    "*** Add File: b.md\n+hello\n+world\n", "*** Delete File: c.md\n")
     assert changes(patch, text.get) == [("a.md", "one\nTWO\nthree\nFOUR\n"), ("b.md", "hello\nworld\n"), ("c.md", "")]
     assert changes(_patch("*** Update File: a.md\n@@\n+five\n"), text.get) == [("a.md", "one\n  two  \nthree\nfour\nfive\n")]
+    # the newline after `*** End Patch` (Codex's freeform tool sends one) is no hunk line
+    assert changes(_patch("*** Update File: a.md\n@@\n-four\n") + "\n", text.get) == [("a.md", "one\n  two  \nthree\n")]
     assert changes(_patch("*** Update File: a.md\n@@\n-nine\n"), text.get) == [("a.md", None)]
     assert changes(_patch("*** Update File: gone.md\n@@\n-x\n"), text.get) == [("gone.md", None)]
     assert from_shell("apply_patch \"" + _patch("") + "\"") == (_patch(""), None)
     assert from_shell(f"cd 'my dir' && applypatch <<EOF\n{_patch('')}\nEOF") == (_patch(""), "my dir")
     assert from_shell(f"cat <<EOF\n{_patch('')}\nEOF") is None and from_shell(None) is None
+
+
+def test_copilots_apply_patch_for_a_gpt_model_is_judged_as_codexs(planning_project):
+    """Copilot CLI 1.0.102 offers a GPT model Codex's freeform apply_patch, its hook the patch as text."""
+    assert "Decisions section" in _call("copilot", planning_project, "apply_patch", _patch(DROP_SECTION))
+    assert _call("copilot", planning_project, "apply_patch", _patch("*** Add File: src/app.py\n+print(1)\n")) is None

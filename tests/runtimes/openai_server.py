@@ -47,10 +47,13 @@ def chat_stream() -> bytes:
     return sse(chunks) + b"data: [DONE]\n\n"
 
 
-def chat_call_stream(name: str, args: dict) -> bytes:
-    """One streamed assistant turn that calls tool `name` (a chat-completions tool call)."""
+def chat_call_stream(name: str, args: dict, custom: bool = False) -> bytes:
+    """One streamed assistant turn that calls tool `name` (a chat-completions tool call; a freeform
+    `custom` tool gets `args["input"]` as its text)."""
     base = {"id": "chatcmpl-msd", "object": "chat.completion.chunk", "created": 0, "model": MODEL}
     call = {"index": 0, "id": f"call_msd_{name}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+    if custom:
+        call = {"index": 0, "id": f"call_msd_{name}", "type": "custom", "custom": {"name": name, "input": str(args.get("input", ""))}}
     chunks = [
         {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": None, "tool_calls": [call]}, "finish_reason": None}]},
         {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
@@ -153,7 +156,7 @@ class Handler(RecordingHandler):
         if path.endswith("/chat/completions"):
             call = chat_call(req)
             if call and stream:
-                self.send(200, "text/event-stream", chat_call_stream(*call))
+                self.send(200, "text/event-stream", chat_call_stream(*call, skill_script.chat_tools(req).get(call[0]) == {"custom": True}))
             elif call:
                 msg = {"role": "assistant", "content": None, "tool_calls": [
                     {"id": f"call_msd_{call[0]}", "type": "function", "function": {"name": call[0], "arguments": json.dumps(call[1])}}]}

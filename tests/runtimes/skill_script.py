@@ -92,12 +92,16 @@ def next_call(tools: dict[str, dict], results: list[str], after: str = "") -> tu
 
 
 def chat_tools(req: dict) -> dict[str, dict]:
-    """{name: parameters} of an OpenAI chat-completions request."""
+    """{name: parameters} of an OpenAI chat-completions request (a freeform `custom` tool, such as
+    Copilot's apply_patch for a GPT model: {"custom": True})."""
     out = {}
     for t in req.get("tools") or []:
         fn = t.get("function") if isinstance(t, dict) else None
         if isinstance(fn, dict) and fn.get("name"):
             out[fn["name"]] = fn.get("parameters") or {}
+        custom = t.get("custom") if isinstance(t, dict) and t.get("type") == "custom" else None
+        if isinstance(custom, dict) and custom.get("name"):
+            out[custom["name"]] = {"custom": True}
     return out
 
 
