@@ -5,7 +5,10 @@
   rules cannot see where a symlink leads: msd_core/install/host_hooks.py): a path that resolves
   outside every `.planning/` folder goes ahead after one realpath; one inside gets
   planning_guard.py (what the write would lose) and injection.py (instructions aimed at the agent
-  in the text it adds; kept in quarantine);
+  in the text it adds; kept in quarantine). The other clients' file writes arrive mapped onto Write
+  and Edit by their adapters (copilot.py, qwen.py, gemini.py, kimi.py); Codex's `apply_patch` (and
+  Copilot's, for a GPT model) is judged file by file as the Write of what the patch leaves there
+  (patch_edits.py), also when Codex runs it through its shell (a Bash call `apply_patch <<'EOF'`);
 - Read, and Grep (its `path` or `glob`): secret_files.py, the file holds credentials;
 - Bash (every call reaches the hook: host_hooks.BASH_ROW): secret_bash.py, the
   command would show one (print it, source it, copy it where the guard does not see it).
