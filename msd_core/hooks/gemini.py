@@ -8,7 +8,9 @@ model, seen in its request) are Write and Edit, judged by the `.planning/` write
 (`allow_multiple` its `replace_all`). Its `replace` applies an edit its `old_string` does not match
 exactly too (its bundle: whitespace-flexible, regex and fuzzy matches, then a model's fix of the
 edit), so an edit of a `.planning/` document whose result the guard cannot work out is refused
-(pre_tool_use.LOOSE). The answer Gemini reads is a top-level
+(pre_tool_use.LOOSE). Its `write_file` may unescape `\\n`-style sequences in a file's content (not a
+`.json` file's: its bundle's unescapeStringForGeminiBug) before writing, so the text written can differ
+from the text judged by those characters. The answer Gemini reads is a top-level
 `{"decision": "deny", "reason": ...}` (the reason goes to the model as the tool's error; Claude Code's
 `hookSpecificOutput.permissionDecision` is not read), so msd's refusal is rewritten into it.
 """
