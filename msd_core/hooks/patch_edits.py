@@ -62,11 +62,14 @@ def _sections(patch: str) -> list[tuple[str, str, list[str]]]:
 
 
 def _find(lines: list[str], want: list[str], start: int) -> int | None:
+    """The index of the first run of `want` in `lines` at or after `start` (one substring search of
+    the joined lines per tier: linear, whatever the lines repeat), or None."""
     for norm in (lambda s: s, str.rstrip, str.strip):
-        target = [norm(w) for w in want]
-        for i in range(start, len(lines) - len(want) + 1):
-            if [norm(x) for x in lines[i: i + len(want)]] == target:
-                return i
+        seen = [norm(x) for x in lines]
+        hay = "\n" + "\n".join(seen) + "\n"
+        at = hay.find("\n" + "\n".join(norm(w) for w in want) + "\n", sum(len(x) + 1 for x in seen[:start]))
+        if at >= 0:
+            return hay.count("\n", 0, at)
     return None
 
 

@@ -137,7 +137,10 @@ def _patch(patch, cwd: str | None, payload: dict) -> str | None:
     def full(path: str) -> str:
         return path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
 
-    for path, new in patch_edits.changes(patch, lambda p: planning_guard.read_text(full(p))):
+    def planning_text(path: str) -> str | None:  # a file outside `.planning/` is not read: its result is not judged
+        return planning_guard.read_text(full(path)) if planning_guard.planning_dir_of(full(path)) is not None else None
+
+    for path, new in patch_edits.changes(patch, planning_text):
         if new is not None:
             refused = _write("Write", {"file_path": path, "content": new}, path, cwd, payload, "apply_patch")
         elif planning_guard.planning_dir_of(full(path)) is not None:

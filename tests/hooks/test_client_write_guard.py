@@ -217,3 +217,13 @@ def test_copilots_apply_patch_for_a_gpt_model_is_judged_as_codexs(planning_proje
     """Copilot CLI 1.0.102 offers a GPT model Codex's freeform apply_patch, its hook the patch as text."""
     assert "Decisions section" in _call("copilot", planning_project, "apply_patch", _patch(DROP_SECTION))
     assert _call("copilot", planning_project, "apply_patch", _patch("*** Add File: src/app.py\n+print(1)\n")) is None
+
+
+def test_patch_edits_finds_a_hunk_after_its_anchor_among_repeated_lines():
+    from msd_core.hooks.patch_edits import changes
+
+    text = {"a.md": "## One\n- x\n## Two\n- x\n"}
+    assert changes(_patch("*** Update File: a.md\n@@ ## Two\n-- x\n+- y\n"), text.get) == [("a.md", "## One\n- x\n## Two\n- y\n")]
+    assert changes(_patch("*** Update File: a.md\n@@\n-- x\n+- y\n@@\n-- x\n+- z\n"), text.get) == [("a.md", "## One\n- y\n## Two\n- z\n")]
+    many = {"a.md": "a\n" * 200_000}  # one substring search a tier: a long run of one line is found at once
+    assert changes(_patch("*** Update File: a.md\n@@\n" + " a\n" * 2000 + "-b\n"), many.get) == [("a.md", None)]
