@@ -227,3 +227,12 @@ def test_patch_edits_finds_a_hunk_after_its_anchor_among_repeated_lines():
     assert changes(_patch("*** Update File: a.md\n@@\n-- x\n+- y\n@@\n-- x\n+- z\n"), text.get) == [("a.md", "## One\n- y\n## Two\n- z\n")]
     many = {"a.md": "a\n" * 200_000}  # one substring search a tier: a long run of one line is found at once
     assert changes(_patch("*** Update File: a.md\n@@\n" + " a\n" * 2000 + "-b\n"), many.get) == [("a.md", None)]
+
+
+@pytest.mark.parametrize("client", ["qwen", "gemini"])
+def test_an_edit_that_creates_a_file_is_judged_as_the_file_it_creates(client, planning_project):
+    """Qwen's edit and Gemini's replace with an empty old_string create the file with new_string."""
+    config = planning_project / ".planning/config.json"
+    config.unlink()
+    assert GUARDS in _call(client, planning_project, *EDITS[client](str(config), "", OFF))
+    assert _call(client, planning_project, *EDITS[client](str(planning_project / ".planning/NOTES.md"), "", "# Notes\n")) is None
