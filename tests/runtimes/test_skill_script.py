@@ -61,3 +61,10 @@ def test_it_makes_the_scripted_calls_one_a_turn_while_the_tool_is_offered(monkey
     assert ss.next_call(tools, ["refused"]) == ("bash", {"command": "ls"})
     assert ss.next_call(tools, ["refused", "listed"]) is None
     assert ss.next_call({"bash": BASH}, []) is None  # its tool not offered: the plain answer
+
+
+def test_a_freeform_custom_tool_is_offered_too():
+    """Copilot CLI offers a GPT model Codex's freeform apply_patch as a `custom` chat tool."""
+    chat = {"tools": [{"type": "custom", "custom": {"name": "apply_patch", "format": {"type": "grammar"}}},
+                      {"type": "function", "function": {"name": "bash", "parameters": BASH}}]}
+    assert ss.chat_tools(chat) == {"apply_patch": {"custom": True}, "bash": BASH}
