@@ -141,15 +141,8 @@ def _patch(patch, cwd: str | None, payload: dict) -> str | None:
         return planning_guard.read_text(full(path)) if planning_guard.planning_dir_of(full(path)) is not None else None
 
     for path, new in patch_edits.changes(patch, planning_text):
-        if new is not None:
-            refused = _write("Write", {"file_path": path, "content": new}, path, cwd, payload, "apply_patch")
-        elif planning_guard.planning_dir_of(full(path)) is not None:
-            refused = _write("Write", {"file_path": path}, path, cwd, payload, "apply_patch") or deny(
-                f"apply_patch of {path} refused: the guard cannot work out what this patch leaves in the file (a hunk's "
-                "lines are not the file's lines as it is now), so it cannot tell what the write would lose. Read the file "
-                "again and send a patch whose ` ` and `-` lines are its exact lines.")
-        else:
-            refused = None
+        refused = _write("Write", {"file_path": path} if new is None else {"file_path": path, "content": new}, path, cwd,
+                         payload, "apply_patch")
         if refused:
             return refused
     return None
@@ -175,9 +168,12 @@ def _write(tool: str, tool_input: dict, file_path, cwd: str | None, payload: dic
     oversize = planning_guard.too_large(rel, new if new is not None else proposed.added(tool, tool_input)) \
         if settings["guards.planning_write"] else None
     reasons = [oversize] if oversize else planning_guard.findings(planning, rel, old, new, settings, session)
-    if not reasons and new is None and old is not None and payload.get(LOOSE) is True and tool in ("Edit", "MultiEdit") \
+    patched = shown == "apply_patch"  # a patch whose result patch_edits could not work out comes as a Write without content
+    if not reasons and new is None and old is not None and (patched or (payload.get(LOOSE) is True and tool in ("Edit", "MultiEdit"))) \
             and (rel == "config.json" or (rel.endswith(".md") and settings["guards.planning_write"])):
-        reasons = ["the guard cannot work out what this edit leaves in the file: its `old_string` is not in the file "
+        reasons = ["the guard cannot work out what this patch leaves in the file: a hunk's ` ` and `-` lines are not the "
+                   "file's lines as it is now; read the file again and send a patch with its exact lines" if patched else
+                   "the guard cannot work out what this edit leaves in the file: its `old_string` is not in the file "
                    "exactly as written (once, unless it replaces all), and this client may still apply it by a looser "
                    "match; read the file again and give its exact text"]
     screened = []

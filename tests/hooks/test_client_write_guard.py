@@ -190,7 +190,7 @@ def test_a_patch_codex_runs_as_its_shell_is_judged_the_same(planning_project, de
 
 def test_a_planning_patch_the_guard_cannot_apply_is_refused_and_others_go_ahead(planning_project, decide):
     stale = "*** Update File: .planning/STATE.md\n@@\n-Focus: Phase 9 (Gone)\n+Focus: Phase 3\n"
-    assert "cannot work out what this patch leaves" in decide(planning_project, "apply_patch", {"command": _patch(stale)})
+    assert "the guard cannot work out what this patch leaves in the file" in decide(planning_project, "apply_patch", {"command": _patch(stale)})
     assert decide(planning_project, "apply_patch", {"command": _patch(stale.replace(".planning/", ""))}) is None
     for bad in (None, 7, "", "no patch here", {"x": 1}):
         assert decide(planning_project, "apply_patch", {"command": bad}) is None
@@ -236,3 +236,16 @@ def test_an_edit_that_creates_a_file_is_judged_as_the_file_it_creates(client, pl
     config.unlink()
     assert GUARDS in _call(client, planning_project, *EDITS[client](str(config), "", OFF))
     assert _call(client, planning_project, *EDITS[client](str(planning_project / ".planning/NOTES.md"), "", "# Notes\n")) is None
+
+
+def test_an_unworkable_patch_of_a_document_follows_the_guards_settings_and_a_persons_allowance(planning_project, decide):
+    from msd_core.hooks import guard_memory
+
+    stale = _patch("*** Update File: .planning/STATE.md\n@@\n-Focus: Phase 9 (Gone)\n+Focus: Phase 3\n")
+    assert "msd guard allow .planning/STATE.md" in decide(planning_project, "apply_patch", {"command": stale})
+    guard_memory.grant(str(planning_project / ".planning"), "STATE.md", 5)
+    assert decide(planning_project, "apply_patch", {"command": stale}) is None  # the one write a person allowed
+    (planning_project / ".planning/config.json").write_text(json.dumps({"guards": {"planning_write": False}}))
+    assert decide(planning_project, "apply_patch", {"command": stale}) is None
+    config = _patch("*** Update File: .planning/config.json\n@@\n-nothing like it\n+x\n")
+    assert "cannot work out what this patch leaves" in decide(planning_project, "apply_patch", {"command": config})
