@@ -190,7 +190,8 @@ def test_a_patch_codex_runs_as_its_shell_is_judged_the_same(planning_project, de
 
 def test_a_planning_patch_the_guard_cannot_apply_is_refused_and_others_go_ahead(planning_project, decide):
     stale = "*** Update File: .planning/STATE.md\n@@\n-Focus: Phase 9 (Gone)\n+Focus: Phase 3\n"
-    assert "the guard cannot work out what this patch leaves in the file" in decide(planning_project, "apply_patch", {"command": _patch(stale)})
+    reason = decide(planning_project, "apply_patch", {"command": _patch(stale)})
+    assert "apply_patch of .planning/STATE.md refused: the guard cannot work out what this patch leaves in the file" in reason
     assert decide(planning_project, "apply_patch", {"command": _patch(stale.replace(".planning/", ""))}) is None
     for bad in (None, 7, "", "no patch here", {"x": 1}):
         assert decide(planning_project, "apply_patch", {"command": bad}) is None
