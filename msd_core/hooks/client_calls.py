@@ -1,6 +1,8 @@
 """Another agent CLI's tool call as msd's guard reads one (pre_tool_use.py's Claude Code names):
-the one mapping the client adapters (copilot.py, qwen.py, gemini.py) share, so each only names its tools;
-and the reason of msd's refusal, for those that answer in their own form."""
+the one mapping the client adapters (copilot.py, qwen.py, gemini.py, kimi.py) share, so each only
+names its tools (its shell as Bash, its file read as Read, its file writes as Write and Edit, which
+the one `.planning/` write guard judges); and the reason of msd's refusal, for those that answer in
+their own form."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ from __future__ import annotations
 def as_claude(tool, args, table: dict, cwd=None, session=None) -> dict | None:
     """{"tool_name", "tool_input", "cwd"?, "session_id"?} for pre_tool_use.handle, or None: a tool the
     guard does not judge. `table`: {client's tool: (msd's tool, {client's argument: msd's})};
-    `args` an object, or JSON text of one."""
+    `args` an object, or JSON text of one. A table row may add a third item, {msd's argument: value}
+    for one the client leaves out (Copilot's `edit` without `new_str` deletes `old_str`)."""
     mapped = table.get(tool) if isinstance(tool, str) else None
     if mapped is None:
         return None
@@ -21,8 +24,9 @@ def as_claude(tool, args, table: dict, cwd=None, session=None) -> dict | None:
             return None
     if not isinstance(args, dict):
         return None
-    name, keys = mapped
-    out: dict = {"tool_name": name, "tool_input": {ours: args[theirs] for theirs, ours in keys.items() if theirs in args}}
+    name, keys, *defaults = mapped
+    out: dict = {"tool_name": name, "tool_input": {**(defaults[0] if defaults else {}),
+                                                   **{ours: args[theirs] for theirs, ours in keys.items() if theirs in args}}}
     if isinstance(cwd, str):
         out["cwd"] = cwd
     if isinstance(session, str):

@@ -7,8 +7,14 @@ gets `{"sessionId", "timestamp", "cwd", "toolName", "toolArgs"}` on stdin, `tool
 arguments as an object (older releases sent JSON text: both read); it refuses the call with
 `{"permissionDecision": "deny", "permissionDecisionReason": ...}` on stdout, the reason being what
 the model gets ("Denied by preToolUse hook: <reason>"). Copilot's tools as msd's guard knows them:
-`bash` {command} is Bash, `view` {path} is Read; other tools go ahead unchecked (its file writes
-are not mapped yet: the planning write guard is Claude Code's only).
+`bash` {command} is Bash, `view` {path} is Read, and its two file-writing tools (the ones its model
+is offered, seen in the request 1.0.102 sends) are Write and Edit, so the `.planning/` write guard
+judges them: `create` {path, file_text} (a new file only) is Write {file_path, content}, `edit`
+{path, old_str, new_str?} (one occurrence; `new_str` left out deletes `old_str`) is Edit
+{file_path, old_string, new_string}. A GPT model (seen with `gpt-5.1-codex`) is offered neither,
+but Codex's freeform `apply_patch` instead: its hook gets `toolName` "apply_patch" and `toolArgs`
+the patch text itself (not JSON), judged as Codex's patch is (pre_tool_use.py, patch_edits.py).
+Other tools go ahead unchecked.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from __future__ import annotations
 TOOLS = {
     "bash": ("Bash", {"command": "command"}),
     "view": ("Read", {"path": "file_path"}),
+    "create": ("Write", {"path": "file_path", "file_text": "content"}),
+    "edit": ("Edit", {"path": "file_path", "old_str": "old_string", "new_str": "new_string"}, {"new_string": ""}),
 }
 
 
@@ -24,6 +32,10 @@ def as_claude(payload: dict) -> dict | None:
     """The payload as pre_tool_use.handle reads it, or None: a tool the guard does not judge."""
     from msd_core.hooks.client_calls import as_claude as mapped
 
+    patch = payload.get("toolArgs")
+    if payload.get("toolName") == "apply_patch" and isinstance(patch, str):  # the patch text, not JSON
+        return mapped("apply_patch", {"command": patch}, {"apply_patch": ("apply_patch", {"command": "command"})},
+                      payload.get("cwd"), payload.get("sessionId"))
     return mapped(payload.get("toolName"), payload.get("toolArgs"), TOOLS, payload.get("cwd"), payload.get("sessionId"))
 
 

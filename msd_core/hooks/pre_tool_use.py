@@ -5,7 +5,10 @@
   rules cannot see where a symlink leads: msd_core/install/host_hooks.py): a path that resolves
   outside every `.planning/` folder goes ahead after one realpath; one inside gets
   planning_guard.py (what the write would lose) and injection.py (instructions aimed at the agent
-  in the text it adds; kept in quarantine);
+  in the text it adds; kept in quarantine). The other clients' file writes arrive mapped onto Write
+  and Edit by their adapters (copilot.py, qwen.py, gemini.py, kimi.py); Codex's `apply_patch` (and
+  Copilot's, for a GPT model) is judged file by file as the Write of what the patch leaves there
+  (patch_edits.py), also when Codex runs it through its shell (a Bash call `apply_patch <<'EOF'`);
 - Read, and Grep (its `path` or `glob`): secret_files.py, the file holds credentials;
 - Bash (every call reaches the hook: host_hooks.BASH_ROW): secret_bash.py, the
   command would show one (print it, source it, copy it where the guard does not see it).
@@ -23,6 +26,10 @@ from __future__ import annotations
 import os
 
 PREFIX = "msd guard: "
+# Set by the adapters of clients whose edit tool applies an edit its text does not match exactly (Gemini
+# CLI's `replace` retries by whitespace, regex, fuzzy match and a model's fix; Qwen Code's `edit` after
+# normalising quotes): such an Edit of a `.planning/` document the guard cannot work out is refused.
+LOOSE = "msd_loose_edits"
 
 
 def deny(reason: str) -> str:
@@ -60,6 +67,15 @@ def handle(payload: dict, ctx) -> str | None:
 
     if tool in WRITE_TOOLS:
         return _write(tool, tool_input, tool_input.get(WRITE_TOOLS[tool]), cwd, payload)
+    if tool == "apply_patch":  # Codex's patch tool: the patch in `command` (patch_edits.py)
+        return _patch(tool_input.get("command"), cwd, payload)
+    if tool == "Bash" and isinstance(tool_input.get("command"), str) and "*** Begin Patch" in tool_input["command"]:
+        from msd_core.hooks.patch_edits import from_shell
+
+        found = from_shell(tool_input["command"])  # Codex applies `apply_patch <<'EOF'` itself, run as its shell
+        refused = _patch(found[0], os.path.join(cwd, found[1]) if cwd and found[1] else cwd, payload) if found else None
+        if refused:
+            return refused
     if tool in ("Read", "Bash", "Grep"):
         return _read(tool, tool_input, cwd)
     return None
@@ -113,7 +129,27 @@ def _read(tool: str, tool_input: dict, cwd: str | None) -> str | None:
                 f"project: `msd config set guards.secret_allow '[\"{name}\"]'`.")
 
 
-def _write(tool: str, tool_input: dict, file_path, cwd: str | None, payload: dict) -> str | None:
+def _patch(patch, cwd: str | None, payload: dict) -> str | None:
+    """The first refusal of a file a Codex patch would change (patch_edits.py), each judged as the
+    Write of what the patch leaves there; a `.planning/` file whose result cannot be worked out is refused."""
+    from msd_core.hooks import patch_edits, planning_guard
+
+    def full(path: str) -> str:
+        return path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
+
+    def planning_text(path: str) -> str | None:  # a file outside `.planning/` is not read: its result is not judged
+        return planning_guard.read_text(full(path)) if planning_guard.planning_dir_of(full(path)) is not None else None
+
+    for path, new in patch_edits.changes(patch, planning_text):
+        refused = _write("Write", {"file_path": path} if new is None else {"file_path": path, "content": new}, path, cwd,
+                         payload, "apply_patch")
+        if refused:
+            return refused
+    return None
+
+
+def _write(tool: str, tool_input: dict, file_path, cwd: str | None, payload: dict, shown: str | None = None) -> str | None:
+    """`shown`: the client's name for the tool, in the refusal (Codex's apply_patch, judged as a Write)."""
     from msd_core.hooks import planning_guard
 
     if not isinstance(file_path, str) or not file_path:
@@ -132,6 +168,14 @@ def _write(tool: str, tool_input: dict, file_path, cwd: str | None, payload: dic
     oversize = planning_guard.too_large(rel, new if new is not None else proposed.added(tool, tool_input)) \
         if settings["guards.planning_write"] else None
     reasons = [oversize] if oversize else planning_guard.findings(planning, rel, old, new, settings, session)
+    patched = shown == "apply_patch"  # a patch whose result patch_edits could not work out comes as a Write without content
+    if not reasons and new is None and old is not None and (patched or (payload.get(LOOSE) is True and tool in ("Edit", "MultiEdit"))) \
+            and (rel == "config.json" or (rel.endswith(".md") and settings["guards.planning_write"])):
+        reasons = ["the guard cannot work out what this patch leaves in the file: a hunk's ` ` and `-` lines are not the "
+                   "file's lines as it is now; read the file again and send a patch with its exact lines" if patched else
+                   "the guard cannot work out what this edit leaves in the file: its `old_string` is not in the file "
+                   "exactly as written (once, unless it replaces all), and this client may still apply it by a looser "
+                   "match; read the file again and give its exact text"]
     screened = []
     if settings["guards.injection_screen"] and not oversize and not (rel == ".msd" or rel.startswith(".msd/")):
         from msd_core.hooks import injection
@@ -147,7 +191,8 @@ def _write(tool: str, tool_input: dict, file_path, cwd: str | None, payload: dic
         forget(planning, rel)  # what the write a person allowed leaves is the document's new reference
         return None  # a person allowed this one write (`msd guard allow`)
     target = f".planning/{rel}"
-    parts = [f"{tool} of {target} refused: " + "; ".join(reasons) + "." if reasons else f"{tool} of {target} refused."]
+    shown = shown or tool
+    parts = [f"{shown} of {target} refused: " + "; ".join(reasons) + "." if reasons else f"{shown} of {target} refused."]
     if screened:
         from msd_core.hooks import injection
 

@@ -1,6 +1,9 @@
 """What a file would hold after the host's Write, Edit or MultiEdit ran (Claude Code 2.1.332's inputs).
 
 - Write `{file_path, content}`: `content`, whatever was there.
+- Edit `{file_path, old_string, new_string, replace_all}` of a file that does not exist, with an empty
+  `old_string`: `new_string` (Qwen Code's `edit` and Gemini CLI's `replace` create the file so, read
+  in their bundles: hooks/qwen.py, gemini.py).
 - Edit `{file_path, old_string, new_string, replace_all}`: `old_string` replaced by `new_string`:
   every occurrence with `replace_all`, else the one occurrence. None (nothing to judge) when the
   host would refuse the edit itself: `old_string` empty or not in the file, or found more than
@@ -37,7 +40,8 @@ def after(tool: str, tool_input: dict, old: str | None) -> str | None:
         content = tool_input.get("content")
         return content if isinstance(content, str) else None
     if old is None:
-        return None
+        created = tool == "Edit" and tool_input.get("old_string") == "" and tool_input.get("new_string")
+        return created if isinstance(created, str) else None
     if tool == "Edit":
         return _edit(old, tool_input)
     if tool == "MultiEdit":

@@ -14,7 +14,8 @@ so commands ship as skills.
   permission              ->  rules/msd-core.rules         prefix_rule allowing `msd_run` (a file
       of our own; project rules load only in a trusted project).
   guard                   ->  hooks.json hooks.PreToolUse: msd's secret-read guard on Codex's shell
-      tool (codex_hooks.py), run once the user trusts it in Codex's `/hooks` panel.
+      tool and its `.planning/` write guard on its `apply_patch` (codex_hooks.py), run once the user
+      trusts it in Codex's `/hooks` panel.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ them under "User-provided custom agents" in its `task` tool, whose `agent_type` 
   MCP server              ->  `msd mcp install --client copilot` (msd_core/mcp/clients.py).
   guard                   ->  hooks/msd-guard.json        msd's own file in Copilot's hooks folder (`.github/hooks/`,
       `~/.copilot/hooks/`): a preToolUse hook running `msd_run hook copilot-pre-tool-use`, msd's
-      secret-read guard on Copilot's `bash` and `view` calls (msd_core/hooks/copilot.py). The user's
+      secret-read guard on Copilot's `bash` and `view` calls and its `.planning/` write guard on
+      `create`, `edit` and (a GPT model's) `apply_patch` (msd_core/hooks/copilot.py). The user's
       own hook files are other files there, never touched; the manifest owns this one, so uninstall
       removes exactly it. A local install names `msd_run` by name (the committed `.github/` names no
       folder of this machine; Copilot runs the hook through the shell, so it must be on PATH, as the

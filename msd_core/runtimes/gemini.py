@@ -13,7 +13,8 @@ docs/cli/custom-commands.md, docs/core/subagents.md, docs/reference/policy-engin
       `msd_run` shell prefix (user tier; the docs say workspace-tier policies are not read yet,
       so a local install's copy takes effect once Gemini reads them).
   guard                   ->  settings.json hooks.BeforeTool: msd's secret-read guard on Gemini's
-      `run_shell_command` and `read_file` calls (gemini_settings.py; msd_core/hooks/gemini.py).
+      `run_shell_command` and `read_file` calls, its `.planning/` write guard on `write_file` and
+      `replace` (gemini_settings.py; msd_core/hooks/gemini.py).
 """
 
 from __future__ import annotations

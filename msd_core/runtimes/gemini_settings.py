@@ -1,7 +1,7 @@
 """msd's guard hook in Gemini CLI's settings.json (`<config>/settings.json`: project `.gemini/`, user
 `~/.gemini/`): one group appended to `hooks.BeforeTool` (hook_settings.py, which installs and uninstalls it),
 
-    {"matcher": "^(run_shell_command|read_file)$",
+    {"matcher": "^(run_shell_command|read_file|write_file|replace)$",
      "hooks": [{"type": "command", "command": "<msd_run> hook gemini-pre-tool-use --root R", "timeout": 30000}]}
 
 (msd_core/hooks/gemini.py maps the call onto msd's guard). Read in the real Gemini CLI 0.61.0 (its bundled
@@ -17,4 +17,4 @@ from __future__ import annotations
 from msd_core.runtimes.hook_settings import HookGroup
 
 SETTINGS = HookGroup(runtime="gemini", client="Gemini CLI", path=("hooks", "BeforeTool"), event="gemini-pre-tool-use",
-                     matcher="^(run_shell_command|read_file)$", timeout=30000)  # ms; the guard answers in milliseconds
+                     matcher="^(run_shell_command|read_file|write_file|replace)$", timeout=30000)  # ms; the guard answers in milliseconds

@@ -12,8 +12,9 @@ the top of the git work tree), and a headless run against a stand-in model: it l
   permission              ->  none: `kimi -p` approves tools itself; interactive runs ask.
   MCP server              ->  `msd mcp install --client kimi` (msd_core/mcp/clients.py).
   guard                   ->  config.toml [[hooks]]: msd's secret-read guard on Kimi's `Bash` and
-      `Read` calls (kimi_config.py; msd_core/hooks/kimi.py). Kimi reads hooks from its user
-      config.toml only: a global install adds it, a local one cannot.
+      `Read` calls, its `.planning/` write guard on `Write` and `Edit` (kimi_config.py;
+      msd_core/hooks/kimi.py). Kimi reads hooks from its user config.toml only: a global install
+      adds it, a local one cannot.
 
 Use this or `--runtime agents`, not both, in one project: Kimi would list each skill twice.
 """

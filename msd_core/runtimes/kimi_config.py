@@ -2,7 +2,7 @@
 
     [[hooks]]
     event = "PreToolUse"
-    matcher = "^(Bash|Read)$"
+    matcher = "^(Bash|Read|Write|Edit)$"
     command = "<msd_run> hook kimi-pre-tool-use --root R"
     timeout = 30
 
@@ -33,7 +33,7 @@ SETTINGS_REL = "config.toml"
 BEFORE_REL = SETTINGS_BEFORE_REL  # never written here: an earlier file's copy would hold the user's keys
 PERMISSION = "hooks PreToolUse: msd_run hook kimi-pre-tool-use"  # what the manifest records msd added
 EVENT = "kimi-pre-tool-use"
-MATCHER = "^(Bash|Read)$"
+MATCHER = "^(Bash|Read|Write|Edit)$"
 TIMEOUT = 30  # seconds; the guard answers in milliseconds
 MARK = "# msd's guard hook (msd install --runtime kimi); msd uninstall takes it out\n"
 HINT = ("msd's guard hook was not added to Kimi Code (add by hand to its config.toml: [[hooks]] with event = \"PreToolUse\", "

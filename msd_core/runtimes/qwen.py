@@ -14,7 +14,8 @@ headless run against a stand-in model (tests/runtimes/test_subagents_cli.py).
       `agent` tool's "Available agent types".
   permission              ->  none: Qwen asks before running `msd_run` under its approval mode.
   guard                   ->  settings.json hooks.PreToolUse: msd's secret-read guard on Qwen's
-      `run_shell_command` and `read_file` calls (qwen_settings.py; msd_core/hooks/qwen.py).
+      `run_shell_command` and `read_file` calls, its `.planning/` write guard on `write_file` and
+      `edit` (qwen_settings.py; msd_core/hooks/qwen.py).
 
 Use this or `--runtime agents`, not both, in one project: Qwen would list each skill twice.
 """

@@ -14,7 +14,9 @@ MSD_STANDIN_FOLLOW_RESOLVE=1 in the environment: a Responses request whose input
 `msd_run resolve <stem> --root <root> --raw` (as an Agent Skills spine does) and holds no tool
 output yet is answered with a call of Codex's `exec_command` tool running exactly that command,
 as a model following the skill would. With MSD_STANDIN_SKILL=<skill> a chat-completions request
-is answered as tests/runtimes/skill_script.py says (activate the skill, run its `msd_run` call).
+is answered as tests/runtimes/skill_script.py says (activate the skill, run its `msd_run` call);
+with MSD_STANDIN_CALLS (skill_script.call_script) a Responses request is answered with the next
+scripted call, one per tool output the request holds.
 With MSD_STANDIN_MCP_CALL='<tool> <JSON arguments>' a chat-completions request that offers a tool
 whose name ends with `<tool>` and holds no tool result yet is answered with a call of that tool
 (an MCP tool, whatever prefix the client gives it).
@@ -45,10 +47,13 @@ def chat_stream() -> bytes:
     return sse(chunks) + b"data: [DONE]\n\n"
 
 
-def chat_call_stream(name: str, args: dict) -> bytes:
-    """One streamed assistant turn that calls tool `name` (a chat-completions tool call)."""
+def chat_call_stream(name: str, args: dict, custom: bool = False) -> bytes:
+    """One streamed assistant turn that calls tool `name` (a chat-completions tool call; a freeform
+    `custom` tool gets `args["input"]` as its text)."""
     base = {"id": "chatcmpl-msd", "object": "chat.completion.chunk", "created": 0, "model": MODEL}
     call = {"index": 0, "id": f"call_msd_{name}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+    if custom:
+        call = {"index": 0, "id": f"call_msd_{name}", "type": "custom", "custom": {"name": name, "input": str(args.get("input", ""))}}
     chunks = [
         {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": None, "tool_calls": [call]}, "finish_reason": None}]},
         {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
@@ -94,9 +99,25 @@ def shell_to_run(req) -> tuple[str, int] | None:
     return (script[done], done) if done < len(script) else None
 
 
-def function_call_stream(cmd: str, n: int = 0) -> bytes:
-    item = {"type": "function_call", "id": f"fc_msd{n or ''}", "call_id": f"call_msd{n or ''}", "name": "exec_command",
-            "arguments": json.dumps({"cmd": cmd, "login": False}), "status": "completed"}
+def scripted_call(req) -> tuple[str, dict, int] | None:
+    """MSD_STANDIN_CALLS's next [tool, arguments] for a Responses request (skill_script.call_script),
+    with the number of tool outputs the request already holds; None once each has run."""
+    script = skill_script.call_script()
+    items = req.get("input") if isinstance(req, dict) else None
+    done = sum(1 for i in items if isinstance(i, dict) and i.get("type") in ("function_call_output", "custom_tool_call_output")) \
+        if isinstance(items, list) else 0
+    return (*script[done], done) if done < len(script) else None
+
+
+def function_call_stream(cmd: str, n: int = 0, name: str = "exec_command", args: dict | None = None,
+                         custom: bool = False) -> bytes:
+    """A Responses turn calling `name`: Codex's shell with `cmd`, or the tool with `args`; a `custom`
+    (freeform) tool, such as Codex's apply_patch, gets `args["input"]` as its text."""
+    item = {"type": "function_call", "id": f"fc_msd{n or ''}", "call_id": f"call_msd{n or ''}", "name": name,
+            "arguments": json.dumps({"cmd": cmd, "login": False} if args is None else args), "status": "completed"}
+    if custom:
+        item = {"type": "custom_tool_call", "id": f"ctc_msd{n or ''}", "call_id": f"call_msd{n or ''}", "name": name,
+                "input": str((args or {}).get("input", "")), "status": "completed"}
     resp = {"id": "resp_msd_call", "object": "response", "created_at": 0, "model": MODEL, "status": "in_progress", "output": []}
     usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 2,
              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 12}
@@ -135,7 +156,7 @@ class Handler(RecordingHandler):
         if path.endswith("/chat/completions"):
             call = chat_call(req)
             if call and stream:
-                self.send(200, "text/event-stream", chat_call_stream(*call))
+                self.send(200, "text/event-stream", chat_call_stream(*call, skill_script.chat_tools(req).get(call[0]) == {"custom": True}))
             elif call:
                 msg = {"role": "assistant", "content": None, "tool_calls": [
                     {"id": f"call_msd_{call[0]}", "type": "function", "function": {"name": call[0], "arguments": json.dumps(call[1])}}]}
@@ -149,6 +170,10 @@ class Handler(RecordingHandler):
                     "id": "chatcmpl-msd", "object": "chat.completion", "created": 0, "model": MODEL,
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
+        elif path.endswith("/responses") and scripted_call(req):
+            name, args, n = scripted_call(req)
+            custom = any(isinstance(t, dict) and t.get("name") == name and t.get("type") == "custom" for t in req.get("tools") or [])
+            self.send(200, "text/event-stream", function_call_stream("", n, name, args, custom))
         elif path.endswith("/responses"):
             shell = shell_to_run(req)
             cmd = shell[0] if shell else resolve_to_run(req)

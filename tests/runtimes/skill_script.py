@@ -4,6 +4,9 @@ imported by the stand-in servers, tests/runtimes/openai_server.py and gemini_ser
 With MSD_STANDIN_SHELL=<commands, one a line> a request that offers a shell tool is answered with
 a call of it running the next command (the first with no tool result yet, then one per result),
 then the plain answer (what tests/runtimes/test_client_guards_cli.py drives a guard with).
+With MSD_STANDIN_CALLS=<JSON list of [tool, arguments]> the same, one call a turn, of any tool the
+request offers (a write tool's call: tests/runtimes/test_client_write_guard_cli.py); a call whose tool
+is not offered ends the script with the plain answer.
 
 With MSD_STANDIN_SKILL=<skill name> in the server's environment, a request that offers tools is
 answered as a model following the skill would, turn by turn, whatever the client calls its tools:
@@ -40,6 +43,12 @@ def shell_script() -> list[str]:
     return [c for c in os.environ.get("MSD_STANDIN_SHELL", "").split("\n") if c.strip()]
 
 
+def call_script() -> list[tuple[str, dict]]:
+    """MSD_STANDIN_CALLS: the [tool, arguments] pairs the model calls, one a turn (module doc)."""
+    raw = os.environ.get("MSD_STANDIN_CALLS")
+    return [(str(c[0]), dict(c[1])) for c in json.loads(raw)] if raw else []
+
+
 def _pick(tools: dict[str, dict], names: tuple[str, ...]) -> str | None:
     return next((n for n in names if n in tools), None)
 
@@ -61,6 +70,9 @@ def next_call(tools: dict[str, dict], results: list[str], after: str = "") -> tu
     `tools`: {name: parameters schema} the request offers; `results`: its tool results' texts, in
     order; `after`: all the request holds after the model's first call (Copilot CLI puts a skill's
     body in a user message after the tool result)."""
+    calls = call_script()
+    if calls and tools:
+        return calls[len(results)] if len(results) < len(calls) and calls[len(results)][0] in tools else None
     script = shell_script()
     if script and tools:
         name = _pick(tools, SHELL_TOOLS)
@@ -80,12 +92,16 @@ def next_call(tools: dict[str, dict], results: list[str], after: str = "") -> tu
 
 
 def chat_tools(req: dict) -> dict[str, dict]:
-    """{name: parameters} of an OpenAI chat-completions request."""
+    """{name: parameters} of an OpenAI chat-completions request (a freeform `custom` tool, such as
+    Copilot's apply_patch for a GPT model: {"custom": True})."""
     out = {}
     for t in req.get("tools") or []:
         fn = t.get("function") if isinstance(t, dict) else None
         if isinstance(fn, dict) and fn.get("name"):
             out[fn["name"]] = fn.get("parameters") or {}
+        custom = t.get("custom") if isinstance(t, dict) and t.get("type") == "custom" else None
+        if isinstance(custom, dict) and custom.get("name"):
+            out[custom["name"]] = {"custom": True}
     return out
 
 

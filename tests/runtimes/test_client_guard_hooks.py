@@ -107,7 +107,7 @@ def test_qwen_group_is_added_with_every_user_byte_kept_and_uninstall_restores_th
     assert after.startswith(USER_QWEN[:cut]) and after.endswith(USER_QWEN[cut:])  # only msd's group inserted
     assert loads(after)["hooks"]["PreToolUse"] == [
         {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]},
-        {"matcher": "^(run_shell_command|read_file)$", "hooks": [
+        {"matcher": "^(run_shell_command|read_file|write_file|edit)$", "hooks": [
             {"type": "command", "command": "msd_run hook qwen-pre-tool-use --root .qwen/msd-core", "timeout": 30}]}]
     install(t, profile="core")  # again: nothing to add
     assert len(loads(settings.read_text())["hooks"]["PreToolUse"]) == 2
@@ -185,7 +185,7 @@ def test_kimi_table_is_appended_after_every_user_byte_and_uninstall_gives_the_fi
     assert "sk-keep" not in "".join(p.read_text(errors="ignore") for p in (t.config / "msd-core").rglob("*") if p.is_file())
     hooks = toml(after)["hooks"]
     assert hooks == [{"event": "PreToolUse", "matcher": "Bash", "command": "echo mine"},
-                     {"event": "PreToolUse", "matcher": "^(Bash|Read)$", "timeout": 30,
+                     {"event": "PreToolUse", "matcher": "^(Bash|Read|Write|Edit)$", "timeout": 30,
                       "command": f"{RUNNER} hook kimi-pre-tool-use --root {t.config / 'msd-core'}"}]
     install(t, profile="core")  # again: nothing to add
     assert config.read_text() == after

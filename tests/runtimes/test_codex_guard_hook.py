@@ -22,7 +22,7 @@ def test_codex_group_is_added_beside_the_users_hooks_and_uninstall_restores_the_
     (t.config / "hooks.json").write_text(USER)
     before = _tree(project)
     install(t, profile="core")
-    assert loads((t.config / "hooks.json").read_text())["hooks"]["PreToolUse"] == [MINE, {"matcher": "^Bash$", "hooks": [
+    assert loads((t.config / "hooks.json").read_text())["hooks"]["PreToolUse"] == [MINE, {"matcher": "^(Bash|apply_patch)$", "hooks": [
         {"type": "command", "command": "msd_run hook pre-tool-use --root .codex/msd-core", "timeout": 30}]}]
     assert (t.config / "rules/msd-core.rules").is_file()  # the own rules file is still installed
     uninstall(t)

@@ -23,7 +23,7 @@ from tests.runtimes.test_client_guard_hooks import HELD_UP, RUNNER, _hook, _proj
 USER = ('{\n  // my settings: keep this comment\n  "hooks": {"BeforeTool": [\n'
         '    {"matcher": "write_file", "hooks": [{"type": "command", "command": "echo mine"}]},\n  ]},\n'
         '  "ui": {"theme": "x"},\n}\n')
-OURS = {"matcher": "^(run_shell_command|read_file)$", "hooks": [
+OURS = {"matcher": "^(run_shell_command|read_file|write_file|replace)$", "hooks": [
     {"type": "command", "command": "msd_run hook gemini-pre-tool-use --root .gemini/msd-core", "timeout": 30000}]}
 
 

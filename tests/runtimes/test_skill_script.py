@@ -51,3 +51,20 @@ def test_it_reads_both_request_shapes():
     assert ss.gemini_tools(gemini) == {"run_shell_command": BASH}
     assert [json.loads(r)["response"]["output"] for r in ss.gemini_results(gemini)] == [SPINE]
     assert RESOLVE in ss.gemini_after_call(gemini).replace('\\"', '"')
+
+
+def test_it_makes_the_scripted_calls_one_a_turn_while_the_tool_is_offered(monkeypatch):
+    monkeypatch.delenv("MSD_STANDIN_SKILL", raising=False)
+    monkeypatch.setenv("MSD_STANDIN_CALLS", json.dumps([["write_file", {"file_path": "a", "content": "x"}], ["bash", {"command": "ls"}]]))
+    tools = {"write_file": {}, "bash": BASH}
+    assert ss.next_call(tools, []) == ("write_file", {"file_path": "a", "content": "x"})
+    assert ss.next_call(tools, ["refused"]) == ("bash", {"command": "ls"})
+    assert ss.next_call(tools, ["refused", "listed"]) is None
+    assert ss.next_call({"bash": BASH}, []) is None  # its tool not offered: the plain answer
+
+
+def test_a_freeform_custom_tool_is_offered_too():
+    """Copilot CLI offers a GPT model Codex's freeform apply_patch as a `custom` chat tool."""
+    chat = {"tools": [{"type": "custom", "custom": {"name": "apply_patch", "format": {"type": "grammar"}}},
+                      {"type": "function", "function": {"name": "bash", "parameters": BASH}}]}
+    assert ss.chat_tools(chat) == {"apply_patch": {"custom": True}, "bash": BASH}
