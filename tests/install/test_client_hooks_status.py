@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from msd_core.hooks.qwen import TOOLS
 from msd_core.files.jsonedit import loads
 from msd_core.install.health import status
 from msd_core.install.installer import install
@@ -165,12 +166,14 @@ def test_a_wider_matcher_still_covers_the_guarded_tools(tmp_path):
     project, t = _installed(tmp_path, "qwen")
     path = t.config / "settings.json"
     obj = loads(path.read_text())
-    obj["hooks"]["PreToolUse"][0]["matcher"] = "run_shell_command|read_file|write_file"
+    guarded = sorted(TOOLS)  # every tool msd's Qwen adapter judges
+    obj["hooks"]["PreToolUse"][0]["matcher"] = "|".join([*guarded, "glob"])
     path.write_text(json.dumps(obj))
     assert _hook(project, "qwen")[0]["ok"] is True
     obj["hooks"]["PreToolUse"][0]["matcher"] = "("  # not a regular expression: covers nothing
     path.write_text(json.dumps(obj))
-    assert "no longer matches run_shell_command, read_file" in _hook(project, "qwen")[0]["problem"]
+    problem = _hook(project, "qwen")[0]["problem"]
+    assert "no longer matches " in problem and all(tool in problem for tool in guarded)
 
 
 def test_an_entry_pointing_at_another_install_names_the_fix_each_client_needs(tmp_path):
