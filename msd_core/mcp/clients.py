@@ -52,6 +52,8 @@ JSONC = ("gemini", "opencode")  # a client whose JSON file may hold comments and
 REMOVE_HINT = {"copilot": "remove it first (copilot mcp remove msd)", "kimi": "remove mcpServers.msd from {path} first",
                "gemini": "remove mcpServers.msd from {path} first", "codex": "remove [mcp_servers.msd] from {path} first",
                "opencode": "remove mcp.msd from {path} first"}
+ASKS = {"codex": "none needed (msd's table approves its tools: default_tools_approval_mode = \"approve\")",
+        "opencode": "none needed (OpenCode runs an MCP server's tools unless its `permission` says otherwise)"}
 CLAUDE_TRUST = "Claude Code applies .claude/settings.json once you trust this folder (start `claude` here once)"
 TRUST = {"copilot": "Copilot CLI starts a project's MCP servers only in a folder you trust (copilot --trust-folder, or accept its prompt)",
          "kimi": "Kimi Code starts a project's MCP servers only once you choose \"Trust this folder\" in `kimi` here",
@@ -101,6 +103,8 @@ def entry_for(client: str, claude_entry: dict, shared: bool) -> dict:
         return {"type": "local", "command": command, "args": args, "tools": ["*"]}
     if client == "opencode":
         return {"type": "local", "command": [command, *args]}
+    if client == "codex":  # its tools answer, never change: approved like Claude's mcp__msd permission
+        return {"command": command, "args": args, "default_tools_approval_mode": "approve"}
     return {"command": command, "args": args}
 
 

@@ -235,9 +235,9 @@ def install(scope: str, config_dir: str | None = None, project_dir: str | None =
 
 def _permission_out(client: str, settings: Path | None, action: str | None) -> dict:
     if settings is None:
-        from msd_core.mcp.clients import LABELS
+        from msd_core.mcp.clients import ASKS, LABELS
 
-        return {"path": None, "action": f"none needed ({LABELS[client]} asks before a tool runs)"}
+        return {"path": None, "action": ASKS.get(client, f"none needed ({LABELS[client]} asks before a tool runs)")}
     return {"path": str(settings), "rule": PERMISSION, "action": action}
 
 
