@@ -14,16 +14,23 @@ headless run against a stand-in model (tests/runtimes/test_mcp_clients_cli.py):
             `mcp__msd__<tool>`.
 - gemini:   Gemini CLI 0.61.0 (what `gemini mcp add [-s user] msd <msd> mcp` writes): `mcpServers.msd`
             = {"command", "args"} in `settings.json`, user `~/.gemini/` (`$GEMINI_CLI_HOME/.gemini/`),
-            project `<project>/.gemini/`; the file may hold comments (JSONC). Tools `mcp_msd_<tool>`.
+            project `<project>/.gemini/`; the file may hold comments (JSONC). Tools `mcp_msd_<tool>`. In a
+            folder it does not trust every server is "Disabled" (`gemini mcp list`; its bundled
+            getServerStatus), the user's too: GEMINI_CLI_TRUST_WORKSPACE=true or its trust prompt.
 - codex:    Codex CLI 0.171.0 (what `codex mcp add msd -- <msd> mcp` writes): a `[mcp_servers.msd]`
             table {command, args} in `config.toml`, user `~/.codex/` (`$CODEX_HOME`), project
             `<project>/.codex/config.toml`, which `codex mcp list` reads only in a project trusted in the
-            user's config.toml (`[projects."<path>"] trust_level = "trusted"`). Tools `mcp__msd__<tool>`.
+            user's config.toml (`[projects."<path>"] trust_level = "trusted"`). Its request offers the tools
+            in a namespace `mcp__msd`. Under approval "never" (`codex exec`) an MCP call is refused ("MCP
+            tool call requires approval, but approval policy is never") unless the server's
+            `default_tools_approval_mode` is "approve" (one of auto, prompt, writes, approve): msd's
+            table says so, as Claude Code gets the mcp__msd permission. Codex sends its first request
+            without waiting for a server that is not `required` (a slow start misses that turn).
 - opencode: OpenCode 1.18.33 (its `mcp add`): `mcp.msd` = {"type": "local", "command": [<msd>, "mcp"]} in
             the first of `opencode.json`, `opencode.jsonc` that exists in its config folder
             (`~/.config/opencode/`, `$OPENCODE_CONFIG_DIR`), else `opencode.json`; for a project the
             first of those two and `.opencode/opencode.json[c]` at the project's top. JSONC.
-            Tools `msd_<tool>`.
+            Tools `msd_<tool>`, run without asking (`opencode run`), no trust step.
 
 Project scope of Copilot CLI and Kimi Code is the one `.mcp.json` (Claude Code and Qwen Code read it
 too), so it holds Claude's entry; Gemini CLI, Codex and OpenCode do not read `.mcp.json`, so their
@@ -47,6 +54,7 @@ USER_FILES = {"copilot": ("mcp-config.json",), "kimi": ("mcp.json",), "gemini": 
 PROJECT_FILES = {"gemini": (".gemini/settings.json",), "codex": (".codex/config.toml",),  # else the shared .mcp.json
                  "opencode": ("opencode.json", "opencode.jsonc", ".opencode/opencode.json", ".opencode/opencode.jsonc")}
 SERVERS = {"opencode": ("mcp",)}  # where the servers are in the JSON object (else mcpServers)
+TRUST_BOTH = ("gemini",)  # a client whose folder trust gates the user's servers too
 TOML = ("codex",)  # a client whose file is TOML (msd_core/mcp/toml_table.py)
 JSONC = ("gemini", "opencode")  # a client whose JSON file may hold comments and trailing commas
 REMOVE_HINT = {"copilot": "remove it first (copilot mcp remove msd)", "kimi": "remove mcpServers.msd from {path} first",
@@ -57,7 +65,8 @@ ASKS = {"codex": "none needed (msd's table approves its tools: default_tools_app
 CLAUDE_TRUST = "Claude Code applies .claude/settings.json once you trust this folder (start `claude` here once)"
 TRUST = {"copilot": "Copilot CLI starts a project's MCP servers only in a folder you trust (copilot --trust-folder, or accept its prompt)",
          "kimi": "Kimi Code starts a project's MCP servers only once you choose \"Trust this folder\" in `kimi` here",
-         "gemini": "Gemini CLI reads a project's .gemini/settings.json only in a folder it trusts (when folder trust is on)",
+         "gemini": "Gemini CLI starts MCP servers (user's and project's) only in a folder you trust (its prompt, "
+                   "or GEMINI_CLI_TRUST_WORKSPACE=true for a headless run)",
          "codex": "Codex reads a project's .codex/config.toml only in a trusted project (accept its prompt, or "
                   "[projects.\"<path>\"] trust_level = \"trusted\" in ~/.codex/config.toml)"}
 

@@ -228,7 +228,7 @@ def install(scope: str, config_dir: str | None = None, project_dir: str | None =
     out = {"scope": scope, "client": client,
            "server": {"path": str(servers), "name": SERVER_NAME, "entry": entry, "action": notes["server"]},
            "permission": _permission_out(client, settings, notes.get("permission"))}
-    if scope == "project" and (client == "claude" or client in clients.TRUST):
+    if (scope == "project" or client in clients.TRUST_BOTH) and (client == "claude" or client in clients.TRUST):
         out["note"] = clients.TRUST.get(client, clients.CLAUDE_TRUST)
     return out
 
