@@ -126,7 +126,7 @@ def remove(path: Path, name: str, ours, hint: str, *, dry: bool = False) -> str:
     made = edit_record.recall(path, RECORD)
     block = made.get("block")
     text = block.encode("utf-8") if isinstance(block, str) and block else None
-    if text is None or text not in data:
+    if text is None or data is None or text not in data:
         raise OperationFailed(f"{path} no longer holds msd's [{TABLE}.{name}] table as msd wrote it; left untouched", hint=hint)
     if dry:
         return "would remove"

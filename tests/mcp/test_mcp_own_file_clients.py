@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
@@ -23,9 +23,12 @@ CLIENTS = ("gemini", "codex", "opencode")
 # CRLF, a trailing comma, no final newline)
 USER_FILE = {"gemini": ".gemini/settings.json", "codex": ".codex/config.toml", "opencode": ".config/opencode/opencode.json"}
 PROJECT_FILE = {"gemini": ".gemini/settings.json", "codex": ".codex/config.toml", "opencode": "opencode.json"}
-OWN = {"gemini": '{\r\n  // my theme\r\n  "ui": {"theme": "Dracula"},\r\n  "mcpServers": {"web": {"httpUrl": "https://example.invalid/mcp"}}\r\n}\r\n',
-       "codex": '# my Codex\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "npx"\nargs = ["docs-mcp"]\n\n[profiles.fast]\nmodel = "o4-mini"',
-       "opencode": '{\n  "$schema": "https://opencode.ai/config.json",\n  // mine\n  "mcp": {\n    "web": {"type": "remote", "url": "https://example.invalid/mcp"},\n  },\n}\n'}
+OWN = {"gemini": '{\r\n  // my theme\r\n  "ui": {"theme": "Dracula"},\r\n'
+                 '  "mcpServers": {"web": {"httpUrl": "https://example.invalid/mcp"}}\r\n}\r\n',
+       "codex": '# my Codex\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "npx"\nargs = ["docs-mcp"]\n\n'
+                '[profiles.fast]\nmodel = "o4-mini"',
+       "opencode": '{\n  "$schema": "https://opencode.ai/config.json",\n  // mine\n  "mcp": {\n'
+                   '    "web": {"type": "remote", "url": "https://example.invalid/mcp"},\n  },\n}\n'}
 ENTRY = {"gemini": {"command": MSD, "args": ["mcp"]},
          "codex": {"command": MSD, "args": ["mcp"], "default_tools_approval_mode": "approve"},
          "opencode": {"type": "local", "command": [MSD, "mcp"]}}
@@ -96,7 +99,8 @@ def test_the_clients_home_variable_names_the_folder_and_a_file_msd_made_goes(msd
 @pytest.mark.parametrize("client", CLIENTS)
 def test_config_dir_names_the_clients_folder(msd, tmp_path, client):
     folder = tmp_path / "elsewhere"
-    r = msd(["mcp", "install", "--scope", "user", "--client", client, "--config-dir", str(folder), "--json"], env=_env(), cwd=tmp_path)
+    r = msd(["mcp", "install", "--scope", "user", "--client", client, "--config-dir", str(folder), "--json"],
+            env=_env(), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     name = {"gemini": "settings.json", "codex": "config.toml", "opencode": "opencode.json"}[client]
     assert json.loads(r.stdout)["server"]["path"] == str(folder / name)
@@ -109,7 +113,8 @@ def test_project_scope_is_the_clients_own_project_file(msd, tmp_path, client):
     assert r.returncode == 0, r.stderr
     path = tmp_path / PROJECT_FILE[client]
     assert json.loads(r.stdout)["server"]["path"] == str(path)
-    assert _servers(client, path)["msd"] == {**ENTRY[client], **({"command": ["msd", "mcp"]} if client == "opencode" else {"command": "msd"})}
+    relative = {"command": ["msd", "mcp"]} if client == "opencode" else {"command": "msd"}  # `msd` on PATH: a shared file
+    assert _servers(client, path)["msd"] == {**ENTRY[client], **relative}
     assert not (tmp_path / ".mcp.json").exists()  # none of the three reads it
     if client != "opencode":  # Gemini and Codex start a project's servers only in a trusted folder
         assert "trust" in json.loads(r.stdout)["note"]
@@ -219,7 +224,8 @@ def test_status_names_each_clients_registration_and_says_nothing_of_the_others(m
     (_home() / ".gemini").mkdir()
     (_home() / ".gemini" / "settings.json").write_text('{"ui": {}}')  # a Gemini file without msd: no line
     assert msd(["mcp", "install", "--client", "codex"], env=_env(), cwd=project).returncode == 0
-    assert msd(["mcp", "install", "--client", "opencode", "--scope", "project", "--cwd", str(project)], env=_env(), cwd=project).returncode == 0
+    r = msd(["mcp", "install", "--client", "opencode", "--scope", "project", "--cwd", str(project)], env=_env(), cwd=project)
+    assert r.returncode == 0, r.stderr
     assert msd(["mcp", "install", "--client", "kimi"], env=_env(), cwd=project).returncode == 0
     s = msd(["status", "--json"], env=_env(), cwd=project)
     found = {(m.get("client", "claude"), m["scope"]): m for m in json.loads(s.stdout)["mcp"]}

@@ -12,8 +12,6 @@ tests/runtimes/test_gemini_cli.py)."""
 
 from __future__ import annotations
 
-import html
-import json
 import os
 import subprocess
 from pathlib import Path
@@ -21,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.runtimes import skill_script, stand_ins
-from tests.runtimes.agent_clients import VENV_BIN, env, run_gemini, run_opencode
+from tests.runtimes.agent_clients import env, run_gemini, run_opencode
 from tests.runtimes.clis import cli_binary
+from tests.runtimes.test_mcp_clients_cli import assert_answer, call_config_get, mcp_install, project_for
 from tests.runtimes.test_qwen_mcp_cli import MSD_TOOLS
 
 pytestmark = pytest.mark.slow
@@ -58,8 +57,8 @@ def _run(client: str, project: Path, base: str, tmp: Path) -> subprocess.Complet
                           env=env(), capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
 
 
-def _turns(record: Path, client: str) -> list[tuple[list[str], str]]:
-    """(the tool names offered, every tool result as text) of each model request that offers tools."""
+def _turns(record: Path, client: str) -> list[tuple[list[str], list]]:
+    """(the tool names offered, its tool results) of each model request that offers tools."""
     out = []
     for r in stand_ins.requests(record):
         body, path = r["body"], r["path"].split("?")[0]
@@ -76,28 +75,21 @@ def _turns(record: Path, client: str) -> list[tuple[list[str], str]]:
             results = [m for m in body.get("messages") or [] if m.get("role") == "tool"]
         else:
             continue
-        out.append((names, html.unescape(json.dumps(results, ensure_ascii=False)).replace("\\", "").replace(" ", "")))
+        out.append((names, results))
     return out
 
 
 @pytest.mark.parametrize("compact", [False, True], ids=["compact-off-user-scope", "compact-on-project-scope"])
 @pytest.mark.parametrize("client", sorted(TOOL_NAME))
 def test_the_client_lists_msds_mcp_tools_and_a_call_reaches_the_model(client, compact, tmp_path, monkeypatch):
-    project = tmp_path / "project"
-    project.mkdir()
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    (project / ".planning").mkdir()
-    (project / ".planning/config.json").write_text(json.dumps({"workflow": {"compact_content": compact}}))
-    scope = "project" if compact else "user"
-    monkeypatch.setenv("MSD_STANDIN_MCP_CALL", "config_get " + json.dumps({"key": "workflow.compact_content", "cwd": str(project)}))
+    project = project_for(tmp_path, compact)
+    call_config_get(monkeypatch, project)
     with (stand_ins.gemini_api(tmp_path) if client == "gemini" else stand_ins.openai_api(tmp_path)) as (base, record):
         if client == "codex":
             _codex_config(base, project, trusted=compact)
         (_home() / ".config").mkdir(exist_ok=True)  # as in a real home (msd makes ~/.config/opencode, not a missing ~/.config)
-        r = subprocess.run([str(VENV_BIN / "msd"), "mcp", "install", "--scope", scope, "--client", client, "--json"],
-                           cwd=project, env=env(), capture_output=True, text=True, timeout=120)
-        assert r.returncode == 0, r.stderr[-2000:]
-        assert Path(json.loads(r.stdout)["server"]["path"]) == (project / PROJECT_FILE[client] if compact else _home() / USER_FILE[client])
+        written = mcp_install(project, "project" if compact else "user", client)
+        assert written == (project / PROJECT_FILE[client] if compact else _home() / USER_FILE[client])
         proc = _run(client, project, base, tmp_path)
         assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-2000:]
         turns = _turns(record, client)
@@ -105,7 +97,7 @@ def test_the_client_lists_msds_mcp_tools_and_a_call_reaches_the_model(client, co
     offered = turns[0][0]
     for tool in MSD_TOOLS:
         assert TOOL_NAME[client].format(tool) in offered, (tool, offered)
-    # the model called config_get; msd's answer is the tool result of the next request
-    answer = next((text for _names, text in turns[1:] if text != "[]"), "")
-    assert f'"value":{json.dumps(compact)}' in answer, answer[:2000]
-    assert f'"value":{json.dumps(not compact)}' not in answer
+    # the model called config_get; msd's answer is a tool result of a later request
+    results = next((found for _names, found in turns[1:] if found), None)
+    assert results, turns[-1]
+    assert_answer(results, compact)
