@@ -249,3 +249,23 @@ def test_msd_uninstall_of_the_clients_global_install_takes_its_registration_out(
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["mcp"]["server"]["action"] == "removed"
     assert path.read_bytes() == own
+
+
+def test_codex_a_moved_msd_replaces_msds_own_table_and_uninstall_still_gives_the_file_back(msd, tmp_path):
+    """The entry names msd's absolute path: after msd moved, install replaces the table it wrote (one
+    table, the user's bytes around it untouched) and uninstall still restores the file."""
+    path = _home() / ".codex" / "config.toml"
+    own = _own("codex", path)
+    other = tmp_path / "other-bin"
+    other.mkdir()
+    (other / "msd").symlink_to(MSD)
+    first = msd(["mcp", "install", "--client", "codex"], env={"PATH": str(other) + os.pathsep + _env()["PATH"]}, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert _servers("codex", path)["msd"]["command"] == str(other / "msd")
+    r = msd(["mcp", "install", "--client", "codex", "--json"], env=_env(), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["server"]["action"] == "updated"
+    assert _servers("codex", path)["msd"] == ENTRY["codex"]
+    assert path.read_text().count("[mcp_servers.msd]") == 1 and path.read_bytes().startswith(own)
+    assert msd(["mcp", "uninstall", "--client", "codex"], env=_env(), cwd=tmp_path).returncode == 0
+    assert path.read_bytes() == own
