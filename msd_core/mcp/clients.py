@@ -37,10 +37,11 @@ Project scope of Copilot CLI and Kimi Code is the one `.mcp.json` (Claude Code a
 too), so it holds Claude's entry; Gemini CLI, Codex and OpenCode do not read `.mcp.json` (`<cli> mcp
 list` in a trusted folder holding only one lists none), so their project scope is their own file.
 Copilot CLI and Kimi Code start a project's servers only in a folder the user trusted: `copilot
---trust-folder` (or its prompt), and in Kimi "Trust this folder" in an interactive `kimi` there;
-until then `kimi -p` prints "this folder is not trusted; skipped 1 project-level MCP server". No client but Claude Code has a permission file msd must write: each asks
-before a tool runs, or runs it in its headless mode (`copilot --allow-all-tools`, `kimi -p`,
-`gemini --approval-mode yolo`, `opencode run`); Codex's approval lives in msd's own table (above).
+--trust-folder` (or its prompt), and in Kimi "Trust this folder" in an interactive `kimi` there; until
+then `kimi -p` prints "this folder is not trusted; skipped 1 project-level MCP server". No client but
+Claude Code has a permission file msd must write: each asks before a tool runs, or runs it in its
+headless mode (`copilot --allow-all-tools`, `kimi -p`, `gemini --approval-mode yolo`, `opencode run`);
+Codex's approval lives in msd's own table (above).
 """
 
 from __future__ import annotations
