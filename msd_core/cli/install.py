@@ -194,10 +194,24 @@ def _human_status(result: OperationResult) -> None:
                 _each(out, f"      package content {key}: {{}}", pkg.get(key))
     _print_runner(out, d["msd_run"])
     for m in d.get("mcp", []):
-        state = "registered" if m["registered"] else "not registered"
+        _print_mcp(out, m)
+
+
+def _print_mcp(out, m: dict) -> None:
+    """One MCP registration line (msd_core/mcp/setup.py status): Claude Code's with its permission,
+    another client's named by its label."""
+    from rich.markup import escape
+
+    from msd_core.mcp.clients import LABELS
+
+    state = "registered" if m["registered"] else "not registered"
+    if m.get("client"):
+        who, allowed = f"MCP server for {LABELS.get(m['client'], m['client'])}", ""
+    else:
+        who = "MCP server"
         allowed = "; mcp__msd allowed" if m["permission"] else ("; [yellow]mcp__msd not allowed[/]" if m["registered"] else "")
-        extra = f"; [red]{m['error']}[/]" if m.get("error") else (f"; {m['other']}" if m.get("other") else "")
-        out.print(f"MCP server ({m['scope']} scope, {m['path']}): {state}{allowed}{extra}", soft_wrap=True)
+    extra = f"; [red]{escape(m['error'])}[/]" if m.get("error") else (f"; {m['other']}" if m.get("other") else "")
+    out.print(f"{who} ({m['scope']} scope, {escape(m['path'])}): {state}{allowed}{extra}", soft_wrap=True)
 
 
 def _print_verify(out, v: dict | None) -> None:

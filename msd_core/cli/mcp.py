@@ -1,6 +1,6 @@
 """`msd mcp`: serve the memory queries, config get and resolve over MCP (stdio);
-`msd mcp install|uninstall --scope user|project [--client claude|copilot|kimi]`: register it with Claude
-Code, Copilot CLI or Kimi Code (msd_core.mcp.setup, msd_core.mcp.clients)."""
+`msd mcp install|uninstall --scope user|project [--client claude|copilot|kimi|gemini|codex|opencode]`: register it
+with Claude Code or another client (msd_core.mcp.setup, msd_core.mcp.clients)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,14 @@ def _scope_option():
 def _config_dir_option():
     return typer.Option(None, "--config-dir", metavar="DIR",
                         help="user scope: the client's global folder (default $CLAUDE_CONFIG_DIR or ~/.claude; "
-                             "$COPILOT_HOME or ~/.copilot; $KIMI_CODE_HOME or ~/.kimi-code)")
+                             "$COPILOT_HOME or ~/.copilot; $KIMI_CODE_HOME or ~/.kimi-code; ~/.gemini; $CODEX_HOME or ~/.codex; "
+                             "$OPENCODE_CONFIG_DIR or ~/.config/opencode)")
 
 
 def _client_option():
-    return typer.Option("claude", "--client", metavar="claude|copilot|kimi",
-                        help="the agent client to register with (project scope: the one .mcp.json all of them read)")
+    return typer.Option("claude", "--client", metavar="claude|copilot|kimi|gemini|codex|opencode",
+                        help="the agent client to register with (project scope: .mcp.json for claude, copilot and kimi; "
+                             ".gemini/settings.json, .codex/config.toml, opencode.json for the others)")
 
 
 def _cwd_option():
@@ -65,7 +67,8 @@ def _print(command: str, out: dict, as_json: bool) -> None:
 
 def register(app: typer.Typer) -> None:
     group = typer.Typer(invoke_without_command=True, no_args_is_help=False,
-                        help="Run the MCP server over stdio, or register it with Claude Code, Copilot CLI or Kimi Code "
+                        help="Run the MCP server over stdio, or register it with Claude Code, Copilot CLI, Kimi Code, Gemini CLI, "
+                             "Codex CLI or OpenCode "
                              "(install/uninstall).")
 
     @group.callback()
@@ -77,7 +80,7 @@ def register(app: typer.Typer) -> None:
         """Run an MCP server over stdio (tools: memory search/what-uses/pattern-for/decisions-affecting, config get, resolve).
 
         Register it with Claude Code:  msd mcp install --scope user
-        (Copilot CLI, Kimi Code:       msd mcp install --scope user --client copilot|kimi)
+        (other clients:                msd mcp install --scope user --client copilot|kimi|gemini|codex|opencode)
         """
         if ctx.invoked_subcommand is not None:
             return
@@ -101,7 +104,7 @@ def register(app: typer.Typer) -> None:
         json_output: bool = _json_option(),
     ) -> None:
         """Register `msd mcp` with Claude Code and allow its tools (mcp__msd) in settings.json; or with
-        Copilot CLI or Kimi Code (--client), which ask before a tool runs."""
+        another client (--client), which asks before a tool runs."""
         _apply("install", scope, json_output, config_dir=config_dir, project_dir=cwd, client=client)
 
     @group.command("uninstall")

@@ -8,7 +8,8 @@ absolute path and the entry's name, written atomically under a lock beside it:
 
     {"version": 1, "files": {"/home/u/.claude.json": {"mcp-server": {"created_file": false, "created": ["mcpServers"]}}}}
 
-("blank": "" when the file was empty before msd's entry: uninstall gives those bytes back.)
+("blank": "" when the file was empty before msd's entry: uninstall gives those bytes back; "block": the
+text msd appended to a file it never re-serialises, Codex's config.toml, cut out again on uninstall.)
 
 A record that cannot be read counts as empty (uninstall then removes just the entry).
 """
@@ -64,15 +65,19 @@ def _update(path: Path, entry: str, value: dict | None) -> None:
         atomic_write_bytes(where, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
-def remember(path: Path, entry: str, created_file: bool, created: list[str], blank: str | None = None) -> None:
+def remember(path: Path, entry: str, created_file: bool, created: list[str], blank: str | None = None,
+             block: str | None = None) -> None:
     """Record (merged with what an earlier install recorded) what msd made for `entry` in `path`;
-    `blank`: the file was blank before (0 bytes or white space: these), to be given back so."""
+    `blank`: the file was blank before (0 bytes or white space: these), to be given back so; `block`:
+    the text msd appended (it replaces an earlier one)."""
     old = recall(path, entry)
     names = list(dict.fromkeys([*(old.get("created") or []), *created]))
     value = {"created_file": bool(old.get("created_file")) or created_file, "created": names}
     was = old.get("blank") if isinstance(old.get("blank"), str) else blank
     if isinstance(was, str) and not was.strip() and not value["created_file"]:
         value["blank"] = was
+    if block is not None:
+        value["block"] = block
     _update(path, entry, value)
 
 

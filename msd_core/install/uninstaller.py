@@ -108,9 +108,11 @@ def _guard_server_step(target: Target, manifest: Manifest, dry_run: bool, warnin
 
 def _unregister_mcp(target: Target, dry_run: bool = False) -> dict:
     """The MCP server registration of the target's scope: Claude Code's (user or project), and for a
-    global Copilot CLI or Kimi Code install that client's user file (`msd mcp install --client`; a
-    project's `.mcp.json` is Claude Code's, shared); other runtimes have none."""
-    if target.runtime in ("copilot", "kimi") and target.scope == "global":
+    global install of another client msd registers with (msd_core/mcp/clients.py) that client's user
+    file (`msd mcp install --client`); other runtimes have none."""
+    from msd_core.mcp.clients import USER_FILES
+
+    if target.runtime in USER_FILES and target.scope == "global":
         return mcp_setup.unregister_for_target(target, dry_run=dry_run, client=target.runtime)
     if target.runtime != "claude":
         return {"action": "not applicable", "runtime": target.runtime}

@@ -1,6 +1,6 @@
 """Registering msd's MCP server with Claude Code: `msd mcp install|uninstall --scope user|project`
-(with `--client copilot|kimi`: Copilot CLI's or Kimi Code's file instead, msd_core/mcp/clients.py;
-the same edit, record and uninstall, and no permission file).
+(with `--client copilot|kimi|gemini|codex|opencode`: that client's file instead, msd_core/mcp/clients.py;
+the same edit, record and uninstall, and no permission file; Codex's TOML: msd_core/mcp/toml_table.py).
 
 Where Claude Code 2.1.332 keeps it (read from what `claude mcp add` writes):
 
@@ -61,18 +61,27 @@ def host_files(scope: str, config_dir: str | None = None, project_dir: str | Non
 
 def client_files(client: str, scope: str, config_dir: str | None = None,
                  project_dir: str | None = None) -> tuple[Path, Path | None]:
-    """(the file holding `mcpServers`, the settings.json holding the permission or None) for a
-    client (msd_core/mcp/clients.py) and scope: project scope is the one `.mcp.json` of every client."""
+    """(the file holding the servers, the settings.json holding the permission or None) for a
+    client (msd_core/mcp/clients.py) and scope: project scope is the client's own project file, else
+    the one `.mcp.json` that Claude Code, Copilot CLI and Kimi Code share."""
     from msd_core.mcp import clients
 
     clients.check(client)
     if client == "claude":
         return host_files(scope, config_dir, project_dir)
     if scope == "project":
-        return host_files(scope, None, project_dir)[0], None
+        shared = host_files(scope, None, project_dir)[0]
+        return clients.project_file(client, shared.parent) or shared, None
     if scope == "user":
         return clients.user_file(client, config_dir), None
     raise UsageError(f"{scope!r} is not one of {', '.join(SCOPES)}", about="scope")
+
+
+def shared_file(client: str, scope: str) -> bool:
+    """Whether a client other than Claude keeps this scope's entry in Claude's `.mcp.json`."""
+    from msd_core.mcp import clients
+
+    return client != "claude" and scope == "project" and client not in clients.PROJECT_FILES
 
 
 def scope_of_target(target) -> tuple[str, dict]:
@@ -92,9 +101,12 @@ def server_entry(scope: str) -> dict:
 
 
 def is_ours(entry) -> bool:
+    """An entry that starts `msd mcp` (or `<python> -m msd_core mcp`); OpenCode's puts the arguments in `command`."""
     if not isinstance(entry, dict):
         return False
     command, args = entry.get("command"), entry.get("args")
+    if isinstance(command, list) and command and args is None:
+        command, args = command[0], command[1:]
     if not isinstance(command, str) or not isinstance(args, list) or "mcp" not in args:
         return False
     return Path(command).name in ("msd", "msd.exe") or args[:2] == ["-m", "msd_core"]
@@ -117,13 +129,14 @@ def _reach(obj: dict, where: tuple[str, ...], leaf: type, made: list[str], hint:
     return node
 
 
-def add_server(entry: dict, made: list[str] | None = None, name: str = SERVER_NAME, ours=None, hint: str | None = None):
-    """The change that puts `entry` at mcpServers.<name> (an entry there that `ours` does not own
-    is refused, left untouched, with `hint`); `made` collects the containers it creates."""
+def add_server(entry: dict, made: list[str] | None = None, name: str = SERVER_NAME, ours=None, hint: str | None = None,
+               where: tuple[str, ...] = SERVERS):
+    """The change that puts `entry` at <where>.<name> (default mcpServers; an entry there that `ours`
+    does not own is refused, left untouched, with `hint`); `made` collects the containers it creates."""
     ours = ours or is_ours
 
     def change(obj: dict):
-        servers = _reach(obj, SERVERS, dict, made if made is not None else [])
+        servers = _reach(obj, where, dict, made if made is not None else [])
         old = servers.get(name)
         if old is not None and not ours(old):
             raise OperationFailed(f"an MCP server named {name!r} is already registered and is not msd-core's; left untouched",
@@ -135,18 +148,18 @@ def add_server(entry: dict, made: list[str] | None = None, name: str = SERVER_NA
     return change
 
 
-def remove_server(created=("mcpServers",), name: str = SERVER_NAME, ours=None):
-    """The change that takes msd's mcpServers.<name> out (with the containers in `created` it empties)."""
+def remove_server(created=("mcpServers",), name: str = SERVER_NAME, ours=None, where: tuple[str, ...] = SERVERS):
+    """The change that takes msd's <where>.<name> out (with the containers in `created` it empties)."""
     from msd_core.files.jsonedit import prune
 
     ours = ours or is_ours
 
     def change(obj: dict):
-        servers = obj.get("mcpServers")
+        servers = obj.get(where[0])
         if not isinstance(servers, dict) or not ours(servers.get(name)):
             return None
         del servers[name]
-        prune(obj, SERVERS, created)
+        prune(obj, where, created)
         return "removed"
     return change
 
@@ -187,52 +200,71 @@ def install(scope: str, config_dir: str | None = None, project_dir: str | None =
     from msd_core.mcp import clients
 
     servers, settings = client_files(client, scope, config_dir, project_dir)
+    shared = shared_file(client, scope)
     entry = server_entry(scope)
-    if client != "claude" and scope == "user":
-        entry = clients.user_entry(client, entry)
-    hint = clients.REMOVE_HINT[client].format(path=servers) if client in clients.REMOVE_HINT and scope == "user" else None
-    precheck(servers, add_server(entry, hint=hint))
-    edits = [("server", servers, lambda made: add_server(entry, made, hint=hint))]
-    if settings is not None:
-        precheck(settings, _add_permission)
-        edits.append(("permission", settings, lambda made: lambda obj: _add_permission(obj, made)))
+    if client != "claude":
+        entry = clients.entry_for(client, entry, shared)
+    hint = clients.remove_hint(client, servers, shared)
+    mode = 0o600 if scope == "user" else None
     notes = {}
-    for key, path, edit in edits:
-        made: list[str] = []
-        data = read_file(path)
-        notes[key] = edit_json(path, edit(made), new_mode=0o600 if key == "server" and scope == "user" else None)
-        if notes[key] != "unchanged":
-            blank = data.decode("latin-1") if data is not None and not data.strip() else None
-            edit_record.remember(path, f"mcp-{key}", data is None, made, blank=blank)
+    if client in clients.TOML:
+        from msd_core.mcp import toml_table
+
+        notes["server"] = toml_table.add(servers, SERVER_NAME, entry, is_ours, hint or "", new_mode=mode)
+    else:
+        where, jsonc = clients.servers_at(client), client in clients.JSONC
+        precheck(servers, add_server(entry, hint=hint, where=where), jsonc)
+        edits = [("server", servers, lambda made: add_server(entry, made, hint=hint, where=where))]
+        if settings is not None:
+            precheck(settings, _add_permission)
+            edits.append(("permission", settings, lambda made: lambda obj: _add_permission(obj, made)))
+        for key, path, edit in edits:
+            made: list[str] = []
+            data = read_file(path)
+            notes[key] = edit_json(path, edit(made), new_mode=mode if key == "server" else None, jsonc=jsonc)
+            if notes[key] != "unchanged":
+                blank = data.decode("latin-1") if data is not None and not data.strip() else None
+                edit_record.remember(path, f"mcp-{key}", data is None, made, blank=blank)
     out = {"scope": scope, "client": client,
            "server": {"path": str(servers), "name": SERVER_NAME, "entry": entry, "action": notes["server"]},
            "permission": _permission_out(client, settings, notes.get("permission"))}
-    if scope == "project":
+    if (scope == "project" or client in clients.TRUST_BOTH) and (client == "claude" or client in clients.TRUST):
         out["note"] = clients.TRUST.get(client, clients.CLAUDE_TRUST)
     return out
 
 
 def _permission_out(client: str, settings: Path | None, action: str | None) -> dict:
     if settings is None:
-        from msd_core.mcp.clients import LABELS
+        from msd_core.mcp.clients import ASKS, LABELS
 
-        return {"path": None, "action": f"none needed ({LABELS[client]} asks before a tool runs)"}
+        return {"path": None, "action": ASKS.get(client, f"none needed ({LABELS[client]} asks before a tool runs)")}
     return {"path": str(settings), "rule": PERMISSION, "action": action}
 
 
 def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None = None, dry_run: bool = False,
               client: str = "claude") -> dict:
+    from msd_core.mcp import clients
+
     servers, settings = client_files(client, scope, config_dir, project_dir)
     if dry_run:
         state = status_of(scope, config_dir, project_dir, client=client)
         return {"scope": scope, "client": client, "dry_run": True,
                 "server": {"path": str(servers), "action": "would remove" if state["registered"] else "absent"},
                 "permission": _permission_out(client, settings, "would remove" if state["permission"] else "absent")}
+    if client in clients.TOML:
+        from msd_core.mcp import toml_table
+
+        hint = clients.remove_hint(client, servers, False) or ""
+        action = "absent" if not os.path.lexists(servers) else toml_table.remove(servers, SERVER_NAME, is_ours, hint)
+        return {"scope": scope, "client": client, "server": {"path": str(servers), "action": action},
+                "permission": _permission_out(client, None, None)}
     from msd_core.files import edit_record
 
     notes = {"server": "absent", "permission": "absent"}
     problems = []
-    for key, path, change in (("server", servers, remove_server), ("permission", settings, _remove_permission)):
+    where, jsonc = clients.servers_at(client), client in clients.JSONC
+    for key, path, change in (("server", servers, lambda created: remove_server(created, where=where)),
+                              ("permission", settings, _remove_permission)):
         if path is None or not os.path.lexists(path):
             continue
         made = edit_record.recall(path, f"mcp-{key}")
@@ -241,11 +273,11 @@ def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None
             notes[key] = "kept" if status_of(scope, config_dir, project_dir, client=client)["permission"] else "absent"
             continue
         # a server entry with no record (registered by an older msd): the containers left empty go, as they always did
-        created = made.get("created") if made else ("mcpServers",)
+        created = made.get("created") if made else where
         blank = made.get("blank")
         try:  # each file on its own: a broken one never keeps the other from being cleaned
             notes[key] = edit_json(path, change(created), delete_when_empty=bool(made.get("created_file")),
-                                   empty_bytes=blank.encode("latin-1") if isinstance(blank, str) else None)
+                                   empty_bytes=blank.encode("latin-1") if isinstance(blank, str) else None, jsonc=jsonc)
             edit_record.forget(path, f"mcp-{key}")
         except MsdError as exc:
             problems.append(exc.message)
@@ -255,11 +287,25 @@ def uninstall(scope: str, config_dir: str | None = None, project_dir: str | None
             "permission": _permission_out(client, settings, notes["permission"])}
 
 
+def _servers_of(client: str, path: Path) -> tuple[object, str | None]:
+    """(the entry named msd in the client's file, why the file cannot be read or None); never raises."""
+    from msd_core.mcp import clients
+
+    if client in clients.TOML:
+        from msd_core.mcp import toml_table
+
+        table = toml_table.peek(path)
+        return toml_table.server(table, SERVER_NAME), table.get("_error")
+    obj = peek(path, client in clients.JSONC)
+    found = obj.get(clients.servers_at(client)[0])
+    return (found.get(SERVER_NAME) if isinstance(found, dict) else None), obj.get("_error")
+
+
 def status_of(scope: str, config_dir: str | None = None, project_dir: str | None = None, client: str = "claude") -> dict:
     """Whether msd's server is registered (and allowed) in one scope; never writes."""
     servers, settings = client_files(client, scope, config_dir, project_dir)
-    s_obj, p_obj = peek(servers), peek(settings) if settings is not None else {}
-    entry = s_obj.get("mcpServers", {}).get(SERVER_NAME) if isinstance(s_obj.get("mcpServers"), dict) else None
+    entry, error = _servers_of(client, servers)
+    p_obj = peek(settings) if settings is not None else {}
     perms = p_obj.get("permissions")
     allow = perms.get("allow") if isinstance(perms, dict) else None
     out = {"scope": scope, "path": str(servers), "registered": is_ours(entry),
@@ -268,14 +314,27 @@ def status_of(scope: str, config_dir: str | None = None, project_dir: str | None
         out["client"] = client
     if entry is not None and not is_ours(entry):
         out["other"] = f"another server named {SERVER_NAME!r} is registered"
-    for obj in (s_obj, p_obj):
-        if "_error" in obj:
-            out["error"] = obj["_error"]
+    for why in (error, p_obj.get("_error")):
+        if why:
+            out["error"] = why
     return out
 
 
 def status(project_dir: str | None = None, config_dir: str | None = None) -> list[dict]:
-    return [status_of("user", config_dir=config_dir), status_of("project", project_dir=project_dir)]
+    """Claude Code's two scopes always; every other client's scope only where its file names an `msd`
+    server or cannot be read (a client with none says nothing). A client sharing Claude's `.mcp.json`
+    is reported by Claude's project line. `config_dir` is Claude's: the others' are their defaults."""
+    from msd_core.mcp import clients
+
+    out = [status_of("user", config_dir=config_dir), status_of("project", project_dir=project_dir)]
+    for client in clients.CLIENTS[1:]:
+        for scope in SCOPES:
+            if shared_file(client, scope):
+                continue
+            found = status_of(scope, project_dir=project_dir, client=client)
+            if found["registered"] or found.get("other") or found.get("error"):
+                out.append(found)
+    return out
 
 
 def unregister_for_target(target, dry_run: bool = False, client: str = "claude") -> dict:

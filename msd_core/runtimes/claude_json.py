@@ -69,11 +69,19 @@ def read_file(path: Path) -> bytes | None:
         raise OperationFailed(f"cannot read {path}: {exc.strerror} (left untouched)") from None
 
 
-def parse(path: Path, data: bytes | None) -> dict:
+def parse(path: Path, data: bytes | None, jsonc: bool = False) -> dict:
+    """The JSON object in `data` ({} when absent or blank); `jsonc`: comments and trailing commas
+    allowed (a file its program reads as JSONC: Gemini CLI's settings.json, OpenCode's opencode.json)."""
     if data is None or not data.strip():
         return {}
     try:
-        obj = loads_json(data, str(path), bom=True, max_bytes=MAX_BYTES)  # too deep: one line, exit 2
+        if jsonc:
+            from msd_core.files.jsonedit import blank_jsonc
+
+            text = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
+            obj = loads_json(blank_jsonc(text), str(path), max_bytes=MAX_BYTES)
+        else:
+            obj = loads_json(data, str(path), bom=True, max_bytes=MAX_BYTES)  # too deep: one line, exit 2
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         raise OperationFailed(f"{path} does not parse as JSON{where}; left untouched",
@@ -90,20 +98,20 @@ def apply_change(path: Path, change, obj: dict):
         raise OperationFailed(f"{path}: {exc.message}", hint=exc.hint) from None
 
 
-def precheck(path: Path, change) -> bool:
+def precheck(path: Path, change, jsonc: bool = False) -> bool:
     """Whether `edit_json(path, change)` would write; raises the error it would raise.
     Writes nothing and takes no lock (a bad second file stops a two-file change before the
     first file is touched; a change with nothing to do touches nothing at all)."""
-    return apply_change(path, change, copy.deepcopy(parse(path, read_file(path)))) is not None
+    return apply_change(path, change, copy.deepcopy(parse(path, read_file(path), jsonc))) is not None
 
 
-def edited_bytes(path: Path, data: bytes | None, change) -> tuple[bytes | None, str | None, dict]:
+def edited_bytes(path: Path, data: bytes | None, change, jsonc: bool = False) -> tuple[bytes | None, str | None, dict]:
     """(the new bytes or None: nothing to do, the change's note, the object it leaves) for a
     file holding `data`: only the bytes of what `change` alters are edited. OperationFailed
     (left untouched) when the file does not parse or cannot be edited in place."""
     from msd_core.files.jsonedit import EditError, edit_bytes
 
-    before = parse(path, data)
+    before = parse(path, data, jsonc)
     after = copy.deepcopy(before)
     note = apply_change(path, change, after)
     if note is None:
@@ -116,7 +124,7 @@ def edited_bytes(path: Path, data: bytes | None, change) -> tuple[bytes | None, 
 
 
 def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_empty: bool = False,
-              empty_bytes: bytes | None = None) -> str:
+              empty_bytes: bytes | None = None, jsonc: bool = False) -> str:
     """Apply `change(obj) -> note or None` (None: nothing to do) to the JSON object in `path`.
 
     Returns the note ("unchanged" when nothing changed). `delete_when_empty`: msd created the
@@ -126,7 +134,7 @@ def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_em
     until the new one is complete."""
     from msd_core.files.atomic import atomic_write_bytes
 
-    if not precheck(path, change):
+    if not precheck(path, change, jsonc):
         return "unchanged"
     from msd_core.paths import require_parent
 
@@ -135,7 +143,7 @@ def edit_json(path: Path, change, *, new_mode: int | None = None, delete_when_em
     with host_lock(path):
         for _ in range(RETRIES):
             data = read_file(path)
-            new, note, after = edited_bytes(path, data, change)
+            new, note, after = edited_bytes(path, data, change, jsonc)
             if new is None:
                 return "unchanged"
             if read_file(path) != data:
@@ -177,9 +185,9 @@ def drop_leftovers(path: Path) -> None:
         os.close(fd)
 
 
-def peek(path: Path) -> dict:
+def peek(path: Path, jsonc: bool = False) -> dict:
     """The JSON object in `path`, or {"_error": why} when it cannot be read (status never raises)."""
     try:
-        return parse(path, read_file(path))
+        return parse(path, read_file(path), jsonc)
     except (OperationFailed, BoundedInputError) as exc:  # too deep or too large: reported like a damaged file
         return {"_error": exc.message}

@@ -85,7 +85,8 @@ def test_a_server_named_msd_that_is_not_msds_is_left_alone(msd, tmp_path):
 def test_an_unknown_client_is_one_line_naming_the_choices(msd, tmp_path):
     r = msd(["mcp", "install", "--client", "cursor"], env=_env(), cwd=tmp_path)
     assert r.returncode == 2
-    assert r.stderr.strip().splitlines() == ["msd: error: argument --client: 'cursor' is not one of claude, copilot, kimi"]
+    assert r.stderr.strip().splitlines() == [
+        "msd: error: argument --client: 'cursor' is not one of claude, copilot, kimi, gemini, codex, opencode"]
 
 
 @pytest.mark.parametrize("client", sorted(FILE))

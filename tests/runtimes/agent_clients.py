@@ -56,18 +56,19 @@ def run_gemini(project: Path, base: str, prompt: str, tmp: Path) -> subprocess.C
 
 
 def run_opencode(project: Path, base: str, prompt: str, tmp: Path) -> subprocess.CompletedProcess:
-    """OpenCode with an OpenAI-compatible provider in the user's opencode.json, and an `allow` for
-    `msd_run *` there (`opencode run` cannot ask). Its skill tool lists a skill's files with
+    """OpenCode with an OpenAI-compatible provider in the user's opencode.json (its `mcp` servers
+    kept), and an `allow` for `msd_run *` there (`opencode run` cannot ask). Its skill tool lists a skill's files with
     ripgrep: without `rg` on PATH it fetches one from the network and the tool fails ("ripgrep
     execution failed"), so one is put on PATH."""
     exe = cli_binary("opencode")
     rg = ripgrep_dir(tmp / "rg-bin")
     cfg = _home() / ".config" / "opencode"
     cfg.mkdir(parents=True, exist_ok=True)
+    kept = json.loads((cfg / "opencode.json").read_text()).get("mcp") if (cfg / "opencode.json").is_file() else None
     (cfg / "opencode.json").write_text(json.dumps({
         "provider": {"local": {"npm": "@ai-sdk/openai-compatible", "name": "Local",
                                "options": {"baseURL": base, "apiKey": "stand-in"}, "models": {"stand-in": {"tool_call": True}}}},
-        "model": "local/stand-in", "permission": {"bash": {"msd_run *": "allow"}}}))
+        "model": "local/stand-in", "permission": {"bash": {"msd_run *": "allow"}}, **({"mcp": kept} if kept else {})}))
     path = f"{VENV_BIN}{os.pathsep}{rg}{os.pathsep}{os.environ.get('PATH', '')}"
     return _proc([str(exe), "run", prompt], project, env(PWD=str(project), PATH=path))  # OpenCode takes its folder from $PWD
 

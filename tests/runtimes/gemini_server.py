@@ -10,7 +10,7 @@ seconds. `...:streamGenerateContent` gets one server-sent event and `...:generat
 one JSON answer, both a model turn with the text REPLY; `...:countTokens` gets a count; any
 other path a small empty JSON object. The CLI gets a finished answer, so a run never waits.
 With MSD_STANDIN_SKILL=<skill> a request offering tools is answered as tests/runtimes/skill_script.py
-says (activate the skill, run its `msd_run` call).
+says (activate the skill, run its `msd_run` call); with MSD_STANDIN_MCP_CALL, by a call of that MCP tool.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ as a model following the skill would. With MSD_STANDIN_SKILL=<skill> a chat-comp
 is answered as tests/runtimes/skill_script.py says (activate the skill, run its `msd_run` call);
 with MSD_STANDIN_CALLS (skill_script.call_script) a Responses request is answered with the next
 scripted call, one per tool output the request holds.
-With MSD_STANDIN_MCP_CALL='<tool> <JSON arguments>' a chat-completions request that offers a tool
-whose name ends with `<tool>` and holds no tool result yet is answered with a call of that tool
-(an MCP tool, whatever prefix the client gives it).
+With MSD_STANDIN_MCP_CALL='<tool> <JSON arguments>' a chat-completions or Responses request that offers
+a tool whose name ends with `<tool>` and holds no tool result yet is answered with a call of that tool
+(an MCP tool, whatever prefix the client gives it; skill_script.mcp_call).
 """
 
 from __future__ import annotations
@@ -67,11 +67,6 @@ def chat_call(req) -> tuple[str, dict] | None:
     or the one MSD_STANDIN_MCP_CALL names (module doc)."""
     if not isinstance(req, dict):
         return None
-    mcp = os.environ.get("MSD_STANDIN_MCP_CALL")
-    if mcp:
-        suffix, _, args = mcp.partition(" ")
-        names = [n for n in skill_script.chat_tools(req) if n.endswith(suffix)]
-        return (names[0], json.loads(args or "{}")) if names and not skill_script.chat_results(req) else None
     return skill_script.next_call(skill_script.chat_tools(req), skill_script.chat_results(req), skill_script.chat_after_call(req))
 
 
@@ -109,15 +104,18 @@ def scripted_call(req) -> tuple[str, dict, int] | None:
     return (*script[done], done) if done < len(script) else None
 
 
-def function_call_stream(cmd: str, n: int = 0, name: str = "exec_command", args: dict | None = None,
-                         custom: bool = False) -> bytes:
-    """A Responses turn calling `name`: Codex's shell with `cmd`, or the tool with `args`; a `custom`
-    (freeform) tool, such as Codex's apply_patch, gets `args["input"]` as its text."""
-    item = {"type": "function_call", "id": f"fc_msd{n or ''}", "call_id": f"call_msd{n or ''}", "name": name,
-            "arguments": json.dumps({"cmd": cmd, "login": False} if args is None else args), "status": "completed"}
+def function_call_stream(cmd: str, n: int = 0, call: tuple[str, dict] | None = None, custom: bool = False) -> bytes:
+    """A Responses turn calling Codex's `exec_command` with `cmd`, or the tool `call` names (name,
+    arguments); a tool of a namespace (`mcp__msd__config_get`, skill_script.responses_tools) is called
+    by its own name with the namespace beside it; a `custom` (freeform) tool, such as Codex's
+    apply_patch, gets `arguments["input"]` as its text."""
+    name, args = call or ("exec_command", {"cmd": cmd, "login": False})
+    namespace, _, tool = name.rpartition("__") if name.startswith("mcp__") else ("", "", name)
+    item = {"type": "function_call", "id": f"fc_msd{n or ''}", "call_id": f"call_msd{n or ''}", "name": tool,
+            **({"namespace": namespace} if namespace else {}), "arguments": json.dumps(args), "status": "completed"}
     if custom:
         item = {"type": "custom_tool_call", "id": f"ctc_msd{n or ''}", "call_id": f"call_msd{n or ''}", "name": name,
-                "input": str((args or {}).get("input", "")), "status": "completed"}
+                "input": str(args.get("input", "")), "status": "completed"}
     resp = {"id": "resp_msd_call", "object": "response", "created_at": 0, "model": MODEL, "status": "in_progress", "output": []}
     usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 2,
              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 12}
@@ -173,11 +171,16 @@ class Handler(RecordingHandler):
         elif path.endswith("/responses") and scripted_call(req):
             name, args, n = scripted_call(req)
             custom = any(isinstance(t, dict) and t.get("name") == name and t.get("type") == "custom" for t in req.get("tools") or [])
-            self.send(200, "text/event-stream", function_call_stream("", n, name, args, custom))
+            self.send(200, "text/event-stream", function_call_stream("", n, (name, args), custom))
         elif path.endswith("/responses"):
+            mcp = skill_script.mcp_call(skill_script.responses_tools(req), skill_script.responses_results(req)) \
+                if isinstance(req, dict) else None
             shell = shell_to_run(req)
             cmd = shell[0] if shell else resolve_to_run(req)
-            self.send(200, "text/event-stream", function_call_stream(cmd, shell[1] if shell else 0) if cmd else responses_stream())
+            if mcp:
+                self.send(200, "text/event-stream", function_call_stream("", 0, mcp))
+            else:
+                self.send(200, "text/event-stream", function_call_stream(cmd, shell[1] if shell else 0) if cmd else responses_stream())
         else:
             self.send_json({})
 

@@ -17,6 +17,10 @@ answered as a model following the skill would, turn by turn, whatever the client
   after it names `msd_run resolve <stem> --root <root> --raw`
   anything else            ->  no call: the server's plain text answer ends the turn
 
+With MSD_STANDIN_MCP_CALL='<tool> <JSON arguments>' a request that offers a tool whose name ends
+with `<tool>` (an MCP tool, whatever prefix the client gives it) and holds no tool result yet is
+answered with a call of that tool; anything else gets the plain answer.
+
 The tool and its argument are found in the request's own tool list (`SKILL_TOOLS`, `SHELL_TOOLS`,
 `COMMAND_KEYS`): a client that offers neither gets the plain answer, and the test sees no call ran.
 """
@@ -65,11 +69,20 @@ def _args(schema: dict, keys: tuple[str, ...], value: str) -> dict:
     return out
 
 
+def mcp_call(tools: dict[str, dict], results: list[str]) -> tuple[str, dict] | None:
+    """MSD_STANDIN_MCP_CALL's call (module doc), or None."""
+    suffix, _, args = os.environ.get("MSD_STANDIN_MCP_CALL", "").partition(" ")
+    names = [n for n in tools if n.endswith(suffix)] if suffix else []
+    return (names[0], json.loads(args or "{}")) if names and not results else None
+
+
 def next_call(tools: dict[str, dict], results: list[str], after: str = "") -> tuple[str, dict] | None:
     """(tool name, arguments) of the next call, or None for the plain answer.
     `tools`: {name: parameters schema} the request offers; `results`: its tool results' texts, in
     order; `after`: all the request holds after the model's first call (Copilot CLI puts a skill's
     body in a user message after the tool result)."""
+    if os.environ.get("MSD_STANDIN_MCP_CALL"):
+        return mcp_call(tools, results)
     calls = call_script()
     if calls and tools:
         return calls[len(results)] if len(results) < len(calls) and calls[len(results)][0] in tools else None
@@ -125,6 +138,24 @@ def gemini_after_call(req: dict) -> str:
     contents = [c for c in req.get("contents") or [] if isinstance(c, dict)]
     first = next((i for i, c in enumerate(contents) if any("functionCall" in p for p in c.get("parts") or [])), len(contents))
     return "\n".join(json.dumps(c) for c in contents[first + 1:])
+
+
+def responses_tools(req: dict) -> dict[str, dict]:
+    """{name: parameters} of an OpenAI Responses request (Codex): its function tools, a tool inside a
+    `namespace` entry (Codex 0.171 puts an MCP server's tools in one named `mcp__<server>`) named
+    `<namespace>__<tool>`."""
+    out = {}
+    for t in req.get("tools") or []:
+        if isinstance(t, dict) and t.get("type") == "namespace":
+            out.update({f"{t.get('name')}__{n}": p for n, p in responses_tools({"tools": t.get("tools")}).items()})
+        elif isinstance(t, dict) and t.get("type") == "function" and t.get("name"):
+            out[t["name"]] = t.get("parameters") or {}
+    return out
+
+
+def responses_results(req: dict) -> list[str]:
+    items = req.get("input") if isinstance(req.get("input"), list) else []
+    return [json.dumps(i.get("output")) for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
 
 
 def gemini_tools(req: dict) -> dict[str, dict]:

@@ -53,22 +53,44 @@ def _run(client: str, project: Path, base: str, tmp: Path, trusted: bool) -> sub
     return run_kimi(project, base, "Say hi.", tmp)
 
 
-@pytest.mark.parametrize("compact", [False, True], ids=["compact-off-user-scope", "compact-on-project-scope"])
-@pytest.mark.parametrize("client", sorted(PREFIX))
-def test_the_client_lists_msds_mcp_tools_and_a_call_reaches_the_model(client, compact, tmp_path, monkeypatch):
+def project_for(tmp_path: Path, compact: bool) -> Path:
+    """A git project whose config sets workflow.compact_content to `compact`."""
     project = tmp_path / "project"
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / ".planning").mkdir()
     (project / ".planning/config.json").write_text(json.dumps({"workflow": {"compact_content": compact}}))
-    scope = "project" if compact else "user"
+    return project
+
+
+def mcp_install(project: Path, scope: str, client: str) -> Path:
+    """`msd mcp install --scope <scope> --client <client>` run in `project`: the file it wrote."""
     r = subprocess.run([str(VENV_BIN / "msd"), "mcp", "install", "--scope", scope, "--client", client, "--json"],
                        cwd=project, env=env(), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
-    written = Path(json.loads(r.stdout)["server"]["path"])
+    return Path(json.loads(r.stdout)["server"]["path"])
+
+
+def call_config_get(monkeypatch, project: Path) -> None:
+    """The stand-in model calls msd's config_get for workflow.compact_content (MSD_STANDIN_MCP_CALL)."""
+    monkeypatch.setenv("MSD_STANDIN_MCP_CALL", "config_get " + json.dumps({"key": "workflow.compact_content", "cwd": str(project)}))
+
+
+def assert_answer(results, compact: bool) -> None:
+    """The tool results of the model's next request hold msd's answer: the project's setting."""
+    answer = html.unescape(json.dumps(results, ensure_ascii=False)).replace("\\", "").replace(" ", "")
+    assert f'"value":{json.dumps(compact)}' in answer, answer[:2000]
+    assert f'"value":{json.dumps(not compact)}' not in answer
+
+
+@pytest.mark.parametrize("compact", [False, True], ids=["compact-off-user-scope", "compact-on-project-scope"])
+@pytest.mark.parametrize("client", sorted(PREFIX))
+def test_the_client_lists_msds_mcp_tools_and_a_call_reaches_the_model(client, compact, tmp_path, monkeypatch):
+    project = project_for(tmp_path, compact)
+    written = mcp_install(project, "project" if compact else "user", client)
     assert written == (project / ".mcp.json" if compact else
                        Path(os.environ["HOME"]) / {"copilot": ".copilot/mcp-config.json", "kimi": ".kimi-code/mcp.json"}[client])
-    monkeypatch.setenv("MSD_STANDIN_MCP_CALL", "config_get " + json.dumps({"key": "workflow.compact_content", "cwd": str(project)}))
+    call_config_get(monkeypatch, project)
     with stand_ins.openai_api(tmp_path) as (base, record):
         proc = _run(client, project, base, tmp_path, trusted=compact)
         assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
@@ -79,6 +101,4 @@ def test_the_client_lists_msds_mcp_tools_and_a_call_reaches_the_model(client, co
     # the model called config_get; msd's answer is the tool result of the next request
     results = [m for m in turns[1]["messages"] if m.get("role") == "tool"]
     assert results, turns[1]["messages"][-3:]
-    answer = html.unescape(json.dumps(results, ensure_ascii=False)).replace("\\", "").replace(" ", "")
-    assert f'"value":{json.dumps(compact)}' in answer, answer[:2000]
-    assert f'"value":{json.dumps(not compact)}' not in answer
+    assert_answer(results, compact)
