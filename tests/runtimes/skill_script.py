@@ -4,6 +4,8 @@ imported by the stand-in servers, tests/runtimes/openai_server.py and gemini_ser
 With MSD_STANDIN_SHELL=<commands, one a line> a request that offers a shell tool is answered with
 a call of it running the next command (the first with no tool result yet, then one per result),
 then the plain answer (what tests/runtimes/test_client_guards_cli.py drives a guard with).
+With MSD_STANDIN_CALLS=<a JSON list of [tool, arguments]> the same, any tool by its exact name
+(tests/runtimes/test_opencode_guard_cli.py drives a client's file tools with it).
 
 With MSD_STANDIN_SKILL=<skill name> in the server's environment, a request that offers tools is
 answered as a model following the skill would, turn by turn, whatever the client calls its tools:
@@ -61,6 +63,9 @@ def next_call(tools: dict[str, dict], results: list[str], after: str = "") -> tu
     `tools`: {name: parameters schema} the request offers; `results`: its tool results' texts, in
     order; `after`: all the request holds after the model's first call (Copilot CLI puts a skill's
     body in a user message after the tool result)."""
+    calls = json.loads(os.environ.get("MSD_STANDIN_CALLS") or "[]")
+    if calls and tools:
+        return (calls[len(results)][0], calls[len(results)][1]) if len(results) < len(calls) else None
     script = shell_script()
     if script and tools:
         name = _pick(tools, SHELL_TOOLS)
