@@ -8,8 +8,8 @@ the session's folder; the hook `tool.execute.before(input, output)` runs before 
 `input.tool` and `output.args`, and an error it throws stops the call, its message being the tool
 result the model gets. The file imports nothing of OpenCode's (only Node's `child_process`, part of
 the runtime), so it loads offline. OpenCode itself, before it loads any plugin, waits for its own
-`npm install @opencode-ai/plugin` into each config folder (`.opencode/node_modules`, 64 MB, and a
-package.json there); with no registry in reach that wait is npm's retries (76 s a start here, 7 s
+`npm install @opencode-ai/plugin` into each config folder (`.opencode/node_modules`, 64 MB, a
+package.json, and a .gitignore of its own for them); with no registry in reach that wait is npm's retries (76 s a start here, 7 s
 with `npm_config_fetch_retries=0`), then the plugin loads and runs.
 
 The plugin runs `msd_run hook opencode-pre-tool-use --root <install>` (msd_core/hooks/opencode.py)
