@@ -27,6 +27,15 @@ STEMS = sorted(p.stem for p in (REPO / "msd_core/content/commands/msd").glob("*.
 AGENTS = sorted(p.stem for p in (REPO / "msd_core/content/agents").glob("msd-*.md"))
 
 
+@pytest.fixture(autouse=True)
+def _no_registry(monkeypatch):
+    """No package registry in reach, failing at once: OpenCode waits for its own `npm install` of
+    @opencode-ai/plugin into each config folder before it loads a plugin (msd's guard is one:
+    msd_core/runtimes/opencode_plugin.py); with the registry in reach each case downloaded 64 MB."""
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+
+
 def _oc(exe: Path, cwd: Path, *args: str) -> str:
     """Run the CLI with stdout to a file: it exits without draining a pipe, so output
     longer than the pipe buffer (64 KiB; `debug config` with our commands is longer) is cut
