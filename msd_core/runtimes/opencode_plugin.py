@@ -13,7 +13,8 @@ package.json, and a .gitignore of its own for them); with no registry in reach t
 with `npm_config_fetch_retries=0`), then the plugin loads and runs.
 
 The plugin runs `msd_run hook opencode-pre-tool-use --root <install>` (msd_core/hooks/opencode.py)
-with `{"tool", "args", "cwd", "session_id"}` on stdin and refuses the call with msd's reason. When
+with `{"tool", "args", "cwd", "session_id"}` on stdin and refuses the call with msd's reason; only for
+the tools msd's guard judges (CHECKED, written into the file), so the others cost no process. When
 msd cannot check a call (msd_run does not start, fails, or gives no answer within TIMEOUT_S) the call
 is refused too, with the cause and the way forward: a guard that went quiet would let secrets
 through unseen, and the failure shows at the first tool call; `MSD_GUARDS=off` in OpenCode's
@@ -29,6 +30,7 @@ from msd_core.paths import Target
 
 PLUGIN_REL = "plugins/msd-guard.js"
 EVENT = "opencode-pre-tool-use"
+CHECKED = ["bash", "edit", "grep", "read", "write"]  # hooks/opencode.TOOLS' keys (runtimes may not import hooks; a test ties them)
 TIMEOUT_S = 30  # msd_run refuses a check held up past guard_server.CALL_DEADLINE (10 s) itself
 
 _SOURCE = """\
@@ -38,6 +40,7 @@ _SOURCE = """\
 import { spawn } from "node:child_process"
 
 const COMMAND = __COMMAND__
+const CHECKED = new Set(__TOOLS__)  // the tools msd's guard judges; no process for the others
 const TIMEOUT_MS = __TIMEOUT_MS__
 
 function check(payload, cwd) {
@@ -87,6 +90,7 @@ function verdict(text) {
 
 export const MsdGuard = async ({ directory }) => ({
   "tool.execute.before": async (input, output) => {
+    if (!CHECKED.has(input.tool)) return
     if (["off", "0", "false", "no"].includes(String(process.env.MSD_GUARDS || "").trim().toLowerCase())) return
     const payload = { tool: input.tool, args: output.args, cwd: directory, session_id: input.sessionID }
     const result = await check(payload, directory)
@@ -108,5 +112,6 @@ def plugin_file(target: Target) -> bytes:
     from msd_core.runtimes.base import guard_command
 
     words = shlex.split(guard_command(EVENT, target.config, target.scope == "local"))
-    text = _SOURCE.replace("__COMMAND__", json.dumps(words, ensure_ascii=False)).replace("__TIMEOUT_MS__", str(TIMEOUT_S * 1000))
+    text = (_SOURCE.replace("__COMMAND__", json.dumps(words, ensure_ascii=False)).replace("__TOOLS__", json.dumps(CHECKED))
+            .replace("__TIMEOUT_MS__", str(TIMEOUT_S * 1000)))
     return text.encode("utf-8")

@@ -153,6 +153,8 @@ def test_the_plugin_refuses_when_msd_run_fails(run_plugin, tmp_path):
     (fake / "msd_run").chmod(0o755)
     refused = run_plugin("bash", {"command": "ls"}, f"{fake}{os.pathsep}/usr/bin{os.pathsep}/bin")
     assert refused and "msd_run ended with exit code 3: broken install" in refused, refused
+    # a tool msd's guard does not judge starts no msd_run at all
+    assert run_plugin("todowrite", {"todos": []}, f"{fake}{os.pathsep}/usr/bin{os.pathsep}/bin") is None
 
 
 # ------------------------------------------------------------------ the adapter
@@ -189,6 +191,12 @@ def test_opencodes_tools_get_msds_one_decision_in_the_plugins_answer(tool, args,
     answer = json.loads(out)
     assert answer["decision"] == "deny" and answer["reason"].startswith("msd guard: "), answer
     assert refused.replace("{p}", str(project)) in answer["reason"], answer
+
+
+def test_the_plugin_asks_msd_about_exactly_the_tools_the_adapter_maps():
+    from msd_core.runtimes.opencode_plugin import CHECKED
+
+    assert sorted(CHECKED) == sorted(adapter.TOOLS)
 
 
 def test_bash_is_judged_in_the_folder_its_workdir_names(tmp_path):
