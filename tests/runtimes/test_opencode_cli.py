@@ -61,6 +61,7 @@ def _check_loaded(exe: Path, cwd: Path, target) -> dict:
     agents = {k: v for k, v in cfg.get("agent", {}).items() if k.startswith("msd-")}
     assert sorted(agents) == AGENTS and all(a["mode"] == "subagent" for a in agents.values())
     assert cfg["permission"]["bash"]["msd_run *"] == "allow"
+    assert (target.config / "plugins/msd-guard.js").as_uri() in cfg.get("plugin", [])  # msd's guard, found by itself
     listed = _oc(exe, cwd, "agent", "list")
     for name in AGENTS:
         assert f"{name} (subagent)" in listed
@@ -76,6 +77,7 @@ def test_local_install_is_loaded(tmp_path):
     uninstall(t)
     cfg = json.loads(_oc(exe, tmp_path, "debug", "config"))
     assert not [k for k in cfg.get("command", {}) if k.startswith("msd-")]
+    assert not [p for p in cfg.get("plugin", []) if "msd-guard" in p]
 
 
 def test_global_install_merges_with_the_users_config(tmp_path):
