@@ -27,6 +27,7 @@ is one line on stderr and exit 0.
   kimi.py           Kimi Code's PreToolUse hook: its tool names (and Bash's own cwd) mapped onto pre_tool_use.py
   gemini.py         Gemini CLI's BeforeTool hook: Qwen's tool names, Gemini's deny answer
   opencode.py       OpenCode's tool calls, as msd's OpenCode plugin passes them: its tool names, Gemini's deny answer
+    patch_edits.py    an `apply_patch` patch read as the whole-file writes it makes (OpenCode's edit tool for GPT models)
   client_calls.py   another CLI's tool call as the guard reads one (what copilot.py and qwen.py share)
   statusline.py     the one-line status the host shows under the prompt
   payload.py        the JSON the host passes on stdin, read within a cap, and what it says

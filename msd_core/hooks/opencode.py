@@ -7,9 +7,10 @@ of a refusal, which OpenCode gives the model as the tool's result. Its tools as 
 them (the schemas of its requests): `bash` {command, workdir?} is Bash, read where `workdir` names
 (relative to the session's folder, or absolute); `read` {filePath} is Read; `grep` {path, include} is
 Grep; `write` {filePath, content} is Write and `edit` {filePath, oldString, newString, replaceAll}
-is Edit, so the `.planning/` write guard judges them. Other tools go ahead unchecked (its
-`apply_patch`, offered to some models instead of edit/write, is not read yet). The answer is Gemini
-CLI's form, `{"decision": "deny", "reason": ...}`, the one the plugin reads.
+is Edit, so the `.planning/` write guard judges them; `apply_patch` {patchText}, which it offers
+GPT models instead of edit and write, is judged as the Write of each file it adds or updates
+(patch_edits.py). Other tools go ahead unchecked. The answer is Gemini CLI's form,
+`{"decision": "deny", "reason": ...}`, the one the plugin reads.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ TOOLS = {
     "edit": ("Edit", {"filePath": "file_path", "oldString": "old_string", "newString": "new_string",
                       "replaceAll": "replace_all"}),
 }
+PATCH = "apply_patch"
+JUDGED = (*TOOLS, PATCH)  # every tool the plugin asks about (runtimes/opencode_plugin.CHECKED)
 
 
 def as_claude(payload: dict) -> dict | None:
@@ -40,8 +43,25 @@ def as_claude(payload: dict) -> dict | None:
     return mapped(payload.get("tool"), args, TOOLS, cwd, payload.get("session_id"))
 
 
+def calls(payload: dict) -> list[dict]:
+    """The calls pre_tool_use.handle judges for this one: none, one, or a Write a file an `apply_patch` writes."""
+    if payload.get("tool") != PATCH:
+        mapped = as_claude(payload)
+        return [mapped] if mapped is not None else []
+    from msd_core.hooks.patch_edits import writes
+
+    args, cwd, session = payload.get("args"), payload.get("cwd"), payload.get("session_id")
+    text = args.get("patchText") if isinstance(args, dict) else None
+    cwd = cwd if isinstance(cwd, str) else None
+    return [{"tool_name": "Write", "tool_input": {"file_path": path, "content": content}, "cwd": cwd,
+             **({"session_id": session} if isinstance(session, str) else {})} for path, content in writes(text, cwd)]
+
+
 def handle(payload: dict, ctx) -> str | None:
     from msd_core.hooks import pre_tool_use
 
-    mapped = as_claude(payload)
-    return answer(pre_tool_use.handle(mapped, ctx)) if mapped is not None else None
+    for call in calls(payload):
+        refused = pre_tool_use.handle(call, ctx)
+        if refused:
+            return answer(refused)
+    return None

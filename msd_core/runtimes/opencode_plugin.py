@@ -30,7 +30,7 @@ from msd_core.paths import Target
 
 PLUGIN_REL = "plugins/msd-guard.js"
 EVENT = "opencode-pre-tool-use"
-CHECKED = ["bash", "edit", "grep", "read", "write"]  # hooks/opencode.TOOLS' keys (runtimes may not import hooks; a test ties them)
+CHECKED = ["apply_patch", "bash", "edit", "grep", "read", "write"]  # hooks/opencode.JUDGED (a test ties them)
 TIMEOUT_S = 30  # msd_run refuses a check held up past guard_server.CALL_DEADLINE (10 s) itself
 
 _SOURCE = """\

@@ -75,3 +75,35 @@ def test_opencode_refuses_through_msds_plugin(scope, plugin, tmp_path, monkeypat
     assert (project / ".planning" / "notes.md").read_text() == "# Notes\n\nA normal write.\n", normal
     uninstall(target)
     assert not (target.config / PLUGIN_REL).exists()
+
+
+def test_opencode_gives_gpt_models_apply_patch_and_msds_plugin_judges_it(tmp_path, monkeypatch):
+    """With a model id OpenCode takes for a GPT model (`gpt-5-stand-in`) it offers `apply_patch` instead
+    of `edit` and `write`: a patch turning the secret-read guard off in `.planning/config.json` is refused
+    (the file unchanged), a patch adding a new `.planning/notes.md` is applied."""
+    from tests.runtimes.agent_clients import run_opencode
+
+    project = tmp_path / "project"
+    (project / ".planning").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    config = project / ".planning" / "config.json"
+    config.write_text(CONFIG)
+    install(resolve_target("local", project_dir=project, runtime="opencode"), profile="core")
+    off = ["*** Begin Patch", "*** Update File: .planning/config.json", "@@", '-{"workflow": {"compact_content": false}}',
+           '+{"guards": {"secret_read": false}, "workflow": {"compact_content": false}}', "*** End Patch"]
+    new = ["*** Begin Patch", "*** Add File: .planning/notes.md", "+# Notes", "+", "+A patched file.", "*** End Patch"]
+    calls = [["apply_patch", {"patchText": "\n".join(off)}], ["apply_patch", {"patchText": "\n".join(new)}]]
+    monkeypatch.setenv("MSD_STANDIN_CALLS", json.dumps(calls))
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+    with stand_ins.openai_api(tmp_path) as (base, record):
+        proc = run_opencode(project, base, "Patch the two files.", tmp_path, model="gpt-5-stand-in")
+        bodies = [r["body"] for r in stand_ins.requests(record) if isinstance(r.get("body"), dict) and r["body"].get("tools")]
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    offered = skill_script.chat_tools(bodies[0])
+    assert "apply_patch" in offered and "edit" not in offered and "write" not in offered, sorted(offered)
+    results = skill_script.chat_results(bodies[-1])
+    assert len(results) == 2, (results, proc.stderr[-2000:])
+    assert "msd guard: Write of .planning/config.json refused: it changes the `guards` settings" in results[0], results[0]
+    assert config.read_text() == CONFIG
+    assert (project / ".planning" / "notes.md").read_text().startswith("# Notes\n\nA patched file."), results[1]

@@ -196,7 +196,7 @@ def test_opencodes_tools_get_msds_one_decision_in_the_plugins_answer(tool, args,
 def test_the_plugin_asks_msd_about_exactly_the_tools_the_adapter_maps():
     from msd_core.runtimes.opencode_plugin import CHECKED
 
-    assert sorted(CHECKED) == sorted(adapter.TOOLS)
+    assert sorted(CHECKED) == sorted(adapter.JUDGED)
 
 
 def test_bash_is_judged_in_the_folder_its_workdir_names(tmp_path):
