@@ -178,9 +178,11 @@ def _human_status(result: OperationResult) -> None:
         hook = inst.get("hooks")
         if hook and hook.get("problem"):
             out.print(f"      [yellow]hooks:[/] {escape(hook['problem'])}", soft_wrap=True)
-        elif hook and hook.get("ok"):
+        elif hook and hook.get("ok") and hook.get("present"):
             out.print(f"      hooks: {escape(hook['path'])} runs {escape(hook['runner'])} on {', '.join(hook['events'])}"
+                      + (f" for {escape(hook['matcher'])}" if hook.get("matcher") else "")
                       + (" and as the status line" if hook.get("status_line") else ""), soft_wrap=True)
+        _each(out, "      hooks note: {}", [escape(n) for n in (hook or {}).get("notes") or []])
     pkg = d.get("package_verify")
     if pkg:
         if pkg.get("unverifiable"):

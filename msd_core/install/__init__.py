@@ -22,6 +22,8 @@ Modules, one decision each:
   health.py       what is installed where, and is msd_run on PATH
   versions.py     installed vs package version (PEP 440): update available, downgrade refused
   host_hooks.py   the hooks (`msd_run hook <event>`) and the status line an install registers
+  hook_probe.py   can a host start msd's hook (`<start> hook probe`): one probe for every client
+  client_hooks_status.py  `msd status` for another agent CLI's guard hook (one row per client)
   git_exclude.py  a local install's per-machine settings file kept out of git, and given back
   runner_path.py  can the host run msd_run, and the exact fix
   lean_start.py   how msd starts a Python process the host may start often (its own python, -I -S)

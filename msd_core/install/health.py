@@ -2,7 +2,8 @@
 with the package version, which files were modified, are missing or unexpected, the pending
 conflicts and every <file>.msd-new, the backup folders holding replaced edits, and whether
 `msd_run` is on PATH (with the exact fix when it is not), and per install whether the
-SessionStart hook that puts it on Claude Code's PATH is there and points at an existing msd_run. Read-only; an unreadable path is
+SessionStart hook that puts it on Claude Code's PATH is there and points at an existing msd_run
+(another agent CLI's install: whether its guard hook is there and can start, client_hooks_status.py). Read-only; an unreadable path is
 reported in one line (oserrors.py), never as an internal error.
 """
 
@@ -17,7 +18,7 @@ from msd_core.files import txn
 from msd_core.files.atomic import sha256_bytes
 from msd_core.files.oserrors import environment_errors
 from msd_core.files.safe_tree import read_installed
-from msd_core.install import host_hooks, runner_path, versions
+from msd_core.install import client_hooks_status, host_hooks, runner_path, versions
 from msd_core.install.plan import NEW_SUFFIX, resolutions
 from msd_core.ownership import record
 from msd_core.ownership.hints import command_for, repair_command
@@ -116,6 +117,8 @@ def inspect(target: Target, package_check=None) -> dict:
     )
     if host_hooks.applies(target):
         info["hooks"] = host_hooks.status_of(target)
+    elif client_hooks_status.applies(target):  # another agent CLI's guard hook
+        info["hooks"] = client_hooks_status.status_of(target)
     if package_check is not None:
         from msd_core.install import verify
 

@@ -73,6 +73,7 @@ from msd_core import paths
 from msd_core.errors import MsdError, OperationFailed
 from msd_core.install import runner_path
 from msd_core.install.guard_server_setup import PERMISSION
+from msd_core.install.hook_probe import can_start
 from msd_core.install.lean_start import LEAN_FLAGS, LEAN_MARK, interpreter, lean_start  # noqa: F401 - re-exported
 
 LEGACY_MARKER = "msd-core:runner-path"
@@ -456,29 +457,6 @@ def plan_remove(target, base: bytes | None, record: dict | None, inherited: list
 # ------------------------------------------------------------------ status (never writes)
 
 
-def _can_start(start: list[str]) -> str | None:
-    """Why the host could not start a hook started by `start` (None: `<start> hook probe` answered)."""
-    import subprocess
-
-    exe = Path(start[0])
-    if not exe.is_file():
-        moved = "msd_run" if len(start) == 1 else "the python msd runs on"
-        return f"{exe} does not exist ({moved} moved or was uninstalled)"
-    if not os.access(exe, os.X_OK):
-        return f"{exe} is not executable"
-    try:
-        proc = subprocess.run([*start, "hook", "probe"], capture_output=True, text=True, timeout=20,
-                              stdin=subprocess.DEVNULL)
-    except OSError as exc:
-        return f"{exe} cannot start: {exc.strerror}"
-    except subprocess.TimeoutExpired:
-        return f"{exe} did not answer within 20 s"
-    if proc.returncode != 0 or proc.stdout.strip() != "ok":
-        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        return f"{exe} cannot start: {tail[:160]}"
-    return None
-
-
 def status_of(target) -> dict:
     """{"path", "present", "ok", "events", "runner"?, "problem"?, "status_line"} for the hooks of `target`."""
     from msd_core.install.git_exclude import ignored_by_git
@@ -511,7 +489,7 @@ def status_of(target) -> dict:
     out["runner"] = starts[0][0]  # msd_run (the lean guard hook's python sorts after it)
     out["runner_dir"] = str(Path(starts[0][0]).parent)
     for start in starts:
-        why = _can_start(list(start))
+        why = can_start(list(start))
         if why:
             out["problem"] = f"the host cannot start msd's hooks: {why}; {fix}"
             return out
@@ -521,7 +499,7 @@ def status_of(target) -> dict:
         server = gs.registered(target)
         out["guards"] = "guard server (mcp_tool)"
         why = (f"the {gs.SERVER} MCP server they call is not registered in {gs.servers_file(target)}" if server is None
-               else _can_start([server["command"], *server["args"][:4]]))
+               else can_start([server["command"], *server["args"][:4]]))
         if why:
             out["problem"] = f"msd's guards are off: {why}; {fix}"
             return out

@@ -14,7 +14,8 @@ Two committed signals, read only when the clone has no evidence marker of its ow
    anyway, msd_core.progress.evidence.Reading): a tree with a commit `msd_run commit --plan` made
    is msd's. Its cutoff is the plans whose SUMMARY was in the tree before the oldest such commit
    (in its first parent's tree: one `git ls-tree`, read once per process, only when the tree has
-   no marker and a SUMMARY is met) and is byte-for-byte the same now (git's blob id); a root commit
+   no marker and a SUMMARY is met) and is the same now as git sees it (its bytes have the blob's id, or
+   `git hash-object`, with the clone's line-end filters, gives it: `unchanged`); a root commit
    has no tree before it. When that tree cannot be read (a shallow clone cut there: the oldest commit
    seen shows no parent) the signal gives no cutoff and the tree is taken on its SUMMARYs, as before.
 
@@ -28,6 +29,7 @@ from pathlib import Path
 
 CONFIG_KEY = "evidence"  # the record's key in .planning/config.json (not a setting: `msd config list` leaves it out)
 PHASES = ".planning/phases/"
+_HASH_BATCH = 500  # paths per `git hash-object` (well inside any command-line limit)
 
 
 def parse(data: object, *, need_cutoff: bool) -> dict | None:
@@ -117,12 +119,33 @@ def shallow(main: Path) -> bool:
     return proc.returncode != 0 or proc.stdout.strip() != "false"
 
 
-def unchanged_since(path: Path, blob: str) -> bool:
-    """Whether the SUMMARY at `path` has the bytes of git blob `blob`."""
+def unchanged(main: Path, files: dict[str, tuple[str, str]]) -> set[str]:
+    """The keys of `files` ({key: (path from `main`, git blob id)}) whose file git would store as that blob:
+    its bytes are the blob's, or, for a file whose bytes differ, git's `hash-object` of it says so. That runs
+    the clone's own filters (core.autocrlf, an eol rule in .gitattributes: a SUMMARY checked out with CRLF
+    line ends is not a changed one), in one git process for every such file, and only when there is one."""
+    from msd_core.errors import MsdError
     from msd_core.files.safe_read import read_regular
+    from msd_core.git.runner import git
 
-    try:
-        data = read_regular(path, 4 * 1024 * 1024, follow_symlinks=False)
-    except (OSError, ValueError):
-        return False
-    return _blob_id(data, len(blob)) == blob
+    same: set[str] = set()
+    ask: list[tuple[str, str, str]] = []
+    for key, (rel, blob) in files.items():
+        try:
+            data = read_regular(Path(main) / rel, 4 * 1024 * 1024, follow_symlinks=False)
+        except (OSError, ValueError):
+            continue
+        if _blob_id(data, len(blob)) == blob:
+            same.add(key)
+        else:
+            ask.append((key, rel, blob))
+    for start in range(0, len(ask), _HASH_BATCH):
+        batch = ask[start:start + _HASH_BATCH]
+        try:
+            proc = git(["hash-object", "--", *(rel for _, rel, _ in batch)], main, check=False)
+        except MsdError:
+            break
+        ids = proc.stdout.split() if proc.returncode == 0 else []
+        if len(ids) == len(batch):  # one id per path, in order; anything else proves nothing
+            same.update(key for (key, _, blob), got in zip(batch, ids, strict=True) if got == blob)
+    return same

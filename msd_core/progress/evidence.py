@@ -18,7 +18,8 @@ marker `.planning/.msd/evidence.json` (`{"since": <epoch seconds>, "cutoff": {"<
 new-project flow's first `msd_run config set` that creates `.planning/config.json`), when a person
 adopts an older project (`msd_run evidence adopt`), and, for a tree that came to msd neither way,
 by its first `msd_run wave plan` or `msd_run commit --plan`. `cutoff` lists the plans summarised
-when the marker was written, each with its SUMMARY's sha256: those, and only while their SUMMARY
+when the marker was written, each with its SUMMARY's sha256 (of its text with LF line ends, so a clone
+whose git checks it out with CRLF reads it the same): those, and only while their SUMMARY
 is unchanged, are taken on their word; every other SUMMARY needs the evidence, whenever its file was
 written, copied or checked out (a file's time is not asked). A marker without `cutoff`
 (written by an older msd) exempts SUMMARYs written before `since`.
@@ -41,7 +42,8 @@ its commits, never sent back to be executed again. The same log tells a tree wit
 whether msd wrote it (`Reading.asks`, read only when a SUMMARY is met; no git call per plan).
 A plan renumbered since its commits (`msd_run phase reconcile`: `04-billing/04-01` became
 `05-billing/05-01`) is proven by the commits its old name's trailer names, when only one name fits
-(`renumbered`: same phase slug and plan number in its phase, one phase with that slug now).
+(`renumbered`: same phase slug and plan number in its phase, one phase with that slug now) and git
+traces the plan's PLAN from that name to this one (progress.plan_moves: moved, not removed and reused).
 Undo and wave merge check each recorded commit against git itself (msd_core.execution.provenance).
 Nothing here writes except `begin` (and `mark_since`, its quiet form, which with `publish` also
 writes config.json's record). Standard library only.
@@ -104,16 +106,36 @@ def since(main: Path) -> float | None:
     return found["since"] if found else None
 
 
-def summary_hash(path: Path) -> str | None:
-    """The sha256 of a SUMMARY's bytes (None: not a regular file msd can read). The file layer's sha256,
-    which keeps hashlib off msd_run's hot path."""
-    from msd_core.files.atomic import sha256_bytes
+def _summary_bytes(path: Path) -> bytes | None:
     from msd_core.files.safe_read import read_regular
 
     try:
-        return sha256_bytes(read_regular(path, MAX_RECORD, follow_symlinks=False))
+        return read_regular(path, MAX_RECORD, follow_symlinks=False)
     except (OSError, ValueError):
         return None
+
+
+def summary_hash(path: Path) -> str | None:
+    """The sha256 of a SUMMARY's text with LF line ends (None: not a regular file msd can read): the same in
+    a clone whose git checks it out with CRLF (core.autocrlf, an eol rule). The file layer's sha256, which
+    keeps hashlib off msd_run's hot path."""
+    from msd_core.files.atomic import sha256_bytes
+
+    data = _summary_bytes(path)
+    return None if data is None else sha256_bytes(data.replace(b"\r\n", b"\n"))
+
+
+def summary_kept(path: Path, kept: str) -> bool:
+    """Whether the SUMMARY at `path` reads as it did when its cutoff entry `kept` was written: `summary_hash`,
+    or, for an entry an older msd wrote from the file's bytes, the sha256 of its bytes, or of its text with
+    CRLF line ends (an adopter whose git checked it out so)."""
+    from msd_core.files.atomic import sha256_bytes
+
+    data = _summary_bytes(path)
+    if data is None:
+        return False
+    lf = data.replace(b"\r\n", b"\n")
+    return any(sha256_bytes(form) == kept for form in dict.fromkeys((lf, data, lf.replace(b"\n", b"\r\n"))))
 
 
 def summarised(main: Path) -> dict[str, str]:
@@ -144,7 +166,7 @@ def implied(main: Path, log: tuple[dict, object] | None = None) -> dict | None:
     {"since", "cutoff": the plans summarised before msd's first commit, unchanged since, "source": "history"};
     None when the history holds no `Msd-Plan:` commit, or the tree before it cannot be read. `log`: the one
     `_git_log` already read."""
-    from msd_core.progress.committed_evidence import before_msd, shallow, unchanged_since
+    from msd_core.progress.committed_evidence import PHASES, before_msd, shallow, unchanged
 
     _by_plan, first = log if log is not None else _git_log(main)
     if first is None:
@@ -155,11 +177,10 @@ def implied(main: Path, log: tuple[dict, object] | None = None) -> dict | None:
     before = before_msd(main, parents[0]) if parents else {}
     if before is None:
         return None
-    phases = Path(main) / ".planning" / "phases"
+    files = {plan: (f"{PHASES}{plan.split('/', 1)[0]}/{name}", blob) for plan, (name, blob) in before.items()}
     cutoff: dict[str, str] = {}
-    for plan, (name, blob) in before.items():
-        path = phases / plan.split("/", 1)[0] / name
-        digest = summary_hash(path) if unchanged_since(path, blob) else None
+    for plan in sorted(unchanged(main, files)):
+        digest = summary_hash(Path(main) / files[plan][0])
         if digest is not None:
             cutoff[plan] = digest
     return {"since": time.time(), "cutoff": cutoff, "source": "history"}
@@ -316,11 +337,15 @@ def _identity(phase_dir: str, plan_id: str) -> tuple[str, str] | None:
     return (slug, tail) if slug and sep and tail and head == number else None
 
 
-def renumbered(main: Path, by_plan: dict[str, list[dict]], phase_dir: str, plan_id: str) -> list[dict]:
+def renumbered(main: Path, by_plan: dict[str, list[dict]], phase_dir: str, plan_id: str, prefix: str = "") -> list[dict]:
     """The commits `msd_run commit --plan` recorded for this plan under the number it had before a renumber
     (`msd_run phase reconcile` moves `04-billing/04-01` to `05-billing/05-01`; the `Msd-Plan:` trailers in
     history keep the old name). Only when that is certain: exactly one phase folder now has this slug (so the
-    old one is gone) and exactly one old name in the log matches; else []."""
+    old one is gone), exactly one old name in the log matches, and git traces the plan's PLAN from that name
+    to this one (msd_core.progress.plan_moves: a phase removed and its slug reused by a new one lends its
+    commits to nothing); else []. `prefix`: the project's folder from the work tree's top."""
+    from msd_core.progress.plan_moves import moved
+
     ident = _identity(phase_dir, plan_id)
     if ident is None:
         return []
@@ -330,8 +355,13 @@ def renumbered(main: Path, by_plan: dict[str, list[dict]], phase_dir: str, plan_
         return []
     if sum(1 for name in folders if name.partition("-")[2] == ident[0]) != 1:
         return []
-    olds = [key for key in by_plan if "/" in key and _identity(*key.split("/", 1)) == ident]
-    return by_plan[olds[0]] if len(olds) == 1 else []
+    def same(name: str) -> bool:
+        return "/" in name and _identity(*name.split("/", 1)) == ident
+
+    olds = [key for key in by_plan if same(key)]
+    if len(olds) != 1 or not moved(main, prefix, olds[0], f"{phase_dir}/{plan_id}", same):
+        return []
+    return by_plan[olds[0]]
 
 
 class Reading:
@@ -358,7 +388,7 @@ class Reading:
 
     def git_commits(self, phase_dir: str, plan_id: str) -> list[dict]:
         by_plan = self._read_log()[0]
-        return by_plan.get(f"{phase_dir}/{plan_id}") or renumbered(self.main, by_plan, phase_dir, plan_id)
+        return by_plan.get(f"{phase_dir}/{plan_id}") or renumbered(self.main, by_plan, phase_dir, plan_id, self.prefix)
 
     def asks(self) -> bool:
         """Whether any SUMMARY may need its evidence: a marker is in force, or (read once, from the log the
@@ -409,7 +439,7 @@ class Reading:
             if not os.path.lexists(path):
                 continue
             kept = (self.cutoff or {}).get(f"{Path(phase_folder).name}/{plan_id}")
-            if kept is not None and summary_hash(path) == kept:
+            if kept is not None and summary_kept(path, kept):
                 return None  # summarised before msd wrote this project, unchanged since: taken on its SUMMARY
             return self.missing(Path(phase_folder).name, plan_id, plan_text)
         return None

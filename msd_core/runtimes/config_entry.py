@@ -39,6 +39,13 @@ def read_for_add(config: Path, rel: str, hint: str, parse=None):
     return (None, None, f"{problem}; {hint}") if problem else (data, obj, None)
 
 
+def read_to_look(config: Path, rel: str, parse=None):
+    """(the file's object ({} when absent), None) or (None, why it cannot be read), for a reader that
+    writes nothing (`msd status`); `parse` as in read_for_add."""
+    _data, obj, problem = read_for_add(config, rel, "", parse)
+    return (None, problem.removesuffix("; ").removesuffix("; left untouched")) if problem else (obj, None)
+
+
 def start_removal(config: Path, rel: str, record: dict, before: bytes | None, how: str, parse=None):
     """(a finished SettingsChange, None, None) when uninstall needs no edit, else (None, the file's
     bytes, its object) for the caller to take its entry out of. `how`: the hand fix a warning names;

@@ -28,6 +28,7 @@ The local folder is the project's `.github/` (msd's tree in `.github/msd-core/`)
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from msd_core.paths import Target
 from msd_core.runtimes.agents import ListedAgentSkills
@@ -43,6 +44,21 @@ def guard_hook(target: Target) -> bytes:
     command = guard_command(GUARD_EVENT, target.config, target.scope == "local")
     hooks = {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": command, "timeoutSec": TIMEOUT}]}}
     return (json.dumps(hooks, indent=2) + "\n").encode("utf-8")
+
+
+def find_guard(config) -> tuple[Path, dict | None, str | None]:
+    """Where msd's hook is now (`msd status`; never writes): (its file, msd's preToolUse entry or None, why the
+    file cannot be read)."""
+    from msd_core.files.jsonedit import peek_at
+    from msd_core.runtimes.config_entry import read_to_look
+
+    obj, problem = read_to_look(config, GUARD_REL)
+    if problem:
+        return Path(config) / GUARD_REL, None, problem
+    listed = peek_at(obj, ("hooks", "preToolUse"))
+    ours = [h for h in listed if isinstance(h, dict) and f" hook {GUARD_EVENT} " in f" {h.get('bash')} "] \
+        if isinstance(listed, list) else []
+    return Path(config) / GUARD_REL, (ours[-1] if ours else None), None
 
 
 class CopilotCLI(ListedAgentSkills):

@@ -24,7 +24,7 @@ from msd_core.files.jsonedit import EditError, NotAContainer, edit_bytes, peek_a
 from msd_core.paths import SETTINGS_BEFORE_REL, runtime_global_dir
 from msd_core.runtimes.base import guard_command
 from msd_core.runtimes.claude_settings import SettingsChange
-from msd_core.runtimes.config_entry import finish_removal, read_for_add, start_removal
+from msd_core.runtimes.config_entry import finish_removal, read_for_add, read_to_look, start_removal
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,16 @@ class HookGroup:
         hooks = entry.get("hooks") if isinstance(entry, dict) else None
         return isinstance(hooks, list) and len(hooks) == 1 and isinstance(hooks[0], dict) \
             and f" hook {self.event} " in f" {hooks[0].get('command')} "
+
+    def find(self, config: Path) -> tuple[Path, dict | None, str | None]:
+        """Where msd's group is now (`msd status`; never writes): (the file, the group or None, why the file cannot be read)."""
+        path = Path(config) / self.SETTINGS_REL
+        obj, problem = read_to_look(config, self.SETTINGS_REL)
+        if problem:
+            return path, None, problem
+        listed = peek_at(obj, self.path)
+        ours = [g for g in listed if self.is_ours(g)] if isinstance(listed, list) else []
+        return path, (ours[-1] if ours else None), None
 
     def plan_add(self, config: Path, old_record: dict | None, old_permission: str | None) -> SettingsChange:
         path = Path(config) / self.SETTINGS_REL

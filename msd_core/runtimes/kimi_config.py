@@ -27,7 +27,7 @@ from msd_core.files.atomic import sha256_bytes
 from msd_core.paths import SETTINGS_BEFORE_REL, runtime_global_dir
 from msd_core.runtimes.base import guard_command
 from msd_core.runtimes.claude_settings import SettingsChange
-from msd_core.runtimes.config_entry import read_for_add, start_removal
+from msd_core.runtimes.config_entry import read_for_add, read_to_look, start_removal
 
 SETTINGS_REL = "config.toml"
 BEFORE_REL = SETTINGS_BEFORE_REL  # never written here: an earlier file's copy would hold the user's keys
@@ -64,6 +64,15 @@ def _parse(data: bytes, path: Path):
 def _hooks(table: dict) -> list:
     found = table.get("hooks")
     return found if isinstance(found, list) else []
+
+
+def find(config: Path) -> tuple[Path, dict | None, str | None]:
+    """Where msd's table is now (`msd status`; never writes): (the file, the table or None, why the file cannot be read)."""
+    table, problem = read_to_look(config, SETTINGS_REL, _parse)
+    if problem:
+        return Path(config) / SETTINGS_REL, None, problem
+    ours = [h for h in _hooks(table) if is_ours(h)]
+    return Path(config) / SETTINGS_REL, (ours[-1] if ours else None), None
 
 
 def _block(data: bytes | None, config: Path) -> bytes:

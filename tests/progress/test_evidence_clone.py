@@ -91,19 +91,24 @@ def test_a_fresh_clone_of_a_project_msd_created_asks_a_teammates_summary_for_its
     assert _next(clone)["route"] == "execute-phase"  # the clone's own marker, once written, says the same
 
 
-def test_a_clone_of_an_older_msd_project_is_known_by_its_msd_commits(tmp_path):
-    """No record in config.json (a project msd executed before issue 45): msd's commits in the history say
-    it is msd's; a SUMMARY already in the tree before the first of them is taken on its word."""
-    root = _project(tmp_path)
-    _write(root, "src/old.txt", "old\n")
-    _write(root, SUMMARY, "# done before msd\n")
-    _plan(root, PLAN2, "02", "src/c.txt")
+def _older_msd_history(root: Path) -> None:
+    """A SUMMARY written before msd (several lines), then msd's first `commit --plan` for plan 01-03."""
+    _write(root, SUMMARY, "# done before msd\n\nSome lines\nof summary.\n")
     _plan(root, PLAN3, "03", "src/d.txt")
     _hand_commit(root, "work from before msd")
     _write(root, "src/d.txt", "d\n")
     _msd(root, "commit", "--plan", PLAN3, "-m", "feat(01-03): d", "--", "src/d.txt")
     _write(root, SUMMARY3, "# done\n")
     _msd(root, "commit", "--plan", PLAN3, "-m", "docs(01-03): summary", "--", SUMMARY3)
+
+
+def test_a_clone_of_an_older_msd_project_is_known_by_its_msd_commits(tmp_path):
+    """No record in config.json (a project msd executed before issue 45): msd's commits in the history say
+    it is msd's; a SUMMARY already in the tree before the first of them is taken on its word."""
+    root = _project(tmp_path)
+    _write(root, "src/old.txt", "old\n")
+    _plan(root, PLAN2, "02", "src/c.txt")
+    _older_msd_history(root)
     assert not (root / ".planning/config.json").exists()
     clone = _clone(root, tmp_path / "clone")
     assert _unproven(clone) == []  # 01-01 before msd, 01-03 proven by its trailers
@@ -221,3 +226,60 @@ def test_a_long_history_and_a_shallow_clone_get_a_safe_answer(tmp_path):
     _write(shallow, SUMMARY, "# rewritten\n")
     assert _unproven(shallow) == []
     assert _msd(shallow, "evidence", "status")["required"] is False
+
+
+def _crlf(clone: Path) -> bool:
+    return b"\r\n" in (clone / SUMMARY).read_bytes()
+
+
+@pytest.mark.parametrize("how", ["autocrlf", "attributes"])
+def test_a_summary_from_before_msd_checked_out_with_crlf_is_still_unchanged(tmp_path, how):
+    """git writes the SUMMARY with CRLF line ends in this clone (core.autocrlf=true, or an eol rule in
+    .gitattributes): its bytes differ from the blob, its content does not, so it stays taken on its word."""
+    root = _project(tmp_path)
+    if how == "attributes":
+        _write(root, ".gitattributes", "*.md text eol=crlf\n")
+    _older_msd_history(root)
+    extra = ("-c", "core.autocrlf=true") if how == "autocrlf" else ()
+    clone = _clone(root, tmp_path / "clone", *extra)
+    assert _crlf(clone)
+    assert _unproven(clone) == []  # 01-01 was in the tree before msd's first commit, unchanged since
+    _msd(clone, "wave", "plan", "--phase-dir", PHASE)  # the clone's marker, copied from the history
+    assert sorted(json.loads((clone / ".planning/.msd/evidence.json").read_text())["cutoff"]) == ["01-core/01-01"]
+    _write(clone, SUMMARY, "# rewritten after msd\n")  # a real change is still one
+    assert _unproven(clone) == ["01-01"]
+
+
+def test_an_adopted_cutoff_holds_in_a_clone_that_checks_out_crlf(tmp_path):
+    root = _project(tmp_path)
+    _write(root, SUMMARY, "# done before msd\n\nSome lines\nof summary.\n")
+    _hand_commit(root, "older work")
+    assert _msd(root, "evidence", "adopt")["cutoff"] == ["01-core/01-01"]
+    _hand_commit(root, "chore: msd asks for evidence from now on")
+    clone = _clone(root, tmp_path / "clone", "-c", "core.autocrlf=true")
+    assert _crlf(clone)
+    assert _unproven(clone) == []  # config.json's cutoff names 01-01, whose SUMMARY reads the same
+    _write(clone, SUMMARY, "# rewritten after adoption\r\n")
+    assert _unproven(clone) == ["01-01"]
+
+
+@pytest.mark.parametrize("stored", ["lf", "mixed"])
+def test_a_cutoff_an_older_msd_hashed_from_the_bytes_still_holds(tmp_path, stored):
+    """An older msd wrote each cutoff entry as the sha256 of the SUMMARY's bytes. `lf`: an adopter whose git
+    checked it out with CRLF recorded those bytes; a clone with the file's LF text takes it on its word. `mixed`:
+    a SUMMARY committed with mixed line ends, hashed as it is, reads the same in a clone. Other text still
+    needs its commits."""
+    import hashlib
+
+    root = _project(tmp_path)
+    lf = b"# done before msd\n\nSome lines\nof summary.\n"
+    hashed = lf.replace(b"\n", b"\r\n") if stored == "lf" else lf.replace(b"\n\nSome", b"\r\n\nSome")
+    (root / SUMMARY).write_bytes(lf if stored == "lf" else hashed)
+    record = {"since": 5, "cutoff": {"01-core/01-01": hashlib.sha256(hashed).hexdigest()}}
+    _write(root, ".planning/config.json", json.dumps({"evidence": record}) + "\n")
+    _hand_commit(root, "older work, adopted")
+    clone = _clone(root, tmp_path / "clone")
+    assert (clone / SUMMARY).read_bytes() == (lf if stored == "lf" else hashed)
+    assert _unproven(clone) == []
+    _write(clone, SUMMARY, "# rewritten after adoption\n")
+    assert _unproven(clone) == ["01-01"]
