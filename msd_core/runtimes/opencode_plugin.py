@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from pathlib import Path
 
 from msd_core.paths import Target
 
@@ -115,3 +116,36 @@ def plugin_file(target: Target) -> bytes:
     text = (_SOURCE.replace("__COMMAND__", json.dumps(words, ensure_ascii=False)).replace("__TOOLS__", json.dumps(CHECKED))
             .replace("__TIMEOUT_MS__", str(TIMEOUT_S * 1000)))
     return text.encode("utf-8")
+
+
+def matcher(tools) -> str:
+    """The tools the plugin asks msd about, as `msd status` compares a hook's matcher (`^(a|b)$`)."""
+    return "^(" + "|".join(tools) + ")$"
+
+
+def _read(data: bytes, path: Path):
+    """{"command": its shell words joined, "matcher": matcher(its tools)} of msd's plugin text, {} for a
+    file that is not msd's plugin (no COMMAND line), or (None, why it does not parse): read_for_add's parse."""
+    try:
+        lines = data.decode("utf-8").splitlines()
+        found = {ln.split(" = ", 1)[0][6:]: ln.split(" = ", 1)[1] for ln in lines
+                 if ln.startswith(("const COMMAND = ", "const CHECKED = "))}
+        if "COMMAND" not in found:
+            return {}, None
+        words = json.loads(found["COMMAND"])
+        tools = json.loads(found.get("CHECKED", "new Set([])").split("new Set(", 1)[1].split(")", 1)[0])
+    except (UnicodeDecodeError, ValueError, IndexError) as exc:
+        return None, f"{path} does not parse ({str(exc)[:120]})"
+    if not (isinstance(words, list) and all(isinstance(w, str) for w in words) and isinstance(tools, list)):
+        return None, f"{path} does not parse (its COMMAND or CHECKED is not a list of names)"
+    return {"command": shlex.join(words), "matcher": matcher(str(t) for t in tools)}, None
+
+
+def find_guard(config) -> tuple[Path, dict | None, str | None]:
+    """Where msd's plugin is now (`msd status`; never writes): (its file, what it runs or None, why the file
+    cannot be read)."""
+    from msd_core.runtimes.config_entry import read_to_look
+
+    path = Path(config) / PLUGIN_REL
+    obj, problem = read_to_look(config, PLUGIN_REL, _read)
+    return path, (obj or None) if problem is None else None, problem

@@ -208,3 +208,26 @@ def test_bash_is_judged_in_the_folder_its_workdir_names(tmp_path):
     mapped = adapter.as_claude({"tool": "edit", "args": {"filePath": "/x", "oldString": "a", "newString": "b", "replaceAll": True}})
     assert mapped == {"tool_name": "Edit", "tool_input": {"file_path": "/x", "old_string": "a", "new_string": "b", "replace_all": True}}
     assert adapter.as_claude({"tool": "webfetch", "args": {"url": "x"}}) is None
+
+
+# ------------------------------------------------------------------ msd status on the plugin
+
+
+def test_status_reports_a_plugin_that_no_longer_asks_about_a_guarded_tool(tmp_path):
+    from msd_core.install.client_hooks_status import status_of
+
+    project = _project(tmp_path)
+    t = resolve_target("local", project_dir=project, runtime="opencode")
+    install(t, profile="core")
+    hook = status_of(t)
+    assert hook["present"] and hook["matcher"] == "^(apply_patch|bash|edit|grep|read|write)$" and hook["runner"] == "msd_run"
+    assert any("npm install of @opencode-ai/plugin" in n for n in hook["notes"])
+    plugin = t.config / PLUGIN_REL
+    plugin.write_text(plugin.read_text().replace('"grep", "read", ', '"grep", '))
+    hook = status_of(t)
+    assert hook["ok"] is False
+    assert hook["problem"].startswith(f"msd's guard hook in {plugin} no longer matches read: those calls go unguarded; "
+                                      "run `msd install --local --runtime opencode ")
+    assert hook["problem"].endswith(" --repair` (your edit is backed up first)")
+    install(t, profile="core", repair=True)
+    assert status_of(t)["matcher"] == "^(apply_patch|bash|edit|grep|read|write)$"
