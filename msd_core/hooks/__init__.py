@@ -13,8 +13,8 @@ is one line on stderr and exit 0.
   post_tool_use.py  a token budget or context share crossed: told to the agent and the user once
   pre_tool_use.py   the guards, one process per guarded call, refusing with the host's deny JSON:
     planning_guard.py  what a write (Write, Edit, MultiEdit, NotebookEdit) of a .planning/ document
-                       would lose (proposed.py: the content it would leave; patch_edits.py: what a
-                       Codex apply_patch leaves in each file it touches; shrink.py: its text
+                       would lose (proposed.py: the content it would leave; patch_edits.py: what an
+                       apply_patch leaves in each file it touches; shrink.py: its text
                        against a reference that outlives the session; guard_memory.py: the guard's
                        records, a person's one-write allowances)
     injection.py       instructions aimed at the agent in text saved into .planning/; quarantine
@@ -27,7 +27,8 @@ is one line on stderr and exit 0.
   qwen.py           Qwen Code's PreToolUse hook: its tool names (shell, read, file writes) mapped onto pre_tool_use.py
   kimi.py           Kimi Code's PreToolUse hook: its tool names (and Bash's own cwd, Write's append) mapped onto pre_tool_use.py
   gemini.py         Gemini CLI's BeforeTool hook: its tool names (shell, read, file writes), Gemini's deny answer
-  client_calls.py   another CLI's tool call as the guard reads one (what the four adapters share)
+  opencode.py       OpenCode's tool calls, as msd's plugin passes them: shell, read, grep, file writes, apply_patch; Gemini's answer
+  client_calls.py   another CLI's tool call as the guard reads one (what the adapters share)
   statusline.py     the one-line status the host shows under the prompt
   payload.py        the JSON the host passes on stdin, read within a cap, and what it says
   budget.py         the project's token and context budgets, and whether a session crossed one (told once)

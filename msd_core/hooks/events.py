@@ -22,6 +22,7 @@ HANDLERS = {
     "qwen-pre-tool-use": "msd_core.hooks.qwen",  # the same guard, Qwen Code's tool names
     "kimi-pre-tool-use": "msd_core.hooks.kimi",  # the same guard, Kimi Code's tool names
     "gemini-pre-tool-use": "msd_core.hooks.gemini",  # the same guard, Gemini CLI's tool names and answer
+    "opencode-pre-tool-use": "msd_core.hooks.opencode",  # the same guard, run by msd's OpenCode plugin
 }
 
 

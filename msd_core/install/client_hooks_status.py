@@ -4,11 +4,12 @@ and intact (the client's event, a matcher that still takes every tool msd guards
 install writes), can the runner it names start (hook_probe.py), and the one problem with its fix.
 
 One row per client in ROWS, reading through the runtime's own finder (hook_settings.HookGroup.find,
-kimi_config.find, copilot.find_guard): no second parser of their files. A client added later (an
-OpenCode plugin file) is one more row. Honest caveats are notes, never problems: Codex runs a hook
-only once trusted in its `/hooks` panel; a project's hooks run in Copilot, Gemini CLI and Qwen Code
-only in a folder they trust; Kimi Code reads no hook from a project. Read-only: nothing is written,
-a file that cannot be read or parsed is a problem line.
+kimi_config.find, copilot.find_guard, opencode_plugin.find_guard): no second parser of their files.
+OpenCode's is msd's own plugin file (it has no command hooks): its tool list read as a matcher.
+Honest caveats are notes, never problems: Codex runs a hook only once trusted in its `/hooks` panel;
+a project's hooks run in Copilot, Gemini CLI and Qwen Code only in a folder they trust; Kimi Code
+reads no hook from a project; OpenCode loads a plugin only after its own npm install. Read-only:
+nothing is written, a file that cannot be read or parsed is a problem line.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from typing import Callable
 
 from msd_core.ownership.hints import command_for, repair_command
 from msd_core.paths import Target
-from msd_core.runtimes import codex_hooks, copilot, gemini_settings, kimi_config, qwen_settings
+from msd_core.runtimes import codex_hooks, copilot, gemini_settings, kimi_config, opencode_plugin, qwen_settings
 from msd_core.runtimes.base import guard_command
 from msd_core.runtimes.hook_settings import HookGroup
 
 TRUST = "{client} runs a project's hooks only in a folder it trusts"
+OPENCODE_NPM = ("OpenCode loads a plugin only after its own npm install of @opencode-ai/plugin into its config "
+                "folders; with no registry in reach that waits out npm's retries at each start")
 CODEX_TRUST = ("Codex runs the hook only once you trust it in its /hooks panel (or for one run with "
                "--dangerously-bypass-hook-trust)")
 
@@ -74,6 +77,12 @@ ROWS: dict[str, Row] = {
                 absent=lambda t: None if t.scope == "global" else
                 "no guard hook here: Kimi Code reads hooks only from its user config.toml "
                 "(`msd install --global --runtime kimi` adds msd's guard there)"),
+    "opencode": Row(client="OpenCode", event="tool.execute.before", find=opencode_plugin.find_guard,
+                    command=lambda e: e.get("command"), matcher=lambda e: e.get("matcher"),
+                    wanted=lambda t: (guard_command(opencode_plugin.EVENT, t.config, t.scope == "local"),
+                                      opencode_plugin.matcher(opencode_plugin.CHECKED)),
+                    repair=lambda t: f"run `{repair_command(t.config, t.scope)}` (your edit is backed up first)",
+                    notes=lambda t: [OPENCODE_NPM], owned=True),
 }
 
 

@@ -2,7 +2,8 @@
 
 Events: session-start, pre-compact, pre-tool-use, post-tool-use (msd_core/hooks/events.py); the same guard as
 pre-tool-use in another client's payload and answer: copilot-pre-tool-use (Copilot CLI), qwen-pre-tool-use
-(Qwen Code), kimi-pre-tool-use (Kimi Code), gemini-pre-tool-use (Gemini CLI); and `probe`
+(Qwen Code), kimi-pre-tool-use (Kimi Code), gemini-pre-tool-use (Gemini CLI), opencode-pre-tool-use
+(OpenCode, through msd's plugin); and `probe`
 (prints `ok`: `msd status` checks the host can start msd's hooks). The host's JSON arrives on
 stdin; the answer (if any) is printed on stdout; the exit code is always 0.
 
@@ -17,8 +18,8 @@ def configure(parser) -> None:
     from msd_core.run import options  # not at the top: `msd_run hook <event>` skips argparse (entry._hook)
 
     parser.add_argument("event", help="the hook event: session-start, pre-compact, pre-tool-use (copilot-pre-tool-use, "
-                        "qwen-pre-tool-use, kimi-pre-tool-use, gemini-pre-tool-use: the same guard for Copilot CLI, "
-                        "Qwen Code, Kimi Code and Gemini CLI), "
+                        "qwen-pre-tool-use, kimi-pre-tool-use, gemini-pre-tool-use, opencode-pre-tool-use: the same "
+                        "guard for Copilot CLI, Qwen Code, Kimi Code, Gemini CLI and OpenCode), "
                         "post-tool-use, probe, "
                         "or guard-server (the guards' MCP server, until stdin ends)")
     options.root(parser, default="the one the install names")
@@ -48,8 +49,9 @@ def answer(event: str, root: str | None) -> int:
 
 
 GUARD_EVENTS = ("pre-tool-use", "copilot-pre-tool-use", "qwen-pre-tool-use", "kimi-pre-tool-use",
-                "gemini-pre-tool-use")  # msd's guard, per client (hooks/events.py)
-OWN_ANSWERS = {"copilot-pre-tool-use": "msd_core.hooks.copilot", "gemini-pre-tool-use": "msd_core.hooks.gemini"}
+                "gemini-pre-tool-use", "opencode-pre-tool-use")  # msd's guard, per client (hooks/events.py)
+OWN_ANSWERS = {"copilot-pre-tool-use": "msd_core.hooks.copilot", "gemini-pre-tool-use": "msd_core.hooks.gemini",
+               "opencode-pre-tool-use": "msd_core.hooks.opencode"}
 # the clients that read a refusal in their own form (the module's `answer`); Qwen and Kimi Code read Claude Code's
 
 

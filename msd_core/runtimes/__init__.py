@@ -17,6 +17,7 @@
   claude_settings.py  the settings.json permission that lets the agent run msd_run without a prompt
   claude_json.py      editing Claude Code's own JSON files under their owner's lock
   opencode_config.py  OpenCode's permission for msd_run in opencode.json
+  opencode_plugin.py  msd's guard in OpenCode: our plugin file (plugins/msd-guard.js) that runs msd_run's hook
   hook_settings.py    msd's guard hook as one group in a client's settings.json hook list
   qwen_settings.py    msd's guard hook (hooks.PreToolUse) in Qwen Code's settings.json
   kimi_config.py      msd's guard hook (a [[hooks]] table) appended to Kimi Code's user config.toml

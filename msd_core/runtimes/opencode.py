@@ -9,12 +9,16 @@ CLI 1.18.33 with `opencode debug config` and `opencode agent list`).
       and `permission` denying edit / webfetch where the Claude agent has no such tool.
   permission              ->  opencode.json            `permission.bash["msd_run *"] = "allow"`,
       only that entry (runtimes/opencode_config.py).
+  guard                   ->  plugins/msd-guard.js     msd's own plugin file: before each tool call
+      it runs `msd_run hook opencode-pre-tool-use` and stops a call msd refuses (opencode_plugin.py;
+      msd_core/hooks/opencode.py). OpenCode has no command hooks; it loads every file in a config
+      folder's plugins/ by itself. The manifest owns the file: uninstall removes exactly it.
 """
 
 from __future__ import annotations
 
 from msd_core.paths import Target
-from msd_core.runtimes import opencode_config
+from msd_core.runtimes import opencode_config, opencode_plugin
 from msd_core.runtimes.base import Runtime, description_of, parse_frontmatter, with_frontmatter
 
 
@@ -51,6 +55,9 @@ class OpenCode(Runtime):
         if deny:
             front["permission"] = deny
         return with_frontmatter(_yaml(front), body.lstrip("\n"))
+
+    def own_files(self, target: Target) -> dict[str, bytes]:
+        return {opencode_plugin.PLUGIN_REL: opencode_plugin.plugin_file(target)}
 
 
 RUNTIME = OpenCode()

@@ -15,23 +15,28 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from msd_core.hooks.qwen import TOOLS
 from msd_core.files.jsonedit import loads
+from msd_core.hooks.qwen import TOOLS
 from msd_core.install.health import status
 from msd_core.install.installer import install
 from msd_core.paths import resolve_target
 
 RUNNER = Path(sys.executable).parent / "msd_run"
 FILE = {"qwen": "settings.json", "gemini": "settings.json", "codex": "hooks.json", "copilot": "hooks/msd-guard.json",
+        "opencode": "plugins/msd-guard.js",
         "kimi": "config.toml"}
-EVENT = {"qwen": "PreToolUse", "gemini": "BeforeTool", "codex": "PreToolUse", "copilot": "preToolUse", "kimi": "PreToolUse"}
+EVENT = {"qwen": "PreToolUse", "gemini": "BeforeTool", "codex": "PreToolUse", "copilot": "preToolUse", "kimi": "PreToolUse",
+         "opencode": "tool.execute.before"}
 # the file as a client or a user could rewrite it: their settings kept, msd's entry gone
 WITHOUT_OURS = {"qwen": '{"model": {"name": "x"}}\n', "gemini": '{"hooks": {"BeforeTool": []}}\n', "codex": "{}\n",
-                "copilot": '{"version": 1, "hooks": {"preToolUse": []}}\n', "kimi": 'default_model = "mine"\n'}
-CORRUPT = {"qwen": '{"hooks": ', "gemini": '{"hooks": ', "codex": "{\"hooks\": \"x\"", "copilot": "{\"version\": 1,", "kimi": "hooks = [\n"}
+                "copilot": '{"version": 1, "hooks": {"preToolUse": []}}\n', "kimi": 'default_model = "mine"\n',
+                "opencode": "export const Mine = async () => ({})\n"}
+CORRUPT = {"qwen": '{"hooks": ', "gemini": '{"hooks": ', "codex": "{\"hooks\": \"x\"", "copilot": "{\"version\": 1,", "kimi": "hooks = [\n",
+           "opencode": 'const COMMAND = ["msd_run",\n'}
 GLOBAL_FIX = {rt: f"msd install --global --runtime {rt}" for rt in FILE}
 ALL = sorted(FILE)
-WITH_MATCHER = [rt for rt in ALL if rt != "copilot"]  # Copilot's preToolUse hook has no matcher: every tool
+WITH_MATCHER = [rt for rt in ALL if rt not in ("copilot", "opencode")]  # Copilot's preToolUse hook has no matcher:
+# every tool; OpenCode's plugin names its tools in a list of its own (tests/runtimes/test_opencode_guard_plugin.py)
 
 
 def _installed(tmp_path: Path, runtime: str, scope: str = "global"):
@@ -87,7 +92,7 @@ def test_an_installed_guard_hook_is_reported_ok_with_its_file_and_runner(runtime
 def test_an_entry_gone_from_the_clients_file_is_a_problem_naming_the_install_that_puts_it_back(runtime, tmp_path):
     project, t, path, hook, code = _rewritten(tmp_path, runtime, WITHOUT_OURS[runtime])
     assert hook["ok"] is False and hook["present"] is False
-    owned = runtime == "copilot"  # msd's own file: a plain install keeps the user's edit of it, --repair restores it
+    owned = runtime in ("copilot", "opencode")  # msd's own file: a plain install keeps the user's edit of it, --repair restores it
     fix = f"{GLOBAL_FIX[runtime]} --repair` (your edit is backed up first)" if owned else f"{GLOBAL_FIX[runtime]}`"
     assert hook["problem"] == (f"msd's guard hook is not in {path} ({EVENT[runtime]}): {hook['client']} runs no msd guard; "
                                f"run `{fix}")

@@ -55,11 +55,11 @@ def run_gemini(project: Path, base: str, prompt: str, tmp: Path) -> subprocess.C
     return _run(cli_binary("gemini"), base, project, ["--approval-mode", "yolo", "-p", prompt])
 
 
-def run_opencode(project: Path, base: str, prompt: str, tmp: Path) -> subprocess.CompletedProcess:
+def run_opencode(project: Path, base: str, prompt: str, tmp: Path, model: str = "stand-in") -> subprocess.CompletedProcess:
     """OpenCode with an OpenAI-compatible provider in the user's opencode.json (its `mcp` servers
     kept), and an `allow` for `msd_run *` there (`opencode run` cannot ask). Its skill tool lists a skill's files with
     ripgrep: without `rg` on PATH it fetches one from the network and the tool fails ("ripgrep
-    execution failed"), so one is put on PATH."""
+    execution failed"), so one is put on PATH. `model`: the stand-in's id (OpenCode picks some tools by it)."""
     exe = cli_binary("opencode")
     rg = ripgrep_dir(tmp / "rg-bin")
     cfg = _home() / ".config" / "opencode"
@@ -67,8 +67,8 @@ def run_opencode(project: Path, base: str, prompt: str, tmp: Path) -> subprocess
     kept = json.loads((cfg / "opencode.json").read_text()).get("mcp") if (cfg / "opencode.json").is_file() else None
     (cfg / "opencode.json").write_text(json.dumps({
         "provider": {"local": {"npm": "@ai-sdk/openai-compatible", "name": "Local",
-                               "options": {"baseURL": base, "apiKey": "stand-in"}, "models": {"stand-in": {"tool_call": True}}}},
-        "model": "local/stand-in", "permission": {"bash": {"msd_run *": "allow"}}, **({"mcp": kept} if kept else {})}))
+                               "options": {"baseURL": base, "apiKey": "stand-in"}, "models": {model: {"tool_call": True}}}},
+        "model": f"local/{model}", "permission": {"bash": {"msd_run *": "allow"}}, **({"mcp": kept} if kept else {})}))
     path = f"{VENV_BIN}{os.pathsep}{rg}{os.pathsep}{os.environ.get('PATH', '')}"
     return _proc([str(exe), "run", prompt], project, env(PWD=str(project), PATH=path))  # OpenCode takes its folder from $PWD
 

@@ -27,6 +27,15 @@ STEMS = sorted(p.stem for p in (REPO / "msd_core/content/commands/msd").glob("*.
 AGENTS = sorted(p.stem for p in (REPO / "msd_core/content/agents").glob("msd-*.md"))
 
 
+@pytest.fixture(autouse=True)
+def _no_registry(monkeypatch):
+    """No package registry in reach, failing at once: OpenCode waits for its own `npm install` of
+    @opencode-ai/plugin into each config folder before it loads a plugin (msd's guard is one:
+    msd_core/runtimes/opencode_plugin.py); with the registry in reach each case downloaded 64 MB."""
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+
+
 def _oc(exe: Path, cwd: Path, *args: str) -> str:
     """Run the CLI with stdout to a file: it exits without draining a pipe, so output
     longer than the pipe buffer (64 KiB; `debug config` with our commands is longer) is cut
@@ -52,6 +61,7 @@ def _check_loaded(exe: Path, cwd: Path, target) -> dict:
     agents = {k: v for k, v in cfg.get("agent", {}).items() if k.startswith("msd-")}
     assert sorted(agents) == AGENTS and all(a["mode"] == "subagent" for a in agents.values())
     assert cfg["permission"]["bash"]["msd_run *"] == "allow"
+    assert (target.config / "plugins/msd-guard.js").as_uri() in cfg.get("plugin", [])  # msd's guard, found by itself
     listed = _oc(exe, cwd, "agent", "list")
     for name in AGENTS:
         assert f"{name} (subagent)" in listed
@@ -67,6 +77,7 @@ def test_local_install_is_loaded(tmp_path):
     uninstall(t)
     cfg = json.loads(_oc(exe, tmp_path, "debug", "config"))
     assert not [k for k in cfg.get("command", {}) if k.startswith("msd-")]
+    assert not [p for p in cfg.get("plugin", []) if "msd-guard" in p]
 
 
 def test_global_install_merges_with_the_users_config(tmp_path):
