@@ -95,22 +95,31 @@ def _qwen(tmp_path, scope="local"):
     return project, resolve_target(scope, project_dir=project, runtime="qwen")
 
 
-def test_qwen_group_is_added_with_every_user_byte_kept_and_uninstall_restores_them(tmp_path):
-    project, t = _qwen(tmp_path)
+GROUP_CASES = {  # runtime: (its settings file, the user's text, its event, msd's group in a local install)
+    "qwen": ("settings.json", USER_QWEN, "PreToolUse", {"matcher": "^(run_shell_command|read_file|write_file|edit)$", "hooks": [
+        {"type": "command", "command": "msd_run hook qwen-pre-tool-use --root .qwen/msd-core", "timeout": 30}]}),
+    "gemini": ("settings.json", USER_QWEN.replace("PreToolUse", "BeforeTool"), "BeforeTool", {
+        "matcher": "^(run_shell_command|read_file|write_file|replace)$", "hooks": [
+            {"type": "command", "command": "msd_run hook gemini-pre-tool-use --root .gemini/msd-core", "timeout": 30000}]}),
+}
+
+
+@pytest.mark.parametrize("runtime", sorted(GROUP_CASES))
+def test_a_hook_group_is_added_with_every_user_byte_kept_and_uninstall_restores_them(runtime, tmp_path):
+    name, user, event, ours = GROUP_CASES[runtime]
+    project = _project(tmp_path)
+    t = resolve_target("local", project_dir=project, runtime=runtime)
     t.config.mkdir(parents=True)
-    settings = t.config / "settings.json"
-    settings.write_text(USER_QWEN)
+    settings = t.config / name
+    settings.write_text(user)
     before = _tree(project)
     install(t, profile="core")
     after = settings.read_text()
-    cut = USER_QWEN.index('"echo mine"}]},\n') + len('"echo mine"}]},\n')
-    assert after.startswith(USER_QWEN[:cut]) and after.endswith(USER_QWEN[cut:])  # only msd's group inserted
-    assert loads(after)["hooks"]["PreToolUse"] == [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]},
-        {"matcher": "^(run_shell_command|read_file|write_file|edit)$", "hooks": [
-            {"type": "command", "command": "msd_run hook qwen-pre-tool-use --root .qwen/msd-core", "timeout": 30}]}]
+    cut = user.index('"echo mine"}]},\n') + len('"echo mine"}]},\n')
+    assert after.startswith(user[:cut]) and after.endswith(user[cut:])  # only msd's group inserted
+    assert loads(after)["hooks"][event] == [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}, ours]
     install(t, profile="core")  # again: nothing to add
-    assert len(loads(settings.read_text())["hooks"]["PreToolUse"]) == 2
+    assert len(loads(settings.read_text())["hooks"][event]) == 2
     uninstall(t)
     assert _tree(project) == before
 
@@ -143,11 +152,16 @@ def test_qwen_settings_msd_created_are_removed_and_ones_it_cannot_edit_are_left(
     assert any("'hooks'" in w and "left untouched" in w for w in result.warnings), result.warnings
 
 
-def test_qwen_global_group_names_this_msd_run_and_the_absolute_root(tmp_path):
-    _project_dir, t = _qwen(tmp_path, "global")
+@pytest.mark.parametrize("runtime, name, event, hook_event", [("qwen", "settings.json", "PreToolUse", "qwen-pre-tool-use"),
+                                                         ("gemini", "settings.json", "BeforeTool", "gemini-pre-tool-use"),
+                                                         ("codex", "hooks.json", "PreToolUse", "pre-tool-use")])
+def test_a_global_hook_group_names_this_msd_run_and_the_absolute_root(runtime, name, event, hook_event, tmp_path):
+    t = resolve_target("global", project_dir=_project(tmp_path), runtime=runtime)
     install(t, profile="core")
-    hook = loads((t.config / "settings.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
-    assert hook["command"] == f"{RUNNER} hook qwen-pre-tool-use --root {t.config / 'msd-core'}"
+    hook = loads((t.config / name).read_text())["hooks"][event][0]["hooks"][0]
+    assert hook["command"] == f"{RUNNER} hook {hook_event} --root {t.config / 'msd-core'}"
+    uninstall(t)
+    assert not (t.config / name).exists()  # msd's own file until uninstall
 
 
 @pytest.mark.parametrize("tool, args", [("run_shell_command", {"command": "cat .env"}), ("read_file", {"file_path": ".env"})])

@@ -9,7 +9,7 @@ from msd_core.files.jsonedit import loads
 from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
 from msd_core.paths import resolve_target
-from tests.runtimes.test_client_guard_hooks import RUNNER, _project, _tree
+from tests.runtimes.test_client_guard_hooks import _project, _tree
 
 USER = '{"hooks": {"PreToolUse": [{"matcher": "^Bash$", "hooks": [{"type": "command", "command": "echo mine"}]}]}}\n'
 MINE = {"matcher": "^Bash$", "hooks": [{"type": "command", "command": "echo mine"}]}
@@ -27,12 +27,3 @@ def test_codex_group_is_added_beside_the_users_hooks_and_uninstall_restores_the_
     assert (t.config / "rules/msd-core.rules").is_file()  # the own rules file is still installed
     uninstall(t)
     assert _tree(project) == before
-
-
-def test_codex_global_hooks_file_is_msds_own_until_uninstall(tmp_path):
-    t = resolve_target("global", project_dir=tmp_path, runtime="codex")
-    install(t, profile="core")
-    hook = loads((t.config / "hooks.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
-    assert hook["command"] == f"{RUNNER} hook pre-tool-use --root {t.config / 'msd-core'}"
-    uninstall(t)
-    assert not (t.config / "hooks.json").exists()

@@ -18,11 +18,8 @@ from msd_core.install.installer import install
 from msd_core.install.uninstaller import uninstall
 from msd_core.ownership.manifest import load_manifest
 from msd_core.paths import resolve_target
-from tests.runtimes.test_client_guard_hooks import HELD_UP, RUNNER, _hook, _project, _tree
+from tests.runtimes.test_client_guard_hooks import HELD_UP, _hook, _project, _tree
 
-USER = ('{\n  // my settings: keep this comment\n  "hooks": {"BeforeTool": [\n'
-        '    {"matcher": "write_file", "hooks": [{"type": "command", "command": "echo mine"}]},\n  ]},\n'
-        '  "ui": {"theme": "x"},\n}\n')
 OURS = {"matcher": "^(run_shell_command|read_file|write_file|replace)$", "hooks": [
     {"type": "command", "command": "msd_run hook gemini-pre-tool-use --root .gemini/msd-core", "timeout": 30000}]}
 
@@ -30,25 +27,6 @@ OURS = {"matcher": "^(run_shell_command|read_file|write_file|replace)$", "hooks"
 def _gemini(tmp_path, scope="local"):
     project = _project(tmp_path)
     return project, resolve_target(scope, project_dir=project, runtime="gemini")
-
-
-def test_gemini_group_is_added_with_every_user_byte_kept_and_uninstall_restores_them(tmp_path):
-    project, t = _gemini(tmp_path)
-    t.config.mkdir(parents=True)
-    settings = t.config / "settings.json"
-    settings.write_text(USER)
-    before = _tree(project)
-    install(t, profile="core")
-    after = settings.read_text()
-    cut = USER.index('"echo mine"}]},\n') + len('"echo mine"}]},\n')
-    assert after.startswith(USER[:cut]) and after.endswith(USER[cut:])  # only msd's group inserted
-    assert loads(after)["hooks"]["BeforeTool"] == [
-        {"matcher": "write_file", "hooks": [{"type": "command", "command": "echo mine"}]}, OURS]
-    assert (t.config / "policies/msd-core.toml").is_file()  # the own policy file is still installed
-    install(t, profile="core")  # again: nothing to add
-    assert len(loads(settings.read_text())["hooks"]["BeforeTool"]) == 2
-    uninstall(t)
-    assert _tree(project) == before
 
 
 def test_gemini_settings_msd_created_are_removed_and_edited_ones_keep_the_users_part(tmp_path):
@@ -66,13 +44,6 @@ def test_gemini_settings_msd_created_are_removed_and_edited_ones_keep_the_users_
     settings.write_text(json.dumps(obj))
     uninstall(t)
     assert loads(settings.read_text()) == {"general": {"vimMode": True}}
-
-
-def test_gemini_global_group_names_this_msd_run_and_the_absolute_root(tmp_path):
-    _project_dir, t = _gemini(tmp_path, "global")
-    install(t, profile="core")
-    hook = loads((t.config / "settings.json").read_text())["hooks"]["BeforeTool"][0]["hooks"][0]
-    assert hook["command"] == f"{RUNNER} hook gemini-pre-tool-use --root {t.config / 'msd-core'}"
 
 
 @pytest.mark.parametrize("tool, args", [("run_shell_command", {"command": "cat .env"}), ("read_file", {"file_path": ".env"})])
