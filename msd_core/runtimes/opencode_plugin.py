@@ -124,16 +124,19 @@ def matcher(tools) -> str:
 
 
 def _read(data: bytes, path: Path):
-    """{"command": its shell words joined, "matcher": matcher(its tools)} of msd's plugin text, {} for a
+    """A file on disk a person may have edited: its lists are parsed through the one bounded reader.
+    {"command": its shell words joined, "matcher": matcher(its tools)} of msd's plugin text, {} for a
     file that is not msd's plugin (no COMMAND line), or (None, why it does not parse): read_for_add's parse."""
+    from msd_core.files.bounded import loads_json
+
     try:
         lines = data.decode("utf-8").splitlines()
         found = {ln.split(" = ", 1)[0][6:]: ln.split(" = ", 1)[1] for ln in lines
                  if ln.startswith(("const COMMAND = ", "const CHECKED = "))}
         if "COMMAND" not in found:
             return {}, None
-        words = json.loads(found["COMMAND"])
-        tools = json.loads(found.get("CHECKED", "new Set([])").split("new Set(", 1)[1].split(")", 1)[0])
+        words = loads_json(found["COMMAND"], f"{path}'s COMMAND")
+        tools = loads_json(found.get("CHECKED", "new Set([])").split("new Set(", 1)[1].split(")", 1)[0], f"{path}'s CHECKED")
     except (UnicodeDecodeError, ValueError, IndexError) as exc:
         return None, f"{path} does not parse ({str(exc)[:120]})"
     if not (isinstance(words, list) and all(isinstance(w, str) for w in words) and isinstance(tools, list)):

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import tomllib
+
+from msd_core.files import tomlread
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
@@ -47,7 +48,7 @@ def _home() -> Path:
 def _servers(client: str, path: Path) -> dict:
     text = path.read_text()
     if client == "codex":
-        return tomllib.loads(text)["mcp_servers"]
+        return tomlread.loads(text)["mcp_servers"]
     from msd_core.files.jsonedit import loads
 
     return loads(text)["mcpServers" if client == "gemini" else "mcp"]

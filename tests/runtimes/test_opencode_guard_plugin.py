@@ -231,3 +231,21 @@ def test_status_reports_a_plugin_that_no_longer_asks_about_a_guarded_tool(tmp_pa
     assert hook["problem"].endswith(" --repair` (your edit is backed up first)")
     install(t, profile="core", repair=True)
     assert status_of(t)["matcher"] == "^(apply_patch|bash|edit|grep|read|write)$"
+
+
+def test_status_reads_an_edited_plugins_lists_through_the_bounds(tmp_path):
+    """A plugin file a person edited into a list nested 100,000 deep: status says it does not parse,
+    it does not crash (the lists go through files.bounded.loads_json), and the file is left as it is."""
+    from msd_core.install.client_hooks_status import status_of
+
+    project = _project(tmp_path)
+    t = resolve_target("local", project_dir=project, runtime="opencode")
+    install(t, profile="core")
+    plugin = t.config / PLUGIN_REL
+    lines = plugin.read_text().splitlines(keepends=True)
+    deep = "[" * 100_000 + "]" * 100_000
+    edited = "".join(f"const COMMAND = {deep}\n" if ln.startswith("const COMMAND = ") else ln for ln in lines)
+    plugin.write_text(edited)
+    hook = status_of(t)
+    assert hook["ok"] is False and "does not parse" in hook["problem"], hook
+    assert plugin.read_text() == edited
