@@ -86,3 +86,14 @@ def test_bench_stand_ins_measures_each_stand_in_against_its_library():
     assert set(rows) == {"lean/simple_yaml.py", "lean/simple_toml.py", "lean/spawn.py", "lean/record.py",
                          "lean/stand_in.py"}
     assert all((REPO / "msd_core" / name).is_file() for name in rows)
+
+
+def test_bench_client_hooks_runs_every_client_form():
+    """Each client's form of an allowed call reaches msd's guard and is let through (the script stops
+    on any answer), and every row has a ratio to Claude Code's."""
+    r = _script("bench_client_hooks.py", "--rounds", "1", "--json", timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = json.loads(r.stdout)["cases"]
+    assert {"copilot bash ls", "qwen run_shell_command ls", "gemini run_shell_command ls", "kimi Bash ls",
+            "opencode bash ls"} <= set(rows)
+    assert rows["claude Bash ls (baseline)"]["ratio"] == 1.0 and all(v["cpu_ms"] > 0 for v in rows.values())
