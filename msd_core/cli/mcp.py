@@ -104,7 +104,9 @@ def register(app: typer.Typer) -> None:
         json_output: bool = _json_option(),
     ) -> None:
         """Register `msd mcp` with Claude Code and allow its tools (mcp__msd) in settings.json; or with
-        another client (--client), which asks before a tool runs."""
+        another client (--client). Its tools only read: Copilot CLI, Kimi Code and Gemini CLI ask before
+        one runs; msd's Codex entry approves them (Codex cannot ask in `codex exec`); OpenCode runs MCP
+        tools without asking."""
         _apply("install", scope, json_output, config_dir=config_dir, project_dir=cwd, client=client)
 
     @group.command("uninstall")
