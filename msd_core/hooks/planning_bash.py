@@ -86,7 +86,7 @@ def _commands(text: str, w: _Walk, values: dict, depth: int) -> None:
 
     values = dict(values)
     for cmd in commands:
-        words = [(word_text(x, values), []) for x in cmd.words]
+        words: list[tuple[str, list]] = [(word_text(x, values), []) for x in cmd.words]
         _simple(words, cmd, w, values, depth)
         _remember(words, values)
 
@@ -159,7 +159,8 @@ def _simple(words, cmd, w: _Walk, values: dict, depth: int) -> None:
 
 def _plain(args: list[str], takes: tuple = ()) -> list[str]:
     """The operands: words that are no option (nor an option's value); all after `--`."""
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while i < len(args):
         a = args[i]
         if a == "--":

@@ -78,10 +78,11 @@ def handle(payload: dict, ctx) -> str | None:
         refused = _patch(found[0], os.path.join(cwd, found[1]) if cwd and found[1] else cwd, payload) if found else None
         if refused:
             return refused
-    if tool == "Bash":
+    command = tool_input.get("command") if tool == "Bash" else None
+    if isinstance(command, str) and (".planning" in command or ".planning" in (cwd or "")):  # else not even imported
         from msd_core.hooks.planning_bash import refusal
 
-        why = refusal(tool_input.get("command"), cwd)  # costs one substring test without a `.planning` spelling
+        why = refusal(command, cwd)
         if why:
             return deny(why)
     if tool in ("Read", "Bash", "Grep"):
