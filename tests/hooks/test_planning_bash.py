@@ -174,3 +174,43 @@ def test_touches_reports_each_form():
         "echo a > f1; echo b >> f2; tee -a f3 < x; sed -i s/a/b/ f4; rm f5; mv f6 d/f7; dd of=f8; make &>> f9", None)}
     assert got == {("f1", "replace"), ("f2", "append"), ("f3", "append"), ("f4", "edit"), ("f5", "delete"),
                    ("d/f7", "replace"), ("f6", "move"), ("f8", "replace"), ("f9", "append")}
+
+
+def _content_commands() -> list[str]:
+    """The shell commands msd's content has the agent run on `.planning/` files (backticked, any workflow)."""
+    import re
+    from pathlib import Path
+
+    import msd_core
+
+    found = set()
+    for path in (Path(msd_core.__file__).parent / "content").rglob("*"):
+        if path.suffix in (".md", ".toml") and path.is_file():
+            for span in re.findall(r"`([^`\n]+)`", path.read_text(encoding="utf-8")):
+                words = span.split()
+                if len(words) > 1 and (".planning" in span or "-path>" in span) and (
+                        words[0] in ("rm", "mv", "cp", "tee", "sed", "truncate", "ln", "mkdir")
+                        or words[:2] in (["git", "mv"], ["git", "rm"])):
+                    found.add(span)
+    return sorted(found)
+
+
+def test_the_contents_own_shell_commands_on_planning_files_go_ahead(project, decide):
+    """Every such command the content names (complete-milestone's archive moves, a replan's `git rm`, resume-work
+    deleting its handoff), filled in, and its plain form (`mv`, `rm`: no git), is not refused."""
+    pl = project / ".planning"
+    (pl / "v1.0-MILESTONE-AUDIT.md").write_text("# Audit\n")
+    (pl / "phases" / "02-accounts" / ".continue-here.md").write_text("# Handoff\n")
+    (pl / "milestones" / "v1.0-phases").mkdir(parents=True)
+    values = {"version": "v1.0", "nn": "02", "NN": "02", "slug": "accounts", "NNN": "001",
+              "handoff-path": ".planning/phases/02-accounts/.continue-here.md",
+              "plan-path": ".planning/phases/02-accounts/02-01-PLAN.md"}
+    commands = _content_commands()
+    assert any(c.startswith("git mv .planning/phases/") for c in commands) and any("<plan-path>" in c for c in commands)
+    for template in commands:
+        line = template
+        for name, value in values.items():
+            line = line.replace(f"<{name}>", value)
+        assert "<" not in line, f"fill {template}"
+        for form in (line, line.removeprefix("git ")):
+            assert bash(decide, project, form) is None, form
