@@ -43,8 +43,12 @@ DELETERS = frozenset(("rm", "unlink", "shred", "srm", "trash", "trash-put", "rmd
 COPY_TAKES = frozenset(("-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-e", "--rsh", "-F",
                         "-c", "-J", "--exclude", "--include", "-f", "--filter", "-P", "-i", "-l"))
 # in an interpreter's code, words that say it writes (a quoted `.planning` path there is then changed)
-WRITES = ("'w", '"w', "'a", '"a', "'x", '"x', "write", "unlink", "remove", "rename", "replace", "truncate", "rmsync",
-          "rmdir", "rmtree", "dump", "copy", "move", "open(f, \">", ">\"", ">'", "sysopen", "file_put_contents")
+WRITES = ("write", "unlink", "os.remove", "rename", "os.replace", "truncate", "rmsync", "rmdir", "rmtree", "dump(",
+          "shutil.", "copyfile", "sysopen", "file_put_contents", "fs.rm", "fs.cp")
+MODES = frozenset(("w", "wb", "wt", "w+", "wb+", "a", "ab", "at", "a+", "x", "xb", "r+", "rb+", "r+b"))  # open()'s write modes
+# the flags a cluster (`-ni`, `-pi`) may hold before sed's or perl's `-i`: their switches that take no value
+SED_SWITCHES = frozenset("nrEsuzi")
+PERL_SWITCHES = frozenset("aclnpsTtuUvwWXi0")
 DELETABLE = (".continue-here.md",)
 
 
@@ -123,12 +127,13 @@ def _simple(words, cmd, w: _Walk, values: dict, depth: int) -> None:
         how = "append" if any(a in ("-a", "--append") or (a[:1] == "-" and a[1:2] != "-" and "a" in a) for a in args) else "replace"
         for a in _plain(args):
             w.add(a, how)
-    elif prog in ("sed", "gsed") and any(a.startswith(("-i", "--in-place")) or (a[:1] == "-" and a[1:2] != "-" and "i" in a) for a in args):
+    elif prog in ("sed", "gsed") and any(a.startswith("--in-place") or _switch(a, "i", SED_SWITCHES) for a in args):
         given = any(a in ("-e", "-f", "--expression", "--file") for a in args)
         for a in _plain(args, ("-e", "-f", "--expression", "--file", "-l", "--line-length"))[0 if given else 1:]:
             w.add(a, "edit")
-    elif prog == "perl" and any(a[:1] == "-" and a[1:2] != "-" and "i" in a.split(".")[0] for a in args):
-        for a in _plain(args, ("-e", "-E", "-M", "-I"))[0 if any(a.endswith(("e", "E")) for a in args if a[:1] == "-") else 1:]:
+    elif prog == "perl" and any(_switch(a, "i", PERL_SWITCHES) for a in args):
+        code = tuple(a for a in args if _switch(a, "e", PERL_SWITCHES | {"e"}) or _switch(a, "E", PERL_SWITCHES | {"E"}))
+        for a in _plain(args, code)[0 if code else 1:]:
             w.add(a, "edit")
     elif prog == "truncate":
         for a in _plain(args, ("-s", "--size", "-r", "--reference")):
@@ -171,6 +176,18 @@ def _plain(args: list[str], takes: tuple = ()) -> list[str]:
         out.append(a)
         i += 1
     return out
+
+
+def _switch(arg: str, letter: str, switches: frozenset) -> bool:
+    """Whether `arg` is a cluster of single-letter switches (`-ni`, `-pi.bak`) that holds `letter`."""
+    if arg[:1] != "-" or arg[1:2] in ("-", ""):
+        return False
+    for c in arg[1:]:
+        if c == letter:
+            return True
+        if c not in switches:
+            return False
+    return False
 
 
 def _shell_string(args: list[str]) -> str | None:
@@ -220,22 +237,33 @@ def _git(args: list[str], w: _Walk) -> None:
 
 
 def _code(code: str, w: _Walk) -> None:
-    """Quoted paths naming `.planning` in an interpreter's code that also writes."""
-    if ".planning" not in code or not any(k in code.lower() for k in WRITES):
+    """Quoted paths naming `.planning` in an interpreter's code that also writes: opened with a write mode
+    (`open('.planning/X', 'w')`, `mode='a'`, `{flag: 'w'}`), perl's `">path"`, or a call that writes, moves
+    or removes a file."""
+    if ".planning" not in code:
         return
-    i, n = 0, len(code)
+    literals: list[tuple[str, str]] = []  # (the text since the last literal, the literal)
+    i, n, last = 0, len(code), 0
     while i < n:
         q = code[i]
         if q in "'\"`":
             j = i + 1
             while j < n and code[j] != q:
                 j += 2 if code[j] == "\\" else 1
-            literal = code[i + 1:j].lstrip("+<> ")
-            if ".planning" in literal and len(literal) < 512:
-                w.add(literal, "replace")
-            i = j + 1
+            literals.append((code[last:i], code[i + 1:j]))
+            i = last = j + 1
         else:
             i += 1
+    writes = any(k in code.lower() for k in WRITES)
+    for k, (before, x) in enumerate(literals):
+        gap = before.replace(" ", "")
+        if x.startswith((">", "+<")) or x in MODES and (
+                (gap == "," and k and ".planning" in literals[k - 1][1]) or gap.endswith(("mode=", "flag:", "flags:"))):
+            writes = True
+    for _before, literal in literals if writes else ():
+        path = literal.lstrip("+<> ")
+        if ".planning" in path and len(path) < 512:
+            w.add(path, "replace")
 
 
 def _where(path: str, cwd: str | None) -> tuple[str, str] | None:

@@ -20,6 +20,10 @@ WRITES = {
     "sudo tee": "echo x | sudo tee {t} >/dev/null",
     "sed -i": "sed -i s/true/false/ {t}",
     "perl -pi": "perl -pi -e 's/a/b/' {t}",
+    "perl -i.bak": "perl -i.bak -pe 's/a/b/' {t}",
+    "sed -ni": "sed -ni '1p' {t}",
+    "perl open": "perl -e 'open(F, \">{t}\"); close F'",
+    "python append": "python3 -c \"open('{t}', 'a').write('x')\"",
     "cp": "cp /tmp/other {t}",
     "mv onto": "mv /tmp/other {t}",
     "install": "install -m 644 /tmp/other {t}",
@@ -28,6 +32,7 @@ WRITES = {
     "dd of=": "dd if=/dev/zero of={t} count=1",
     "truncate": "truncate -s 0 {t}",
     "rm": "rm -f {t}",
+    "rm glob": "rm -f {t}*",
     "unlink": "unlink {t}",
     "shred": "shred -u {t}",
     "git rm": "git rm -q {t}",
@@ -114,6 +119,12 @@ def test_from_inside_the_planning_folder_a_bare_name_is_judged(project, decide):
     "msd_run commit --files .planning/STATE.md .planning/ROADMAP.md -m 'docs: x'",
     "python3 -c \"print(open('.planning/STATE.md').read())\"",
     "echo hi > out.txt 2>/dev/null",
+    # reads that look like writes to a careless reader: a json.dumps, a str.replace, perl -M, sed -n
+    "python3 -c \"import json; print(json.dumps(json.load(open('.planning/config.json'))))\"",
+    "python3 -c \"print(open('.planning/STATE.md').read().replace('a', 'b'))\"",
+    "perl -Mstrict -ne 'print if /Phase/' .planning/ROADMAP.md",
+    "sed -n '1,5p' .planning/STATE.md",
+    "sed -E 's/x/y/' .planning/STATE.md > /tmp/state.txt",
 ])
 def test_the_workflows_commands_and_reads_go_ahead(project, decide, command):
     assert bash(decide, project, command) is None
