@@ -6,7 +6,8 @@ The command is read as secret_bash.py reads it (shell_words.py; wrappers taken o
 substitutions, `eval`), and each simple command reports the files it would change (`touches`):
 a `>`/`>|`/`&>`/`>&` target (replaced), a `>>` target (appended), tee's files, the files of
 `sed -i`/`perl -i`, truncate's, cp/mv/install/rsync/ln/scp's destination and `dd of=`,
-rm/unlink/shred's operands, `git rm`/`git mv`, and a quoted path in an interpreter's one-line code
+rm/unlink/shred's operands and `find -delete`'s start paths (`rsync --delete`'s destination),
+`git rm`/`git mv`, and a quoted path in an interpreter's one-line code
 that also writes (`open(..., 'w')`, `unlink`, `writeFileSync`, ...). Refused (decide()):
 
 - any change to `.planning/config.json` (a person changes guards with `msd config set`; other
@@ -23,7 +24,7 @@ that also writes (`open(..., 'w')`, `unlink`, `writeFileSync`, ...). Refused (de
 `msd guard allow <path>` lets one refused change through, as for a Write. A command with no
 `.planning` spelling, run from outside every `.planning/` folder, costs one substring test.
 Not seen: a path built at run time (`.plan${X}ning`), a symlink made earlier to the folder, and
-programs that change files they are not given by name (find -delete, xargs rm, git checkout).
+programs that change files they are not given by name (`xargs rm`, `git checkout`, `git reset --hard`).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ MAX_DEPTH = 4
 TIME_LIMIT = 1.0
 MAX_GLOB = 200
 MOVERS = frozenset(("cp", "mv", "install", "rsync", "ln", "scp", "gcp", "gmv"))
-DELETERS = frozenset(("rm", "unlink", "shred", "srm", "trash", "trash-put", "rmdir"))
+DELETERS = frozenset(("rm", "unlink", "shred", "srm", "trash", "trash-put"))  # rmdir: an empty folder loses nothing
 COPY_TAKES = frozenset(("-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-e", "--rsh", "-F",
                         "-c", "-J", "--exclude", "--include", "-f", "--filter", "-P", "-i", "-l"))
 # in an interpreter's code, words that say it writes (a quoted `.planning` path there is then changed)
@@ -147,6 +148,12 @@ def _simple(words, cmd, w: _Walk, values: dict, depth: int) -> None:
             w.add(a, "delete")
     elif prog in MOVERS:
         _move(prog, args, w)
+    elif prog in ("find", "fd", "fdfind") and any(a == "-delete" or a in ("-exec", "-execdir", "-x", "--exec") and k + 1 < len(args)
+                                                 and os.path.basename(args[k + 1]) in DELETERS for k, a in enumerate(args)):
+        for a in args:  # `find PATHS ... -delete`: what it finds under its start paths is deleted
+            if a[:1] in ("-", "(", "!"):
+                break
+            w.add(a, "delete")
     elif prog == "git":
         _git(args, w)
     elif language:
@@ -214,6 +221,8 @@ def _move(prog: str, args: list[str], w: _Walk) -> None:
         plain, target = plain[:-1], plain[-1]
     if ":" in target and prog in ("rsync", "scp"):
         return  # to another machine
+    if prog == "rsync" and any(a.startswith("--delete") for a in args):
+        w.add(target, "delete")  # what the destination has and the source lacks is deleted
     for source in plain:
         full = target if os.path.isabs(target) or not w.cwd else os.path.join(w.cwd, target)
         dest = os.path.join(target, os.path.basename(source.rstrip("/"))) if target.endswith("/") or os.path.isdir(full) else target

@@ -33,6 +33,7 @@ WRITES = {
     "truncate": "truncate -s 0 {t}",
     "rm": "rm -f {t}",
     "rm glob": "rm -f {t}*",
+    "find -delete": "find {t} -delete",
     "unlink": "unlink {t}",
     "shred": "shred -u {t}",
     "git rm": "git rm -q {t}",
@@ -82,6 +83,8 @@ def test_every_write_form_of_every_kept_file_is_refused(project, decide, form, t
     ("rm .planning/REQUIREMENTS.md", "the Write or Edit tool"),
     ("rm -rf .planning/phases/02-accounts", "`msd_run phase remove <n>`"),
     ("rm -rf .planning", "the folder .planning and the documents in it"),
+    ("find .planning -name '*.md' -exec rm {} +", "the folder .planning"),
+    ("rsync -a --delete /tmp/empty/ .planning/phases/", "the folder .planning/phases"),
     ("mv .planning/STATE.md /tmp/", "move the document .planning/STATE.md"),
     ("mv .planning/config.json .planning/old.json", "config.json"),
     ("cd .planning && echo > STATE.md", ".planning/STATE.md"),
@@ -111,6 +114,8 @@ def test_from_inside_the_planning_folder_a_bare_name_is_judged(project, decide):
     "git rm -q .planning/phases/02-accounts/02-01-PLAN.md",  # a PLAN with no SUMMARY yet: a replan
     "rm .planning/.continue-here.md",  # the handoff resume-work deletes
     "rm -rf .planning/drafts/x",
+    "rmdir .planning/phases/03-payments",  # an empty folder loses nothing
+    "find .planning -name '*.md' -newer .planning/STATE.md",
     "git rm --cached .planning/STATE.md",
     "echo '# Notes' > .planning/research/NEW.md",  # a new document loses nothing
     "cp .planning/ROADMAP.md /tmp/roadmap.bak",
