@@ -133,8 +133,8 @@ def _simple(words, cmd, w: _Walk, values: dict, depth: int) -> None:
         for a in _plain(args, ("-e", "-f", "--expression", "--file", "-l", "--line-length"))[0 if given else 1:]:
             w.add(a, "edit")
     elif prog == "perl" and any(_switch(a, "i", PERL_SWITCHES) for a in args):
-        code = tuple(a for a in args if _switch(a, "e", PERL_SWITCHES | {"e"}) or _switch(a, "E", PERL_SWITCHES | {"E"}))
-        for a in _plain(args, code)[0 if code else 1:]:
+        flags_e = tuple(a for a in args if _switch(a, "e", PERL_SWITCHES | {"e"}) or _switch(a, "E", PERL_SWITCHES | {"E"}))
+        for a in _plain(args, flags_e)[0 if flags_e else 1:]:
             w.add(a, "edit")
     elif prog == "truncate":
         for a in _plain(args, ("-s", "--size", "-r", "--reference")):
