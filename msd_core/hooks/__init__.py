@@ -19,6 +19,8 @@ is one line on stderr and exit 0.
                        records, a person's one-write allowances)
     injection.py       instructions aimed at the agent in text saved into .planning/; quarantine
     injection_rows.py  what the injection screen looks for: its patterns, look-alike letters, invisible characters
+    planning_bash.py   whether a Bash command would overwrite, edit in place or delete a `.planning/` file the
+                       write guard keeps (config.json, msd's records, an existing document)
     secret_files.py    files holding credentials; whether a Read or a Grep would show one
     secret_bash.py     whether a Bash command would show one (print, source, copy it away)
     shell_words.py     a Bash command read as the shell reads it, at the word level

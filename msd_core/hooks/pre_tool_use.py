@@ -10,8 +10,10 @@
   Copilot's, for a GPT model) is judged file by file as the Write of what the patch leaves there
   (patch_edits.py), also when Codex runs it through its shell (a Bash call `apply_patch <<'EOF'`);
 - Read, and Grep (its `path` or `glob`): secret_files.py, the file holds credentials;
-- Bash (every call reaches the hook: host_hooks.BASH_ROW): secret_bash.py, the
-  command would show one (print it, source it, copy it where the guard does not see it).
+- Bash (every call reaches the hook: host_hooks.BASH_ROW): planning_bash.py, the command would
+  overwrite, edit in place or delete a `.planning/` file the write guard keeps (config.json, msd's
+  records, an existing document); secret_bash.py, it would show a secret file (print it, source it,
+  copy it where the guard does not see it).
 
 A refusal is the host's JSON deny, `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
 "permissionDecision": "deny", "permissionDecisionReason": <why, and what to do instead>}}` on
@@ -76,6 +78,13 @@ def handle(payload: dict, ctx) -> str | None:
         refused = _patch(found[0], os.path.join(cwd, found[1]) if cwd and found[1] else cwd, payload) if found else None
         if refused:
             return refused
+    command = tool_input.get("command") if tool == "Bash" else None
+    if isinstance(command, str) and (".planning" in command or ".planning" in (cwd or "")):  # else not even imported
+        from msd_core.hooks.planning_bash import refusal
+
+        why = refusal(command, cwd)
+        if why:
+            return deny(why)
     if tool in ("Read", "Bash", "Grep"):
         return _read(tool, tool_input, cwd)
     return None

@@ -331,7 +331,7 @@ def parse(text: str, deadline: float | None = None) -> tuple[list[Command], list
             if c == "&" and text.startswith(">", i + 1):
                 end_word()
                 op = "&>>" if text.startswith(">>", i + 1) else "&>"
-                pending = ">"
+                pending = op[1:]  # `&>>` appends, as `>>` does
                 i += len(op)
                 continue
             two = text[i:i + 2]

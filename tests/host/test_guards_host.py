@@ -180,3 +180,45 @@ def test_a_path_rule_would_let_the_symlinked_write_past_the_guard(host_local):
     assert [(n, err) for n, _t, err in results(run)] == [("Write", False)]
     assert hook_starts(run) == {}
     assert (host.project / ".planning" / "ROADMAP.md").read_text() == "# Roadmap\n"
+
+
+CONFIG = '{"mode": "interactive", "guards": {"planning_write": true}}\n'
+BASH_ARGS = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash", "--include-hook-events"]
+
+
+def _shell_writes(host) -> list[dict]:
+    """A shell command that turns the planning guard off, one that wipes ROADMAP.md, and an append (runs)."""
+    (host.project / ".planning" / "config.json").write_text(CONFIG)
+    return [hostkit.bash("sed -i s/true/false/ .planning/config.json", when="GO"),
+            hostkit.bash("echo '# Roadmap' > .planning/ROADMAP.md"),
+            hostkit.bash("echo '- note' >> .planning/PROJECT.md"),
+            {"text": "done"}]
+
+
+@pytest.mark.parametrize("scope", ["global", "local"])
+def test_a_shell_command_that_writes_a_planning_file_is_refused(host, scope):
+    """Every client's shell reaches msd as Bash: `sed -i` of config.json and `>` of a document are refused,
+    the files byte-identical; an append runs (planning_bash.py)."""
+    host.install(scope)
+    prepare(host)
+    run = host.run("GO", _shell_writes(host), args=BASH_ARGS)
+    assert run.returncode == 0, run.stderr[-2000:]
+    got = results(run)
+    assert [(n, err) for n, _t, err in got] == [("Bash", True), ("Bash", True), ("Bash", False)], got
+    assert "msd guard: this command is refused: it would edit in place .planning/config.json" in got[0][1]
+    assert "it would overwrite the document .planning/ROADMAP.md" in got[1][1]
+    assert (host.project / ".planning" / "config.json").read_text() == CONFIG
+    assert (host.project / ".planning" / "ROADMAP.md").read_text() == ROADMAP
+    assert (host.project / ".planning" / "PROJECT.md").read_text().endswith("- note\n")
+
+
+def test_without_msd_hooks_the_shell_writes_land(host_global):
+    """The fixture: the same session with msd's hooks removed changes both files."""
+    host = host_global
+    prepare(host)
+    host.drop_hooks()
+    run = host.run("GO", _shell_writes(host), args=BASH_ARGS)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert [err for _n, _t, err in results(run)] == [False, False, False]
+    assert "false" in (host.project / ".planning" / "config.json").read_text()
+    assert (host.project / ".planning" / "ROADMAP.md").read_text() == "# Roadmap\n"

@@ -263,6 +263,10 @@ class Agent:
         `template`: the line as the content wrote it, when `command` was rewritten from it (coverage log)."""
         line = fill(command, values)
         self._cover("bash", line, command if template is None else template)
+        from msd_core.hooks.planning_bash import refusal  # the planning guard's Bash half lets the content's commands run
+
+        refused = refusal(line, str(cwd or self.project))
+        assert refused is None, f"{self.invocation}: `{line}` is refused by the planning guard: {refused}"
         proc = self._exec(shlex.split(line), cwd or self.project)
         where = ""
         if cwd is not None and Path(cwd) != self.project:
