@@ -112,14 +112,20 @@ def test_home_variable_at_lines_stay_inert_and_tilde_lines_attach(host_global):
 
 
 def test_shell_copy_from_the_config_folder_is_refused(host_global):
-    """Why new-project no longer says `cp ~/.claude/msd-core/templates/config.json ...`."""
+    """Why new-project no longer says `cp ~/.claude/msd-core/templates/config.json ...`: the host
+    refuses a shell copy out of its config folder as a sensitive file, and msd's planning guard
+    refuses a shell write of `.planning/config.json` before that (it cannot judge the guards block)."""
     host = host_global
     (host.project / ".planning").mkdir()
     line = "cp ~/.claude/msd-core/templates/config.json .planning/config.json"
-    run = host.run("go", [{"tool_use": [{"name": "Bash", "input": {"command": line}}]}, {"text": "end"}],
+    elsewhere = "cp ~/.claude/msd-core/templates/config.json ./copied-config.json"
+    run = host.run("go", [{"tool_use": [{"name": "Bash", "input": {"command": line}}]},
+                          {"tool_use": [{"name": "Bash", "input": {"command": elsewhere}}]}, {"text": "end"}],
                    args=["--permission-mode", "acceptEdits"])
-    [(name, _, out, err)] = run.tool_results
-    assert err and "sensitive file" in out
+    [(_, _, out, err), (_, _, out2, err2)] = run.tool_results
+    assert err and "msd guard: " in out and ".planning/config.json" in out, out
+    assert err2 and "sensitive file" in out2, out2  # the host's own refusal
     assert not (host.project / ".planning" / "config.json").exists()
+    assert not (host.project / "copied-config.json").exists()
     new_project = (host.config_dir / "msd-core" / "workflows" / "new-project.md").read_text()
     assert "cp ~/.claude/" not in new_project.replace(str(host.config_dir), "~/.claude")
