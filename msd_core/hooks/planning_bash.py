@@ -251,18 +251,9 @@ def _code(code: str, w: _Walk) -> None:
     or removes a file."""
     if ".planning" not in code:
         return
-    literals: list[tuple[str, str]] = []  # (the text since the last literal, the literal)
-    i, n, last = 0, len(code), 0
-    while i < n:
-        q = code[i]
-        if q in "'\"`":
-            j = i + 1
-            while j < n and code[j] != q:
-                j += 2 if code[j] == "\\" else 1
-            literals.append((code[last:i], code[i + 1:j]))
-            i = last = j + 1
-        else:
-            i += 1
+    from msd_core.hooks.secret_bash import code_literals
+
+    literals = code_literals(code)  # (the text since the last literal, the literal)
     writes = any(k in code.lower() for k in WRITES)
     for k, (before, x) in enumerate(literals):
         gap = before.replace(" ", "")

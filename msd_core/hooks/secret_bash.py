@@ -499,24 +499,33 @@ def _language(prog: str | None) -> str | None:
     return prog if prog in INTERPRETERS else None
 
 
-def _code(code: str, r: _Reader) -> Finding | None:
-    """A secret file named by a quoted string in an interpreter's code (`open('.env')`)."""
-    i, n = 0, len(code)
+def code_literals(code: str) -> list[tuple[str, str]]:
+    """(the code since the previous literal, the literal) of each quoted string ('...', "..." or
+    `...`, a backslash escaping the next character) in an interpreter's one-line code: what both
+    guards read such code by (planning_bash.py too)."""
+    out: list[tuple[str, str]] = []
+    i, n, last = 0, len(code), 0
     while i < n:
         q = code[i]
         if q in "'\"`":
             j = i + 1
             while j < n and code[j] != q:
                 j += 2 if code[j] == "\\" else 1
-            literal = code[i + 1:j]
-            if literal and len(literal) < 512:
-                hit = r.secret(literal)
-                if hit:
-                    hit.how = "open"
-                    return hit
-            i = j + 1
+            out.append((code[last:i], code[i + 1:j]))
+            i = last = j + 1
         else:
             i += 1
+    return out
+
+
+def _code(code: str, r: _Reader) -> Finding | None:
+    """A secret file named by a quoted string in an interpreter's code (`open('.env')`)."""
+    for _before, literal in code_literals(code):
+        if literal and len(literal) < 512:
+            hit = r.secret(literal)
+            if hit:
+                hit.how = "open"
+                return hit
     return None
 
 
