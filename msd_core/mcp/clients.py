@@ -53,8 +53,9 @@ LABELS = {"claude": "Claude Code", "copilot": "Copilot CLI", "kimi": "Kimi Code"
           "codex": "Codex CLI", "opencode": "OpenCode"}
 USER_FILES = {"copilot": ("mcp-config.json",), "kimi": ("mcp.json",), "gemini": ("settings.json",),
               "codex": ("config.toml",), "opencode": ("opencode.json", "opencode.jsonc")}  # in the client's global folder
-PROJECT_FILES = {"gemini": (".gemini/settings.json",), "codex": (".codex/config.toml",),  # else the shared .mcp.json
-                 "opencode": ("opencode.json", "opencode.jsonc", ".opencode/opencode.json", ".opencode/opencode.jsonc")}
+# in the project ({local}: the client's own project folder, msd_core.paths.RUNTIME_DIRS); else the shared .mcp.json
+PROJECT_FILES = {"gemini": ("{local}/settings.json",), "codex": ("{local}/config.toml",),
+                 "opencode": ("opencode.json", "opencode.jsonc", "{local}/opencode.json", "{local}/opencode.jsonc")}
 SERVERS = {"opencode": ("mcp",)}  # where the servers are in the JSON object (else mcpServers)
 TRUST_BOTH = ("gemini",)  # a client whose folder trust gates the user's servers too
 TOML = ("codex",)  # a client whose file is TOML (msd_core/mcp/toml_table.py)
@@ -97,7 +98,11 @@ def user_file(client: str, config_dir: str | None = None) -> Path:
 
 def project_file(client: str, project: Path) -> Path | None:
     """The project-scope file of a client with its own (None: the shared `.mcp.json`)."""
-    return _first(project, PROJECT_FILES[client]) if client in PROJECT_FILES else None
+    if client not in PROJECT_FILES:
+        return None
+    from msd_core.paths import RUNTIME_DIRS
+
+    return _first(project, tuple(name.format(local=RUNTIME_DIRS[client][0]) for name in PROJECT_FILES[client]))
 
 
 def servers_at(client: str) -> tuple[str, ...]:
